@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import { parse as parseYaml } from "yaml";
+import { isInt64Projection } from "./exact-json.ts";
+
+export const OPENAPI_PATH = fileURLToPath(new URL("../openapi.yaml", import.meta.url));
+
+const DOCUMENT_ID = "openapi.yaml";
+// Top-level OpenAPI keys are not JSON Schema keywords; declaring them lets strict ajv load the whole
+// document once and resolve every schema by JSON pointer, so no schema is ever copied out of it.
+const OPENAPI_ROOT_KEYS = ["openapi", "info", "servers", "security", "tags", "paths", "components"];
+
+export interface OpenApiDocument {
+  info: { version: string };
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, SchemaObject>; responses: Record<string, ResponseObject> };
+}
+export interface SchemaObject {
+  properties?: Record<string, SchemaObject>;
+  required?: string[];
+  [keyword: string]: unknown;
+}
+export interface OperationObject {
+  operationId: string;
+  responses: Record<string, ResponseObject | { $ref: string }>;
+}
+export interface ResponseObject {
+  description: string;
+  content?: Record<string, { schema: SchemaObject }>;
+}
+
+export interface Contract {
+  document: OpenApiDocument;
+  /** The validator of the schema at a JSON pointer into openapi.yaml, compiled once. */
+  validator(pointer: string): ValidateFunction;
+  /** Validator of `#/components/schemas/<name>`. */
+  schema(name: string): ValidateFunction;
+  ajv: Ajv;
+}
+
+/** Loads openapi.yaml and prepares a strict ajv that validates values projected by toSchemaView. */
+export function loadContract(path: string = OPENAPI_PATH): Contract {
+  const document = parseYaml(readFileSync(path, "utf8")) as OpenApiDocument;
+  const ajv = new Ajv({ strict: true, allErrors: true });
+  addFormats.default(ajv);
+  // ajv-formats accepts any integer as int64; values reach us projected so that the bounds can be exact.
+  ajv.addFormat("int64", { type: "number", validate: isInt64Projection });
+  for (const keyword of OPENAPI_ROOT_KEYS) ajv.addKeyword({ keyword });
+  ajv.addSchema(document, DOCUMENT_ID);
+
+  const compiled = new Map<string, ValidateFunction>();
+  const validator = (pointer: string): ValidateFunction => {
+    let validate = compiled.get(pointer);
+    if (!validate) {
+      validate = ajv.getSchema(`${DOCUMENT_ID}${pointer}`);
+      if (!validate) throw new Error(`openapi.yaml has no schema at ${pointer}`);
+      compiled.set(pointer, validate);
+    }
+    return validate;
+  };
+  return {
+    document,
+    ajv,
+    validator,
+    schema: (name) => validator(`#/components/schemas/${escapePointer(name)}`),
+  };
+}
+
+export function escapePointer(segment: string): string {
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
+}

@@ -1,0 +1,11 @@
+import type { components } from "./openapi.generated.ts";
+
+/** The Order record as openapi.yaml defines it on the wire. */
+export type Order = components["schemas"]["Order"];
+/** The Error record as openapi.yaml defines it on the wire. */
+export type ErrorRecord = components["schemas"]["Error"];
+
+/** Order with its integer fields held exactly, for values that must survive beyond 2^53. */
+export type ExactOrder = {
+  [Field in keyof Order]: NonNullable<Order[Field]> extends number ? bigint : Order[Field];
+};

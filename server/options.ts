@@ -1,0 +1,90 @@
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+export const BUNDLED_FIXTURES = fileURLToPath(new URL("../fixtures/orders.json", import.meta.url));
+
+export interface CliOptions {
+  port: number;
+  host: string;
+  fixtures: string;
+  /** Keys given on the command line or in the environment; they replace the fixture file's keys. */
+  apiKeys?: string[];
+  corsOrigins: string[] | "*";
+  quiet: boolean;
+  help: boolean;
+}
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export const USAGE = `Usage: npm start -- [options]
+       tsx server/main.ts [options]
+
+Runs the stateful Petstore Store Orders mock at http://HOST:PORT/v1.
+
+Options (each flag overrides its environment variable):
+  --port PORT            port to listen on; 0 picks a free one          (PORT, default 4010)
+  --host HOST            address to bind; anything but loopback is
+                         reachable from other machines                   (HOST, default 127.0.0.1)
+  --fixtures FILE        fixture file seeding the orders and API keys    (PETSTORE_FIXTURES,
+                                                                          default fixtures/orders.json)
+  --api-key KEY          accepted API key, repeatable; replaces the
+                         fixture file's keys                             (PETSTORE_API_KEYS, comma-separated)
+  --cors-origin ORIGIN   origin allowed from browsers, repeatable        (PETSTORE_CORS_ORIGINS,
+                                                                          comma-separated, default any)
+  --quiet                no request log                                  (PETSTORE_QUIET=1)
+  --help                 show this help
+`;
+
+export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
+  let values: ReturnType<typeof parse>["values"];
+  try {
+    values = parse(argv).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const apiKeys = values["api-key"] ?? splitList(env.PETSTORE_API_KEYS);
+  if (apiKeys?.some((key) => key.trim() === "" || /\s/.test(key))) {
+    throw new UsageError("API keys must be non-empty and contain no white space");
+  }
+  const corsOrigins = values["cors-origin"] ?? splitList(env.PETSTORE_CORS_ORIGINS);
+  return {
+    port: parsePort(values.port ?? env.PORT ?? "4010"),
+    host: values.host ?? env.HOST ?? "127.0.0.1",
+    fixtures: values.fixtures ?? env.PETSTORE_FIXTURES ?? BUNDLED_FIXTURES,
+    ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
+    corsOrigins: !corsOrigins || corsOrigins.includes("*") ? "*" : corsOrigins,
+    quiet: values.quiet ?? ["1", "true"].includes(env.PETSTORE_QUIET ?? ""),
+    help: values.help ?? false,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      fixtures: { type: "string" },
+      "api-key": { type: "string", multiple: true },
+      "cors-origin": { type: "string", multiple: true },
+      quiet: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`);
+  return port;
+}
+
+function splitList(text: string | undefined): string[] | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  return text.split(",").map((item) => item.trim());
+}

@@ -178,7 +178,8 @@ function describeValue(value: unknown): string {
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  // Parsed numbers are LosslessNumber instances: objects, but not JSON objects.
+  return value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 function positionHint(text: string, error: unknown): string {

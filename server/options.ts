@@ -37,7 +37,8 @@ Options (each flag overrides its environment variable):
   --help                 show this help
 `;
 
-export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
+export function parseCliOptions(argv: readonly string[], environment: NodeJS.ProcessEnv): CliOptions {
+  const env = withoutEmptyValues(environment);
   let values: ReturnType<typeof parse>["values"];
   try {
     values = parse(argv).values;
@@ -82,6 +83,11 @@ function parsePort(text: string): number {
   if (!/^\d+$/.test(text) || port > 65535)
     throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`);
   return port;
+}
+
+// An exported but empty variable (PORT=) means "not set", as shells and CI templates often leave them.
+function withoutEmptyValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
 }
 
 function splitList(text: string | undefined): string[] | undefined {

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+const READY_LINE = /listening on (http:\/\/\S+)/;
+
+export interface MockProcess {
+  /** The base address, ending in /v1. */
+  url: string;
+  child: ChildProcess;
+  /** Everything the process has written so far. */
+  output(): string;
+  /** Sends a signal and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface ExitedProcess {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `server/main.ts` as a real process on a free port and waits for its start-up line. */
+export async function startMockProcess(
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 20_000,
+): Promise<MockProcess> {
+  const child = spawnMain(["--port", "0", ...args], env);
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`mock did not start within ${timeoutMs} ms:\n${stderr}`)),
+      timeoutMs,
+    );
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+      const match = READY_LINE.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mock exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => stdout + stderr,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, "exit");
+      child.kill(signal);
+      const [code] = await exited;
+      return code as number | null;
+    },
+  };
+}
+
+/** Runs `server/main.ts` to completion (for options and fixtures that must stop it). */
+export async function runMainToExit(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ExitedProcess> {
+  const child = spawnMain(args, env);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(child, "exit");
+  return { code: code as number | null, stdout, stderr };
+}
+
+function spawnMain(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    env: { ...process.env, PORT: "", HOST: "", PETSTORE_FIXTURES: "", PETSTORE_API_KEYS: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { type Browser, chromium } from "playwright-core";
+import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { DEV_KEY } from "./support.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+// CI installs Chromium (.ci/run); elsewhere a missing browser is reported as a skip, never as a pass.
+const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no ${CHROMIUM}: apt-get install -y chromium` : false;
+
+describe("the mock from a browser page on another origin", { skip }, () => {
+  let mock: MockProcess;
+  let page: Server;
+  let pageUrl: string;
+  let browser: Browser;
+
+  before(async () => {
+    mock = await startMockProcess(["--quiet"]);
+    page = createServer((_request, response) => {
+      response.setHeader("content-type", "text/html");
+      response.end("<!doctype html><title>frontend</title><p>frontend</p>");
+    });
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+    pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    page?.close();
+    await mock?.stop();
+  });
+
+  it("lists and cancels orders with fetch and reads error records", async () => {
+    const tab = await browser.newPage();
+    await tab.goto(pageUrl);
+    const result = await tab.evaluate(
+      async ({ base, key }) => {
+        const headers = { Authorization: `Bearer ${key}` };
+        const list = await fetch(`${base}/store/orders`, { headers });
+        const orders = await list.text();
+        const cancel = await fetch(`${base}/store/orders/2`, { method: "DELETE", headers });
+        const again = await fetch(`${base}/store/orders/2`, { method: "DELETE", headers });
+        const unauthorized = await fetch(`${base}/store/orders`);
+        return {
+          origin: location.origin,
+          list: list.status,
+          orders,
+          cancel: cancel.status,
+          again: again.status,
+          againBody: await again.json(),
+          unauthorized: unauthorized.status,
+          challenge: unauthorized.headers.get("WWW-Authenticate"),
+        };
+      },
+      { base: mock.url, key: DEV_KEY },
+    );
+    assert.notEqual(new URL(result.origin).port, new URL(mock.url).port);
+    assert.equal(result.list, 200);
+    assert.match(result.orders, /"id":9007199254740993/);
+    assert.equal(result.cancel, 204);
+    assert.equal(result.again, 409);
+    assert.equal(result.againBody.code, "order_not_cancellable");
+    assert.equal(result.unauthorized, 401);
+    assert.equal(result.challenge, 'Bearer realm="petstore"');
+  });
+});

@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { FixtureError, loadFixtureFile, parseFixture } from "../fixtures.ts";
+import { BUNDLED_FIXTURES } from "../options.ts";
+import { contract, writeFixture } from "./support.ts";
+
+const order = (fields: string) =>
+  `{ "apiKeys": ["k"], "orders": [ { "id": 1, "status": "pending" }, ${fields} ] }`;
+
+function refusal(text: string | Uint8Array): string {
+  const bytes = typeof text === "string" ? Buffer.from(text) : text;
+  try {
+    parseFixture(bytes, "worlds/bad.json", contract);
+  } catch (error) {
+    assert.ok(error instanceof FixtureError, String(error));
+    return error.message;
+  }
+  assert.fail("the fixture was accepted");
+}
+
+describe("fixture loading", () => {
+  it("loads the bundled fixtures: a dozen orders, mixed statuses, an id above 2^53, one dev key", () => {
+    const fixture = loadFixtureFile(BUNDLED_FIXTURES, contract);
+    assert.equal(fixture.orders.length, 12);
+    assert.deepEqual(fixture.apiKeys, ["dev-key-123"]);
+    const statuses = new Set(fixture.orders.map((seed) => seed.status));
+    assert.ok(statuses.has("pending") && statuses.has("shipped"));
+    assert.ok(fixture.orders.some((seed) => seed.record.id > 2n ** 53n));
+  });
+
+  it("keeps int64 ids exact beyond 2^53 and at the int64 bounds", () => {
+    const fixture = parseFixture(
+      Buffer.from(
+        '{"apiKeys":["k"],"orders":[{"id":9007199254740993,"petId":-9223372036854775808,"status":"pending"},{"id":9223372036854775807,"status":"shipped"}]}',
+      ),
+      "f.json",
+      contract,
+    );
+    assert.equal(fixture.orders[0]?.record.id, 9007199254740993n);
+    assert.equal(fixture.orders[0]?.record.petId, -9223372036854775808n);
+    assert.equal(fixture.orders[1]?.record.id, 9223372036854775807n);
+  });
+
+  const cases: Array<[string, string | Uint8Array, RegExp]> = [
+    [
+      "bad JSON",
+      '{ "apiKeys": ["k"], "orders": [ { "id": 1, } ] }',
+      /worlds\/bad\.json: not valid JSON: .*\(line 1, column \d+\)/,
+    ],
+    [
+      "an unknown status",
+      order('{ "id": 2, "status": "lost" }'),
+      /orders\[1\] \(id 2\), field "status": unknown status "lost"/,
+    ],
+    ["a missing status", order('{ "id": 2 }'), /orders\[1\] \(id 2\), field "status": is required/],
+    [
+      "a duplicate id",
+      order('{ "id": 1, "status": "shipped" }'),
+      /orders\[1\] \(id 1\), field "id": duplicate id, already used by orders\[0\]/,
+    ],
+    ["a missing id", order('{ "status": "shipped" }'), /orders\[1\] \(no id\), field "id": is required/],
+    [
+      "an id above int64",
+      order('{ "id": 9223372036854775808, "status": "shipped" }'),
+      /orders\[1\] \(id 9223372036854775808\), field "id": must match format "int64"/,
+    ],
+    [
+      "an id below int64",
+      order('{ "id": -9223372036854775809, "status": "shipped" }'),
+      /field "id": must match format "int64"/,
+    ],
+    [
+      "a petId above int64",
+      order('{ "id": 2, "petId": 18446744073709551616, "status": "shipped" }'),
+      /orders\[1\] \(id 2\), field "petId": must match format "int64"/,
+    ],
+    [
+      "a bad date-time",
+      order('{ "id": 2, "shipDate": "next tuesday", "status": "shipped" }'),
+      /orders\[1\] \(id 2\), field "shipDate": must match format "date-time" \(got "next tuesday"\)/,
+    ],
+    [
+      "a date-time without offset",
+      order('{ "id": 2, "shipDate": "2026-11-02T10:00:00", "status": "shipped" }'),
+      /field "shipDate": must match format "date-time"/,
+    ],
+    [
+      "a wrong type",
+      order('{ "id": 2, "quantity": "two", "status": "shipped" }'),
+      /orders\[1\] \(id 2\), field "quantity": must be integer \(got "two"\)/,
+    ],
+    [
+      "a fractional id",
+      order('{ "id": 2.5, "status": "shipped" }'),
+      /orders\[1\] \(id 2.5\), field "id": must be integer/,
+    ],
+    [
+      "an integer in exponent form",
+      order('{ "id": 2e1, "status": "shipped" }'),
+      /orders\[1\] \(id 2e1\), field "id": write integers as plain digits/,
+    ],
+    [
+      "a boolean as a string",
+      order('{ "id": 2, "complete": "yes", "status": "shipped" }'),
+      /field "complete": must be boolean/,
+    ],
+    [
+      "an unknown order field",
+      order('{ "id": 2, "stauts": "shipped", "status": "shipped" }'),
+      /orders\[1\] \(id 2\), field "stauts": unknown field/,
+    ],
+    ["an order that is not an object", order("42"), /orders\[1\] \(no id\): must be an object/],
+    [
+      "bad API keys",
+      '{ "apiKeys": [""], "orders": [] }',
+      /field "apiKeys": must be an array of non-empty strings/,
+    ],
+    [
+      "orders that are not an array",
+      '{ "apiKeys": ["k"], "orders": {} }',
+      /field "orders": must be an array/,
+    ],
+    [
+      "an unknown top-level field",
+      '{ "apiKeys": ["k"], "orders": [], "order": [] }',
+      /unknown top-level field "order"/,
+    ],
+    ["a top level that is not an object", "[]", /the top level must be an object/],
+    [
+      "text that is not UTF-8",
+      Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+      /worlds\/bad\.json: the file is not valid UTF-8/,
+    ],
+    [
+      "deeply nested junk",
+      `{"apiKeys":["k"],"orders":${"[".repeat(200_000)}${"]".repeat(200_000)}}`,
+      /not valid JSON: nested too deeply/,
+    ],
+  ];
+  for (const [name, text, message] of cases) {
+    it(`refuses ${name}, naming the file, the order and the field`, () => {
+      const text_ = refusal(text);
+      assert.match(text_, message);
+      assert.ok(text_.startsWith("worlds/bad.json: "), text_);
+    });
+  }
+
+  it("reports every problem of a file at once, up to a bound", () => {
+    const orders = Array.from({ length: 15 }, (_, index) => `{ "id": ${index}, "status": "lost" }`).join(",");
+    const message = refusal(`{ "apiKeys": ["k"], "orders": [${orders}] }`);
+    assert.match(message, /orders\[0\] \(id 0\)/);
+    assert.match(message, /orders\[9\] \(id 9\)/);
+    assert.match(message, /… and 5 more/);
+  });
+
+  it("refuses prototype-polluting keys without polluting prototypes", () => {
+    const message = refusal(order('{ "id": 2, "status": "shipped", "__proto__": { "polluted": true } }'));
+    assert.match(message, /field "__proto__": unknown field/);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.match(
+      refusal('{ "apiKeys": ["k"], "orders": [], "constructor": { "prototype": {} } }'),
+      /unknown top-level field "constructor"/,
+    );
+  });
+
+  it("names a file that cannot be read", () => {
+    assert.throws(
+      () => loadFixtureFile("/nonexistent/orders.json", contract),
+      /\/nonexistent\/orders.json: cannot read the fixture file \(ENOENT\)/,
+    );
+  });
+
+  it("reads a fixture file from disk", () => {
+    const path = writeFixture({ apiKeys: ["k"], orders: [{ id: 1, status: "cancelled" }] });
+    assert.equal(loadFixtureFile(path, contract).orders[0]?.status, "cancelled");
+  });
+});

@@ -1,0 +1,238 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { DEV_KEY, writeFixture } from "./support.ts";
+
+const BIG_ID = "9007199254740993";
+
+describe("the mock as a process (npm start)", () => {
+  describe("on the bundled fixtures", () => {
+    let mock: MockProcess;
+    before(async () => {
+      mock = await startMockProcess();
+    });
+    after(() => mock.stop());
+
+    it("prints its URL with the chosen port and the documented dev key", () => {
+      assert.match(mock.url, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      assert.doesNotMatch(mock.url, /:0\//);
+      assert.match(mock.output(), /dev API key \(bundled fixtures\): dev-key-123/);
+    });
+
+    it("serves, cancels and remembers over HTTP", async () => {
+      const auth = { authorization: `Bearer ${DEV_KEY}` };
+      const list = await fetch(`${mock.url}/store/orders`, { headers: auth });
+      assert.equal(list.status, 200);
+      assert.equal(list.headers.get("content-type"), "application/json; charset=utf-8");
+      assert.match(await list.text(), new RegExp(`"id":${BIG_ID},`));
+      const cancel = await fetch(`${mock.url}/store/orders/${BIG_ID}`, { method: "DELETE", headers: auth });
+      assert.equal(cancel.status, 204);
+      const again = await fetch(`${mock.url}/store/orders/${BIG_ID}`, { method: "DELETE", headers: auth });
+      assert.equal(again.status, 409);
+      assert.equal((await again.json()).code, "order_not_cancellable");
+    });
+
+    it("writes one structured log line per request without the key or the Authorization header", async () => {
+      const logged = await startMockProcess();
+      try {
+        await fetch(`${logged.url}/store/orders?token=${DEV_KEY}`, {
+          headers: { authorization: `Bearer ${DEV_KEY}` },
+        });
+        await fetch(`${logged.url}/store/orders`, { headers: { authorization: "Bearer wrong-secret-key" } });
+        const requestLines = () =>
+          logged
+            .output()
+            .split("\n")
+            .filter((line) => line.includes('"msg":"request"'));
+        for (let waited = 0; requestLines().length < 2 && waited < 5_000; waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const requests = requestLines().map((line) => JSON.parse(line));
+        assert.deepEqual(
+          requests.map((entry) => [entry.method, entry.path, entry.status]),
+          [
+            ["GET", "/v1/store/orders", 200],
+            ["GET", "/v1/store/orders", 401],
+          ],
+        );
+        const logs = logged
+          .output()
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .join("\n");
+        assert.doesNotMatch(logs, /dev-key-123|wrong-secret-key|authorization/i);
+      } finally {
+        await logged.stop();
+      }
+    });
+
+    it("shuts down gracefully on SIGTERM with exit code 0", async () => {
+      const pending = Array.from({ length: 20 }, () =>
+        fetch(`${mock.url}/store/orders`, { headers: { authorization: `Bearer ${DEV_KEY}` } }).then(
+          (r) => r.status,
+        ),
+      );
+      const statuses = await Promise.all(pending);
+      assert.ok(statuses.every((status) => status === 200));
+      assert.equal(await mock.stop("SIGTERM"), 0);
+    });
+  });
+
+  describe("with its own fixtures and options", () => {
+    it("serves ids above 2^53 from a custom file exactly and never prints its key", async () => {
+      const path = writeFixture(
+        `{"apiKeys":["team-secret-1"],"orders":[{"id":${BIG_ID},"petId":9223372036854775807,"status":"pending"},{"id":18014398509481985,"status":"shipped"}]}`,
+      );
+      const mock = await startMockProcess(["--fixtures", path]);
+      try {
+        assert.doesNotMatch(mock.output(), /team-secret-1|dev API key/);
+        const auth = { authorization: "Bearer team-secret-1" };
+        const body = await (await fetch(`${mock.url}/store/orders`, { headers: auth })).text();
+        assert.equal(body, `[{"id":${BIG_ID},"petId":9223372036854775807},{"id":18014398509481985}]`);
+        assert.equal(
+          (await fetch(`${mock.url}/store/orders/9007199254740992`, { method: "DELETE", headers: auth }))
+            .status,
+          404,
+        );
+        assert.equal(
+          (await fetch(`${mock.url}/store/orders/${BIG_ID}`, { method: "DELETE", headers: auth })).status,
+          204,
+        );
+        assert.equal(
+          (await fetch(`${mock.url}/store/orders/18014398509481985`, { method: "DELETE", headers: auth }))
+            .status,
+          409,
+        );
+      } finally {
+        await mock.stop();
+      }
+    });
+
+    it("replaces the fixture keys with --api-key and PETSTORE_API_KEYS, and prints neither", async () => {
+      const viaFlag = await startMockProcess(["--api-key", "flag-key-1", "--api-key", "flag-key-2"]);
+      const viaEnv = await startMockProcess([], { PETSTORE_API_KEYS: "env-key-1,env-key-2" });
+      try {
+        for (const [mock, keys] of [
+          [viaFlag, ["flag-key-1", "flag-key-2"]],
+          [viaEnv, ["env-key-1", "env-key-2"]],
+        ] as const) {
+          assert.doesNotMatch(mock.output(), /key-1|key-2|dev-key-123/);
+          for (const key of [...keys, DEV_KEY]) {
+            const response = await fetch(`${mock.url}/store/orders`, {
+              headers: { authorization: `Bearer ${key}` },
+            });
+            assert.equal(response.status, key === DEV_KEY ? 401 : 200, key);
+          }
+        }
+      } finally {
+        await Promise.all([viaFlag.stop(), viaEnv.stop()]);
+      }
+    });
+
+    it("takes the fixture file and port from the environment", async () => {
+      const path = writeFixture({ apiKeys: ["k"], orders: [{ id: 77, status: "pending" }] });
+      const mock = await startMockProcess([], { PETSTORE_FIXTURES: path });
+      try {
+        const body = await (
+          await fetch(`${mock.url}/store/orders`, { headers: { authorization: "Bearer k" } })
+        ).text();
+        assert.equal(body, '[{"id":77}]');
+      } finally {
+        await mock.stop();
+      }
+    });
+
+    it("says so when it is bound beyond loopback", async () => {
+      const mock = await startMockProcess(["--host", "0.0.0.0", "--quiet"]);
+      try {
+        assert.match(mock.output(), /bound to 0\.0\.0\.0: reachable from other machines/);
+      } finally {
+        await mock.stop();
+      }
+    });
+
+    it("logs nothing per request with --quiet", async () => {
+      const mock = await startMockProcess(["--quiet"]);
+      try {
+        await fetch(`${mock.url}/store/orders`, { headers: { authorization: `Bearer ${DEV_KEY}` } });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.doesNotMatch(mock.output(), /"msg":"request"/);
+      } finally {
+        await mock.stop();
+      }
+    });
+  });
+
+  describe("refusing to start", () => {
+    const bad: Array<[string, string, RegExp]> = [
+      ["bad JSON", "{ nope", /not valid JSON/],
+      [
+        "an unknown status",
+        '{"apiKeys":["k"],"orders":[{"id":1,"status":"lost"}]}',
+        /orders\[0\] \(id 1\), field "status": unknown status "lost"/,
+      ],
+      [
+        "a duplicate id",
+        '{"apiKeys":["k"],"orders":[{"id":1,"status":"pending"},{"id":1,"status":"shipped"}]}',
+        /orders\[1\] \(id 1\), field "id": duplicate id/,
+      ],
+      [
+        "an id outside int64",
+        '{"apiKeys":["k"],"orders":[{"id":9223372036854775808,"status":"pending"}]}',
+        /orders\[0\] \(id 9223372036854775808\), field "id": must match format "int64"/,
+      ],
+      [
+        "a bad date-time",
+        '{"apiKeys":["k"],"orders":[{"id":1,"shipDate":"2026-13-45","status":"pending"}]}',
+        /orders\[0\] \(id 1\), field "shipDate": must match format "date-time"/,
+      ],
+      [
+        "a wrong type",
+        '{"apiKeys":["k"],"orders":[{"id":1,"complete":1,"status":"pending"}]}',
+        /orders\[0\] \(id 1\), field "complete": must be boolean/,
+      ],
+      ["no API key", '{"orders":[{"id":1,"status":"pending"}]}', /field "apiKeys": no API key/],
+    ];
+    for (const [name, content, message] of bad) {
+      it(`exits 1 before listening on ${name}, naming the file`, async () => {
+        const path = writeFixture(content);
+        const result = await runMainToExit(["--port", "0", "--fixtures", path]);
+        assert.equal(result.code, 1);
+        assert.match(result.stderr, message);
+        assert.ok(result.stderr.includes(path), result.stderr);
+        assert.doesNotMatch(result.stdout, /listening/);
+        assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+      });
+    }
+
+    it("exits 1 on a missing fixture file", async () => {
+      const result = await runMainToExit(["--fixtures", "/nonexistent/world.json"]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /\/nonexistent\/world\.json: cannot read the fixture file/);
+    });
+
+    it("exits 2 with usage on a bad option", async () => {
+      for (const args of [["--port", "http"], ["--port", "70000"], ["--frobnicate"]]) {
+        const result = await runMainToExit(args);
+        assert.equal(result.code, 2, args.join(" "));
+        assert.match(result.stderr, /Usage: npm start/);
+      }
+    });
+
+    it("prints help with --help", async () => {
+      const result = await runMainToExit(["--help"]);
+      assert.equal(result.code, 0);
+      for (const flag of [
+        "--port",
+        "--host",
+        "--fixtures",
+        "--api-key",
+        "--cors-origin",
+        "--quiet",
+        "PETSTORE_API_KEYS",
+      ]) {
+        assert.ok(result.stdout.includes(flag), flag);
+      }
+    });
+  });
+});

@@ -1,0 +1,52 @@
+export type Outcome = "passed" | "failed" | "skipped";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Headers as sent, with every Authorization value masked. */
+  headers: Record<string, string>;
+}
+
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The start of the body, enough to show a problem. */
+  body: string;
+}
+
+export interface CheckResult {
+  id: string;
+  status: Outcome;
+  message: string;
+  /** The spec section that makes the rule. */
+  spec?: string;
+  request?: RecordedRequest;
+  response?: RecordedResponse;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  status: Outcome;
+  reason?: string;
+  checks: CheckResult[];
+}
+
+export interface Report {
+  /** Counts of checks; a skipped scenario counts as one skipped check. */
+  summary: { passed: number; failed: number; skipped: number };
+  target: string;
+  warnings: string[];
+  requests: number;
+  durationMs: number;
+  scenarios: ScenarioResult[];
+}
+
+export function summarize(scenarios: readonly ScenarioResult[]): Report["summary"] {
+  const summary = { passed: 0, failed: 0, skipped: 0 };
+  for (const scenario of scenarios) {
+    if (scenario.status === "skipped") summary.skipped++;
+    for (const check of scenario.checks) summary[check.status]++;
+  }
+  return summary;
+}

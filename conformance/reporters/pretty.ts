@@ -1,0 +1,36 @@
+import { styleText } from "node:util";
+import type { Report } from "../report.ts";
+import { describeCheck } from "./describe.ts";
+
+type Style = Parameters<typeof styleText>[0];
+
+/** The report for people: one line per scenario, and for each failure the evidence. */
+export function renderPretty(report: Report, options: { color: boolean }): string {
+  const paint = (style: Style, text: string) => (options.color ? styleText(style, text) : text);
+  const mark = { passed: paint("green", "✔"), failed: paint("red", "✖"), skipped: paint("yellow", "-") };
+  const lines = [paint("bold", `Petstore Store Orders conformance: ${report.target}`)];
+  for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${warning}`));
+  lines.push("");
+  for (const scenario of report.scenarios) {
+    const counts = scenario.checks.length === 1 ? "1 check" : `${scenario.checks.length} checks`;
+    const detail = scenario.status === "skipped" ? `skipped: ${scenario.reason}` : counts;
+    lines.push(`${mark[scenario.status]} ${scenario.id}  ${scenario.title} ${paint("dim", `(${detail})`)}`);
+    for (const check of scenario.checks) {
+      if (check.status === "failed") {
+        const [first = "", ...rest] = describeCheck(check);
+        lines.push(`    ${mark.failed} ${paint("red", first)}`, ...rest.map((line) => `      ${line}`));
+      } else if (check.status === "skipped") {
+        lines.push(`    ${mark.skipped} ${check.id}: ${check.message}`);
+      }
+    }
+  }
+  const { passed, failed, skipped } = report.summary;
+  const scenarios = report.scenarios.length;
+  const failedScenarios = report.scenarios.filter((scenario) => scenario.status === "failed").length;
+  lines.push(
+    "",
+    `${scenarios} scenarios (${failedScenarios} failed), ${report.requests} requests in ${report.durationMs} ms`,
+    paint(failed > 0 ? "red" : "green", `${passed} passed, ${failed} failed, ${skipped} skipped`),
+  );
+  return `${lines.join("\n")}\n`;
+}

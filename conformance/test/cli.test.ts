@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { XMLParser } from "fast-xml-parser";
+import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import type { Report } from "../report.ts";
+import { MOCK_KEY, MOCK_PENDING_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
+import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server.ts";
+
+const BIN = fileURLToPath(new URL("../bin.mjs", import.meta.url));
+
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, NO_COLOR: "", ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe("petstore-conformance (the CLI, end to end)", () => {
+  let mock: MockProcess;
+  // A fresh broken target per test: its defect changes its state, so runs must not share one.
+  let broken: RunningTarget;
+  before(async () => {
+    mock = await startMockProcess(["--quiet"]);
+  });
+  beforeEach(async () => {
+    broken = await startTarget({ shippedCancellable: true });
+  });
+  afterEach(() => broken.close());
+  after(() => mock.stop());
+
+  it("exits 0 on a conforming target, with a JSON report and the int64 id sent exactly", async () => {
+    const result = await cli(
+      [
+        "--base-url",
+        mock.url,
+        "--pending-order-id",
+        MOCK_PENDING_ID,
+        "--shipped-order-id",
+        MOCK_SHIPPED_ID,
+        "--reporter",
+        "json",
+      ],
+      { PETSTORE_API_KEY: MOCK_KEY },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(result.stdout) as Report;
+    assert.equal(report.summary.failed, 0);
+    assert.equal(report.summary.skipped, 0);
+    assert.ok(report.summary.passed > 100);
+    assert.equal(report.target, mock.url);
+    for (const scenario of report.scenarios) {
+      assert.deepEqual(
+        Object.keys(scenario).filter((k) => !["reason"].includes(k)),
+        ["id", "title", "status", "checks"],
+      );
+    }
+    assert.ok(!result.stdout.includes(MOCK_KEY), "the key never appears in the report");
+    const cancelPath = `/v1/store/orders/${MOCK_PENDING_ID}`;
+    const cancel = await fetch(`${mock.url}/store/orders/${MOCK_PENDING_ID}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${MOCK_KEY}` },
+    });
+    assert.equal(cancel.status, 409, `${cancelPath} was cancelled by the run`);
+  });
+
+  it("exits 1 on a broken target, with JUnit XML that names the failing scenario", async () => {
+    const result = await cli([
+      "--base-url",
+      broken.url,
+      "--api-key",
+      TARGET_KEY,
+      "--shipped-order-id",
+      SHIPPED_ID,
+      "--reporter",
+      "junit",
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(result.stdout);
+    const suite = xml.testsuites.testsuite;
+    const cases = suite.testcase as Array<{ name: string; failure?: { message: string }; skipped?: unknown }>;
+    assert.equal(cases.length, 8);
+    assert.equal(Number(suite.failures), 1);
+    assert.equal(Number(suite.skipped), 1);
+    const failed = cases.filter((c) => c.failure);
+    assert.deepEqual(
+      failed.map((c) => c.name.split(":")[0]),
+      ["cancel-shipped"],
+    );
+    assert.match(failed[0]?.failure?.message ?? "", /cancel-shipped\.cancel\.status: expected 409, got 204/);
+    assert.ok(cases.find((c) => c.name.startsWith("cancel-pending"))?.skipped !== undefined);
+    assert.ok(!result.stdout.includes(TARGET_KEY));
+  });
+
+  it("prints a plain pretty report when not on a terminal and writes --output", async () => {
+    const output = join(tmpdir(), `conformance-${process.pid}.json`);
+    const result = await cli([
+      "--base-url",
+      broken.url,
+      "--api-key",
+      TARGET_KEY,
+      "--shipped-order-id",
+      SHIPPED_ID,
+      "--reporter",
+      "json",
+      "--output",
+      output,
+    ]);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.ok(!result.stdout.includes("\u001b["), "no colour codes in a pipe");
+    assert.match(result.stdout, /✖ cancel-shipped/);
+    assert.match(result.stdout, /spec: §3, §4\.2/);
+    assert.match(result.stdout, /request: DELETE \/v1\/store\/orders\/2/);
+    assert.match(result.stdout, /authorization: Bearer \*\*\*/);
+    assert.match(result.stdout, /^\d+ passed, 1 failed, \d+ skipped$/m);
+    assert.ok(!result.stdout.includes(TARGET_KEY));
+    const written = JSON.parse(readFileSync(output, "utf8")) as Report;
+    assert.equal(written.summary.failed, 1);
+    const failedCheck = written.scenarios.flatMap((s) => s.checks).find((c) => c.status === "failed");
+    assert.equal(failedCheck?.request?.headers.authorization, "Bearer ***");
+    assert.equal(failedCheck?.response?.status, 204);
+  });
+
+  it("exits 2 with one line on bad usage and on an unreachable target", async () => {
+    const missing = await cli(["--api-key", "k"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^error: --base-url \(or PETSTORE_BASE_URL\) is required/);
+    const badId = await cli([
+      "--base-url",
+      mock.url,
+      "--api-key",
+      "k",
+      "--pending-order-id",
+      "9223372036854775808",
+    ]);
+    assert.equal(badId.code, 2);
+    assert.match(badId.stderr, /--pending-order-id must be an int64 integer/);
+    const badReporter = await cli(["--base-url", mock.url, "--api-key", "k", "--reporter", "xml"]);
+    assert.equal(badReporter.code, 2);
+    const closed = await startTarget();
+    await closed.close();
+    const unreachable = await cli(["--base-url", closed.url, "--api-key", "k"]);
+    assert.equal(unreachable.code, 2);
+    assert.match(unreachable.stderr, /^error: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1: ECONNREFUSED/);
+    assert.equal(unreachable.stderr.trim().split("\n").length, 1, "one line, no stack trace");
+  });
+
+  it("warns when the base URL does not end in /v1", async () => {
+    const result = await cli(["--base-url", mock.url.replace(/\/v1$/, "/api"), "--api-key", MOCK_KEY]);
+    assert.match(result.stdout, /warning: the base URL .* does not end with \/v1/);
+  });
+});

@@ -1,0 +1,160 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A small, independent implementation of the API for testing the suite: correct by default, with switches
+ * for the valid choices the spec leaves open and for single defects. It shares no code with the mock.
+ */
+export interface TargetBehaviour {
+  // Valid choices.
+  removeCancelled?: boolean;
+  conflictWithoutBody?: boolean;
+  extraFields?: boolean;
+  sparseOrders?: boolean;
+  emptyStore?: boolean;
+  // Defects, one at a time.
+  listNotArray?: boolean;
+  quantityAsString?: boolean;
+  statusExposed?: boolean;
+  errorWithoutMessage?: boolean;
+  errorStatusMismatch?: boolean;
+  lookupBeforeAuth?: boolean;
+  cancelWithoutTransition?: boolean;
+  shippedCancellable?: boolean;
+  serverErrorOnMalformedId?: boolean;
+  badRequestOnMalformedId?: boolean;
+  textContentType?: boolean;
+  acceptsBasic?: boolean;
+  acceptsAnyBearer?: boolean;
+  cancelsWhenRefused?: boolean;
+  paginates?: boolean;
+  idsThroughDoubles?: boolean;
+  idBeyondInt64?: boolean;
+  duplicateIds?: boolean;
+  conflictNonErrorBody?: boolean;
+  uriTooLongOnLongId?: boolean;
+  unauthorizedAs403?: boolean;
+}
+
+export const TARGET_KEY = "target-key-42";
+export const PENDING_ID = "9007199254740993";
+export const SHIPPED_ID = "2";
+
+interface TargetOrder {
+  id: string;
+  status: "pending" | "shipped" | "cancelled";
+  fields: string;
+}
+
+export interface RunningTarget {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startTarget(behaviour: TargetBehaviour = {}): Promise<RunningTarget> {
+  const orders = seedOrders(behaviour);
+  const server: Server = createServer((request, response) => handle(request, response, orders, behaviour));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function seedOrders(behaviour: TargetBehaviour): TargetOrder[] {
+  if (behaviour.emptyStore) return [];
+  const extra = behaviour.extraFields ? ',"note":"gift wrap","tags":["a"]' : "";
+  const full = (petId: string, complete: boolean) =>
+    behaviour.sparseOrders
+      ? ""
+      : `,"petId":${petId},"quantity":${behaviour.quantityAsString ? '"2"' : "2"},"shipDate":"2026-11-02T10:00:00Z","complete":${complete}${extra}`;
+  const orders: TargetOrder[] = [
+    { id: "1", status: "pending", fields: full("10", false) },
+    { id: SHIPPED_ID, status: "shipped", fields: full("11", true) },
+    { id: PENDING_ID, status: "pending", fields: full("9223372036854775807", false) },
+  ];
+  if (behaviour.idBeyondInt64) orders.push({ id: "9223372036854775808", status: "shipped", fields: "" });
+  if (behaviour.duplicateIds) orders.push({ id: "1", status: "shipped", fields: "" });
+  return orders;
+}
+
+function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  orders: TargetOrder[],
+  behaviour: TargetBehaviour,
+) {
+  const url = new URL(request.url ?? "/", "http://target");
+  const send = (status: number, body?: string) => {
+    if (body === undefined) {
+      response.writeHead(status).end();
+      return;
+    }
+    response
+      .writeHead(status, { "content-type": behaviour.textContentType ? "text/plain" : "application/json" })
+      .end(body);
+  };
+  const sendError = (status: number, code: string) => {
+    const record: Record<string, unknown> = {
+      code,
+      message: `${code} happened`,
+      status: behaviour.errorStatusMismatch ? 400 : status,
+    };
+    if (behaviour.errorWithoutMessage) delete record.message;
+    send(status, JSON.stringify(record));
+  };
+  const authorized = () => {
+    const header = request.headers.authorization ?? "";
+    if (behaviour.acceptsBasic && header.startsWith("Basic ")) return true;
+    const match = /^Bearer (\S+)$/i.exec(header);
+    return match !== null && (behaviour.acceptsAnyBearer || match[1] === TARGET_KEY);
+  };
+  const refuse = () => sendError(behaviour.unauthorizedAs403 ? 403 : 401, "unauthorized");
+
+  if (url.pathname === "/v1/store/orders" && request.method === "GET") {
+    if (!authorized()) return refuse();
+    let listed = orders.filter((order) => !(behaviour.removeCancelled && order.status === "cancelled"));
+    if (behaviour.paginates && url.searchParams.has("limit"))
+      listed = listed.slice(0, Number(url.searchParams.get("limit")));
+    const body = listed.map((order) => {
+      const id = behaviour.idsThroughDoubles ? String(Number(order.id)) : order.id;
+      const status = behaviour.statusExposed ? `,"status":"${order.status}"` : "";
+      return `{"id":${id}${order.fields}${status}}`;
+    });
+    const array = `[${body.join(",")}]`;
+    return send(200, behaviour.listNotArray ? `{"orders":${array}}` : array);
+  }
+
+  const match = /^\/v1\/store\/orders\/([^/]+)$/.exec(url.pathname);
+  if (match?.[1] !== undefined && request.method === "DELETE") {
+    const raw = match[1];
+    if (behaviour.uriTooLongOnLongId && raw.length > 100) return send(414);
+    const known = /^\d+$/.test(raw);
+    if (!known && behaviour.serverErrorOnMalformedId) return send(500, '{"oops":true}');
+    if (!known && behaviour.badRequestOnMalformedId) return sendError(400, "bad_request");
+    const lookupId = behaviour.idsThroughDoubles && known ? String(Number(raw)) : raw;
+    const order = orders.find(
+      (candidate) => (behaviour.idsThroughDoubles ? String(Number(candidate.id)) : candidate.id) === lookupId,
+    );
+    if (behaviour.lookupBeforeAuth && !order) return sendError(404, "order_not_found");
+    if (!authorized()) {
+      if (behaviour.cancelsWhenRefused && order?.status === "pending") order.status = "cancelled";
+      return refuse();
+    }
+    if (!order || (behaviour.removeCancelled && order.status === "cancelled"))
+      return sendError(404, "order_not_found");
+    if (order.status === "pending" || (behaviour.shippedCancellable && order.status === "shipped")) {
+      if (!behaviour.cancelWithoutTransition) order.status = "cancelled";
+      return send(204);
+    }
+    if (behaviour.conflictWithoutBody) return send(409);
+    if (behaviour.conflictNonErrorBody) return send(409, '{"error":"already shipped"}');
+    return sendError(409, "order_not_cancellable");
+  }
+  return sendError(404, "not_found");
+}

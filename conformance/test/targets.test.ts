@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { runConformance } from "../runner.ts";
+import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
+
+async function failedChecks(behaviour: TargetBehaviour, withIds = true) {
+  const target = await startTarget(behaviour);
+  try {
+    const report = await runConformance({
+      baseUrl: target.url,
+      apiKey: TARGET_KEY,
+      ...(withIds ? { pendingOrderId: PENDING_ID, shippedOrderId: SHIPPED_ID } : {}),
+    });
+    return {
+      report,
+      failed: report.scenarios.flatMap((s) => s.checks.filter((c) => c.status === "failed").map((c) => c.id)),
+    };
+  } finally {
+    await target.close();
+  }
+}
+
+describe("the suite passes correct servers that make different valid choices", () => {
+  const valid: Array<[string, TargetBehaviour, boolean]> = [
+    ["the reference target", {}, true],
+    ["cancelled orders removed from the list (second cancel 404)", { removeCancelled: true }, true],
+    ["409 without a body", { conflictWithoutBody: true }, true],
+    ["extra Order fields", { extraFields: true }, true],
+    ["orders with only an id", { sparseOrders: true }, true],
+    ["an empty store (no ids to cancel)", { emptyStore: true }, false],
+  ];
+  for (const [name, behaviour, withIds] of valid) {
+    it(name, async () => {
+      const { report, failed } = await failedChecks(behaviour, withIds);
+      assert.deepEqual(failed, []);
+      assert.ok(report.summary.passed > 40, `only ${report.summary.passed} checks ran`);
+      if (withIds) assert.equal(report.summary.skipped, 0);
+    });
+  }
+});
+
+describe("the suite fails each broken server, naming the right checks", () => {
+  const broken: Array<[string, TargetBehaviour, string[]]> = [
+    [
+      "a list that is not an array (and so no state rule can be checked)",
+      { listNotArray: true },
+      [
+        "list-orders.list.body",
+        "list-no-paging.with-parameters.body",
+        "list-no-paging.list-ignores-paging-parameters",
+        "cancel-unauthorized.refused-requests-change-nothing",
+        "cancel-pending.pending-order-listed",
+        "cancel-pending.other-orders-still-listed",
+        "cancel-shipped.shipped-order-unchanged",
+      ],
+    ],
+    [
+      "a wrong field type",
+      { quantityAsString: true },
+      ["list-orders.list.body", "list-no-paging.with-parameters.body"],
+    ],
+    [
+      "an exposed status",
+      { statusExposed: true },
+      ["list-orders.list.no-status-field", "list-no-paging.with-parameters.no-status-field"],
+    ],
+    [
+      "an id beyond int64",
+      { idBeyondInt64: true },
+      ["list-orders.list.body", "list-no-paging.with-parameters.body"],
+    ],
+    [
+      "duplicate ids",
+      { duplicateIds: true },
+      ["list-orders.list.unique-ids", "list-no-paging.with-parameters.unique-ids"],
+    ],
+    [
+      "a 404 before the 401",
+      { lookupBeforeAuth: true },
+      ["no-header", "basic-scheme", "empty-token", "unknown-key"].map(
+        (v) => `cancel-unauthorized.missing-order.${v}.status`,
+      ),
+    ],
+    [
+      "a cancel that changes nothing",
+      { cancelWithoutTransition: true },
+      ["cancel-pending.cancel-again.status"],
+    ],
+    ["a shipped order that can be cancelled", { shippedCancellable: true }, ["cancel-shipped.cancel.status"]],
+    [
+      "a 5xx on a malformed id",
+      { serverErrorOnMalformedId: true },
+      ["letters", "fraction", "dash"].map((v) => `cancel-malformed-id.${v}.status`),
+    ],
+    [
+      "an undocumented 400 on a malformed id",
+      { badRequestOnMalformedId: true },
+      ["letters", "fraction", "dash"].map((v) => `cancel-malformed-id.${v}.status`),
+    ],
+    [
+      "an undocumented 414 on a long id",
+      { uriTooLongOnLongId: true },
+      ["cancel-malformed-id.very-long.status"],
+    ],
+    ["a cancel made by a refused request", { cancelsWhenRefused: true }, ["cancel-pending.cancel.status"]],
+    ["pagination of the list", { paginates: true }, ["list-no-paging.list-ignores-paging-parameters"]],
+    [
+      "ids rounded through doubles",
+      { idsThroughDoubles: true },
+      [
+        "cancel-not-found.cancel.status",
+        "cancel-pending.cancel.status",
+        "cancel-pending.pending-order-listed",
+      ],
+    ],
+    [
+      "a 409 body that is not an Error record",
+      { conflictNonErrorBody: true },
+      ["cancel-pending.cancel-again.body", "cancel-shipped.cancel.body", "cancel-shipped.cancel-again.body"],
+    ],
+    [
+      "the Basic scheme accepted",
+      { acceptsBasic: true },
+      [
+        "list-unauthorized.basic-scheme.status",
+        ...["missing", "pending", "shipped"].map((o) => `cancel-unauthorized.${o}-order.basic-scheme.status`),
+        "cancel-pending.cancel.status",
+      ],
+    ],
+    [
+      "any bearer token accepted",
+      { acceptsAnyBearer: true },
+      [
+        "list-unauthorized.unknown-key.status",
+        ...["missing", "pending", "shipped"].map((o) => `cancel-unauthorized.${o}-order.unknown-key.status`),
+        "cancel-pending.cancel.status",
+      ],
+    ],
+  ];
+  for (const [name, behaviour, expected] of broken) {
+    it(name, async () => {
+      const { report, failed } = await failedChecks(behaviour);
+      assert.deepEqual(failed, expected);
+      assert.equal(report.summary.failed, expected.length);
+      for (const check of report.scenarios.flatMap((s) => s.checks).filter((c) => c.status === "failed")) {
+        assert.ok(check.spec, `${check.id} names the spec section`);
+        assert.ok(check.request, `${check.id} carries the request`);
+      }
+    });
+  }
+
+  // These break every response of a kind, so each failure must be of that kind, and there must be many.
+  const sweeping: Array<[string, TargetBehaviour, RegExp, number]> = [
+    ["Error records without a message", { errorWithoutMessage: true }, /\.body$/, 26],
+    [
+      "an Error status that differs from the HTTP status",
+      { errorStatusMismatch: true },
+      /\.error-status$/,
+      26,
+    ],
+    ["a text Content-Type on JSON bodies", { textContentType: true }, /\.content-type$/, 28],
+    ["403 instead of 401", { unauthorizedAs403: true }, /^(list|cancel)-unauthorized\..*\.status$/, 16],
+  ];
+  for (const [name, behaviour, pattern, count] of sweeping) {
+    it(name, async () => {
+      const { failed } = await failedChecks(behaviour);
+      assert.equal(failed.length, count, failed.join("\n"));
+      for (const id of failed) assert.match(id, pattern);
+    });
+  }
+
+  it("shows what was expected, what came back and where the spec says so", async () => {
+    const { report } = await failedChecks({ shippedCancellable: true });
+    const check = report.scenarios
+      .flatMap((s) => s.checks)
+      .find((c) => c.id === "cancel-shipped.cancel.status");
+    assert.equal(check?.message, "expected 409, got 204");
+    assert.match(check?.spec ?? "", /§3, §4\.2/);
+    assert.equal(check?.request?.method, "DELETE");
+    assert.equal(check?.request?.path, `/v1/store/orders/${SHIPPED_ID}`);
+    assert.equal(check?.request?.headers.authorization, "Bearer ***");
+    assert.equal(check?.response?.status, 204);
+  });
+});

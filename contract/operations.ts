@@ -1,0 +1,67 @@
+import type { ValidateFunction } from "ajv";
+import { type Contract, escapePointer, type ResponseObject } from "./openapi.ts";
+
+const JSON_MEDIA_TYPE = "application/json";
+
+export interface DocumentedResponse {
+  status: number;
+  description: string;
+  /** The body's validator, when openapi.yaml gives the response a JSON body. */
+  body?: ValidateFunction;
+}
+
+export interface Operation {
+  operationId: string;
+  method: string;
+  /** The path template relative to the base address, e.g. `/store/orders/{orderId}`. */
+  path: string;
+  responses: Map<number, DocumentedResponse>;
+}
+
+/** Every operation of openapi.yaml with its documented responses, read from the document itself. */
+export function readOperations(contract: Contract): Map<string, Operation> {
+  const operations = new Map<string, Operation>();
+  for (const [path, item] of Object.entries(contract.document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const responses = new Map<number, DocumentedResponse>();
+      for (const [status, declared] of Object.entries(operation.responses)) {
+        const { response, pointer } = resolveResponse(contract, declared, [
+          "#/paths",
+          escapePointer(path),
+          method,
+          "responses",
+          status,
+        ]);
+        const hasJsonBody = response.content?.[JSON_MEDIA_TYPE] !== undefined;
+        responses.set(Number(status), {
+          status: Number(status),
+          description: response.description,
+          ...(hasJsonBody
+            ? { body: contract.validator(`${pointer}/content/${escapePointer(JSON_MEDIA_TYPE)}/schema`) }
+            : {}),
+        });
+      }
+      operations.set(operation.operationId, {
+        operationId: operation.operationId,
+        method: method.toUpperCase(),
+        path,
+        responses,
+      });
+    }
+  }
+  return operations;
+}
+
+function resolveResponse(
+  contract: Contract,
+  declared: ResponseObject | { $ref: string },
+  pointerSegments: string[],
+): { response: ResponseObject; pointer: string } {
+  if ("$ref" in declared) {
+    const name = declared.$ref.replace("#/components/responses/", "");
+    const response = contract.document.components.responses[name];
+    if (!response) throw new Error(`openapi.yaml: unresolved response ${declared.$ref}`);
+    return { response, pointer: declared.$ref };
+  }
+  return { response: declared, pointer: pointerSegments.join("/") };
+}

@@ -1,3 +1,4 @@
+export type { Exchange } from "./http-client.ts";
 export type { CheckResult, Outcome, Report, ScenarioResult } from "./report.ts";
 export { renderJson } from "./reporters/json.ts";
 export { renderJunit } from "./reporters/junit.ts";

@@ -21,6 +21,8 @@ export interface ConformanceOptions {
   timeoutMs?: number;
   scenarios?: readonly Scenario[];
   contract?: Contract;
+  /** Sees every request and its response as sent and received (its Authorization header masked). */
+  onExchange?: (exchange: Exchange) => void;
 }
 
 /** Options a run cannot start with (exit code 2 on the command line). */
@@ -56,7 +58,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   const operations = readOperations(contract);
   const client = createHttpClient(baseUrl, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
-    const session = new Session(client, operations, options.apiKey);
+    const session = new Session(client, operations, options.apiKey, options.onExchange);
     const initial = await session.snapshot();
     if (initial.exchange.unreachable) {
       throw new TargetUnreachableError(`cannot reach ${baseUrl.href}: ${initial.exchange.error}`);
@@ -130,6 +132,7 @@ class Session {
     private readonly client: HttpClient,
     private readonly operations: Map<string, Operation>,
     private readonly apiKey: string,
+    private readonly onExchange: ((exchange: Exchange) => void) | undefined,
   ) {}
 
   async snapshot(): Promise<ListSnapshot> {
@@ -196,11 +199,13 @@ class Session {
     return operation;
   }
 
-  private send(operation: Operation, path: string, auth: AuthVariant): Promise<Exchange> {
+  private async send(operation: Operation, path: string, auth: AuthVariant): Promise<Exchange> {
     const headers: Record<string, string> = { accept: "application/json" };
     const authorization = this.authorization(auth);
     if (authorization !== undefined) headers.authorization = authorization;
-    return this.client.send(operation.method, path, headers);
+    const exchange = await this.client.send(operation.method, path, headers);
+    this.onExchange?.(exchange);
+    return exchange;
   }
 
   private authorization(auth: AuthVariant): string | undefined {

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type PeerProcess, startJsonServer, startPrismMock } from "../../scripts/peers.ts";
+import { BUNDLED_FIXTURES } from "../../server/options.ts";
+import { runConformance } from "../runner.ts";
+
+const CREDENTIALS = ["no-header", "basic-scheme", "empty-token", "unknown-key"] as const;
+const BAD_TOKENS = ["no-header", "basic-scheme", "empty-token"] as const;
+const ORDERS = ["missing-order", "pending-order", "shipped-order"] as const;
+const MALFORMED = ["letters", "fraction", "dash", "beyond-int64", "twenty-digits", "very-long"] as const;
+
+async function failedChecks(start: () => Promise<PeerProcess>): Promise<string[]> {
+  const peer = await start();
+  try {
+    const report = await runConformance({
+      baseUrl: peer.url,
+      apiKey: "dev-key-123",
+      pendingOrderId: "2",
+      shippedOrderId: "1",
+    });
+    return report.scenarios.flatMap((s) => s.checks.filter((c) => c.status === "failed").map((c) => c.id));
+  } finally {
+    await peer.stop();
+  }
+}
+
+// Each test pins the exact set of failing checks, so a regression in either direction shows.
+describe("the suite against tools nobody here wrote", () => {
+  it("finds the defects of Prism's static mock", async () => {
+    const failed = await failedChecks(() => startPrismMock());
+    assert.deepEqual(failed, [
+      // Its generated Error records say status 0; it checks only that some bearer token is present.
+      ...BAD_TOKENS.map((v) => `list-unauthorized.${v}.error-status`),
+      "list-unauthorized.unknown-key.status",
+      ...ORDERS.flatMap((o) => [
+        ...BAD_TOKENS.map((v) => `cancel-unauthorized.${o}.${v}.error-status`),
+        `cancel-unauthorized.${o}.unknown-key.status`,
+      ]),
+      // No state: every cancel succeeds, even of orders that do not exist or have shipped, and again.
+      "cancel-not-found.cancel.status",
+      // It validates the path parameter with an undocumented 422.
+      ...MALFORMED.map((v) => `cancel-malformed-id.${v}.status`),
+      "cancel-pending.cancel-again.status",
+      // Its list is one generated example, so no named order is in it.
+      "cancel-pending.pending-order-listed",
+      "cancel-shipped.cancel.status",
+      "cancel-shipped.cancel-again.status",
+      "cancel-shipped.shipped-order-unchanged",
+    ]);
+  });
+
+  it("finds the defects of json-server 0.17 serving the fixture orders", async () => {
+    const failed = await failedChecks(() => startJsonServer(BUNDLED_FIXTURES));
+    const listDefects = ["body", "no-status-field"];
+    assert.deepEqual(failed, [
+      // Ids rounded through doubles (2^63 - 1 becomes 2^63, beyond int64); the status is served as stored.
+      ...listDefects.map((d) => `list-orders.list.${d}`),
+      // No authentication at all.
+      ...CREDENTIALS.flatMap((v) => [
+        `list-unauthorized.${v}.status`,
+        ...listDefects.map((d) => `list-unauthorized.${v}.${d}`),
+      ]),
+      // Query parameters filter and page the list.
+      ...listDefects.map((d) => `list-no-paging.with-parameters.${d}`),
+      "list-no-paging.list-ignores-paging-parameters",
+      // Unauthenticated deletes succeed with 200; the later ones find nothing: 404 with an empty object.
+      ...CREDENTIALS.flatMap((v) => [
+        `cancel-unauthorized.missing-order.${v}.status`,
+        `cancel-unauthorized.missing-order.${v}.body`,
+      ]),
+      ...["pending-order", "shipped-order"].flatMap((o) => [
+        `cancel-unauthorized.${o}.no-header.status`,
+        ...CREDENTIALS.slice(1).flatMap((v) => [
+          `cancel-unauthorized.${o}.${v}.status`,
+          `cancel-unauthorized.${o}.${v}.body`,
+        ]),
+      ]),
+      "cancel-unauthorized.refused-requests-change-nothing",
+      "cancel-not-found.cancel.body",
+      ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
+      "cancel-pending.cancel.status",
+      "cancel-pending.cancel.body",
+      "cancel-pending.cancel-again.body",
+      "cancel-pending.other-orders-still-listed",
+      "cancel-shipped.cancel.status",
+      "cancel-shipped.cancel.body",
+      "cancel-shipped.cancel-again.status",
+      "cancel-shipped.cancel-again.body",
+      "cancel-shipped.shipped-order-unchanged",
+    ]);
+  });
+});

@@ -1,4 +1,10 @@
-import { isLosslessNumber, parseExact, toSchemaView } from "../contract/exact-json.ts";
+import {
+  isJsonNumber,
+  isLosslessNumber,
+  numberText,
+  parseExact,
+  toSchemaView,
+} from "../contract/exact-json.ts";
 import type { Operation } from "../contract/operations.ts";
 import { type Exchange, recordResponse } from "./http-client.ts";
 import type { CheckResult } from "./report.ts";
@@ -118,7 +124,7 @@ export function checkResponse(
   }
 
   if (status !== 200 && isRecord(body) && "status" in body) {
-    const errorStatus = isLosslessNumber(body.status) ? String(body.status) : JSON.stringify(body.status);
+    const errorStatus = isJsonNumber(body.status) ? numberText(body.status) : JSON.stringify(body.status);
     const rule = "§7: the Error record's status equals the HTTP status";
     if (errorStatus === String(status))
       pass("error-status", `Error status ${errorStatus} equals the HTTP status`, rule);
@@ -161,7 +167,7 @@ function checkListInvariants(
 
 /** An order's id as its exact source digits. */
 export function orderIdOf(order: unknown): string | undefined {
-  return isRecord(order) && isLosslessNumber(order.id) ? String(order.id) : undefined;
+  return isRecord(order) && isJsonNumber(order.id) ? numberText(order.id) : undefined;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

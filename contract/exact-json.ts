@@ -1,11 +1,32 @@
-import { isLosslessNumber, type LosslessNumber, parse, stringify } from "lossless-json";
+import { isLosslessNumber, LosslessNumber, parse, stringify } from "lossless-json";
 
-/** Every JSON number of a parsed document stays as its source text, so int64 values are never rounded. */
+// Plain integers of up to 15 digits are exact as doubles; they are most numbers, and plain numbers are cheap.
+const SMALL_INTEGER = /^-?\d{1,15}$/;
+
+function parseNumber(literal: string): number | LosslessNumber {
+  return SMALL_INTEGER.test(literal) ? Number(literal) : new LosslessNumber(literal);
+}
+
+/**
+ * JSON parsed without losing a digit: plain integers of up to 15 digits come back as numbers (a double
+ * holds them exactly); every other number (larger integers, fractions, exponents) as a LosslessNumber
+ * holding its source text. Either way, `numberText` gives the number as written.
+ */
 export function parseExact(text: string): unknown {
-  return parse(text);
+  return parse(text, null, parseNumber);
 }
 
 export { isLosslessNumber };
+
+/** True for any JSON number of a parsed document, exact or not. */
+export function isJsonNumber(value: unknown): value is number | LosslessNumber {
+  return typeof value === "number" || isLosslessNumber(value);
+}
+
+/** A parsed JSON number as it was written (for small integers, their canonical digits). */
+export function numberText(value: number | LosslessNumber): string {
+  return typeof value === "number" ? String(value) : value.value;
+}
 
 /** JSON text in which bigint and exactly parsed numbers are written digit for digit. */
 export function stringifyExact(value: unknown): string {
@@ -60,16 +81,50 @@ const OUT_OF_INT64 = 2 ** 64;
  * rounding moves it, one outside maps to ±2^64, so the `int64` format judges the exact value.
  */
 export function toSchemaView(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
   if (isLosslessNumber(value)) return projectNumber(value as LosslessNumber);
-  if (Array.isArray(value)) return value.map(toSchemaView);
-  if (value !== null && typeof value === "object") {
-    const view: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(value)) {
-      Object.defineProperty(view, key, { value: toSchemaView(member), enumerable: true, writable: true });
+  // Copies are made only where something changes: most documents hold no LosslessNumber at all.
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const member = value[index];
+      const projected = toSchemaView(member);
+      if (projected !== member) {
+        copy ??= value.slice();
+        copy[index] = projected;
+      }
     }
-    return view;
+    return copy ?? value;
   }
-  return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    const projected = toSchemaView(member);
+    if (projected !== member) {
+      copy ??= shallowCopy(value as Record<string, unknown>);
+      // defineProperty keeps a `__proto__` key an ordinary property instead of a prototype change.
+      Object.defineProperty(copy, key, {
+        value: projected,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return copy ?? value;
+}
+
+function shallowCopy(value: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(copy, key, {
+      value: value[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
 }
 
 function projectNumber(number: LosslessNumber): number {

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
-import type { ErrorObject } from "ajv";
-import { exactInteger, isLosslessNumber, parseExact, toSchemaView } from "../contract/exact-json.ts";
+import type { ValidateFunction } from "ajv";
+import { isJsonNumber, numberText, parseExact, toSchemaView } from "../contract/exact-json.ts";
 import type { Contract } from "../contract/openapi.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 import type { SeedOrder, StoredOrderRecord } from "./store.ts";
@@ -19,6 +19,7 @@ export class FixtureError extends Error {
 export const MAX_FIXTURE_BYTES = 256 * 1024 * 1024;
 const MAX_PROBLEMS_SHOWN = 10;
 const FIXTURE_KEYS = ["apiKeys", "orders"];
+const PLAIN_INTEGER = /^-?\d+$/;
 
 export function loadFixtureFile(path: string, contract: Contract): Fixture {
   let bytes: Buffer;
@@ -80,27 +81,29 @@ function readDocument(document: unknown, contract: Contract, problems: string[])
     return [];
   }
   const orderFields = Object.keys(contract.document.components.schemas.Order?.properties ?? {});
-  const validateOrder = contract.schema("Order");
-  const seen = new Map<bigint, number>();
+  const context: OrderContext = {
+    orderFields,
+    knownFields: new Set([...orderFields, "status"]),
+    validate: contract.schema("Order"),
+    problems,
+  };
+  // Keyed by the id's digits: string keys hash faster than bigint ones, which counts at 100k orders.
+  const seen = new Map<string, number>();
   const orders: SeedOrder[] = [];
-  document.orders.forEach((entry: unknown, index: number) => {
-    const seed = readOrder(entry, orderFields, validateOrder, (field, message) => {
-      problems.push(`${describeOrder(entry, index)}, field "${field}": ${message}`);
-    });
-    if (!seed) {
-      if (!isPlainObject(entry)) problems.push(`${describeOrder(entry, index)}: must be an object`);
-      return;
-    }
-    const earlier = seen.get(seed.record.id);
+  const entries: unknown[] = document.orders;
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index];
+    const seed = readOrder(entry, index, context);
+    if (!seed) continue;
+    const key = seed.record.id.toString();
+    const earlier = seen.get(key);
     if (earlier !== undefined) {
-      problems.push(
-        `${describeOrder(entry, index)}, field "id": duplicate id, already used by orders[${earlier}]`,
-      );
-      return;
+      report(context, entry, index, "id", `duplicate id, already used by orders[${earlier}]`);
+      continue;
     }
-    seen.set(seed.record.id, index);
+    seen.set(key, index);
     orders.push(seed);
-  });
+  }
   return orders;
 }
 
@@ -114,47 +117,63 @@ function checkApiKeys(apiKeys: unknown, problems: string[]): void {
   }
 }
 
-function readOrder(
-  entry: unknown,
-  orderFields: string[],
-  validateOrder: (value: unknown) => boolean,
-  report: (field: string, message: string) => void,
-): SeedOrder | undefined {
-  if (!isPlainObject(entry)) return undefined;
-  let valid = true;
-  const fail = (field: string, message: string) => {
-    valid = false;
-    report(field, message);
-  };
+interface OrderContext {
+  orderFields: readonly string[];
+  knownFields: ReadonlySet<string>;
+  validate: ValidateFunction;
+  problems: string[];
+}
+
+function report(context: OrderContext, entry: unknown, index: number, field: string, message: string): void {
+  context.problems.push(`${describeOrder(entry, index)}, field "${field}": ${message}`);
+}
+
+// Runs once per order of fixtures that can hold 100k of them: no closures, no copies of valid orders.
+function readOrder(entry: unknown, index: number, context: OrderContext): SeedOrder | undefined {
+  if (!isPlainObject(entry)) {
+    context.problems.push(`${describeOrder(entry, index)}: must be an object`);
+    return undefined;
+  }
+  const before = context.problems.length;
   for (const field of Object.keys(entry)) {
-    if (field !== "status" && !orderFields.includes(field)) {
-      fail(field, `unknown field (an order has ${[...orderFields, "status"].join(", ")})`);
+    if (!context.knownFields.has(field)) {
+      report(
+        context,
+        entry,
+        index,
+        field,
+        `unknown field (an order has ${[...context.knownFields].join(", ")})`,
+      );
     }
   }
-  if (!ORDER_STATUSES.includes(entry.status as OrderStatus)) {
-    fail(
-      "status",
-      `${entry.status === undefined ? "is required" : `unknown status ${describeValue(entry.status)}`}; one of ${ORDER_STATUSES.join(", ")}`,
-    );
+  const status = entry.status;
+  if (!ORDER_STATUSES.includes(status as OrderStatus)) {
+    const problem = status === undefined ? "is required" : `unknown status ${describeValue(status)}`;
+    report(context, entry, index, "status", `${problem}; one of ${ORDER_STATUSES.join(", ")}`);
   }
-  if (entry.id === undefined) fail("id", "is required");
+  if (entry.id === undefined) report(context, entry, index, "id", "is required");
 
-  const { status, ...publicFields } = entry;
-  const validateFunction = validateOrder as ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
-  if (!validateFunction(toSchemaView(publicFields))) {
-    for (const error of validateFunction.errors ?? []) {
+  // The Order schema allows fields it does not list, so `status` passes through it untouched.
+  if (!context.validate(toSchemaView(entry))) {
+    for (const error of context.validate.errors ?? []) {
       const field = error.instancePath.split("/")[1] ?? "";
-      fail(field, `${error.message ?? "is invalid"} (got ${describeValue(publicFields[field])})`);
+      report(
+        context,
+        entry,
+        index,
+        field,
+        `${error.message ?? "is invalid"} (got ${describeValue(entry[field])})`,
+      );
     }
   }
   const record: Record<string, unknown> = {};
-  for (const field of orderFields) {
-    const value = publicFields[field];
+  for (const field of context.orderFields) {
+    const value = entry[field];
     if (value === undefined) continue;
-    if (isLosslessNumber(value)) {
-      const literal = (value as { value: string }).value;
-      if (!/^-?\d+$/.test(literal) || exactInteger(literal) === null) {
-        fail(field, `write integers as plain digits (got ${literal})`);
+    if (isJsonNumber(value)) {
+      const literal = numberText(value);
+      if (!PLAIN_INTEGER.test(literal)) {
+        report(context, entry, index, field, `write integers as plain digits (got ${literal})`);
         continue;
       }
       record[field] = BigInt(literal);
@@ -162,7 +181,7 @@ function readOrder(
       record[field] = value;
     }
   }
-  if (!valid) return undefined;
+  if (context.problems.length > before) return undefined;
   return { record: record as StoredOrderRecord, status: status as OrderStatus };
 }
 
@@ -172,13 +191,13 @@ function describeOrder(entry: unknown, index: number): string {
 }
 
 function describeValue(value: unknown): string {
-  if (isLosslessNumber(value)) return (value as { value: string }).value;
+  if (isJsonNumber(value)) return numberText(value);
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  // Parsed numbers are LosslessNumber instances: objects, but not JSON objects.
+  // Large and fractional numbers are parsed as LosslessNumber instances: objects, but not JSON objects.
   return value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;
 }
 

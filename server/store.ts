@@ -1,4 +1,3 @@
-import { stringifyExact } from "../contract/exact-json.ts";
 import type { ExactOrder } from "../contract/types.ts";
 import { type CancelOutcome, cancelTransition, type OrderStatus } from "./order-status.ts";
 
@@ -29,12 +28,14 @@ export function createStore(seed: readonly SeedOrder[]): Store {
   const orders: StoredOrder[] = seed.map(({ record, status }) => ({
     record,
     status,
-    json: stringifyExact(record),
+    json: serializeRecord(record),
   }));
-  const byId = new Map<bigint, StoredOrder>();
+  // Keyed by the id's canonical digits: string keys hash faster than bigint ones.
+  const byId = new Map<string, StoredOrder>();
   for (const order of orders) {
-    if (byId.has(order.record.id)) throw new Error(`duplicate order id ${order.record.id}`);
-    byId.set(order.record.id, order);
+    const key = order.record.id.toString();
+    if (byId.has(key)) throw new Error(`duplicate order id ${key}`);
+    byId.set(key, order);
   }
 
   let cachedList: Buffer | undefined;
@@ -51,7 +52,7 @@ export function createStore(seed: readonly SeedOrder[]): Store {
       return cachedList;
     },
     cancel(id) {
-      const order = byId.get(id);
+      const order = byId.get(id.toString());
       if (!order) return "not_found";
       const { outcome, next } = cancelTransition(order.status);
       if (next !== order.status) {
@@ -61,7 +62,18 @@ export function createStore(seed: readonly SeedOrder[]): Store {
       return outcome;
     },
     statusOf(id) {
-      return byId.get(id)?.status;
+      return byId.get(id.toString())?.status;
     },
   };
+}
+
+/** A flat record of bigint, string and boolean fields as JSON, integers digit for digit, in key order. */
+function serializeRecord(record: StoredOrderRecord): string {
+  let json = "";
+  for (const key in record) {
+    const value = record[key as keyof StoredOrderRecord];
+    if (value === undefined) continue;
+    json += `${json === "" ? "{" : ","}"${key}":${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+  }
+  return json === "" ? "{}" : `${json}}`;
 }

@@ -87,10 +87,10 @@ describe("mock HTTP behaviour (in-process)", () => {
       const response = await app.inject({ method: "GET", url: LIST, headers: AUTH });
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers["content-type"], "application/json; charset=utf-8");
-      const orders = parseExact(response.body) as Array<Record<string, { value?: string }>>;
+      const orders = parseExact(response.body) as Array<Record<string, unknown>>;
       assert.ok(validateList(toSchemaView(orders)), JSON.stringify(validateList.errors));
       assert.deepEqual(
-        orders.map((order) => order.id?.value),
+        orders.map((order) => String(order.id)),
         ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "9007199254740993", "9223372036854775807"],
       );
       for (const order of orders) assert.ok(!("status" in order), "status must never be exposed");

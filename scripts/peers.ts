@@ -19,6 +19,7 @@ const START_TIMEOUT_MS = 60_000;
 export interface PeerProcess {
   /** The address clients use; see each starter for whether it ends in /v1. */
   url: string;
+  pid: number | undefined;
   output(): string;
   stop(): Promise<void>;
 }
@@ -73,6 +74,7 @@ async function startTool(
   });
   return {
     url,
+    pid: child.pid,
     output: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -116,7 +118,10 @@ export async function startPrismProxy(
  * json-server 0.17 serving a fixture file's orders as its database, under /v1/store/ as this API's paths
  * are. It reads its database with JSON.parse, so ids above 2^53 arrive rounded: that is json-server.
  */
-export async function startJsonServer(fixturePath: string): Promise<PeerProcess> {
+export async function startJsonServer(
+  fixturePath: string,
+  options: { quiet?: boolean } = {},
+): Promise<PeerProcess> {
   const port = await freePort();
   const folder = mkdtempSync(join(tmpdir(), "json-server-"));
   const fixture = parseExact(readFileSync(fixturePath, "utf8")) as { orders: unknown[] };
@@ -130,8 +135,14 @@ export async function startJsonServer(fixturePath: string): Promise<PeerProcess>
     String(port),
     "-H",
     "127.0.0.1",
+    ...(options.quiet ? ["--quiet"] : []),
   ];
-  return startTool("json-server", args, /Done|localhost|127\.0\.0\.1/, `http://127.0.0.1:${port}/v1`);
+  return startTool(
+    "json-server",
+    args,
+    options.quiet ? "http" : /Done|localhost|127\.0\.0\.1/,
+    `http://127.0.0.1:${port}/v1`,
+  );
 }
 
 /** Waits until something answers HTTP at the address (for tools started with their logs off). */

@@ -22,12 +22,22 @@ export interface ExitedProcess {
 }
 
 /** Starts `server/main.ts` as a real process on a free port and waits for its start-up line. */
-export async function startMockProcess(
+export function startMockProcess(
   args: readonly string[] = [],
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 20_000,
 ): Promise<MockProcess> {
-  const child = spawnMain(["--port", "0", ...args], env);
+  return startListeningProcess(MAIN, ["--port", "0", ...args], env, timeoutMs);
+}
+
+/** Starts a TypeScript server script that prints "listening on <url>", and waits for that line. */
+export async function startListeningProcess(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 20_000,
+): Promise<MockProcess> {
+  const child = spawnScript(script, args, env);
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
@@ -70,7 +80,7 @@ export async function runMainToExit(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<ExitedProcess> {
-  const child = spawnMain(args, env);
+  const child = spawnScript(MAIN, args, env);
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk) => {
@@ -83,8 +93,8 @@ export async function runMainToExit(
   return { code: code as number | null, stdout, stderr };
 }
 
-function spawnMain(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+function spawnScript(script: string, args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", script, ...args], {
     env: { ...process.env, PORT: "", HOST: "", PETSTORE_FIXTURES: "", PETSTORE_API_KEYS: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,0 +1,383 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { BUNDLED_FIXTURES } from "../server/options.ts";
+import { type MockProcess, startListeningProcess, startMockProcess } from "../server/spawn-mock.ts";
+import { runDredd } from "./dredd.ts";
+import { generateFixture } from "./generate-fixture.ts";
+import { startJsonServer, startPrismMock } from "./peers.ts";
+
+/**
+ * `npm run bench`: every server is loaded from a separate autocannon process on 127.0.0.1, one at a time,
+ * in one run, so the ratios compare like with like on this machine. Prints one Markdown report and writes it
+ * into BENCHMARKS.md between the markers, keeping the analysis around it.
+ */
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
+const CEILING = join(ROOT, "scripts/ceiling-server.ts");
+const CONFORMANCE_CLI = join(ROOT, "conformance/cli.ts");
+const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
+const DEV_KEY = "dev-key-123";
+const BENCH_KEY = "bench-key";
+const PENDING_ID = "9007199254740993";
+const SHIPPED_ID = "9223372036854775807";
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string", default: "8" },
+    warmup: { type: "string", default: "5" },
+    scale: { type: "string", default: "1000,10000,100000" },
+    repeats: { type: "string", default: "5" },
+    rounds: { type: "string", default: "3" },
+    sections: { type: "string", default: "throughput,scale,conformance" },
+    "no-write": { type: "boolean", default: false },
+  },
+});
+const DURATION = Number(flags.duration);
+const WARMUP = Number(flags.warmup);
+const REPEATS = Number(flags.repeats);
+const ROUNDS = Number(flags.rounds);
+const CONNECTIONS = 4 * cpus().length;
+
+interface Load {
+  rps: number;
+  /** Latencies in ms; autocannon's percentiles have 1 ms resolution, the mean does not. */
+  mean: number;
+  p50: number;
+  p99: number;
+  statuses: string;
+}
+
+/** One autocannon run from its own process: warm-up first, then the measured, fixed-duration run. */
+function load(
+  url: string,
+  options: { method?: string; key?: string; connections?: number; duration?: number } = {},
+): Promise<Load> {
+  const connections = options.connections ?? CONNECTIONS;
+  const args = ["-j", "-n", "-c", String(connections), "-d", String(options.duration ?? DURATION)];
+  args.push("--warmup", "[", "-c", String(connections), "-d", String(WARMUP), "]");
+  if (options.method) args.push("-m", options.method);
+  if (options.key !== undefined) args.push("-H", `authorization=Bearer ${options.key}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const [command = AUTOCANNON, ...prefixArgs] = [...LOAD_PREFIX, AUTOCANNON];
+    const child = spawn(command, [...prefixArgs, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
+      // With a warm-up autocannon prints two JSON documents, one per line; the measured run is the last.
+      const lines = output.trim().split("\n");
+      const result = JSON.parse(lines[lines.length - 1] ?? "{}");
+      const stats = (result.statusCodeStats ?? {}) as Record<string, { count: number }>;
+      const statuses = Object.entries(stats)
+        .map(([status, { count }]) => `${status}×${count}`)
+        .join(" ");
+      resolve({
+        rps: result.requests.average,
+        mean: result.latency.mean,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        statuses,
+      });
+    });
+  });
+}
+
+interface Server {
+  url: string;
+  stop(): Promise<unknown>;
+}
+
+async function withServer<T>(
+  start: () => Promise<Server & { pid?: number | undefined; child?: { pid?: number } }>,
+  use: (server: Server) => Promise<T>,
+) {
+  const server = await start();
+  pinServer(server.pid ?? server.child?.pid);
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+// The server under test runs on core 0 and autocannon on core 1, so neither steals the other's cycles;
+// on a single-core machine both share it and the report says so.
+const PINNED = cpus().length >= 2 && spawnSync("taskset", ["-V"]).status === 0;
+const LOAD_PREFIX = PINNED ? ["taskset", "-c", "1"] : [];
+
+function pinServer(pid: number | undefined): void {
+  if (PINNED && pid !== undefined) spawnSync("taskset", ["-a", "-cp", "0", String(pid)], { stdio: "ignore" });
+}
+
+const ceiling = (fixtures: string) => () => startListeningProcess(CEILING, ["--fixtures", fixtures]);
+const ours = (fixtures: string) => () => startMockProcess(["--quiet", "--fixtures", fixtures]);
+
+const ratio = (value: number, base: number) => `${((value / base) * 100).toFixed(0)}%`;
+const ms = (value: number) => value.toFixed(2);
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+interface Contender {
+  name: string;
+  start: () => Promise<Server & { pid?: number | undefined; child?: { pid?: number } }>;
+  path: string;
+}
+
+/**
+ * Loads each contender in turn, ROUNDS times over, all of them started up front, and keeps the round with
+ * the median throughput for each: alternating rounds spread this machine's noise over every contender alike.
+ */
+async function rounds(contenders: Contender[], options: { method?: string; key: string }): Promise<Load[]> {
+  const servers: Array<Server & { pid?: number | undefined; child?: { pid?: number } }> = [];
+  try {
+    for (const contender of contenders) {
+      const server = await contender.start();
+      pinServer(server.pid ?? server.child?.pid);
+      servers.push(server);
+    }
+    const results: Load[][] = contenders.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [index, contender] of contenders.entries()) {
+        const server = servers[index] as Server;
+        results[index]?.push(await load(`${server.url}${contender.path}`, options));
+      }
+    }
+    return results.map((loads) => {
+      const middle = median(loads.map((result) => result.rps));
+      return loads.find((result) => result.rps === middle) as Load;
+    });
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+async function throughput(): Promise<string[]> {
+  const list = "/store/orders";
+  const listLoads = await rounds(
+    [
+      { name: "bare node:http (ceiling)", start: ceiling(BUNDLED_FIXTURES), path: list },
+      { name: "this mock (--quiet)", start: ours(BUNDLED_FIXTURES), path: list },
+      { name: "Prism 5.14 mock (-v silent)", start: () => startPrismMock({ quiet: true }), path: list },
+      {
+        name: "json-server 0.17 (--quiet)",
+        start: () => startJsonServer(BUNDLED_FIXTURES, { quiet: true }),
+        path: list,
+      },
+    ],
+    { key: DEV_KEY },
+  );
+  const names = [
+    "bare node:http (ceiling)",
+    "this mock (--quiet)",
+    "Prism 5.14 mock (-v silent)",
+    "json-server 0.17 (--quiet)",
+  ];
+  const [top, mine, prism] = listLoads.map((result) => result.rps) as [number, number, number];
+
+  const pair = (path: string) => [
+    { name: "ceiling", start: ceiling(BUNDLED_FIXTURES), path },
+    { name: "mock", start: ours(BUNDLED_FIXTURES), path },
+  ];
+  const notFound = await rounds(pair("/store/orders/424242"), { method: "DELETE", key: DEV_KEY });
+  const unauthorized = await rounds(pair(list), { key: "wrong-key" });
+  const errorRows: Array<[string, Load[]]> = [
+    ["DELETE missing order (404)", notFound],
+    ["GET without a valid key (401)", unauthorized],
+  ];
+
+  return [
+    "### Throughput: `GET /v1/store/orders` with a valid key, bundled fixtures (12 orders)",
+    "",
+    "| Server | req/s | mean ms | p50 ms | p99 ms | vs ceiling | statuses |",
+    "|---|---:|---:|---:|---:|---:|---|",
+    ...listLoads.map(
+      (r, index) =>
+        `| ${names[index]} | ${r.rps.toFixed(0)} | ${ms(r.mean)} | ${r.p50} | ${r.p99} | ${ratio(r.rps, top)} | ${r.statuses} |`,
+    ),
+    "",
+    `This mock / Prism: **${(mine / prism).toFixed(1)}×**.`,
+    "",
+    "### Error paths: this mock vs the ceiling",
+    "",
+    "| Request | ceiling req/s | mock req/s | mock vs ceiling | mock mean / p99 ms | mock statuses |",
+    "|---|---:|---:|---:|---|---|",
+    ...errorRows.map(([name, [ceilingLoad, mockLoad]]) => {
+      const c = ceilingLoad as Load;
+      const m = mockLoad as Load;
+      return `| ${name} | ${c.rps.toFixed(0)} | ${m.rps.toFixed(0)} | ${ratio(m.rps, c.rps)} | ${ms(m.mean)} / ${m.p99} | ${m.statuses} |`;
+    }),
+  ];
+}
+
+/** Spawns the mock and polls until the list answers 200: the start-up a user waits for. */
+async function timeToFirstList(fixtures: string): Promise<{ ms: number; server: MockProcess }> {
+  const started = performance.now();
+  const server = await startMockProcess(["--quiet", "--fixtures", fixtures], {}, 60_000);
+  for (;;) {
+    const response = await fetch(`${server.url}/store/orders`, {
+      headers: { authorization: `Bearer ${BENCH_KEY}` },
+    });
+    await response.arrayBuffer();
+    if (response.status === 200) return { ms: performance.now() - started, server };
+  }
+}
+
+function rssMegabytes(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  return kilobytes / 1024;
+}
+
+async function scale(): Promise<string[]> {
+  const folder = mkdtempSync(join(tmpdir(), "petstore-bench-"));
+  const rows: string[] = [];
+  for (const count of flags.scale.split(",").map(Number)) {
+    const fixtures = join(folder, `orders-${count}.json`);
+    writeFileSync(fixtures, generateFixture(count, BENCH_KEY));
+    const startups: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const { ms: startup, server } = await timeToFirstList(fixtures);
+      startups.push(startup);
+      await server.stop();
+    }
+    const { server } = await timeToFirstList(fixtures);
+    const bytes = (
+      await (
+        await fetch(`${server.url}/store/orders`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })
+      ).arrayBuffer()
+    ).byteLength;
+    const mine = await load(`${server.url}/store/orders`, {
+      key: BENCH_KEY,
+      connections: 1,
+      duration: Math.min(DURATION, 5),
+    });
+    const rss = rssMegabytes(server.child.pid);
+    await server.stop();
+    const top = await withServer(ceiling(fixtures), (s) =>
+      load(`${s.url}/store/orders`, { key: BENCH_KEY, connections: 1, duration: Math.min(DURATION, 5) }),
+    );
+    rows.push(
+      `| ${count.toLocaleString("en")} | ${(bytes / 1024).toFixed(0)} KiB | ${median(startups).toFixed(0)} | ${rss.toFixed(0)} | ${ms(mine.mean)} / ${mine.p99} | ${ms(top.mean)} / ${top.p99} | ${(mine.mean / top.mean).toFixed(2)}× |`,
+    );
+  }
+  return [
+    "### Scale: generated fixtures (`scripts/generate-fixture.ts`)",
+    "",
+    "Start-up is from spawning the process to the first 200 of the list (median of 3, Node and tsx start-up included). RSS is read after loading the list. Latency is one connection, sequential requests.",
+    "",
+    "| Orders | list body | start-up ms | RSS MiB | mock list mean / p99 ms | ceiling mean / p99 ms (same bytes) | mock / ceiling (mean) |",
+    "|---:|---:|---:|---:|---:|---:|---|",
+    ...rows,
+  ];
+}
+
+/** Wall time of a whole process, from spawn to exit. */
+function timeProcess(
+  command: string,
+  args: string[],
+): Promise<{ ms: number; stdout: string; code: number | null }> {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  return new Promise((resolve) =>
+    child.on("exit", (code) => resolve({ ms: performance.now() - started, stdout, code })),
+  );
+}
+
+async function conformanceWallTime(): Promise<string[]> {
+  const ourTimes: number[] = [];
+  const dreddTimes: number[] = [];
+  let requests = 0;
+  let checks = 0;
+  for (let run = 0; run < REPEATS; run++) {
+    await withServer(ours(BUNDLED_FIXTURES), async (server) => {
+      const result = await timeProcess(process.execPath, [
+        "--import",
+        "tsx",
+        CONFORMANCE_CLI,
+        "--base-url",
+        server.url,
+        "--api-key",
+        DEV_KEY,
+        "--pending-order-id",
+        PENDING_ID,
+        "--shipped-order-id",
+        SHIPPED_ID,
+        "--reporter",
+        "json",
+      ]);
+      if (result.code !== 0) throw new Error(`conformance run failed (exit ${result.code})`);
+      const report = JSON.parse(result.stdout);
+      requests = report.requests;
+      checks = report.summary.passed + report.summary.failed;
+      ourTimes.push(result.ms);
+    });
+    await withServer(ours(BUNDLED_FIXTURES), async (server) => {
+      const started = performance.now();
+      const run = await runDredd(server.url, {
+        apiKey: DEV_KEY,
+        pending: PENDING_ID,
+        shipped: SHIPPED_ID,
+        missing: "424242",
+        jsonContentType: "application/json; charset=utf-8",
+      });
+      if (run.code !== 0) throw new Error(`Dredd failed:\n${run.output}`);
+      dreddTimes.push(performance.now() - started);
+    });
+  }
+  return [
+    `### Conformance: a full run against a local mock, whole process (median of ${REPEATS})`,
+    "",
+    "| Tool | wall ms | requests | checks |",
+    "|---|---:|---:|---:|",
+    `| this suite (\`petstore-conformance\`, every scenario) | ${median(ourTimes).toFixed(0)} | ${requests} | ${checks} |`,
+    `| Dredd 14.1 (6 transactions, hooks) | ${median(dreddTimes).toFixed(0)} | 6 | 18 (status, headers, body per transaction) |`,
+  ];
+}
+
+async function main(): Promise<void> {
+  const chosen = new Set(flags.sections.split(","));
+  const sections: string[][] = [];
+  if (chosen.has("throughput")) sections.push(await throughput());
+  if (chosen.has("scale")) sections.push(await scale());
+  if (chosen.has("conformance")) sections.push(await conformanceWallTime());
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const report = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Node ${process.version}, with`,
+    "`npm run bench` (" +
+      `autocannon 9: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s measured, median of ${ROUNDS} alternating rounds; ` +
+      `${PINNED ? "server pinned to core 0, autocannon to core 1" : "server and autocannon unpinned"}).`,
+    "",
+    ...sections.flatMap((section) => [...section, ""]),
+  ].join("\n");
+  process.stdout.write(`${report}\n`);
+  if (!flags["no-write"]) writeBenchmarks(report);
+}
+
+const START = "<!-- bench:start -->";
+const END = "<!-- bench:end -->";
+
+function writeBenchmarks(report: string): void {
+  let current = "";
+  try {
+    current = readFileSync(BENCHMARKS, "utf8");
+  } catch {
+    current = `# Benchmarks\n\n${START}\n${END}\n`;
+  }
+  const before = current.includes(START) ? current.slice(0, current.indexOf(START)) : `${current}\n`;
+  const after = current.includes(END) ? current.slice(current.indexOf(END) + END.length) : "\n";
+  writeFileSync(BENCHMARKS, `${before}${START}\n${report}${END}${after}`);
+}
+
+await main();

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import cors from "@fastify/cors";
 import Fastify, {
   type FastifyBaseLogger,
@@ -21,6 +23,8 @@ const INVALID_TOKEN_CHALLENGE = `${AUTH_CHALLENGE}, error="invalid_token"`;
 export const BODY_LIMIT_BYTES = 16 * 1024;
 // Ids longer than this are refused by parseOrderId anyway; the router must still hand them over, not 414.
 const MAX_PARAM_LENGTH = 16 * 1024;
+// Node's default, set explicitly: larger request heads are refused with 431 before any routing.
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface MockServerOptions {
   store: Store;
@@ -29,8 +33,12 @@ export interface MockServerOptions {
   corsOrigins?: readonly string[] | "*";
   /** Structured request log; omitted means no logging at all (the fastest path). */
   logger?: FastifyBaseLogger;
+  /** Time a client has to send a whole request (default 30 s); slower ones get 408 and are cut off. */
   requestTimeoutMs?: number;
+  /** Time a client has to send the request head (default 10 s). */
   headersTimeoutMs?: number;
+  /** How often Node looks for connections past those timeouts (default 1 s). */
+  timeoutCheckIntervalMs?: number;
 }
 
 /** The mock's HTTP layer: routing, authentication, CORS and error records around a Store. */
@@ -43,7 +51,20 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
-    http: { headersTimeout: options.headersTimeoutMs ?? 10_000 },
+    http: {
+      headersTimeout: options.headersTimeoutMs ?? 10_000,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000,
+    },
+    // Errors found before a request reaches a route still get a spec-shaped Error record.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, _request, reply) => {
+      sendError(
+        reply as unknown as FastifyReply,
+        "bad_request",
+        `The request could not be read: ${error.message}`,
+      );
+    },
     // Requests already received on a kept-alive connection during shutdown are answered, not given a 503.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -74,11 +95,6 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
       );
     });
   }
-
-  const sendError = (reply: FastifyReply, code: ErrorCode, message: string) => {
-    const record = errorRecord(code, message);
-    return reply.code(record.status).header("content-type", JSON_CONTENT_TYPE).send(JSON.stringify(record));
-  };
 
   /** Authentication comes before anything else an operation does; false means the 401 is already sent. */
   const authorized = (request: FastifyRequest, reply: FastifyReply): boolean => {
@@ -142,12 +158,15 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
   );
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
-    if (error.statusCode === 413)
+    if (error.statusCode === 413) {
+      // The oversized body was never read; closing the connection keeps its bytes from being parsed as a request.
+      reply.header("connection", "close");
       return sendError(
         reply,
         "payload_too_large",
         `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`,
       );
+    }
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(reply, "bad_request", "The request could not be read.");
     }
@@ -156,6 +175,33 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
   });
 
   return app;
+}
+
+function sendError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
+  const record = errorRecord(code, message);
+  return reply.code(record.status).header("content-type", JSON_CONTENT_TYPE).send(JSON.stringify(record));
+}
+
+/**
+ * Requests Node's parser refuses (a head over MAX_HEADER_BYTES, a timeout, malformed HTTP) never reach
+ * Fastify; the connection gets a raw Error record and is closed, as Node itself would do with a bare status.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const record =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? errorRecord("headers_too_large", `Request headers are limited to ${MAX_HEADER_BYTES} bytes.`)
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? errorRecord("request_timeout", "The request was not received in time.")
+        : errorRecord("bad_request", "The request is not valid HTTP.");
+  const body = JSON.stringify(record);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${record.status} ${STATUS_CODES[record.status]}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 function pathOf(url: string): string {

@@ -8,7 +8,9 @@ export const ERROR_CODES = {
   not_found: 404,
   method_not_allowed: 405,
   bad_request: 400,
+  request_timeout: 408,
   payload_too_large: 413,
+  headers_too_large: 431,
   internal_error: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;

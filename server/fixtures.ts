@@ -15,8 +15,8 @@ export class FixtureError extends Error {
   override name = "FixtureError";
 }
 
-// Generous for hand-written worlds and generated load fixtures alike, small enough to refuse junk early.
-export const MAX_FIXTURE_BYTES = 256 * 1024 * 1024;
+// About 350,000 orders: room for any hand-written or generated world, and junk is refused before it is read.
+export const MAX_FIXTURE_BYTES = 32 * 1024 * 1024;
 const MAX_PROBLEMS_SHOWN = 10;
 const FIXTURE_KEYS = ["apiKeys", "orders"];
 const PLAIN_INTEGER = /^-?\d+$/;

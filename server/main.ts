@@ -43,7 +43,10 @@ async function main(): Promise<number> {
   // Redaction guards against a future log call that passes request headers; today none does.
   const logger = options.quiet
     ? undefined
-    : pino({ redact: { paths: ["req.headers.authorization", "headers.authorization"], remove: true } });
+    : pino({
+        level: options.logLevel,
+        redact: { paths: ["req.headers.authorization", "headers.authorization"], remove: true },
+      });
   const app = await createServer({
     store: createStore(fixture.orders),
     apiKeys,

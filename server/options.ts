@@ -11,8 +11,12 @@ export interface CliOptions {
   apiKeys?: string[];
   corsOrigins: string[] | "*";
   quiet: boolean;
+  logLevel: LogLevel;
   help: boolean;
 }
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -33,7 +37,8 @@ Options (each flag overrides its environment variable):
                          fixture file's keys                             (PETSTORE_API_KEYS, comma-separated)
   --cors-origin ORIGIN   origin allowed from browsers, repeatable        (PETSTORE_CORS_ORIGINS,
                                                                           comma-separated, default any)
-  --quiet                no request log                                  (PETSTORE_QUIET=1)
+  --quiet                no log at all                                   (PETSTORE_QUIET=1)
+  --log-level LEVEL      fatal, error, warn, info, debug or trace        (PETSTORE_LOG_LEVEL, default info)
   --help                 show this help
 `;
 
@@ -57,6 +62,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
     corsOrigins: !corsOrigins || corsOrigins.includes("*") ? "*" : corsOrigins,
     quiet: values.quiet ?? ["1", "true"].includes(env.PETSTORE_QUIET ?? ""),
+    logLevel: parseLogLevel(values["log-level"] ?? env.PETSTORE_LOG_LEVEL ?? "info"),
     help: values.help ?? false,
   };
 }
@@ -73,9 +79,16 @@ function parse(argv: readonly string[]) {
       "api-key": { type: "string", multiple: true },
       "cors-origin": { type: "string", multiple: true },
       quiet: { type: "boolean" },
+      "log-level": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
+}
+
+function parseLogLevel(text: string): LogLevel {
+  if (!LOG_LEVELS.includes(text as LogLevel))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${text}")`);
+  return text as LogLevel;
 }
 
 function parsePort(text: string): number {

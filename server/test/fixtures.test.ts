@@ -170,6 +170,16 @@ describe("fixture loading", () => {
     );
   });
 
+  it("refuses a 50 MB file by its size, before reading it", () => {
+    const path = writeFixture(Buffer.alloc(50 * 1024 * 1024, 0x20));
+    const started = performance.now();
+    assert.throws(
+      () => loadFixtureFile(path, contract),
+      new RegExp(`${path}: the file is 52428800 bytes; fixture files are limited to 33554432`),
+    );
+    assert.ok(performance.now() - started < 500, "refused without parsing");
+  });
+
   it("reads a fixture file from disk", () => {
     const path = writeFixture({ apiKeys: ["k"], orders: [{ id: 1, status: "cancelled" }] });
     assert.equal(loadFixtureFile(path, contract).orders[0]?.status, "cancelled");

@@ -151,6 +151,41 @@ describe("the mock as a process (npm start)", () => {
       }
     });
 
+    it("never logs a key or an Authorization header, even at trace level", async () => {
+      const path = writeFixture({ apiKeys: ["fixture-secret-7"], orders: [{ id: 1, status: "pending" }] });
+      const mock = await startMockProcess(["--fixtures", path, "--log-level", "trace"]);
+      try {
+        for (const authorization of [
+          "Bearer fixture-secret-7",
+          "Bearer guessed-secret-9",
+          "Basic Zml4dHVyZS1zZWNyZXQtNw==",
+          "bearer fixture-secret-7",
+        ]) {
+          for (const [method, url] of [
+            ["GET", `${mock.url}/store/orders`],
+            ["DELETE", `${mock.url}/store/orders/1`],
+            ["DELETE", `${mock.url}/store/orders/abc`],
+            ["POST", `${mock.url}/store/orders`],
+          ]) {
+            const response = await fetch(url as string, { method, headers: { authorization } });
+            assert.doesNotMatch(await response.text(), /secret|Zml4/, "no key in a response");
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const output = mock.output();
+        assert.ok(
+          output.split("\n").filter((line) => line.includes('"msg":"request"')).length >= 16,
+          "the requests were logged",
+        );
+        assert.doesNotMatch(
+          output,
+          /fixture-secret-7|guessed-secret-9|Zml4dHVyZS1zZWNyZXQtNw|authorization/i,
+        );
+      } finally {
+        await mock.stop();
+      }
+    });
+
     it("logs nothing per request with --quiet", async () => {
       const mock = await startMockProcess(["--quiet"]);
       try {

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { connect, type Socket } from "node:net";
+import { after, before, describe, it } from "node:test";
+import type { FastifyInstance } from "fastify";
+import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES } from "../app.ts";
+import { bundledApp, DEV_KEY } from "./support.ts";
+
+/** Sends raw bytes and collects everything until the server closes the connection (or the deadline). */
+async function exchangeRaw(port: number, chunks: Array<string | { pauseMs: number }>, deadlineMs = 5_000) {
+  const socket: Socket = connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  let received = "";
+  socket.on("data", (data) => {
+    received += data;
+  });
+  const closed = once(socket, "close").then(() => true);
+  const started = Date.now();
+  for (const chunk of chunks) {
+    if (typeof chunk === "string") {
+      if (!socket.destroyed) socket.write(chunk);
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, chunk.pauseMs));
+    }
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), deadlineMs);
+  });
+  const wasClosed = await Promise.race([closed, deadline]);
+  clearTimeout(timer);
+  socket.destroy();
+  return { received, closed: wasClosed, afterMs: Date.now() - started };
+}
+
+function statusAndBody(raw: string): { status: number; body: Record<string, unknown> } {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]);
+  const body = raw.slice(raw.indexOf("\r\n\r\n") + 4);
+  return { status, body: JSON.parse(body) };
+}
+
+describe("limits and slow clients (real sockets)", () => {
+  let app: FastifyInstance;
+  let port: number;
+  before(async () => {
+    app = await bundledApp({ headersTimeoutMs: 500, requestTimeoutMs: 1_000, timeoutCheckIntervalMs: 100 });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    port = (app.server.address() as { port: number }).port;
+  });
+  after(() => app.close());
+
+  it(`answers request heads over ${MAX_HEADER_BYTES} bytes with a 431 Error record and closes`, async () => {
+    const big = "x".repeat(MAX_HEADER_BYTES + 100);
+    const result = await exchangeRaw(port, [
+      `GET /v1/store/orders HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${DEV_KEY}\r\nX-Big: ${big}\r\n\r\n`,
+    ]);
+    const { status, body } = statusAndBody(result.received);
+    assert.equal(status, 431);
+    assert.deepEqual(body, {
+      code: "headers_too_large",
+      message: `Request headers are limited to ${MAX_HEADER_BYTES} bytes.`,
+      status: 431,
+    });
+    assert.ok(result.closed);
+  });
+
+  it(`refuses bodies over ${BODY_LIMIT_BYTES} bytes with 413 before reading them, and closes`, async () => {
+    const length = 50 * 1024 * 1024;
+    const result = await exchangeRaw(port, [
+      `DELETE /v1/store/orders/2 HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${DEV_KEY}\r\nContent-Type: text/plain\r\nContent-Length: ${length}\r\n\r\n`,
+      "x".repeat(1024),
+    ]);
+    const { status, body } = statusAndBody(result.received);
+    assert.equal(status, 413);
+    assert.equal(body.code, "payload_too_large");
+    assert.match(result.received, /\r\nconnection: close\r\n/i);
+    assert.ok(result.closed, "the rest of the 50 MB is never read");
+    const still = await app.inject({
+      method: "DELETE",
+      url: "/v1/store/orders/2",
+      headers: { authorization: `Bearer ${DEV_KEY}` },
+    });
+    assert.equal(still.statusCode, 204, "the refused request cancelled nothing");
+  });
+
+  it("cuts off a client that never finishes its request head", async () => {
+    const result = await exchangeRaw(
+      port,
+      ["GET /v1/store/orders HTTP/1.1\r\nHost: t\r\n", { pauseMs: 2_000 }],
+      5_000,
+    );
+    assert.ok(result.closed, "the connection was closed");
+    assert.ok(result.afterMs < 4_000, `closed after ${result.afterMs} ms`);
+    if (result.received) assert.equal(statusAndBody(result.received).status, 408);
+  });
+
+  it("cuts off a client that sends its body too slowly", async () => {
+    const result = await exchangeRaw(port, [
+      `DELETE /v1/store/orders/3 HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${DEV_KEY}\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nabc`,
+      { pauseMs: 2_500 },
+      "defghij",
+    ]);
+    assert.ok(result.closed);
+    const { status, body } = statusAndBody(result.received);
+    assert.equal(status, 408);
+    assert.equal(body.code, "request_timeout");
+  });
+
+  it("answers malformed HTTP and undecodable paths with 400 Error records", async () => {
+    const garbage = await exchangeRaw(port, ["NOT-HTTP at all\r\n\r\n"]);
+    assert.equal(statusAndBody(garbage.received).status, 400);
+    assert.equal(statusAndBody(garbage.received).body.code, "bad_request");
+    const badPath = await app.inject({
+      method: "DELETE",
+      url: "/v1/store/orders/%zz",
+      headers: { authorization: `Bearer ${DEV_KEY}` },
+    });
+    assert.equal(badPath.statusCode, 400);
+    assert.equal(JSON.parse(badPath.body).code, "bad_request");
+    assert.equal(JSON.parse(badPath.body).status, 400);
+  });
+});

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
-import { type CliOptions, parseCliOptions, type ReporterName, USAGE, UsageError } from "./options.ts";
+import { readCommandLine } from "../common/command-line.ts";
+import { parseCliOptions, type ReporterName, USAGE } from "./options.ts";
 import type { Report } from "./report.ts";
 import { renderJson } from "./reporters/json.ts";
 import { renderJunit } from "./reporters/junit.ts";
@@ -8,18 +9,8 @@ import { ConformanceUsageError, runConformance, TargetUnreachableError } from ".
 
 /** The command line: options in, a report out, and an exit code CI can gate on. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let options: CliOptions;
-  try {
-    options = parseCliOptions(argv, env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  const options = readCommandLine(() => parseCliOptions(argv, env), USAGE);
+  if (typeof options === "number") return options;
 
   let report: Report;
   try {

@@ -1,4 +1,5 @@
-import { parseArgs } from "node:util";
+import type { ParseArgsConfig } from "node:util";
+import { parseFlags, UsageError } from "../common/command-line.ts";
 import type { ConformanceOptions } from "./runner.ts";
 
 export const REPORTERS = ["pretty", "json", "junit"] as const;
@@ -9,10 +10,6 @@ export interface CliOptions {
   reporter: ReporterName;
   output?: string;
   help: boolean;
-}
-
-export class UsageError extends Error {
-  override name = "UsageError";
 }
 
 export const USAGE = `Usage: npm run conformance -- --base-url URL --api-key KEY [options]
@@ -35,13 +32,20 @@ Options:
 Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage or target unreachable.
 `;
 
+const FLAGS = {
+  "base-url": { type: "string" },
+  "api-key": { type: "string" },
+  "pending-order-id": { type: "string" },
+  "shipped-order-id": { type: "string" },
+  "missing-order-id": { type: "string" },
+  reporter: { type: "string" },
+  output: { type: "string" },
+  timeout: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} satisfies NonNullable<ParseArgsConfig["options"]>;
+
 export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
-  let values: ReturnType<typeof parse>["values"];
-  try {
-    values = parse(argv).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseFlags(argv, FLAGS);
   if (values.help) return { run: { baseUrl: "", apiKey: "" }, reporter: "pretty", help: true };
   const baseUrl = values["base-url"] ?? (env.PETSTORE_BASE_URL || undefined);
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
@@ -68,23 +72,4 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     ...(values.output ? { output: values.output } : {}),
     help: false,
   };
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      "base-url": { type: "string" },
-      "api-key": { type: "string" },
-      "pending-order-id": { type: "string" },
-      "shipped-order-id": { type: "string" },
-      "missing-order-id": { type: "string" },
-      reporter: { type: "string" },
-      output: { type: "string" },
-      timeout: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
 }

@@ -1,27 +1,18 @@
 #!/usr/bin/env -S npx tsx
 import { relative, resolve } from "node:path";
 import { pino } from "pino";
+import { readCommandLine } from "../common/command-line.ts";
 import { loadContract } from "../contract/openapi.ts";
 import { BASE_PATH, createServer } from "./app.ts";
 import { FixtureError, loadFixtureFile } from "./fixtures.ts";
-import { BUNDLED_FIXTURES, type CliOptions, parseCliOptions, USAGE, UsageError } from "./options.ts";
+import { BUNDLED_FIXTURES, parseCliOptions, USAGE } from "./options.ts";
 import { createStore } from "./store.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
 async function main(): Promise<number> {
-  let options: CliOptions;
-  try {
-    options = parseCliOptions(process.argv.slice(2), process.env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  const options = readCommandLine(() => parseCliOptions(process.argv.slice(2), process.env), USAGE);
+  if (typeof options === "number") return options;
 
   const contract = loadContract();
   let fixture: ReturnType<typeof loadFixtureFile>;

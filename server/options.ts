@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import type { ParseArgsConfig } from "node:util";
+import { parseFlags, UsageError } from "../common/command-line.ts";
 
 export const BUNDLED_FIXTURES = fileURLToPath(new URL("../fixtures/orders.json", import.meta.url));
 
@@ -17,10 +18,6 @@ export interface CliOptions {
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export class UsageError extends Error {
-  override name = "UsageError";
-}
 
 export const USAGE = `Usage: npm start -- [options]
        tsx server/main.ts [options]
@@ -42,14 +39,20 @@ Options (each flag overrides its environment variable):
   --help                 show this help
 `;
 
+const FLAGS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  fixtures: { type: "string" },
+  "api-key": { type: "string", multiple: true },
+  "cors-origin": { type: "string", multiple: true },
+  quiet: { type: "boolean" },
+  "log-level": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} satisfies NonNullable<ParseArgsConfig["options"]>;
+
 export function parseCliOptions(argv: readonly string[], environment: NodeJS.ProcessEnv): CliOptions {
   const env = withoutEmptyValues(environment);
-  let values: ReturnType<typeof parse>["values"];
-  try {
-    values = parse(argv).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseFlags(argv, FLAGS);
   const apiKeys = values["api-key"] ?? splitList(env.PETSTORE_API_KEYS);
   if (apiKeys?.some((key) => key.trim() === "" || /\s/.test(key))) {
     throw new UsageError("API keys must be non-empty and contain no white space");
@@ -65,24 +68,6 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     logLevel: parseLogLevel(values["log-level"] ?? env.PETSTORE_LOG_LEVEL ?? "info"),
     help: values.help ?? false,
   };
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      fixtures: { type: "string" },
-      "api-key": { type: "string", multiple: true },
-      "cors-origin": { type: "string", multiple: true },
-      quiet: { type: "boolean" },
-      "log-level": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
 }
 
 function parseLogLevel(text: string): LogLevel {

@@ -19,6 +19,7 @@ import { startJsonServer, startPrismMock } from "./peers.ts";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
 const CEILING = join(ROOT, "scripts/ceiling-server.ts");
+const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
 const CONFORMANCE_CLI = join(ROOT, "conformance/cli.ts");
 const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
 const DEV_KEY = "dev-key-123";
@@ -165,6 +166,11 @@ async function throughput(): Promise<string[]> {
     [
       { name: "bare node:http (ceiling)", start: ceiling(BUNDLED_FIXTURES), path: list },
       { name: "this mock (--quiet)", start: ours(BUNDLED_FIXTURES), path: list },
+      {
+        name: "Fastify alone: one route, no plugins (the framework's floor)",
+        start: () => startListeningProcess(FASTIFY_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
+        path: list,
+      },
       { name: "Prism 5.14 mock (-v silent)", start: () => startPrismMock({ quiet: true }), path: list },
       {
         name: "json-server 0.17 (--quiet)",

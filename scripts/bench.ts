@@ -33,7 +33,7 @@ const { values: flags } = parseArgs({
     warmup: { type: "string", default: "5" },
     scale: { type: "string", default: "1000,10000,100000" },
     repeats: { type: "string", default: "5" },
-    rounds: { type: "string", default: "3" },
+    rounds: { type: "string", default: "5" },
     sections: { type: "string", default: "throughput,scale,conformance" },
     "no-write": { type: "boolean", default: false },
   },
@@ -162,31 +162,27 @@ async function rounds(contenders: Contender[], options: { method?: string; key: 
 
 async function throughput(): Promise<string[]> {
   const list = "/store/orders";
-  const listLoads = await rounds(
-    [
-      { name: "bare node:http (ceiling)", start: ceiling(BUNDLED_FIXTURES), path: list },
-      { name: "this mock (--quiet)", start: ours(BUNDLED_FIXTURES), path: list },
-      {
-        name: "Fastify alone: one route, no plugins (the framework's floor)",
-        start: () => startListeningProcess(FASTIFY_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
-        path: list,
-      },
-      { name: "Prism 5.14 mock (-v silent)", start: () => startPrismMock({ quiet: true }), path: list },
-      {
-        name: "json-server 0.17 (--quiet)",
-        start: () => startJsonServer(BUNDLED_FIXTURES, { quiet: true }),
-        path: list,
-      },
-    ],
-    { key: DEV_KEY },
-  );
-  const names = [
-    "bare node:http (ceiling)",
-    "this mock (--quiet)",
-    "Prism 5.14 mock (-v silent)",
-    "json-server 0.17 (--quiet)",
+  const contenders: Contender[] = [
+    { name: "bare node:http (ceiling)", start: ceiling(BUNDLED_FIXTURES), path: list },
+    { name: "this mock (--quiet)", start: ours(BUNDLED_FIXTURES), path: list },
+    {
+      name: "Fastify alone: one route, no plugins",
+      start: () => startListeningProcess(FASTIFY_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
+      path: list,
+    },
+    { name: "Prism 5.14 mock (-v silent)", start: () => startPrismMock({ quiet: true }), path: list },
+    {
+      name: "json-server 0.17 (--quiet)",
+      start: () => startJsonServer(BUNDLED_FIXTURES, { quiet: true }),
+      path: list,
+    },
   ];
-  const [top, mine, prism] = listLoads.map((result) => result.rps) as [number, number, number];
+  const listLoads = await rounds(contenders, { key: DEV_KEY });
+  const rpsOf = (name: string) =>
+    listLoads[contenders.findIndex((contender) => contender.name === name)]?.rps ?? Number.NaN;
+  const top = rpsOf("bare node:http (ceiling)");
+  const mine = rpsOf("this mock (--quiet)");
+  const prism = rpsOf("Prism 5.14 mock (-v silent)");
 
   const pair = (path: string) => [
     { name: "ceiling", start: ceiling(BUNDLED_FIXTURES), path },
@@ -206,7 +202,7 @@ async function throughput(): Promise<string[]> {
     "|---|---:|---:|---:|---:|---:|---|",
     ...listLoads.map(
       (r, index) =>
-        `| ${names[index]} | ${r.rps.toFixed(0)} | ${ms(r.mean)} | ${r.p50} | ${r.p99} | ${ratio(r.rps, top)} | ${r.statuses} |`,
+        `| ${contenders[index]?.name} | ${r.rps.toFixed(0)} | ${ms(r.mean)} | ${r.p50} | ${r.p99} | ${ratio(r.rps, top)} | ${r.statuses} |`,
     ),
     "",
     `This mock / Prism: **${(mine / prism).toFixed(1)}×**.`,

@@ -39,6 +39,11 @@ describe("authenticator", () => {
       "Basic ZGV2LWtleS0xMjM=",
       "Token dev-key-123",
       "dev-key-123",
+      "Bearerdev-key-123",
+      "Bearer-dev-key-123",
+      "Bearez dev-key-123",
+      "Bear",
+      "\t \t",
     ]) {
       assert.deepEqual(authenticate(header), { ok: false, tokenGiven: false }, String(header));
     }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,12 +51,20 @@ interface Load {
   p50: number;
   p99: number;
   statuses: string;
+  /** Server CPU time (user + system, its child processes included) per request, warm-up included; NaN if unknown. */
+  cpuMicros: number;
 }
 
 /** One autocannon run from its own process: warm-up first, then the measured, fixed-duration run. */
 function load(
   url: string,
-  options: { method?: string; key?: string; connections?: number; duration?: number } = {},
+  options: {
+    method?: string;
+    key?: string;
+    connections?: number;
+    duration?: number;
+    serverPid?: number;
+  } = {},
 ): Promise<Load> {
   const connections = options.connections ?? CONNECTIONS;
   const args = ["-j", "-n", "-c", String(connections), "-d", String(options.duration ?? DURATION)];
@@ -66,6 +74,7 @@ function load(
   args.push(url);
   return new Promise((resolve, reject) => {
     const [command = AUTOCANNON, ...prefixArgs] = [...LOAD_PREFIX, AUTOCANNON];
+    const cpuBefore = cpuTicks(options.serverPid);
     const child = spawn(command, [...prefixArgs, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk) => {
@@ -74,7 +83,10 @@ function load(
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
       // With a warm-up autocannon prints two JSON documents, one per line; the measured run is the last.
+      const cpu = cpuTicks(options.serverPid) - cpuBefore;
       const lines = output.trim().split("\n");
+      const runs = lines.map((line) => JSON.parse(line) as { requests: { total: number } });
+      const requests = runs.reduce((sum, run) => sum + run.requests.total, 0);
       const result = JSON.parse(lines[lines.length - 1] ?? "{}");
       const stats = (result.statusCodeStats ?? {}) as Record<string, { count: number }>;
       const statuses = Object.entries(stats)
@@ -86,9 +98,47 @@ function load(
         p50: result.latency.p50,
         p99: result.latency.p99,
         statuses,
+        cpuMicros: (cpu * TICK_MICROS) / requests,
       });
     });
   });
+}
+
+const TICK_MICROS = 1e6 / Number(spawnSync("getconf", ["CLK_TCK"]).stdout?.toString() || 100);
+
+/**
+ * CPU time used so far by a process and its descendants, in clock ticks, from /proc. Throughput alone
+ * flatters the fastest servers once autocannon's own core is the limit; CPU per request does not.
+ */
+function cpuTicks(pid: number | undefined): number {
+  if (pid === undefined || !existsSync("/proc")) return Number.NaN;
+  const processes = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => {
+      try {
+        // After the command name: state, ppid, …; utime and stime are the 12th and 13th fields (proc(5)).
+        const fields = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+        return {
+          pid: Number(name),
+          parent: Number(fields[1]),
+          ticks: Number(fields[11]) + Number(fields[12]),
+        };
+      } catch {
+        return undefined; // exited while being read
+      }
+    })
+    .filter((entry) => entry !== undefined);
+  const family = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const entry of processes) {
+      if (!family.has(entry.pid) && family.has(entry.parent)) {
+        family.add(entry.pid);
+        grew = true;
+      }
+    }
+  }
+  return processes.filter((entry) => family.has(entry.pid)).reduce((sum, entry) => sum + entry.ticks, 0);
 }
 
 interface Server {
@@ -123,6 +173,7 @@ const ours = (fixtures: string) => () => startMockProcess(["--quiet", "--fixture
 
 const ratio = (value: number, base: number) => `${((value / base) * 100).toFixed(0)}%`;
 const ms = (value: number) => value.toFixed(2);
+const micros = (value: number) => (Number.isNaN(value) ? "n/a" : value.toFixed(1));
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
@@ -147,13 +198,15 @@ async function rounds(contenders: Contender[], options: { method?: string; key: 
     const results: Load[][] = contenders.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, contender] of contenders.entries()) {
-        const server = servers[index] as Server;
-        results[index]?.push(await load(`${server.url}${contender.path}`, options));
+        const server = servers[index] as Server & { pid?: number | undefined; child?: { pid?: number } };
+        const serverPid = server.pid ?? server.child?.pid;
+        results[index]?.push(await load(`${server.url}${contender.path}`, { ...options, serverPid }));
       }
     }
     return results.map((loads) => {
       const middle = median(loads.map((result) => result.rps));
-      return loads.find((result) => result.rps === middle) as Load;
+      const chosen = loads.find((result) => result.rps === middle) as Load;
+      return { ...chosen, cpuMicros: median(loads.map((result) => result.cpuMicros)) };
     });
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
@@ -178,9 +231,10 @@ async function throughput(): Promise<string[]> {
     },
   ];
   const listLoads = await rounds(contenders, { key: DEV_KEY });
-  const rpsOf = (name: string) =>
-    listLoads[contenders.findIndex((contender) => contender.name === name)]?.rps ?? Number.NaN;
+  const loadOf = (name: string) => listLoads[contenders.findIndex((contender) => contender.name === name)];
+  const rpsOf = (name: string) => loadOf(name)?.rps ?? Number.NaN;
   const top = rpsOf("bare node:http (ceiling)");
+  const topCpu = loadOf("bare node:http (ceiling)")?.cpuMicros ?? Number.NaN;
   const mine = rpsOf("this mock (--quiet)");
   const prism = rpsOf("Prism 5.14 mock (-v silent)");
 
@@ -198,23 +252,27 @@ async function throughput(): Promise<string[]> {
   return [
     "### Throughput: `GET /v1/store/orders` with a valid key, bundled fixtures (12 orders)",
     "",
-    "| Server | req/s | mean ms | p50 ms | p99 ms | vs ceiling | statuses |",
-    "|---|---:|---:|---:|---:|---:|---|",
+    "Server CPU per request is the server process's user and system time (its child processes included) over",
+    "the requests it answered, median of the rounds; it stays meaningful when autocannon's core, not the",
+    "server's, limits the request rate. The ratio column reads as throughput would with the server's core as the limit.",
+    "",
+    "| Server | req/s | vs ceiling | server CPU µs/req | ceiling's CPU / this | mean ms | p50 ms | p99 ms | statuses |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ...listLoads.map(
       (r, index) =>
-        `| ${contenders[index]?.name} | ${r.rps.toFixed(0)} | ${ms(r.mean)} | ${r.p50} | ${r.p99} | ${ratio(r.rps, top)} | ${r.statuses} |`,
+        `| ${contenders[index]?.name} | ${r.rps.toFixed(0)} | ${ratio(r.rps, top)} | ${micros(r.cpuMicros)} | ${ratio(topCpu, r.cpuMicros)} | ${ms(r.mean)} | ${r.p50} | ${r.p99} | ${r.statuses} |`,
     ),
     "",
     `This mock / Prism: **${(mine / prism).toFixed(1)}×**.`,
     "",
     "### Error paths: this mock vs the ceiling",
     "",
-    "| Request | ceiling req/s | mock req/s | mock vs ceiling | mock mean / p99 ms | mock statuses |",
-    "|---|---:|---:|---:|---|---|",
+    "| Request | ceiling req/s | mock req/s | mock vs ceiling | CPU µs/req ceiling / mock | ceiling's CPU / mock's | mock mean / p99 ms | mock statuses |",
+    "|---|---:|---:|---:|---:|---:|---|---|",
     ...errorRows.map(([name, [ceilingLoad, mockLoad]]) => {
       const c = ceilingLoad as Load;
       const m = mockLoad as Load;
-      return `| ${name} | ${c.rps.toFixed(0)} | ${m.rps.toFixed(0)} | ${ratio(m.rps, c.rps)} | ${ms(m.mean)} / ${m.p99} | ${m.statuses} |`;
+      return `| ${name} | ${c.rps.toFixed(0)} | ${m.rps.toFixed(0)} | ${ratio(m.rps, c.rps)} | ${micros(c.cpuMicros)} / ${micros(m.cpuMicros)} | ${ratio(c.cpuMicros, m.cpuMicros)} | ${ms(m.mean)} / ${m.p99} | ${m.statuses} |`;
     }),
   ];
 }

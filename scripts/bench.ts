@@ -20,6 +20,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
 const CEILING = join(ROOT, "scripts/ceiling-server.ts");
 const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
+const ROUTER_FLOOR = join(ROOT, "scripts/router-floor-server.ts");
 const CONFORMANCE_CLI = join(ROOT, "conformance/cli.ts");
 const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
 const DEV_KEY = "dev-key-123";
@@ -221,6 +222,11 @@ async function throughput(): Promise<string[]> {
     {
       name: "Fastify alone: one route, no plugins",
       start: () => startListeningProcess(FASTIFY_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
+      path: list,
+    },
+    {
+      name: "node:http + find-my-way + cors: one route, no logging",
+      start: () => startListeningProcess(ROUTER_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
       path: list,
     },
     { name: "Prism 5.14 mock (-v silent)", start: () => startPrismMock({ quiet: true }), path: list },

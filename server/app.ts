@@ -75,9 +75,10 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
 
   await app.register(cors, {
     origin: options.corsOrigins === undefined || options.corsOrigins === "*" ? "*" : [...options.corsOrigins],
-    methods: ["GET", "HEAD", "DELETE"],
-    allowedHeaders: ["Authorization", "Content-Type"],
-    exposedHeaders: ["WWW-Authenticate", "Allow"],
+    // Strings, not arrays: the plugin joins arrays again on every request.
+    methods: "GET, HEAD, DELETE",
+    allowedHeaders: "Authorization, Content-Type",
+    exposedHeaders: "WWW-Authenticate, Allow",
     maxAge: 600,
     strictPreflight: false,
   });

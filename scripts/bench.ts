@@ -45,6 +45,13 @@ const REPEATS = Number(flags.repeats);
 const ROUNDS = Number(flags.rounds);
 const CONNECTIONS = 4 * cpus().length;
 
+/** The parts of autocannon's `-j` output this report reads. */
+interface AutocannonResult {
+  requests: { total: number; average: number };
+  latency: { mean: number; p50: number; p99: number };
+  statusCodeStats?: Record<string, { count: number }>;
+}
+
 interface Load {
   rps: number;
   /** Latencies in ms; autocannon's percentiles have 1 ms resolution, the mean does not. */
@@ -85,11 +92,13 @@ function load(
       if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
       // With a warm-up autocannon prints two JSON documents, one per line; the measured run is the last.
       const cpu = cpuTicks(options.serverPid) - cpuBefore;
-      const lines = output.trim().split("\n");
-      const runs = lines.map((line) => JSON.parse(line) as { requests: { total: number } });
+      const runs = output
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as AutocannonResult);
       const requests = runs.reduce((sum, run) => sum + run.requests.total, 0);
-      const result = JSON.parse(lines[lines.length - 1] ?? "{}");
-      const stats = (result.statusCodeStats ?? {}) as Record<string, { count: number }>;
+      const result = runs[runs.length - 1] as AutocannonResult;
+      const stats = result.statusCodeStats ?? {};
       const statuses = Object.entries(stats)
         .map(([status, { count }]) => `${status}×${count}`)
         .join(" ");
@@ -147,12 +156,13 @@ interface Server {
   stop(): Promise<unknown>;
 }
 
-async function withServer<T>(
-  start: () => Promise<Server & { pid?: number | undefined; child?: { pid?: number } }>,
-  use: (server: Server) => Promise<T>,
-) {
+/** Our launchers give the child process, the peers' launchers its pid. */
+type StartedServer = Server & { pid?: number | undefined; child?: { pid?: number } };
+const pidOf = (server: StartedServer) => server.pid ?? server.child?.pid;
+
+async function withServer<T>(start: () => Promise<StartedServer>, use: (server: Server) => Promise<T>) {
   const server = await start();
-  pinServer(server.pid ?? server.child?.pid);
+  pinServer(pidOf(server));
   try {
     return await use(server);
   } finally {
@@ -180,7 +190,7 @@ const median = (values: number[]) =>
 
 interface Contender {
   name: string;
-  start: () => Promise<Server & { pid?: number | undefined; child?: { pid?: number } }>;
+  start: () => Promise<StartedServer>;
   path: string;
 }
 
@@ -189,19 +199,20 @@ interface Contender {
  * the median throughput for each: alternating rounds spread this machine's noise over every contender alike.
  */
 async function rounds(contenders: Contender[], options: { method?: string; key: string }): Promise<Load[]> {
-  const servers: Array<Server & { pid?: number | undefined; child?: { pid?: number } }> = [];
+  const servers: StartedServer[] = [];
   try {
     for (const contender of contenders) {
       const server = await contender.start();
-      pinServer(server.pid ?? server.child?.pid);
+      pinServer(pidOf(server));
       servers.push(server);
     }
     const results: Load[][] = contenders.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, contender] of contenders.entries()) {
-        const server = servers[index] as Server & { pid?: number | undefined; child?: { pid?: number } };
-        const serverPid = server.pid ?? server.child?.pid;
-        results[index]?.push(await load(`${server.url}${contender.path}`, { ...options, serverPid }));
+        const server = servers[index] as StartedServer;
+        results[index]?.push(
+          await load(`${server.url}${contender.path}`, { ...options, serverPid: pidOf(server) }),
+        );
       }
     }
     return results.map((loads) => {

@@ -1,20 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseArgs } from "node:util";
-import { loadContract } from "../contract/openapi.ts";
-import { loadFixtureFile } from "../server/fixtures.ts";
-import { createStore } from "../server/store.ts";
+import { JSON_CONTENT_TYPE as json } from "../server/errors.ts";
+import { loadComparisonWorld } from "./comparison-world.ts";
 
 /**
  * The ceiling for the benchmark: bare node:http that checks the key and writes a body computed once at
  * start-up (the same bytes the mock serves). No routing, no framework, no logging: what no mock can beat.
  */
-const { values } = parseArgs({ options: { fixtures: { type: "string" }, port: { type: "string" } } });
-if (!values.fixtures) throw new Error("--fixtures FILE is required");
-const fixture = loadFixtureFile(values.fixtures, loadContract());
-const expected = `Bearer ${fixture.apiKeys[0]}`;
-const list = createStore(fixture.orders).listBody();
-const json = "application/json; charset=utf-8";
+const world = loadComparisonWorld();
+const expected = `Bearer ${world.apiKeys[0]}`;
+const list = world.store.listBody();
 const unauthorized = Buffer.from(
   '{"code":"unauthorized","message":"The API key is not valid.","status":401}',
 );
@@ -37,9 +32,7 @@ const server = createServer((request, response) => {
     response.writeHead(404, { "content-type": json, "content-length": notFound.length }).end(notFound);
   }
 });
-server.listen(Number(values.port ?? 0), "127.0.0.1", () => {
-  process.stdout.write(
-    `ceiling listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/v1\n`,
-  );
+server.listen(world.port, "127.0.0.1", () => {
+  world.announce("ceiling", (server.address() as AddressInfo).port);
 });
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -1,24 +1,19 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseArgs } from "node:util";
 import cors from "cors";
 import FindMyWay from "find-my-way";
-import { loadContract } from "../contract/openapi.ts";
 import { createAuthenticator } from "../server/auth.ts";
-import { loadFixtureFile } from "../server/fixtures.ts";
-import { createStore } from "../server/store.ts";
+import { JSON_CONTENT_TYPE as json } from "../server/errors.ts";
+import { loadComparisonWorld } from "./comparison-world.ts";
 
 /**
  * What leaving Fastify would buy, for the benchmark: bare node:http with Fastify's router (find-my-way) and
  * the `cors` middleware configured as the mock's CORS is, one route with the mock's key check and the same
  * cached body. No logging, no 404/405 records, no body limits: a floor for that design, not a mock.
  */
-const { values } = parseArgs({ options: { fixtures: { type: "string" }, port: { type: "string" } } });
-if (!values.fixtures) throw new Error("--fixtures FILE is required");
-const fixture = loadFixtureFile(values.fixtures, loadContract());
-const authenticate = createAuthenticator(fixture.apiKeys);
-const store = createStore(fixture.orders);
-const json = "application/json; charset=utf-8";
+const world = loadComparisonWorld();
+const authenticate = createAuthenticator(world.apiKeys);
+const { store } = world;
 
 const allowCors = cors({
   origin: "*",
@@ -40,9 +35,7 @@ router.on("GET", "/v1/store/orders", (request, response) => {
 const server = createServer((request, response) => {
   allowCors(request, response, () => router.lookup(request, response));
 });
-server.listen(Number(values.port ?? 0), "127.0.0.1", () => {
-  process.stdout.write(
-    `router floor listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/v1\n`,
-  );
+server.listen(world.port, "127.0.0.1", () => {
+  world.announce("router floor", (server.address() as AddressInfo).port);
 });
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

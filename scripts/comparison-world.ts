@@ -1,0 +1,27 @@
+import { parseArgs } from "node:util";
+import { loadContract } from "../contract/openapi.ts";
+import { loadFixtureFile } from "../server/fixtures.ts";
+import { createStore, type Store } from "../server/store.ts";
+
+/**
+ * What every comparison server of the benchmark starts from: `--fixtures FILE` and `--port N`, the
+ * fixture's orders in a Store (so the bytes served are the mock's own), and the line the bench waits for.
+ */
+export function loadComparisonWorld(): {
+  apiKeys: string[];
+  store: Store;
+  port: number;
+  announce(name: string, port: number): void;
+} {
+  const { values } = parseArgs({ options: { fixtures: { type: "string" }, port: { type: "string" } } });
+  if (!values.fixtures) throw new Error("--fixtures FILE is required");
+  const fixture = loadFixtureFile(values.fixtures, loadContract());
+  return {
+    apiKeys: fixture.apiKeys,
+    store: createStore(fixture.orders),
+    port: Number(values.port ?? 0),
+    announce(name, port) {
+      process.stdout.write(`${name} listening on http://127.0.0.1:${port}/v1\n`);
+    },
+  };
+}

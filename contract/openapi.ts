@@ -6,8 +6,10 @@ import { parse as parseYaml } from "yaml";
 import { isInt64Projection } from "./exact-json.ts";
 
 export const OPENAPI_PATH = fileURLToPath(new URL("../openapi.yaml", import.meta.url));
-
+/** The mock's own control API: a document of its own, so that openapi.yaml stays the product's contract. */
+export const CONTROL_OPENAPI_PATH = fileURLToPath(new URL("../control.openapi.yaml", import.meta.url));
 const DOCUMENT_ID = "openapi.yaml";
+const CONTROL_DOCUMENT_ID = "control.openapi.yaml";
 // Top-level OpenAPI keys are not JSON Schema keywords; declaring them lets strict ajv load the whole
 // document once and resolve every schema by JSON pointer, so no schema is ever copied out of it.
 const OPENAPI_ROOT_KEYS = ["openapi", "info", "servers", "security", "tags", "paths", "components"];
@@ -42,26 +44,49 @@ export interface Contract {
 
 /** Loads openapi.yaml and prepares a strict ajv that validates values projected by toSchemaView. */
 export function loadContract(path: string = OPENAPI_PATH): Contract {
-  const document = parseYaml(readFileSync(path, "utf8")) as OpenApiDocument;
+  return compileContract({ id: DOCUMENT_ID, document: readYaml(path) });
+}
+
+/** The control API's document, with openapi.yaml beside it for the schemas it refers to. */
+export function loadControlContract(): Contract {
+  return compileContract({ id: CONTROL_DOCUMENT_ID, document: readYaml(CONTROL_OPENAPI_PATH) }, [
+    { id: DOCUMENT_ID, document: readYaml(OPENAPI_PATH) },
+  ]);
+}
+
+function readYaml(path: string): unknown {
+  return parseYaml(readFileSync(path, "utf8"));
+}
+
+interface NamedDocument {
+  /** The id other documents' `$ref`s use for it: its file name. */
+  id: string;
+  document: unknown;
+}
+
+/**
+ * A contract from parsed documents, with no file access: the primary document's schemas by pointer, the
+ * others there for the `$ref`s that cross into them.
+ */
+export function compileContract(primary: NamedDocument, references: readonly NamedDocument[] = []): Contract {
   const ajv = new Ajv({ strict: true, allErrors: true });
   addFormats.default(ajv);
   // ajv-formats accepts any integer as int64; values reach us projected so that the bounds can be exact.
   ajv.addFormat("int64", { type: "number", validate: isInt64Projection });
   for (const keyword of OPENAPI_ROOT_KEYS) ajv.addKeyword({ keyword });
-  ajv.addSchema(document, DOCUMENT_ID);
-
+  for (const { id, document } of [primary, ...references]) ajv.addSchema(document as object, id);
   const compiled = new Map<string, ValidateFunction>();
   const validator = (pointer: string): ValidateFunction => {
     let validate = compiled.get(pointer);
     if (!validate) {
-      validate = ajv.getSchema(`${DOCUMENT_ID}${pointer}`);
-      if (!validate) throw new Error(`openapi.yaml has no schema at ${pointer}`);
+      validate = ajv.getSchema(`${primary.id}${pointer}`);
+      if (!validate) throw new Error(`${primary.id} has no schema at ${pointer}`);
       compiled.set(pointer, validate);
     }
     return validate;
   };
   return {
-    document,
+    document: primary.document as OpenApiDocument,
     ajv,
     validator,
     schema: (name) => validator(`#/components/schemas/${escapePointer(name)}`),

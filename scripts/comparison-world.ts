@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { loadContract } from "../contract/openapi.ts";
+import { createSeed } from "../server/core/seed.ts";
+import { createStore, type Store } from "../server/core/store.ts";
 import { loadFixtureFile } from "../server/fixtures.ts";
-import { createStore, type Store } from "../server/store.ts";
 
 /**
  * What every comparison server of the benchmark starts from: `--fixtures FILE` and `--port N`, the
@@ -18,7 +19,7 @@ export function loadComparisonWorld(): {
   const fixture = loadFixtureFile(values.fixtures, loadContract());
   return {
     apiKeys: fixture.apiKeys,
-    store: createStore(fixture.orders),
+    store: createStore(createSeed(fixture.orders)),
     port: Number(values.port ?? 0),
     announce(name, port) {
       process.stdout.write(`${name} listening on http://127.0.0.1:${port}/v1\n`);

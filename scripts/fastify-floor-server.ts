@@ -1,5 +1,5 @@
 import Fastify from "fastify";
-import { JSON_CONTENT_TYPE } from "../server/errors.ts";
+import { JSON_CONTENT_TYPE } from "../server/core/errors.ts";
 import { loadComparisonWorld } from "./comparison-world.ts";
 
 /**
@@ -8,7 +8,7 @@ import { loadComparisonWorld } from "./comparison-world.ts";
  */
 const world = loadComparisonWorld();
 const expected = `Bearer ${world.apiKeys[0]}`;
-const list = world.store.listBody();
+const list = Buffer.from(world.store.listBody());
 
 const app = Fastify({ logger: false });
 app.get("/v1/store/orders", (request, reply) => {

@@ -2,8 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import cors from "cors";
 import FindMyWay from "find-my-way";
-import { createAuthenticator } from "../server/auth.ts";
-import { JSON_CONTENT_TYPE as json } from "../server/errors.ts";
+import { createAuthenticator } from "../server/core/auth.ts";
+import { JSON_CONTENT_TYPE as json } from "../server/core/errors.ts";
 import { loadComparisonWorld } from "./comparison-world.ts";
 
 /**

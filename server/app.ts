@@ -1,25 +1,19 @@
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import cors from "@fastify/cors";
+import { setTimeout as sleep } from "node:timers/promises";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
-  type FastifyRequest,
   LogController,
 } from "fastify";
-import { createAuthenticator } from "./auth.ts";
-import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./errors.ts";
-import { parseOrderId } from "./order-id.ts";
-import type { Store } from "./store.ts";
+import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
+import { type MockRequest, type MockResponse, pathOf } from "./core/exchange.ts";
+import type { MockCore } from "./core/mock.ts";
 
-export const BASE_PATH = "/v1";
-const LIST_PATH = `${BASE_PATH}/store/orders`;
-const CANCEL_PATH = `${BASE_PATH}/store/orders/:orderId`;
-const AUTH_CHALLENGE = 'Bearer realm="petstore"';
-const INVALID_TOKEN_CHALLENGE = `${AUTH_CHALLENGE}, error="invalid_token"`;
+export { BASE_PATH } from "./core/api.ts";
 
-// Requests of this API carry no body; a small cap keeps a shared mock safe from uploads.
+// Requests of this API carry no body and control requests small ones; a cap keeps a shared mock safe.
 export const BODY_LIMIT_BYTES = 16 * 1024;
 // Ids longer than this are refused by parseOrderId anyway; the router must still hand them over, not 414.
 const MAX_PARAM_LENGTH = 16 * 1024;
@@ -27,10 +21,7 @@ const MAX_PARAM_LENGTH = 16 * 1024;
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface MockServerOptions {
-  store: Store;
-  apiKeys: readonly string[];
-  /** Origins allowed to call the mock from a browser; `"*"` (the default) allows any. */
-  corsOrigins?: readonly string[] | "*";
+  core: MockCore;
   /** Structured request log; omitted means no logging at all (the fastest path). */
   logger?: FastifyBaseLogger;
   /** Time a client has to send a whole request (default 30 s); slower ones get 408 and are cut off. */
@@ -41,10 +32,12 @@ export interface MockServerOptions {
   timeoutCheckIntervalMs?: number;
 }
 
-/** The mock's HTTP layer: routing, authentication, CORS and error records around a Store. */
+/**
+ * The Node transport over the mock's core: Fastify reads requests (limits, timeouts, malformed HTTP,
+ * graceful close) and writes what the core answers, delays and faults included. No rule lives here.
+ */
 export async function createServer(options: MockServerOptions): Promise<FastifyInstance> {
-  const { store } = options;
-  const authenticate = createAuthenticator(options.apiKeys);
+  const { core } = options;
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // One line per request comes from the onResponse hook below, with no headers in it.
@@ -56,7 +49,7 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
       maxHeaderSize: MAX_HEADER_BYTES,
       connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000,
     },
-    // Errors found before a request reaches a route still get a spec-shaped Error record.
+    // Errors found before a request reaches the core still get a spec-shaped Error record.
     clientErrorHandler: answerClientError,
     frameworkErrors: (error, _request, reply) => {
       sendError(
@@ -67,21 +60,12 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
     },
     // Requests already received on a kept-alive connection during shutdown are answered, not given a 503.
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => done(null, undefined));
-
-  await app.register(cors, {
-    origin: options.corsOrigins === undefined || options.corsOrigins === "*" ? "*" : [...options.corsOrigins],
-    // Strings, not arrays: the plugin joins arrays again on every request.
-    methods: "GET, HEAD, DELETE",
-    allowedHeaders: "Authorization, Content-Type",
-    exposedHeaders: "WWW-Authenticate, Allow",
-    maxAge: 600,
-    strictPreflight: false,
-  });
+  // Bodies are kept as bytes whatever their Content-Type: the core decides what, if anything, to read.
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
   if (options.logger) {
     app.addHook("onResponse", async (request, reply) => {
@@ -97,66 +81,22 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
     });
   }
 
-  /** Authentication comes before anything else an operation does; false means the 401 is already sent. */
-  const authorized = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    const result = authenticate(request.headers.authorization);
-    if (result.ok) return true;
-    reply.header("www-authenticate", result.tokenGiven ? INVALID_TOKEN_CHALLENGE : AUTH_CHALLENGE);
-    sendError(
-      reply,
-      "unauthorized",
-      result.tokenGiven
-        ? "The API key is not valid."
-        : "An API key is required: send Authorization: Bearer <API_KEY>.",
-    );
-    return false;
-  };
-
-  app.get(LIST_PATH, (request, reply) => {
-    if (!authorized(request, reply)) return reply;
-    return reply.header("content-type", JSON_CONTENT_TYPE).send(store.listBody());
-  });
-
-  app.delete<{ Params: { orderId: string } }>(CANCEL_PATH, (request, reply) => {
-    if (!authorized(request, reply)) return reply;
-    const { orderId } = request.params;
-    const id = parseOrderId(orderId);
-    const outcome = id === null ? "not_found" : store.cancel(id);
-    switch (outcome) {
-      case "cancelled":
-        return reply.code(204).send();
-      case "not_cancellable":
-        return sendError(
-          reply,
-          "order_not_cancellable",
-          `Order ${id} cannot be cancelled: only pending orders can be.`,
-        );
-      case "not_found":
-        return sendError(reply, "order_not_found", `No order with id ${truncate(orderId)}.`);
-    }
-  });
-
-  const allowed: Record<string, string[]> = { [LIST_PATH]: ["GET", "HEAD"], [CANCEL_PATH]: ["DELETE"] };
-  for (const [url, methods] of Object.entries(allowed)) {
-    const allow = methods.join(", ");
-    app.route({
-      // OPTIONS stays with the CORS plugin, which answers preflights without authentication.
-      method: app.supportedMethods.filter((method) => !methods.includes(method) && method !== "OPTIONS"),
-      url,
-      handler: (request, reply) => {
-        reply.header("allow", allow);
-        return sendError(
-          reply,
-          "method_not_allowed",
-          `${request.method} is not allowed here; allowed: ${allow}.`,
-        );
-      },
+  // Every request goes to the core, which routes; Fastify's own routing is not used.
+  const handler = (
+    request: { method: string; url: string; headers: unknown; body: unknown },
+    reply: FastifyReply,
+  ) => {
+    const response = core.handle({
+      method: request.method,
+      url: request.url,
+      headers: request.headers as MockRequest["headers"],
+      ...(request.body instanceof Uint8Array ? { body: request.body } : {}),
     });
-  }
-
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, "not_found", `No resource at ${truncate(pathOf(request.url))}.`),
-  );
+    if (response.delayMs) return sleep(response.delayMs).then(() => write(reply, response));
+    return write(reply, response);
+  };
+  app.route({ method: app.supportedMethods, url: "*", handler });
+  app.setNotFoundHandler(handler);
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     if (error.statusCode === 413) {
@@ -176,6 +116,24 @@ export async function createServer(options: MockServerOptions): Promise<FastifyI
   });
 
   return app;
+}
+
+function write(reply: FastifyReply, response: MockResponse): FastifyReply {
+  if (response.fault === "close") {
+    reply.hijack();
+    reply.raw.socket?.destroy();
+    return reply;
+  }
+  if (response.fault === "truncate") {
+    // The head promises the whole body; half of it is sent and the connection is closed.
+    reply.hijack();
+    const body = Buffer.from(response.body ?? "");
+    const raw = reply.raw;
+    raw.writeHead(response.status, { ...response.headers, "content-length": String(body.length) });
+    raw.write(body.subarray(0, Math.floor(body.length / 2)), () => raw.socket?.destroy());
+    return reply;
+  }
+  return reply.code(response.status).headers(response.headers).send(response.body);
 }
 
 function sendError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
@@ -203,13 +161,4 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     );
   }
   socket.destroy();
-}
-
-function pathOf(url: string): string {
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
-}
-
-function truncate(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

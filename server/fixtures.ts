@@ -2,8 +2,8 @@ import { readFileSync, statSync } from "node:fs";
 import type { ValidateFunction } from "ajv";
 import { isJsonNumber, numberText, parseExact, toSchemaView } from "../contract/exact-json.ts";
 import type { Contract } from "../contract/openapi.ts";
-import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
-import type { SeedOrder, StoredOrderRecord } from "./store.ts";
+import type { SeedOrder, StoredOrderRecord } from "./core/order-record.ts";
+import { ORDER_STATUSES, type OrderStatus } from "./core/order-status.ts";
 
 export interface Fixture {
   apiKeys: string[];

@@ -2,34 +2,42 @@
 import { relative, resolve } from "node:path";
 import { pino } from "pino";
 import { readCommandLine } from "../common/command-line.ts";
-import { loadContract } from "../contract/openapi.ts";
+import { loadContract, loadControlContract } from "../contract/openapi.ts";
 import { BASE_PATH, createServer } from "./app.ts";
-import { FixtureError, loadFixtureFile } from "./fixtures.ts";
+import { controlAccess, isLoopback } from "./control-access.ts";
+import { CONTROL_PATH } from "./core/control.ts";
+import { createMockCore } from "./core/mock.ts";
+import { createSeed } from "./core/seed.ts";
+import { type Fixture, FixtureError, loadFixtureFile } from "./fixtures.ts";
 import { BUNDLED_FIXTURES, parseCliOptions, USAGE } from "./options.ts";
-import { createStore } from "./store.ts";
-
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
+import { watchFile } from "./watch.ts";
 
 async function main(): Promise<number> {
   const options = readCommandLine(() => parseCliOptions(process.argv.slice(2), process.env), USAGE);
   if (typeof options === "number") return options;
 
   const contract = loadContract();
-  let fixture: ReturnType<typeof loadFixtureFile>;
-  try {
-    fixture = loadFixtureFile(options.fixtures, contract);
-  } catch (error) {
-    if (!(error instanceof FixtureError)) throw error;
-    process.stderr.write(`error: ${error.message}\n`);
+  /** The fixture and the keys it yields, or the one-line problem that makes it unusable. */
+  const load = (): { fixture: Fixture; apiKeys: string[] } | string => {
+    let fixture: Fixture;
+    try {
+      fixture = loadFixtureFile(options.fixtures, contract);
+    } catch (error) {
+      if (!(error instanceof FixtureError)) throw error;
+      return error.message;
+    }
+    const apiKeys = options.apiKeys ?? fixture.apiKeys;
+    if (apiKeys.length === 0) {
+      return `${options.fixtures}: field "apiKeys": no API key; add one to the file or pass --api-key`;
+    }
+    return { fixture, apiKeys };
+  };
+  const loaded = load();
+  if (typeof loaded === "string") {
+    process.stderr.write(`error: ${loaded}\n`);
     return 1;
   }
-  const apiKeys = options.apiKeys ?? fixture.apiKeys;
-  if (apiKeys.length === 0) {
-    process.stderr.write(
-      `error: ${options.fixtures}: field "apiKeys": no API key; add one to the file or pass --api-key\n`,
-    );
-    return 1;
-  }
+  const { fixture } = loaded;
 
   // Redaction guards against a future log call that passes request headers; today none does.
   const logger = options.quiet
@@ -38,12 +46,20 @@ async function main(): Promise<number> {
         level: options.logLevel,
         redact: { paths: ["req.headers.authorization", "headers.authorization"], remove: true },
       });
-  const app = await createServer({
-    store: createStore(fixture.orders),
-    apiKeys,
+  const access = controlAccess(options.host, options.control, options.controlToken);
+  const core = createMockCore({
+    seed: createSeed(fixture.orders),
+    apiKeys: loaded.apiKeys,
+    contract,
+    ...(access.enabled
+      ? { control: { contract: loadControlContract(), ...(access.token ? { token: access.token } : {}) } }
+      : {}),
     corsOrigins: options.corsOrigins,
-    ...(logger ? { logger } : {}),
+    maxSessions: options.maxSessions,
+    sessionIdleMs: options.sessionIdleMs,
+    journalSize: options.journalSize,
   });
+  const app = await createServer({ core, ...(logger ? { logger } : {}) });
 
   try {
     await app.listen({ port: options.port, host: options.host });
@@ -55,9 +71,18 @@ async function main(): Promise<number> {
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-  const lines = [`Petstore Store Orders mock listening on http://${host}:${port}${BASE_PATH}`];
-  lines.push(`  fixtures: ${relative(process.cwd(), options.fixtures)} (${fixture.orders.length} orders)`);
-  if (!LOOPBACK_HOSTS.has(options.host)) {
+  const origin = `http://${host}:${port}`;
+  const fixtureName = relative(process.cwd(), options.fixtures);
+  const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
+  lines.push(
+    `  fixtures: ${fixtureName} (${fixture.orders.length} orders)${options.watch ? ", watched" : ""}`,
+  );
+  lines.push(
+    access.enabled
+      ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}`
+      : `  control API: ${access.reason}`,
+  );
+  if (!isLoopback(options.host)) {
     lines.push(`  bound to ${options.host}: reachable from other machines, not only this one`);
   }
   // Only the bundled file's key is documented and public; any other key is a secret and never printed.
@@ -66,11 +91,24 @@ async function main(): Promise<number> {
   }
   process.stdout.write(`${lines.join("\n")}\n`);
 
+  const stopWatching = options.watch
+    ? watchFile(options.fixtures, () => {
+        const next = load();
+        if (typeof next === "string") {
+          process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
+          return;
+        }
+        core.reload(createSeed(next.fixture.orders), next.apiKeys);
+        process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.fixture.orders.length} orders)\n`);
+      })
+    : () => {};
+
   return new Promise((done) => {
     let closing = false;
     const shutDown = () => {
       if (closing) return done(1);
       closing = true;
+      stopWatching();
       app.close().then(
         () => done(0),
         () => done(1),

@@ -13,6 +13,13 @@ export interface CliOptions {
   corsOrigins: string[] | "*";
   quiet: boolean;
   logLevel: LogLevel;
+  /** False with --no-control; a non-loopback bind without a token also keeps it off (see controlState). */
+  control: boolean;
+  controlToken?: string;
+  maxSessions: number;
+  sessionIdleMs: number;
+  journalSize: number;
+  watch: boolean;
   help: boolean;
 }
 
@@ -36,6 +43,18 @@ Options (each flag overrides its environment variable):
                                                                           comma-separated, default any)
   --quiet                no log at all                                   (PETSTORE_QUIET=1)
   --log-level LEVEL      fatal, error, warn, info, debug or trace        (PETSTORE_LOG_LEVEL, default info)
+  --watch                reload the fixture file when it changes         (PETSTORE_WATCH=1)
+
+Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
+  --no-control           turn it off: /__control is a plain 404 and
+                         X-Mock-Session and Prefer are ignored           (PETSTORE_NO_CONTROL=1)
+  --control-token TOKEN  require Authorization: Bearer TOKEN on it;
+                         needed to have it at all beyond loopback        (PETSTORE_CONTROL_TOKEN)
+  --max-sessions N       live sessions; the least recently used goes     (default 1000)
+  --session-idle TIME    a session unused this long goes (500ms, 90s,
+                         30m, 2h)                                        (default 30m)
+  --journal-size N       requests kept in each world's journal           (default 1000)
+
   --help                 show this help
 `;
 
@@ -47,6 +66,12 @@ const FLAGS = {
   "cors-origin": { type: "string", multiple: true },
   quiet: { type: "boolean" },
   "log-level": { type: "string" },
+  watch: { type: "boolean" },
+  "no-control": { type: "boolean" },
+  "control-token": { type: "string" },
+  "max-sessions": { type: "string" },
+  "session-idle": { type: "string" },
+  "journal-size": { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -58,14 +83,24 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     throw new UsageError("API keys must be non-empty and contain no white space");
   }
   const corsOrigins = values["cors-origin"] ?? splitList(env.PETSTORE_CORS_ORIGINS);
+  const controlToken = values["control-token"] ?? env.PETSTORE_CONTROL_TOKEN;
+  if (controlToken !== undefined && (controlToken.length < 8 || /\s/.test(controlToken))) {
+    throw new UsageError("--control-token must be at least 8 characters without white space");
+  }
   return {
     port: parsePort(values.port ?? env.PORT ?? "4010"),
     host: values.host ?? env.HOST ?? "127.0.0.1",
     fixtures: values.fixtures ?? env.PETSTORE_FIXTURES ?? BUNDLED_FIXTURES,
     ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
     corsOrigins: !corsOrigins || corsOrigins.includes("*") ? "*" : corsOrigins,
-    quiet: values.quiet ?? ["1", "true"].includes(env.PETSTORE_QUIET ?? ""),
+    quiet: values.quiet ?? isOn(env.PETSTORE_QUIET),
     logLevel: parseLogLevel(values["log-level"] ?? env.PETSTORE_LOG_LEVEL ?? "info"),
+    control: !(values["no-control"] ?? isOn(env.PETSTORE_NO_CONTROL)),
+    ...(controlToken !== undefined ? { controlToken } : {}),
+    maxSessions: parseCount("--max-sessions", values["max-sessions"] ?? "1000", 1),
+    sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m"),
+    journalSize: parseCount("--journal-size", values["journal-size"] ?? "1000", 0),
+    watch: values.watch ?? isOn(env.PETSTORE_WATCH),
     help: values.help ?? false,
   };
 }
@@ -74,6 +109,29 @@ function parseLogLevel(text: string): LogLevel {
   if (!LOG_LEVELS.includes(text as LogLevel))
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${text}")`);
   return text as LogLevel;
+}
+
+const isOn = (value: string | undefined) => ["1", "true"].includes(value ?? "");
+
+const MAX_COUNT = 1_000_000;
+
+function parseCount(flag: string, text: string, minimum: number): number {
+  const count = Number(text);
+  if (!/^\d+$/.test(text) || count < minimum || count > MAX_COUNT)
+    throw new UsageError(`${flag} must be a whole number from ${minimum} to ${MAX_COUNT} (got "${text}")`);
+  return count;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+function parseDuration(flag: string, text: string): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(text);
+  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] as string] as number) : Number.NaN;
+  if (!(ms >= 1 && ms <= 7 * 24 * 3_600_000))
+    throw new UsageError(
+      `${flag} must be a duration like 500ms, 90s, 30m or 2h, at most 7 days (got "${text}")`,
+    );
+  return ms;
 }
 
 function parsePort(text: string): number {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createAuthenticator } from "../auth.ts";
+import { createAuthenticator } from "../core/auth.ts";
 
 describe("authenticator", () => {
   const authenticate = createAuthenticator(["dev-key-123", "second-key", "ключ-ü"]);

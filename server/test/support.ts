@@ -2,20 +2,42 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { loadContract } from "../../contract/openapi.ts";
+import { loadContract, loadControlContract } from "../../contract/openapi.ts";
 import { createServer, type MockServerOptions } from "../app.ts";
+import { createMockCore, type MockCore, type MockCoreOptions } from "../core/mock.ts";
+import { createSeed } from "../core/seed.ts";
 import { loadFixtureFile } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
-import { createStore } from "../store.ts";
 
 export const DEV_KEY = "dev-key-123";
 export const AUTH = { authorization: `Bearer ${DEV_KEY}` };
 export const contract = loadContract();
+export const controlContract = loadControlContract();
+export const bundledFixture = loadFixtureFile(BUNDLED_FIXTURES, contract);
 
-/** The mock app in-process on the bundled fixtures, with a store of its own. */
-export async function bundledApp(overrides: Partial<MockServerOptions> = {}): Promise<FastifyInstance> {
-  const fixture = loadFixtureFile(BUNDLED_FIXTURES, contract);
-  return createServer({ store: createStore(fixture.orders), apiKeys: fixture.apiKeys, ...overrides });
+/** The mock's core on the bundled fixtures, control API on unless `control` says otherwise. */
+export function bundledCore(overrides: Partial<MockCoreOptions> = {}): MockCore {
+  return createMockCore({
+    seed: createSeed(bundledFixture.orders),
+    apiKeys: bundledFixture.apiKeys,
+    contract,
+    control: { contract: controlContract },
+    ...overrides,
+  });
+}
+
+/** The mock app in-process on the bundled fixtures, with a world of its own. */
+export async function bundledApp(
+  overrides: Partial<MockCoreOptions> & Omit<Partial<MockServerOptions>, "core"> = {},
+): Promise<FastifyInstance> {
+  const { logger, requestTimeoutMs, headersTimeoutMs, timeoutCheckIntervalMs, ...core } = overrides;
+  return createServer({
+    core: bundledCore(core),
+    ...(logger ? { logger } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    ...(headersTimeoutMs !== undefined ? { headersTimeoutMs } : {}),
+    ...(timeoutCheckIntervalMs !== undefined ? { timeoutCheckIntervalMs } : {}),
+  });
 }
 
 /** Writes a fixture file into a fresh temporary folder and returns its path. */

@@ -1,4 +1,4 @@
-import { isInt64 } from "../contract/exact-json.ts";
+import { isInt64 } from "../../contract/exact-json.ts";
 
 // Longer strings cannot be int64 whatever their leading zeros; this bounds the work done on hostile input.
 const MAX_ORDER_ID_LENGTH = 64;

@@ -1,0 +1,186 @@
+import type { OperationId } from "../../contract/types.ts";
+import type { AuthResult } from "./auth.ts";
+import { takeRule } from "./behaviour.ts";
+import { JSON_CONTENT_TYPE } from "./errors.ts";
+import { errorResponse, type MockRequest, type MockResponse, truncate } from "./exchange.ts";
+import { parseOrderId } from "./order-id.ts";
+import { type Preferences, parsePrefer } from "./prefer.ts";
+import type { World } from "./world.ts";
+
+export const BASE_PATH = "/v1";
+export const LIST_PATH = `${BASE_PATH}/store/orders`;
+const ORDER_PATH_PREFIX = `${LIST_PATH}/`;
+const AUTH_CHALLENGE = 'Bearer realm="petstore"';
+const INVALID_TOKEN_CHALLENGE = `${AUTH_CHALLENGE}, error="invalid_token"`;
+const NO_PREFERENCES: Preferences = {};
+
+/** What the API's operations need besides the world and the request. */
+export interface ApiContext {
+  /** Whether `Prefer` is read (it is part of the control features). */
+  readonly steerable: boolean;
+  /** Statuses an operation may be forced to answer: those openapi.yaml documents and outage drills. */
+  forcible(operation: OperationId): readonly number[];
+  /** The list answer's headers for the common case of constant CORS headers, built once. */
+  listHeaders(cors: Readonly<Record<string, string>>): Record<string, string>;
+}
+
+/** Routing of /v1: the two operations, 405 for other methods on their paths, 404 elsewhere. */
+export function handleApi(
+  context: ApiContext,
+  world: World,
+  request: MockRequest,
+  path: string,
+  cors: Readonly<Record<string, string>>,
+  auth: AuthResult,
+): MockResponse {
+  const { method } = request;
+  if (path === LIST_PATH) {
+    if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
+    return operate(context, world, "listOrders", request, cors, auth, () =>
+      listResponse(context, world, cors),
+    );
+  }
+  if (path.startsWith(ORDER_PATH_PREFIX) && path.indexOf("/", ORDER_PATH_PREFIX.length) === -1) {
+    if (method !== "DELETE") return methodNotAllowed(method, "DELETE", cors);
+    const segment = path.slice(ORDER_PATH_PREFIX.length);
+    let orderId: string;
+    try {
+      orderId = decodeURIComponent(segment);
+    } catch {
+      return errorResponse(
+        "bad_request",
+        "The request could not be read: the path is not valid percent-encoding.",
+        cors,
+      );
+    }
+    return operate(context, world, "cancelOrder", request, cors, auth, () => cancel(world, orderId, cors));
+  }
+  return errorResponse("not_found", `No resource at ${truncate(path)}.`, cors);
+}
+
+/** Authentication first, then a forced answer (Prefer, then the world's rules), else the operation itself. */
+function operate(
+  context: ApiContext,
+  world: World,
+  operation: OperationId,
+  request: MockRequest,
+  cors: Readonly<Record<string, string>>,
+  auth: AuthResult,
+  run: () => MockResponse,
+): MockResponse {
+  let preferences = NO_PREFERENCES;
+  const prefer = context.steerable ? request.headers.prefer : undefined;
+  if (prefer !== undefined) {
+    const parsed = parsePrefer(prefer);
+    if (typeof parsed === "string") return errorResponse("invalid_prefer", `${parsed}.`, cors);
+    const allowed = context.forcible(operation);
+    if (parsed.code !== undefined && !allowed.includes(parsed.code)) {
+      return errorResponse(
+        "invalid_prefer",
+        `Prefer: code=${parsed.code} is not an answer of ${operation}; it can be forced to ${allowed.join(", ")}.`,
+        cors,
+      );
+    }
+    preferences = parsed;
+  }
+  const response = answer(context, world, operation, cors, auth, preferences, run);
+  const delayMs = preferences.delayMs ?? world.behaviour.delayMs;
+  if (delayMs > 0) response.delayMs = delayMs;
+  return response;
+}
+
+function answer(
+  context: ApiContext,
+  world: World,
+  operation: OperationId,
+  cors: Readonly<Record<string, string>>,
+  auth: AuthResult,
+  preferences: Preferences,
+  run: () => MockResponse,
+): MockResponse {
+  if (!auth.ok) return unauthorized(cors, auth.tokenGiven);
+  if (preferences.code !== undefined) {
+    return forced(context, world, preferences.code, cors, `Prefer: code=${preferences.code}`);
+  }
+  const rule = world.behaviour.rules.length === 0 ? undefined : takeRule(world.behaviour, operation);
+  if (!rule) return run();
+  if (rule.fault === "close") return { status: 0, headers: {}, fault: "close" };
+  if (rule.fault === "truncate") return { ...listResponse(context, world, cors), fault: "truncate" };
+  return forced(context, world, rule.status as number, cors, "a behaviour rule");
+}
+
+/** A forced answer: the status with a valid body for it, and no change to the world. */
+function forced(
+  context: ApiContext,
+  world: World,
+  status: number,
+  cors: Readonly<Record<string, string>>,
+  cause: string,
+): MockResponse {
+  const because = `Forced by ${cause}; nothing was changed.`;
+  switch (status) {
+    case 200:
+      return listResponse(context, world, cors);
+    case 204:
+      return { status: 204, headers: { ...cors } };
+    case 401:
+      return errorResponse("unauthorized", because, { ...cors, "www-authenticate": AUTH_CHALLENGE });
+    case 404:
+      return errorResponse("order_not_found", because, cors);
+    case 409:
+      return errorResponse("order_not_cancellable", because, cors);
+    default:
+      return errorResponse("simulated_failure", `Simulated failure: ${because}`, cors, status);
+  }
+}
+
+function listResponse(
+  context: ApiContext,
+  world: World,
+  cors: Readonly<Record<string, string>>,
+): MockResponse {
+  return { status: 200, headers: context.listHeaders(cors), body: world.store.listBody() };
+}
+
+function cancel(world: World, orderId: string, cors: Readonly<Record<string, string>>): MockResponse {
+  const id = parseOrderId(orderId);
+  const outcome = id === null ? "not_found" : world.store.cancel(id);
+  switch (outcome) {
+    case "cancelled":
+      return { status: 204, headers: { ...cors } };
+    case "not_cancellable":
+      return errorResponse(
+        "order_not_cancellable",
+        `Order ${id} cannot be cancelled: only pending orders can be.`,
+        cors,
+      );
+    case "not_found":
+      return errorResponse("order_not_found", `No order with id ${truncate(orderId)}.`, cors);
+  }
+}
+
+export function unauthorized(cors: Readonly<Record<string, string>>, tokenGiven: boolean): MockResponse {
+  return errorResponse(
+    "unauthorized",
+    tokenGiven
+      ? "The API key is not valid."
+      : "An API key is required: send Authorization: Bearer <API_KEY>.",
+    { ...cors, "www-authenticate": tokenGiven ? INVALID_TOKEN_CHALLENGE : AUTH_CHALLENGE },
+  );
+}
+
+export function methodNotAllowed(
+  method: string,
+  allow: string,
+  cors: Readonly<Record<string, string>>,
+): MockResponse {
+  return errorResponse("method_not_allowed", `${method} is not allowed here; allowed: ${allow}.`, {
+    ...cors,
+    allow,
+  });
+}
+
+export const listHeadersFor = (cors: Readonly<Record<string, string>>): Record<string, string> => ({
+  ...cors,
+  "content-type": JSON_CONTENT_TYPE,
+});

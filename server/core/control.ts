@@ -1,0 +1,220 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
+import type { Behaviour, OperationId } from "../../contract/types.ts";
+import { methodNotAllowed } from "./api.ts";
+import type { AuthResult } from "./auth.ts";
+import { behaviourJson, ruleProblem } from "./behaviour.ts";
+import { errorResponse, jsonResponse, type MockRequest, type MockResponse, truncate } from "./exchange.ts";
+import { journalJson } from "./journal.ts";
+import { parseOrderId } from "./order-id.ts";
+import type { StoredOrderRecord } from "./order-record.ts";
+import type { OrderStatus } from "./order-status.ts";
+import type { Seed } from "./seed.ts";
+import type { Sessions } from "./sessions.ts";
+import { resetWorld, type World } from "./world.ts";
+
+export const CONTROL_PATH = "/__control";
+const CONTROL_CHALLENGE = 'Bearer realm="petstore-control"';
+const ORDER_FIELDS = ["id", "petId", "quantity", "shipDate", "complete"] as const;
+const INTEGER_FIELDS = new Set(["id", "petId", "quantity"]);
+
+export interface ControlContext {
+  /** Checks the control token; undefined when none is required (loopback). */
+  authenticate?: (header: string | undefined) => AuthResult;
+  validateOrderInput: ValidateFunction;
+  validateBehaviour: ValidateFunction;
+  forcible(operation: OperationId): readonly number[];
+  /** The fixtures as currently loaded, which a reset returns to. */
+  seed(): Seed;
+  sessions: Sessions;
+  now(): number;
+}
+
+/** The control API under /__control: one world's orders, journal and rules, and the session list. */
+export function handleControl(
+  context: ControlContext,
+  world: World,
+  request: MockRequest,
+  path: string,
+  cors: Readonly<Record<string, string>>,
+): MockResponse {
+  if (context.authenticate) {
+    const auth = context.authenticate(request.headers.authorization);
+    if (!auth.ok) {
+      return errorResponse(
+        "unauthorized",
+        auth.tokenGiven
+          ? "The control token is not valid."
+          : "The control API needs the control token: send Authorization: Bearer <TOKEN>.",
+        { ...cors, "www-authenticate": CONTROL_CHALLENGE },
+      );
+    }
+  }
+  const route = path.slice(CONTROL_PATH.length);
+  const { method } = request;
+  const only = (allowed: string, run: () => MockResponse) =>
+    allowed.split(", ").includes(method) ? run() : methodNotAllowed(method, allowed, cors);
+  const noContent = (): MockResponse => ({ status: 204, headers: { ...cors } });
+
+  switch (route) {
+    case "/orders":
+      return only("GET", () => jsonResponse(200, world.store.controlListJson(), cors));
+    case "/reset":
+      return only("POST", () => {
+        resetWorld(world, context.seed());
+        return noContent();
+      });
+    case "/requests":
+      return only("GET, DELETE", () => {
+        if (method === "DELETE") {
+          world.journal.clear();
+          return noContent();
+        }
+        return jsonResponse(200, journalJson(world.journal.entries()), cors);
+      });
+    case "/behaviour":
+      return only("GET, PUT", () =>
+        method === "PUT"
+          ? putBehaviour(context, world, request, cors)
+          : jsonResponse(200, behaviourJson(world.behaviour), cors),
+      );
+    case "/sessions":
+      return only("GET", () => jsonResponse(200, sessionsJson(context), cors));
+  }
+  if (route.startsWith("/orders/") && route.indexOf("/", "/orders/".length) === -1) {
+    return only("PUT, DELETE", () =>
+      orderRoute(context, world, request, route.slice("/orders/".length), cors),
+    );
+  }
+  return errorResponse("not_found", `No resource at ${truncate(path)}.`, cors);
+}
+
+function orderRoute(
+  context: ControlContext,
+  world: World,
+  request: MockRequest,
+  segment: string,
+  cors: Readonly<Record<string, string>>,
+): MockResponse {
+  let text: string;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    text = segment;
+  }
+  const id = parseOrderId(text);
+  if (id === null)
+    return invalid(`path parameter "id": must be an int64 integer (got "${truncate(text)}")`, cors);
+  const notFound = () => errorResponse("order_not_found", `No order with id ${id} in this world.`, cors);
+  if (request.method === "DELETE") {
+    return world.store.removeOrder(id) ? { status: 204, headers: { ...cors } } : notFound();
+  }
+
+  const body = readJsonBody(request, context.validateOrderInput);
+  if (typeof body === "string") return invalid(body, cors);
+  const fields = body as Record<string, unknown>;
+  const status = fields.status as OrderStatus | undefined;
+  if (Object.keys(fields).length === 1 && status !== undefined) {
+    if (!world.store.setStatus(id, status)) return notFound();
+    return jsonResponse(200, world.store.controlOrderJson(id) as string, cors);
+  }
+  if (status === undefined) return invalid('field "status": is required to create or replace an order', cors);
+  const record = toRecord(fields);
+  if (typeof record === "string") return invalid(record, cors);
+  if (record.id !== undefined && record.id !== id) {
+    return invalid(`field "id": must equal the path's id ${id} (got ${record.id})`, cors);
+  }
+  // The id comes first, as in fixtures, and is always there: the path names the order.
+  const outcome = world.store.putOrder({ record: { id, ...record } as StoredOrderRecord, status });
+  return jsonResponse(outcome === "created" ? 201 : 200, world.store.controlOrderJson(id) as string, cors);
+}
+
+function putBehaviour(
+  context: ControlContext,
+  world: World,
+  request: MockRequest,
+  cors: Readonly<Record<string, string>>,
+): MockResponse {
+  const body = readJsonBody(request, context.validateBehaviour);
+  if (typeof body === "string") return invalid(body, cors);
+  const behaviour = toSchemaView(body) as Behaviour;
+  const problem = ruleProblem(behaviour, context.forcible);
+  if (problem) return invalid(problem, cors);
+  world.behaviour = { delayMs: behaviour.delayMs ?? 0, rules: behaviour.rules ?? [] };
+  return jsonResponse(200, behaviourJson(world.behaviour), cors);
+}
+
+function sessionsJson(context: ControlContext): string {
+  return JSON.stringify(
+    context.sessions.list(context.now()).map((world) => ({
+      name: world.session,
+      orders: world.store.size,
+      changes: world.store.changes,
+      lastUsed: new Date(world.lastUsed).toISOString(),
+    })),
+  );
+}
+
+/** The body parsed exactly (ids above 2^53 intact) and valid against the schema, or what is wrong with it. */
+function readJsonBody(request: MockRequest, validate: ValidateFunction): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(request.body ?? new Uint8Array());
+  } catch {
+    return "the body is not valid UTF-8 text";
+  }
+  if (text.trim() === "") return "a JSON body is required";
+  let value: unknown;
+  try {
+    value = parseExact(text);
+  } catch (error) {
+    return `the body is not valid JSON: ${(error as Error).message}`;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return "the body must be a JSON object";
+  if (!validate(toSchemaView(value))) return describeSchemaError(validate.errors?.[0]);
+  return value;
+}
+
+function describeSchemaError(error: ErrorObject | undefined): string {
+  if (!error) return "the body is not valid";
+  const path = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((segment) => (/^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`))
+    .join("")
+    .replace(/^\./, "");
+  const params = error.params as {
+    additionalProperty?: string;
+    missingProperty?: string;
+    allowedValues?: unknown[];
+  };
+  if (params.additionalProperty !== undefined) {
+    return `field "${path ? `${path}.` : ""}${params.additionalProperty}": unknown field`;
+  }
+  if (params.missingProperty !== undefined) {
+    return `field "${path ? `${path}.` : ""}${params.missingProperty}": is required`;
+  }
+  const allowed = params.allowedValues ? ` (${params.allowedValues.join(", ")})` : "";
+  return `field "${path || "body"}": ${error.message ?? "is not valid"}${allowed}`;
+}
+
+/** Order fields as a stored record: integers exact as bigint, written as plain digits. */
+function toRecord(fields: Record<string, unknown>): Partial<StoredOrderRecord> | string {
+  const record: Record<string, unknown> = {};
+  for (const field of ORDER_FIELDS) {
+    const value = fields[field];
+    if (value === undefined) continue;
+    if (INTEGER_FIELDS.has(field) && isJsonNumber(value)) {
+      const literal = numberText(value);
+      if (!/^-?\d+$/.test(literal))
+        return `field "${field}": write integers as plain digits (got ${literal})`;
+      record[field] = BigInt(literal);
+    } else record[field] = value;
+  }
+  return record as Partial<StoredOrderRecord>;
+}
+
+function invalid(problem: string, cors: Readonly<Record<string, string>>): MockResponse {
+  return errorResponse("invalid_control_request", `Invalid control request: ${problem}.`, cors);
+}

@@ -1,0 +1,42 @@
+import type { ExactOrder } from "../../contract/types.ts";
+import type { OrderStatus } from "./order-status.ts";
+
+export type StoredOrderRecord = ExactOrder & { id: bigint };
+
+/** An order as fixtures and the control API give it: the Order record and the status it never shows. */
+export interface SeedOrder {
+  record: StoredOrderRecord;
+  status: OrderStatus;
+}
+
+/** An order as a store keeps it: its JSON is written once, since the status is not part of it. */
+export interface StoredOrder {
+  readonly key: string;
+  readonly record: StoredOrderRecord;
+  readonly json: string;
+  readonly status: OrderStatus;
+}
+
+/** Orders are keyed by the id's canonical digits: string keys hash faster than bigint ones. */
+export const orderKey = (id: bigint): string => id.toString();
+
+export function storedOrder({ record, status }: SeedOrder): StoredOrder {
+  return { key: orderKey(record.id), record, json: serializeRecord(record), status };
+}
+
+/** The control API's view of an order: the Order record's JSON with the status added. */
+export function withStatusJson(order: StoredOrder): string {
+  const status = `"status":"${order.status}"}`;
+  return order.json === "{}" ? `{${status}` : `${order.json.slice(0, -1)},${status}`;
+}
+
+/** A flat record of bigint, string and boolean fields as JSON, integers digit for digit, in key order. */
+export function serializeRecord(record: StoredOrderRecord): string {
+  let json = "";
+  for (const key in record) {
+    const value = record[key as keyof StoredOrderRecord];
+    if (value === undefined) continue;
+    json += `${json === "" ? "{" : ","}"${key}":${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+  }
+  return json === "" ? "{}" : `${json}}`;
+}

@@ -1,0 +1,57 @@
+import type { World } from "./world.ts";
+
+export const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+export interface SessionLimits {
+  /** Past this many, the least recently used session is evicted. */
+  maxSessions: number;
+  /** A session unused for this long is evicted. */
+  idleMs: number;
+}
+
+/** Named worlds, created on first use and evicted when idle or least recently used. */
+export interface Sessions {
+  /** The session's world, created on first use; using it makes it the most recent. */
+  use(name: string, now: number): World;
+  /** Live sessions, least recently used first. */
+  list(now: number): World[];
+  readonly size: number;
+}
+
+export function createSessions(
+  limits: SessionLimits,
+  create: (name: string, now: number) => World,
+): Sessions {
+  // A Map iterates in insertion order: re-inserting on use keeps it ordered from least to most recent.
+  const worlds = new Map<string, World>();
+  const evictIdle = (now: number) => {
+    for (const [name, world] of worlds) {
+      if (now - world.lastUsed <= limits.idleMs) break;
+      worlds.delete(name);
+    }
+  };
+  return {
+    get size() {
+      return worlds.size;
+    },
+    use(name, now) {
+      evictIdle(now);
+      let world = worlds.get(name);
+      if (world) worlds.delete(name);
+      else {
+        world = create(name, now);
+        if (worlds.size >= limits.maxSessions) {
+          const oldest = worlds.keys().next();
+          if (!oldest.done) worlds.delete(oldest.value);
+        }
+      }
+      world.lastUsed = now;
+      worlds.set(name, world);
+      return world;
+    },
+    list(now) {
+      evictIdle(now);
+      return [...worlds.values()];
+    },
+  };
+}

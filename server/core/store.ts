@@ -1,0 +1,135 @@
+import { orderKey, type SeedOrder, type StoredOrder, storedOrder, withStatusJson } from "./order-record.ts";
+import { type CancelOutcome, cancelTransition, type OrderStatus } from "./order-status.ts";
+import { encodeList, type Seed } from "./seed.ts";
+
+/**
+ * The orders of one world: a seed plus what this world changed. It costs memory in proportion to its
+ * changes; until an order is added, replaced or removed, its list body is the seed's own bytes.
+ */
+export interface Store {
+  /** The listOrders body: every order in list order, as a JSON array of Order records. */
+  listBody(): Uint8Array;
+  cancel(id: bigint): CancelOutcome;
+  statusOf(id: bigint): OrderStatus | undefined;
+  readonly size: number;
+  /** How many orders differ from the seed (changed, added or removed). */
+  readonly changes: number;
+  /** Every order with its status, in list order, as the control API's JSON array. */
+  controlListJson(): string;
+  /** One order with its status as control JSON, or undefined when there is no such order. */
+  controlOrderJson(id: bigint): string | undefined;
+  setStatus(id: bigint, status: OrderStatus): boolean;
+  /** Replaces the order with this id in place, or appends it. */
+  putOrder(order: SeedOrder): "created" | "replaced";
+  removeOrder(id: bigint): boolean;
+  /** Forgets every change and starts again from a seed (the same or a newly loaded one). */
+  reset(seed: Seed): void;
+}
+
+export function createStore(initialSeed: Seed): Store {
+  let seed = initialSeed;
+  // Seed orders this world changed; null marks one it removed.
+  const changed = new Map<string, StoredOrder | null>();
+  // Orders this world created, in the order they were appended.
+  const added = new Map<string, StoredOrder>();
+  let removedCount = 0;
+  // Seed orders whose record (not only status) differs; while zero and nothing is added, the seed's body serves.
+  let rewritten = 0;
+
+  const find = (key: string): StoredOrder | undefined => {
+    const own = added.get(key);
+    if (own) return own;
+    const change = changed.get(key);
+    if (change !== undefined) return change ?? undefined;
+    const index = seed.indexByKey.get(key);
+    return index === undefined ? undefined : seed.orders[index];
+  };
+
+  const changeSeedOrder = (key: string, next: StoredOrder | null) => {
+    const index = seed.indexByKey.get(key) as number;
+    const original = seed.orders[index] as StoredOrder;
+    const before = changed.get(key);
+    if (before === null) removedCount--;
+    if (before !== undefined && before?.json !== original.json) rewritten--;
+    if (next === null) removedCount++;
+    if (next?.json !== original.json) rewritten++;
+    changed.set(key, next);
+  };
+
+  const replace = (order: StoredOrder) => {
+    if (added.has(order.key)) added.set(order.key, order);
+    else changeSeedOrder(order.key, order);
+  };
+
+  function* inListOrder(): Generator<StoredOrder> {
+    if (changed.size === 0) yield* seed.orders;
+    else {
+      for (const order of seed.orders) {
+        const change = changed.get(order.key);
+        if (change === undefined) yield order;
+        else if (change !== null) yield change;
+      }
+    }
+    yield* added.values();
+  }
+
+  return {
+    get size() {
+      return seed.orders.length - removedCount + added.size;
+    },
+    get changes() {
+      return changed.size + added.size;
+    },
+    listBody() {
+      return rewritten === 0 && added.size === 0 ? seed.listBody : encodeList(inListOrder());
+    },
+    cancel(id) {
+      const order = find(orderKey(id));
+      if (!order) return "not_found";
+      const { outcome, next } = cancelTransition(order.status);
+      if (next !== order.status) replace({ ...order, status: next });
+      return outcome;
+    },
+    statusOf(id) {
+      return find(orderKey(id))?.status;
+    },
+    controlListJson() {
+      let json = "";
+      for (const order of inListOrder()) json += `${json === "" ? "[" : ","}${withStatusJson(order)}`;
+      return json === "" ? "[]" : `${json}]`;
+    },
+    controlOrderJson(id) {
+      const order = find(orderKey(id));
+      return order && withStatusJson(order);
+    },
+    setStatus(id, status) {
+      const order = find(orderKey(id));
+      if (!order) return false;
+      if (order.status !== status) replace({ ...order, status });
+      return true;
+    },
+    putOrder(seedOrder) {
+      const order = storedOrder(seedOrder);
+      if (find(order.key)) {
+        replace(order);
+        return "replaced";
+      }
+      added.set(order.key, order);
+      return "created";
+    },
+    removeOrder(id) {
+      const key = orderKey(id);
+      if (added.delete(key)) return true;
+      if (!find(key)) return false;
+      changeSeedOrder(key, null);
+      return true;
+    },
+    reset(next) {
+      seed = next;
+      changed.clear();
+      added.clear();
+      removedCount = 0;
+      rewritten = 0;
+    },
+  };
+}

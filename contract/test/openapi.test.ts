@@ -6,9 +6,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { loadContract, OPENAPI_PATH } from "../openapi.ts";
+import { CONTROL_OPENAPI_PATH, loadContract, loadControlContract, OPENAPI_PATH } from "../openapi.ts";
 
-const GENERATED = fileURLToPath(new URL("../openapi.generated.ts", import.meta.url));
 const GENERATOR = fileURLToPath(new URL("../../node_modules/openapi-typescript/bin/cli.js", import.meta.url));
 
 describe("openapi.yaml", () => {
@@ -46,13 +45,43 @@ describe("openapi.yaml", () => {
     assert.ok(!validate({ code: 1, message: "m", status: 404 }));
   });
 
-  it("has generated TypeScript types that match it", async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "openapi-types-")), "openapi.generated.ts");
-    await promisify(execFile)(process.execPath, [GENERATOR, OPENAPI_PATH, "-o", out]);
-    assert.equal(
-      readFileSync(GENERATED, "utf8"),
-      readFileSync(out, "utf8"),
-      "contract/openapi.generated.ts is stale: run npm run generate:types",
-    );
-  });
+  it("has generated TypeScript types that match it", () =>
+    assertTypesFresh(OPENAPI_PATH, "openapi.generated.ts"));
 });
+
+describe("control.openapi.yaml", () => {
+  const control = loadControlContract();
+
+  it("keeps the control API out of the product's contract", () => {
+    assert.ok(Object.keys(loadContract().document.paths).every((path) => path.startsWith("/store/")));
+    assert.deepEqual(Object.keys(control.document.paths).sort(), [
+      "/behaviour",
+      "/orders",
+      "/orders/{id}",
+      "/requests",
+      "/reset",
+      "/sessions",
+    ]);
+  });
+
+  it("refers to openapi.yaml for the Order fields, so they cannot drift", () => {
+    const validate = control.schema("ControlOrderInput");
+    assert.ok(validate({ id: 1, shipDate: "2026-11-02T10:00:00Z", status: "shipped" }));
+    assert.ok(!validate({ shipDate: "tomorrow" }));
+    assert.ok(!validate({ status: "lost" }));
+    assert.ok(!validate({ colour: "red" }));
+  });
+
+  it("has generated TypeScript types that match it", () =>
+    assertTypesFresh(CONTROL_OPENAPI_PATH, "control.generated.ts"));
+});
+
+async function assertTypesFresh(document: string, generatedName: string): Promise<void> {
+  const out = join(mkdtempSync(join(tmpdir(), "openapi-types-")), generatedName);
+  await promisify(execFile)(process.execPath, [GENERATOR, document, "-o", out]);
+  assert.equal(
+    readFileSync(fileURLToPath(new URL(`../${generatedName}`, import.meta.url)), "utf8"),
+    readFileSync(out, "utf8"),
+    `contract/${generatedName} is stale: run npm run generate:types`,
+  );
+}

@@ -1,0 +1,141 @@
+import { isJsonNumber, numberText, parseExact } from "../contract/exact-json.ts";
+import type {
+  Behaviour,
+  ControlOrder,
+  ErrorRecord,
+  JournalEntry,
+  SessionSummary,
+} from "../contract/types.ts";
+import type { OrderStatus } from "./core/order-status.ts";
+
+/** An order with its status; int64 fields as strings of digits, exact beyond 2^53. */
+export type ClientOrder = Omit<ControlOrder, "id" | "petId"> & { id: string; petId?: string };
+/** An order to create or replace; ids as digits, bigint or (up to 2^53) number. */
+export type OrderInput = Omit<ControlOrder, "id" | "petId" | "status"> & {
+  id?: OrderId;
+  petId?: OrderId;
+  status: OrderStatus;
+};
+export type OrderId = string | bigint | number;
+
+export interface ControlClientOptions {
+  /** Works on this session's world (`X-Mock-Session`); without it, on the default world. */
+  session?: string;
+  /** The control token, when the mock was started with `--control-token`. */
+  token?: string;
+  fetch?: typeof fetch;
+}
+
+/** A control request the mock refused: its status and Error record. */
+export class ControlError extends Error {
+  override name = "ControlError";
+  constructor(
+    readonly status: number,
+    readonly record: ErrorRecord | undefined,
+    text: string,
+  ) {
+    super(record ? `${status} ${record.code}: ${record.message}` : `${status}: ${text.slice(0, 200)}`);
+  }
+}
+
+export interface ControlClient {
+  orders(): Promise<ClientOrder[]>;
+  setStatus(id: OrderId, status: OrderStatus): Promise<ClientOrder>;
+  /** Creates the order (appended to the list) or replaces it whole. */
+  putOrder(order: OrderInput & { id: OrderId }): Promise<ClientOrder>;
+  removeOrder(id: OrderId): Promise<void>;
+  reset(): Promise<void>;
+  /** The world's rules; with an argument, replaces them first. */
+  behaviour(next?: Behaviour): Promise<Behaviour>;
+  requests(): Promise<JournalEntry[]>;
+  clearRequests(): Promise<void>;
+  sessions(): Promise<SessionSummary[]>;
+}
+
+/**
+ * A typed client of the mock's control API for test code. `baseUrl` is the mock's address, with or
+ * without `/v1` or `/__control`.
+ */
+export function createControlClient(baseUrl: string, options: ControlClientOptions = {}): ControlClient {
+  const root = `${baseUrl.replace(/\/+$/, "").replace(/\/(v1|__control)$/, "")}/__control`;
+  const send = options.fetch ?? fetch;
+  const headers: Record<string, string> = {};
+  if (options.session !== undefined) headers["x-mock-session"] = options.session;
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+
+  const call = async (method: string, path: string, body?: string): Promise<string> => {
+    const response = await send(`${root}${path}`, {
+      method,
+      headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new ControlError(response.status, errorRecordIn(text), text);
+    return text;
+  };
+  const orderPath = (id: OrderId) => `/orders/${digits(id)}`;
+
+  return {
+    orders: async () => (parseExact(await call("GET", "/orders")) as unknown[]).map(toClientOrder),
+    setStatus: async (id, status) =>
+      toClientOrder(parseExact(await call("PUT", orderPath(id), JSON.stringify({ status })))),
+    putOrder: async (order) =>
+      toClientOrder(parseExact(await call("PUT", orderPath(order.id), orderJson(order)))),
+    removeOrder: async (id) => {
+      await call("DELETE", orderPath(id));
+    },
+    reset: async () => {
+      await call("POST", "/reset");
+    },
+    behaviour: async (next) =>
+      JSON.parse(
+        await (next === undefined
+          ? call("GET", "/behaviour")
+          : call("PUT", "/behaviour", JSON.stringify(next))),
+      ) as Behaviour,
+    requests: async () => JSON.parse(await call("GET", "/requests")) as JournalEntry[],
+    clearRequests: async () => {
+      await call("DELETE", "/requests");
+    },
+    sessions: async () => JSON.parse(await call("GET", "/sessions")) as SessionSummary[],
+  };
+}
+
+function toClientOrder(value: unknown): ClientOrder {
+  const order = { ...(value as Record<string, unknown>) };
+  for (const [field, member] of Object.entries(order)) {
+    if (isJsonNumber(member))
+      order[field] = field === "quantity" ? Number(numberText(member)) : numberText(member);
+  }
+  return order as unknown as ClientOrder;
+}
+
+/** JSON with the ids written as bare digits, whatever type they were given in. */
+function orderJson(order: OrderInput): string {
+  const parts = Object.entries(order)
+    .filter(([, value]) => value !== undefined)
+    .map(([field, value]) => {
+      const text = field === "id" || field === "petId" ? digits(value as OrderId) : JSON.stringify(value);
+      return `${JSON.stringify(field)}:${text}`;
+    });
+  return `{${parts.join(",")}}`;
+}
+
+/** An id as the digits that go on the wire; anything else would not be an int64. */
+function digits(id: OrderId): string {
+  const text = String(id);
+  if (!/^-?\d+$/.test(text))
+    throw new TypeError(`an order id is an integer, written in digits (got ${text})`);
+  return text;
+}
+
+function errorRecordIn(text: string): ErrorRecord | undefined {
+  try {
+    const record = JSON.parse(text) as Partial<ErrorRecord>;
+    return typeof record.code === "string" && typeof record.message === "string"
+      ? (record as ErrorRecord)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

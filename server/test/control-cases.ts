@@ -1,0 +1,472 @@
+import assert from "node:assert/strict";
+import { parseExact, toSchemaView } from "../../contract/exact-json.ts";
+import type { ErrorRecord } from "../../contract/types.ts";
+import { contract, controlContract, DEV_KEY } from "./support.ts";
+import type { Answer, Transport } from "./transports.ts";
+
+const BIG_PENDING = "9007199254740993";
+const MAX_INT64 = "9223372036854775807";
+const validateError = contract.schema("Error");
+const validateControlOrder = controlContract.schema("ControlOrder");
+const validateJournalEntry = controlContract.schema("JournalEntry");
+const validateSession = controlContract.schema("SessionSummary");
+const validateBehaviour = controlContract.schema("Behaviour");
+
+interface SendOptions {
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** The API key for /v1 requests: the dev key unless null (none) or another string. */
+  key?: string | null;
+  /** Leave out the case's X-Mock-Session header and use the default world. */
+  defaultWorld?: boolean;
+}
+
+/** What a case drives: requests in its own session, on any transport. */
+export interface CaseApi {
+  send(method: string, path: string, options?: SendOptions): Promise<Answer>;
+  readonly session: string;
+}
+
+export interface ControlCase {
+  name: string;
+  run(api: CaseApi): Promise<void>;
+}
+
+/** Binds a transport to a session of its own, so cases run side by side on one mock. */
+export function caseApi(transport: Transport, session: string): CaseApi {
+  return {
+    session,
+    send(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (!options.defaultWorld && headers["x-mock-session"] === undefined)
+        headers["x-mock-session"] = session;
+      const key = options.key === undefined ? DEV_KEY : options.key;
+      if (path.startsWith("/v1") && key !== null && headers.authorization === undefined) {
+        headers.authorization = `Bearer ${key}`;
+      }
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return transport({ method, path, headers, ...(body !== undefined ? { body } : {}) });
+    },
+  };
+}
+
+export function assertError(answer: Answer, status: number, code: string, mentions?: RegExp): ErrorRecord {
+  assert.equal(answer.status, status, answer.text);
+  assert.equal(answer.headers["content-type"], "application/json; charset=utf-8");
+  const record = JSON.parse(answer.text) as ErrorRecord;
+  assert.ok(validateError(record), answer.text);
+  assert.equal(record.status, status);
+  assert.equal(record.code, code);
+  if (mentions) assert.match(record.message, mentions);
+  return record;
+}
+
+/** Control JSON read exactly; ids come back as their digits. */
+function orders(answer: Answer): Array<Record<string, unknown> & { id: string; status: string }> {
+  assert.equal(answer.status, 200, answer.text);
+  assert.equal(answer.headers["content-type"], "application/json; charset=utf-8");
+  const list = parseExact(answer.text) as Array<Record<string, unknown>>;
+  return list.map((order) => ({ ...order, id: String(order.id), status: String(order.status) }));
+}
+
+const ids = (answer: Answer) =>
+  (parseExact(answer.text) as Array<{ id: unknown }>).map((order) => String(order.id));
+const cancel = (api: CaseApi, id: string, options?: SendOptions) =>
+  api.send("DELETE", `/v1/store/orders/${id}`, options);
+const list = (api: CaseApi, options?: SendOptions) => api.send("GET", "/v1/store/orders", options);
+const putOrder = (api: CaseApi, id: string, body: unknown) =>
+  api.send("PUT", `/__control/orders/${id}`, { body });
+
+/** The control API, sessions and forced responses, row by row; run in-process and against the process. */
+export const CONTROL_CASES: ControlCase[] = [
+  {
+    name: "GET /__control/orders lists every order with its status, ids exact",
+    async run(api) {
+      const answer = await api.send("GET", "/__control/orders");
+      const all = orders(answer);
+      assert.equal(all.length, 12);
+      for (const order of parseExact(answer.text) as unknown[]) {
+        assert.ok(validateControlOrder(toSchemaView(order)), JSON.stringify(validateControlOrder.errors));
+      }
+      assert.match(answer.text, new RegExp(`"id":${BIG_PENDING},[^}]*"status":"pending"`));
+      assert.match(answer.text, new RegExp(`"id":${MAX_INT64},[^}]*"status":"shipped"`));
+      assert.deepEqual(
+        all.slice(0, 3).map((order) => [order.id, order.status]),
+        [
+          ["1", "shipped"],
+          ["2", "pending"],
+          ["3", "pending"],
+        ],
+      );
+      assert.equal((await cancel(api, "2")).status, 204);
+      const after = orders(await api.send("GET", "/__control/orders"));
+      assert.equal(
+        after.find((order) => order.id === "2")?.status,
+        "cancelled",
+        "a cancel shows as cancelled",
+      );
+    },
+  },
+  {
+    name: "PUT a status: shipped makes a cancel 409, pending makes it 204 again",
+    async run(api) {
+      const shipped = await putOrder(api, "2", { status: "shipped" });
+      assert.equal(shipped.status, 200, shipped.text);
+      assert.deepEqual(JSON.parse(shipped.text), {
+        id: 2,
+        petId: 102,
+        quantity: 2,
+        shipDate: "2026-11-05T09:30:00Z",
+        complete: false,
+        status: "shipped",
+      });
+      assertError(await cancel(api, "2"), 409, "order_not_cancellable");
+      assert.equal((await putOrder(api, MAX_INT64, { status: "pending" })).status, 200);
+      assert.equal((await cancel(api, MAX_INT64)).status, 204, "the largest int64, exactly");
+      assert.equal((await putOrder(api, "2", { status: "pending" })).status, 200);
+      assert.equal((await cancel(api, "2")).status, 204);
+    },
+  },
+  {
+    name: "PUT a status of an unknown order: 404 Error record",
+    async run(api) {
+      assertError(await putOrder(api, "424242", { status: "shipped" }), 404, "order_not_found", /424242/);
+    },
+  },
+  {
+    name: "PUT a whole new order creates it at the end of the list, ids digit for digit",
+    async run(api) {
+      const id = "9223372036854775806";
+      // Digits in a string are not an int64 to the Order schema: they must be sent as a JSON number.
+      const quoted = await putOrder(api, id, { petId: "9007199254740995", quantity: 3, status: "pending" });
+      assertError(quoted, 400, "invalid_control_request", /petId/);
+      const body = `{"petId":9007199254740995,"quantity":3,"status":"pending"}`;
+      const made = await api.send("PUT", `/__control/orders/${id}`, { body });
+      assert.equal(made.status, 201, made.text);
+      assert.equal(made.text, `{"id":${id},"petId":9007199254740995,"quantity":3,"status":"pending"}`);
+      const listed = await list(api);
+      assert.equal(ids(listed).at(-1), id);
+      assert.match(listed.text, new RegExp(`\\{"id":${id},"petId":9007199254740995,"quantity":3\\}\\]$`));
+      assert.equal((await cancel(api, id)).status, 204);
+      assertError(await cancel(api, id), 409, "order_not_cancellable");
+    },
+  },
+  {
+    name: "PUT a whole existing order replaces it in place",
+    async run(api) {
+      const replaced = await putOrder(api, "3", { id: 3, quantity: 9, status: "shipped" });
+      assert.equal(replaced.status, 200, replaced.text);
+      assert.equal(replaced.text, '{"id":3,"quantity":9,"status":"shipped"}');
+      const listed = await list(api);
+      assert.equal(ids(listed)[2], "3", "it keeps its place");
+      assert.match(listed.text, /\{"id":3,"quantity":9\}/);
+      assertError(await cancel(api, "3"), 409, "order_not_cancellable");
+    },
+  },
+  {
+    name: "PUT bodies that are not valid: 400 invalid_control_request naming the field",
+    async run(api) {
+      const cases: Array<[string, unknown, RegExp]> = [
+        ["5", { id: 6, status: "pending" }, /"id".*path's id 5/],
+        ["5", { shipDate: "next tuesday", status: "pending" }, /"shipDate".*date-time/],
+        ["5", { colour: "red", status: "pending" }, /"colour": unknown field/],
+        ["5", { status: "lost" }, /"status"/],
+        ["5", { quantity: 2 }, /"status": is required/],
+        ["5", "{not json", /not valid JSON/],
+        ["5", "[]", /JSON object/],
+        ["abc", { status: "shipped" }, /path parameter "id"/],
+        ["9223372036854775808", { status: "shipped" }, /path parameter "id"/],
+        ["5", '{"id":9223372036854775808,"status":"pending"}', /"id".*int64/],
+        ["5", '{"quantity":1e2,"status":"pending"}', /"quantity": write integers as plain digits/],
+      ];
+      for (const [id, body, message] of cases) {
+        assertError(await putOrder(api, id, body), 400, "invalid_control_request", message);
+      }
+      assertError(
+        await api.send("PUT", "/__control/orders/5"),
+        400,
+        "invalid_control_request",
+        /body is required/,
+      );
+      assert.equal(
+        orders(await api.send("GET", "/__control/orders")).find((o) => o.id === "5")?.status,
+        "pending",
+      );
+    },
+  },
+  {
+    name: "DELETE /__control/orders/{id} removes the order: 204, then 404",
+    async run(api) {
+      const removed = await api.send("DELETE", "/__control/orders/1");
+      assert.equal(removed.status, 204);
+      assert.equal(removed.text, "");
+      assert.ok(!ids(await list(api)).includes("1"));
+      assertError(await cancel(api, "1"), 404, "order_not_found");
+      assertError(await api.send("DELETE", "/__control/orders/1"), 404, "order_not_found");
+      const recreated = await putOrder(api, "1", { status: "pending" });
+      assert.equal(recreated.status, 404, "a status alone cannot bring it back");
+      assert.equal((await putOrder(api, "1", { id: 1, status: "pending" })).status, 201);
+      assert.equal(ids(await list(api)).at(-1), "1", "re-created at the end");
+    },
+  },
+  {
+    name: "POST /__control/reset puts orders back on the fixtures and clears the rules",
+    async run(api) {
+      assert.equal((await cancel(api, "2")).status, 204);
+      await api.send("DELETE", "/__control/orders/3");
+      await putOrder(api, "77", { status: "pending" }).then(() =>
+        putOrder(api, "77", { id: 77, status: "pending" }),
+      );
+      await api.send("PUT", "/__control/behaviour", {
+        body: { delayMs: 5, rules: [{ operation: "listOrders", status: 503 }] },
+      });
+      const reset = await api.send("POST", "/__control/reset");
+      assert.equal(reset.status, 204);
+      const listed = await list(api);
+      assert.equal(listed.status, 200);
+      assert.equal(ids(listed).length, 12);
+      assert.equal((await cancel(api, "2")).status, 204);
+      assert.deepEqual(JSON.parse((await api.send("GET", "/__control/behaviour")).text), {
+        delayMs: 0,
+        rules: [],
+      });
+    },
+  },
+  {
+    name: "GET /__control/requests is the journal, oldest first, without keys; DELETE clears it",
+    async run(api) {
+      await list(api);
+      await cancel(api, "424242", { key: "not-the-key" });
+      await api.send("GET", "/v1/nowhere?token=secret-in-query");
+      await api.send("GET", "/__control/orders");
+      const answer = await api.send("GET", "/__control/requests");
+      assert.equal(answer.status, 200);
+      const entries = JSON.parse(answer.text) as Array<Record<string, unknown>>;
+      for (const entry of entries)
+        assert.ok(validateJournalEntry(entry), JSON.stringify(validateJournalEntry.errors));
+      assert.deepEqual(
+        entries.map(({ method, path, status, keyValid, session }) => ({
+          method,
+          path,
+          status,
+          keyValid,
+          session,
+        })),
+        [
+          { method: "GET", path: "/v1/store/orders", status: 200, keyValid: true, session: api.session },
+          {
+            method: "DELETE",
+            path: "/v1/store/orders/424242",
+            status: 401,
+            keyValid: false,
+            session: api.session,
+          },
+          { method: "GET", path: "/v1/nowhere", status: 404, keyValid: true, session: api.session },
+        ],
+        "control requests are not journaled; query strings are left out",
+      );
+      assert.doesNotMatch(answer.text, /not-the-key|dev-key-123|secret-in-query|authorization/i);
+      assert.equal((await api.send("DELETE", "/__control/requests")).status, 204);
+      assert.equal((await api.send("GET", "/__control/requests")).text, "[]");
+    },
+  },
+  {
+    name: "behaviour rules force statuses until their times are used up, after authentication",
+    async run(api) {
+      const rules = {
+        rules: [
+          { operation: "listOrders", status: 503, times: 2 },
+          { operation: "cancelOrder", status: 409, times: 1 },
+        ],
+      };
+      const put = await api.send("PUT", "/__control/behaviour", { body: rules });
+      assert.equal(put.status, 200, put.text);
+      assert.ok(validateBehaviour(JSON.parse(put.text)));
+      assertError(await list(api, { key: "wrong" }), 401, "unauthorized");
+      assertError(await list(api), 503, "simulated_failure");
+      assert.deepEqual(JSON.parse((await api.send("GET", "/__control/behaviour")).text), {
+        delayMs: 0,
+        rules: [
+          { operation: "listOrders", status: 503, times: 1 },
+          { operation: "cancelOrder", status: 409, times: 1 },
+        ],
+      });
+      assertError(await list(api), 503, "simulated_failure");
+      assert.equal((await list(api)).status, 200, "used up");
+      assertError(await cancel(api, "2"), 409, "order_not_cancellable", /Forced/);
+      assert.equal((await cancel(api, "2")).status, 204, "the forced 409 changed nothing");
+    },
+  },
+  {
+    name: "behaviour rules that are not valid: 400 naming the field",
+    async run(api) {
+      const cases: Array<[unknown, RegExp]> = [
+        [
+          { rules: [{ operation: "cancelOrder", status: 200 }] },
+          /rules\[0\]\.status.*204, 401, 404, 409, 500/,
+        ],
+        [{ rules: [{ operation: "listOrders" }] }, /exactly one of "status" and "fault"/],
+        [{ rules: [{ operation: "listOrders", status: 503, fault: "close" }] }, /exactly one/],
+        [{ rules: [{ operation: "cancelOrder", fault: "truncate" }] }, /rules\[0\]\.fault/],
+        [{ rules: [{ operation: "getPet", status: 200 }] }, /rules\[0\]\.operation/],
+        [{ rules: [{ operation: "listOrders", status: 503, times: 0 }] }, /rules\[0\]\.times/],
+        [{ delayMs: 60_001 }, /"delayMs"/],
+        [{ delay: 5 }, /"delay": unknown field/],
+      ];
+      for (const [body, message] of cases) {
+        assertError(
+          await api.send("PUT", "/__control/behaviour", { body }),
+          400,
+          "invalid_control_request",
+          message,
+        );
+      }
+    },
+  },
+  {
+    name: "Prefer: code forces one answer with a valid body and no state change",
+    async run(api) {
+      const forced = await cancel(api, "2", { headers: { prefer: "code=409" } });
+      assertError(forced, 409, "order_not_cancellable", /Prefer: code=409/);
+      assertError(await cancel(api, "2", { headers: { prefer: "code=404" } }), 404, "order_not_found");
+      assert.equal((await cancel(api, "1", { headers: { prefer: "code=204" } })).status, 204);
+      assertError(await cancel(api, "1"), 409, "order_not_cancellable", /only pending/);
+      const failed = await list(api, { headers: { prefer: "code=503" } });
+      assertError(failed, 503, "simulated_failure");
+      for (const status of [500, 502, 504]) {
+        assertError(
+          await cancel(api, "2", { headers: { prefer: `code=${status}` } }),
+          status,
+          "simulated_failure",
+        );
+      }
+      const ok = await list(api, { headers: { prefer: 'code="200"' } });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.text, (await list(api)).text);
+      assertError(await list(api, { headers: { prefer: "code=401" } }), 401, "unauthorized");
+      assert.equal((await cancel(api, "2")).status, 204, "order 2 was still pending");
+    },
+  },
+  {
+    name: "Prefer never gets around a bad key, and refuses codes the operation cannot answer",
+    async run(api) {
+      assertError(await list(api, { key: "wrong", headers: { prefer: "code=200" } }), 401, "unauthorized");
+      assertError(
+        await cancel(api, "2", { key: null, headers: { prefer: "code=204" } }),
+        401,
+        "unauthorized",
+      );
+      assertError(
+        await list(api, { headers: { prefer: "code=409" } }),
+        400,
+        "invalid_prefer",
+        /200, 401, 500/,
+      );
+      assertError(await cancel(api, "2", { headers: { prefer: "code=200" } }), 400, "invalid_prefer");
+      assertError(await cancel(api, "2", { headers: { prefer: "code=418" } }), 400, "invalid_prefer");
+      assertError(await list(api, { headers: { prefer: "code=abc" } }), 400, "invalid_prefer");
+      assertError(await list(api, { headers: { prefer: "delay=60001" } }), 400, "invalid_prefer", /60000/);
+      assertError(await list(api, { headers: { prefer: "delay=-1" } }), 400, "invalid_prefer");
+      assert.equal((await list(api, { headers: { prefer: "return=minimal, respond-async" } })).status, 200);
+      assert.equal((await cancel(api, "2")).status, 204, "no refused request changed anything");
+    },
+  },
+  {
+    name: "Prefer: delay and the world's delayMs hold the answer back; both combine with a code",
+    async run(api) {
+      const delayed = await list(api, { headers: { prefer: "code=503, delay=150" } });
+      assertError(delayed, 503, "simulated_failure");
+      assert.ok(delayed.delayedMs >= 150, `held back ${delayed.delayedMs} ms`);
+      await api.send("PUT", "/__control/behaviour", { body: { delayMs: 120 } });
+      const slow = await list(api);
+      assert.equal(slow.status, 200);
+      assert.ok(slow.delayedMs >= 120, `held back ${slow.delayedMs} ms`);
+      const unauthorized = await list(api, { key: null });
+      assert.ok(unauthorized.delayedMs >= 120, "a 401 is delayed too");
+      const quick = await list(api, { headers: { prefer: "delay=0" } });
+      assert.ok(quick.delayedMs < 120, "Prefer wins over the world's delay for its request");
+    },
+  },
+  {
+    name: "GET /__control/sessions lists live sessions with their orders and changes",
+    async run(api) {
+      await cancel(api, "2");
+      await api.send("DELETE", "/__control/orders/1");
+      const answer = await api.send("GET", "/__control/sessions");
+      assert.equal(answer.status, 200);
+      const sessions = JSON.parse(answer.text) as Array<{ name: string; orders: number; changes: number }>;
+      for (const session of sessions) assert.ok(validateSession(session));
+      const mine = sessions.find((session) => session.name === api.session);
+      assert.deepEqual(
+        { ...mine, lastUsed: undefined },
+        { name: api.session, orders: 11, changes: 2, lastUsed: undefined },
+      );
+    },
+  },
+  {
+    name: "X-Mock-Session names outside 1-64 of A-Z a-z 0-9 . _ -: 400 invalid_session",
+    async run(api) {
+      for (const name of ["", "a b", "x".repeat(65), "ü", "a/b", "a;b"]) {
+        assertError(
+          await list(api, { headers: { "x-mock-session": name } }),
+          400,
+          "invalid_session",
+          /1 to 64 characters/,
+        );
+        assertError(
+          await api.send("GET", "/__control/orders", { headers: { "x-mock-session": name } }),
+          400,
+          "invalid_session",
+        );
+      }
+      assert.equal(
+        (await list(api, { headers: { "x-mock-session": `A-z.0_${"9".repeat(58)}` } })).status,
+        200,
+      );
+    },
+  },
+  {
+    name: "unknown control paths are 404 and other methods 405 with Allow",
+    async run(api) {
+      assertError(await api.send("GET", "/__control/nothing"), 404, "not_found");
+      const cases: Array<[string, string, string]> = [
+        ["POST", "/__control/orders", "GET"],
+        ["GET", "/__control/reset", "POST"],
+        ["PATCH", "/__control/orders/1", "PUT, DELETE"],
+        ["POST", "/__control/behaviour", "GET, PUT"],
+        ["PUT", "/__control/requests", "GET, DELETE"],
+        ["DELETE", "/__control/sessions", "GET"],
+      ];
+      for (const [method, path, allow] of cases) {
+        const answer = await api.send(method, path);
+        assertError(answer, 405, "method_not_allowed");
+        assert.equal(answer.headers.allow, allow);
+      }
+    },
+  },
+  {
+    name: "CORS lets a browser send X-Mock-Session and Prefer, and PUT and POST to the control API",
+    async run(api) {
+      const answer = await api.send("OPTIONS", "/__control/orders/2", {
+        headers: {
+          origin: "http://localhost:5173",
+          "access-control-request-method": "PUT",
+          "access-control-request-headers": "x-mock-session, prefer, content-type",
+        },
+      });
+      assert.equal(answer.status, 204);
+      assert.match(answer.headers["access-control-allow-headers"] ?? "", /X-Mock-Session/);
+      assert.match(answer.headers["access-control-allow-headers"] ?? "", /Prefer/);
+      assert.match(answer.headers["access-control-allow-methods"] ?? "", /PUT/);
+      assert.match(answer.headers["access-control-allow-methods"] ?? "", /POST/);
+      const simple = await api.send("GET", "/__control/orders", {
+        headers: { origin: "http://localhost:5173" },
+      });
+      assert.equal(simple.headers["access-control-allow-origin"], "*");
+    },
+  },
+];

@@ -1,0 +1,68 @@
+import type { MockCore } from "../core/mock.ts";
+
+export interface Exchange {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  /** How long the answer was held back: the core's word in-process, the time measured over HTTP. */
+  delayedMs: number;
+  fault?: "close" | "truncate";
+}
+
+/** One way of reaching the mock; the same table of cases runs over each. */
+export type Transport = (exchange: Exchange) => Promise<Answer>;
+
+const decoder = new TextDecoder();
+
+/** The core itself, in-process: what every transport hands requests to. */
+export function coreTransport(core: MockCore): Transport {
+  return async ({ method, path, headers = {}, body }) => {
+    const response = core.handle({
+      method,
+      url: path,
+      headers: Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+      ),
+      ...(body !== undefined ? { body: new TextEncoder().encode(body) } : {}),
+    });
+    const text =
+      response.body === undefined
+        ? ""
+        : typeof response.body === "string"
+          ? response.body
+          : decoder.decode(response.body);
+    return {
+      status: response.status,
+      headers: response.headers,
+      text: method === "HEAD" ? "" : text,
+      delayedMs: response.delayMs ?? 0,
+      ...(response.fault ? { fault: response.fault } : {}),
+    };
+  };
+}
+
+/** The real process over HTTP; `origin` is http://host:port. */
+export function httpTransport(origin: string): Transport {
+  return async ({ method, path, headers = {}, body }) => {
+    const started = performance.now();
+    const response = await fetch(`${origin}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      text,
+      delayedMs: performance.now() - started,
+    };
+  };
+}

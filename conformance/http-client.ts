@@ -30,7 +30,12 @@ export interface HttpClient {
 }
 
 /** A keep-alive client that sends paths byte for byte (no URL normalisation) under the base address. */
-export function createHttpClient(baseUrl: URL, timeoutMs: number): HttpClient {
+export function createHttpClient(
+  baseUrl: URL,
+  timeoutMs: number,
+  /** Sent with every request (a mock session, for one); a request's own headers win. */
+  commonHeaders: Readonly<Record<string, string>> = {},
+): HttpClient {
   const secure = baseUrl.protocol === "https:";
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const request = secure ? httpsRequest : httpRequest;
@@ -41,8 +46,9 @@ export function createHttpClient(baseUrl: URL, timeoutMs: number): HttpClient {
       return count;
     },
     close: () => agent.destroy(),
-    send(method, path, headers) {
+    send(method, path, ownHeaders) {
       count++;
+      const headers = { ...commonHeaders, ...ownHeaders };
       const fullPath = `${basePath}${path}`;
       const recorded: RecordedRequest = { method, path: fullPath, headers: maskHeaders(headers) };
       return new Promise((resolve) => {

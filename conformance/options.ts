@@ -27,6 +27,8 @@ Options:
   --reporter NAME           pretty (default), json or junit
   --output FILE             write the report there; the pretty report still goes to stdout
   --timeout MS              per request, default 10000
+  --session NAME            send X-Mock-Session: NAME on every request: against the project's mock,
+                            a run in a new session starts from fresh fixtures
   --help                    show this help
 
 Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage or target unreachable.
@@ -41,6 +43,7 @@ const FLAGS = {
   reporter: { type: "string" },
   output: { type: "string" },
   timeout: { type: "string" },
+  session: { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -67,6 +70,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
       ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),
       ...(values["missing-order-id"] ? { missingOrderId: values["missing-order-id"] } : {}),
+      ...(values.session !== undefined ? { session: values.session } : {}),
     },
     reporter: reporter as ReporterName,
     ...(values.output ? { output: values.output } : {}),

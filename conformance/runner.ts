@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Contract, loadContract } from "../contract/openapi.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
+import { SESSION_NAME } from "../server/core/sessions.ts";
 import { createHttpClient, type Exchange, type HttpClient } from "./http-client.ts";
 import { type CheckResult, type Report, type ScenarioResult, summarize } from "./report.ts";
 import { checkResponse } from "./response-checks.ts";
@@ -19,6 +20,11 @@ export interface ConformanceOptions {
   /** An id no order has; by default one absent from the list. */
   missingOrderId?: string;
   timeoutMs?: number;
+  /**
+   * A session of the project's mock (`X-Mock-Session` on every request): each run on a new name starts
+   * from fresh fixtures. Real deployments ignore the header.
+   */
+  session?: string;
   scenarios?: readonly Scenario[];
   contract?: Contract;
   /** Sees every request and its response as sent and received (its Authorization header masked). */
@@ -56,7 +62,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
 
   const contract = options.contract ?? loadContract();
   const operations = readOperations(contract);
-  const client = createHttpClient(baseUrl, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  if (options.session !== undefined && !SESSION_NAME.test(options.session)) {
+    throw new ConformanceUsageError(
+      "--session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'",
+    );
+  }
+  const client = createHttpClient(
+    baseUrl,
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    options.session !== undefined ? { "x-mock-session": options.session } : {},
+  );
   try {
     const session = new Session(client, operations, options.apiKey, options.onExchange);
     const initial = await session.snapshot();

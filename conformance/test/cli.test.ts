@@ -53,6 +53,8 @@ describe("petstore-conformance (the CLI, end to end)", () => {
         MOCK_SHIPPED_ID,
         "--reporter",
         "json",
+        "--session",
+        "cli-run",
       ],
       { PETSTORE_API_KEY: MOCK_KEY },
     );
@@ -70,11 +72,17 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     }
     assert.ok(!result.stdout.includes(MOCK_KEY), "the key never appears in the report");
     const cancelPath = `/v1/store/orders/${MOCK_PENDING_ID}`;
-    const cancel = await fetch(`${mock.url}/store/orders/${MOCK_PENDING_ID}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${MOCK_KEY}` },
-    });
-    assert.equal(cancel.status, 409, `${cancelPath} was cancelled by the run`);
+    const cancel = (session?: string) =>
+      fetch(`${mock.url}/store/orders/${MOCK_PENDING_ID}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${MOCK_KEY}`, ...(session ? { "x-mock-session": session } : {}) },
+      });
+    assert.equal(
+      (await cancel("cli-run")).status,
+      409,
+      `${cancelPath} was cancelled by the run, in its session`,
+    );
+    assert.equal((await cancel()).status, 204, "the default world was left alone");
   });
 
   it("exits 1 on a broken target, with JUnit XML that names the failing scenario", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createControlClient } from "../../server/control-client.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import { runConformance } from "../runner.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
@@ -11,27 +12,42 @@ describe("the suite against the project's own mock", () => {
   });
   after(() => mock.stop());
 
-  it("passes every scenario with every scenario enabled, and cancels exactly the named order", async () => {
-    const report = await runConformance({
+  const run = (session: string) =>
+    runConformance({
       baseUrl: mock.url,
       apiKey: MOCK_KEY,
       pendingOrderId: MOCK_PENDING_ID,
       shippedOrderId: MOCK_SHIPPED_ID,
+      session,
     });
-    const failures = report.scenarios.flatMap((s) => s.checks.filter((c) => c.status !== "passed"));
-    assert.deepEqual(failures, []);
-    assert.equal(report.summary.skipped, 0);
-    assert.equal(report.summary.failed, 0);
-    assert.ok(report.scenarios.every((s) => s.status === "passed"));
-    assert.deepEqual(report.warnings, []);
 
-    const auth = { authorization: `Bearer ${MOCK_KEY}` };
-    const cancelled = await fetch(`${mock.url}/store/orders/${MOCK_PENDING_ID}`, {
-      method: "DELETE",
-      headers: auth,
-    });
-    assert.equal(cancelled.status, 409, "the run cancelled the named order");
-    const untouched = await fetch(`${mock.url}/store/orders/2`, { method: "DELETE", headers: auth });
-    assert.equal(untouched.status, 204, "the run cancelled nothing else");
+  it("passes every scenario, run after run on one mock, each run in a session of its own", async () => {
+    for (const session of ["conformance-1", "conformance-2"]) {
+      const report = await run(session);
+      const failures = report.scenarios.flatMap((s) => s.checks.filter((c) => c.status !== "passed"));
+      assert.deepEqual(failures, [], session);
+      assert.equal(report.summary.skipped, 0);
+      assert.equal(report.summary.failed, 0);
+      assert.ok(report.scenarios.every((s) => s.status === "passed"));
+      assert.deepEqual(report.warnings, []);
+    }
+  });
+
+  it("cancels exactly the named order, in its session only", async () => {
+    await run("conformance-scope");
+    const statusIn = async (session?: string) => {
+      const orders = await createControlClient(mock.url, session ? { session } : {}).orders();
+      return Object.fromEntries(orders.map((order) => [order.id, order.status]));
+    };
+    const inSession = await statusIn("conformance-scope");
+    const fixtures = await statusIn();
+    assert.equal(inSession[MOCK_PENDING_ID], "cancelled", "the run cancelled the named order");
+    assert.equal(fixtures[MOCK_PENDING_ID], "pending", "the default world is untouched");
+    const changed = Object.keys(inSession).filter((id) => inSession[id] !== fixtures[id]);
+    assert.deepEqual(changed, [MOCK_PENDING_ID], "the run cancelled nothing else");
+  });
+
+  it("refuses a session name the mock would refuse, before sending anything", async () => {
+    await assert.rejects(run("not valid"), /--session must be 1 to 64 characters/);
   });
 });

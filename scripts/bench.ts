@@ -35,7 +35,8 @@ const { values: flags } = parseArgs({
     scale: { type: "string", default: "1000,10000,100000" },
     repeats: { type: "string", default: "5" },
     rounds: { type: "string", default: "5" },
-    sections: { type: "string", default: "throughput,scale,conformance" },
+    sections: { type: "string", default: "throughput,sessions,scale,conformance" },
+    sessions: { type: "string", default: "1000" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -69,6 +70,7 @@ function load(
   options: {
     method?: string;
     key?: string;
+    headers?: Record<string, string>;
     connections?: number;
     duration?: number;
     serverPid?: number;
@@ -79,6 +81,7 @@ function load(
   args.push("--warmup", "[", "-c", String(connections), "-d", String(WARMUP), "]");
   if (options.method) args.push("-m", options.method);
   if (options.key !== undefined) args.push("-H", `authorization=Bearer ${options.key}`);
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
   args.push(url);
   return new Promise((resolve, reject) => {
     const [command = AUTOCANNON, ...prefixArgs] = [...LOAD_PREFIX, AUTOCANNON];
@@ -192,6 +195,7 @@ interface Contender {
   name: string;
   start: () => Promise<StartedServer>;
   path: string;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -211,7 +215,11 @@ async function rounds(contenders: Contender[], options: { method?: string; key: 
       for (const [index, contender] of contenders.entries()) {
         const server = servers[index] as StartedServer;
         results[index]?.push(
-          await load(`${server.url}${contender.path}`, { ...options, serverPid: pidOf(server) }),
+          await load(`${server.url}${contender.path}`, {
+            ...options,
+            ...(contender.headers ? { headers: contender.headers } : {}),
+            serverPid: pidOf(server),
+          }),
         );
       }
     }
@@ -356,6 +364,123 @@ async function scale(): Promise<string[]> {
   ];
 }
 
+const SESSIONS = Number(flags.sessions);
+
+/** Creates `count` sessions, each with one order set to cancelled through the control API. */
+async function fillSessions(origin: string, count: number, ids: readonly string[]): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    const response = await fetch(`${origin}/__control/orders/${ids[index % ids.length]}`, {
+      method: "PUT",
+      headers: { "x-mock-session": `bench-${index}`, "content-type": "application/json" },
+      body: '{"status":"cancelled"}',
+    });
+    if (response.status !== 200)
+      throw new Error(`session ${index}: ${response.status} ${await response.text()}`);
+  }
+}
+
+const withSessions =
+  (fixtures: string, count: number, ids: readonly string[]) => async (): Promise<StartedServer> => {
+    const server = await startMockProcess(["--quiet", "--fixtures", fixtures]);
+    await fillSessions(new URL(server.url).origin, count, ids);
+    return server;
+  };
+
+/** Sequential requests over one kept-alive connection: latency and server CPU per request. */
+async function sequential(
+  server: StartedServer,
+  count: number,
+  headersOf: (index: number) => Record<string, string>,
+): Promise<{ meanMs: number; cpuMicros: number }> {
+  const before = cpuTicks(pidOf(server));
+  const started = performance.now();
+  for (let index = 0; index < count; index++) {
+    const response = await fetch(`${server.url}/store/orders`, {
+      headers: { authorization: `Bearer ${DEV_KEY}`, ...headersOf(index) },
+    });
+    await response.arrayBuffer();
+  }
+  const meanMs = (performance.now() - started) / count;
+  return { meanMs, cpuMicros: ((cpuTicks(pidOf(server)) - before) * TICK_MICROS) / count };
+}
+
+async function sessions(): Promise<string[]> {
+  const bundledIds = ["2", "3", "5", "7", "8", "10"];
+  const list = "/store/orders";
+  const contenders: Contender[] = [
+    { name: "no sessions, no header", start: ours(BUNDLED_FIXTURES), path: list },
+    {
+      name: `${SESSIONS.toLocaleString("en")} live sessions, no header`,
+      start: withSessions(BUNDLED_FIXTURES, SESSIONS, bundledIds),
+      path: list,
+    },
+    {
+      name: `${SESSIONS.toLocaleString("en")} live sessions, X-Mock-Session of one of them`,
+      start: withSessions(BUNDLED_FIXTURES, SESSIONS, bundledIds),
+      path: list,
+      headers: { "x-mock-session": "bench-7" },
+    },
+  ];
+  const loads = await rounds(contenders, { key: DEV_KEY });
+  const baseCpu = loads[0]?.cpuMicros ?? Number.NaN;
+
+  const creations = 2_000;
+  const perRequest = await withServer(ours(BUNDLED_FIXTURES), async (server) => {
+    await sequential(server, creations, (index) => ({ "x-mock-session": `warm-up-${index % 10}` }));
+    const warm = await sequential(server, creations, () => ({ "x-mock-session": "warm" }));
+    const fresh = await sequential(server, creations, (index) => ({ "x-mock-session": `new-${index}` }));
+    const none = await sequential(server, creations, () => ({}));
+    return { warm, fresh, none };
+  });
+
+  const folder = mkdtempSync(join(tmpdir(), "petstore-bench-"));
+  const fixtures = join(folder, "orders-100000.json");
+  writeFileSync(fixtures, generateFixture(100_000, DEV_KEY));
+  const memory = await withServer(ours(fixtures), async (server) => {
+    await (
+      await fetch(`${server.url}/store/orders`, { headers: { authorization: `Bearer ${DEV_KEY}` } })
+    ).arrayBuffer();
+    const before = rssMegabytes(pidOf(server));
+    // generateFixture moves every 100th id above 2^53; the others are their index.
+    const ids: string[] = [];
+    for (let index = 1; ids.length < SESSIONS; index++) if (index % 100 !== 0) ids.push(String(index));
+    await fillSessions(new URL(server.url).origin, SESSIONS, ids);
+    // Each session lists once too: an unchanged list body must be the seed's, not a copy.
+    for (let index = 0; index < SESSIONS; index += 1) {
+      const response = await fetch(`${server.url}/store/orders`, {
+        headers: { authorization: `Bearer ${DEV_KEY}`, "x-mock-session": `bench-${index}` },
+      });
+      await response.arrayBuffer();
+    }
+    return { before, after: rssMegabytes(pidOf(server)) };
+  });
+
+  return [
+    `### Sessions: ${SESSIONS.toLocaleString("en")} live sessions, each with one cancelled order`,
+    "",
+    "`GET /v1/store/orders` on the bundled fixtures, in alternating rounds as above; the first row is the mock as it is used without sessions.",
+    "",
+    "| Mock | req/s | server CPU µs/req | CPU vs no sessions | mean ms | p99 ms | statuses |",
+    "|---|---:|---:|---:|---:|---:|---|",
+    ...loads.map(
+      (r, index) =>
+        `| ${contenders[index]?.name} | ${r.rps.toFixed(0)} | ${micros(r.cpuMicros)} | ${ratio(r.cpuMicros, baseCpu)} | ${ms(r.mean)} | ${r.p99} | ${r.statuses} |`,
+    ),
+    "",
+    `Sequential requests over one connection (${creations.toLocaleString("en")} each, one process):`,
+    "",
+    "| Request | mean ms | server CPU µs/req |",
+    "|---|---:|---:|",
+    `| no header | ${perRequest.none.meanMs.toFixed(3)} | ${micros(perRequest.none.cpuMicros)} |`,
+    `| X-Mock-Session of a live session | ${perRequest.warm.meanMs.toFixed(3)} | ${micros(perRequest.warm.cpuMicros)} |`,
+    `| X-Mock-Session of a new session (creates it) | ${perRequest.fresh.meanMs.toFixed(3)} | ${micros(perRequest.fresh.cpuMicros)} |`,
+    "",
+    `Memory over a 100,000-order fixture: RSS ${memory.before.toFixed(0)} MiB with the default world alone, ` +
+      `${memory.after.toFixed(0)} MiB with ${SESSIONS.toLocaleString("en")} sessions each holding one cancelled order ` +
+      `and each having listed the orders once: **${(((memory.after - memory.before) * 1024) / SESSIONS).toFixed(1)} KiB per session**.`,
+  ];
+}
+
 /** Wall time of a whole process, from spawn to exit. */
 function timeProcess(
   command: string,
@@ -427,6 +552,7 @@ async function main(): Promise<void> {
   const chosen = new Set(flags.sections.split(","));
   const sections: string[][] = [];
   if (chosen.has("throughput")) sections.push(await throughput());
+  if (chosen.has("sessions")) sections.push(await sessions());
   if (chosen.has("scale")) sections.push(await scale());
   if (chosen.has("conformance")) sections.push(await conformanceWallTime());
   const cpu = cpus()[0]?.model ?? "unknown CPU";

@@ -1,16 +1,7 @@
-import type { Fault } from "./exchange.ts";
+import type { JournalEntry } from "../../contract/types.ts";
 
-export interface JournalRecord {
-  /** Milliseconds since the epoch; written as an ISO date only when the journal is read. */
-  time: number;
-  method: string;
-  path: string;
-  status: number | null;
-  durationMs: number;
-  session: string | null;
-  keyValid: boolean;
-  fault?: Fault;
-}
+/** A journal entry of control.openapi.yaml, its time kept in milliseconds until the journal is read. */
+export type JournalRecord = Omit<JournalEntry, "time"> & { time: number };
 
 /** The latest requests of one world, oldest first, in a ring of fixed size. */
 export interface Journal {

@@ -188,10 +188,19 @@ describe("--watch", () => {
       ).matchAll(/"id":(\d+)/g),
     ].map((match) => match[1]);
 
-  it("reloads a valid edit into the default world and new sessions; existing sessions keep theirs", async () => {
+  /** A mock watching a fixture file of its own, seeded with the bundled orders. */
+  async function withWatchedMock(run: (mock: MockProcess, path: string) => Promise<void>): Promise<void> {
     const path = writeFixture(world(bundled.orders));
     const mock = await startMockProcess(["--quiet", "--watch", "--fixtures", path]);
     try {
+      await run(mock, path);
+    } finally {
+      await mock.stop();
+    }
+  }
+
+  it("reloads a valid edit into the default world and new sessions; existing sessions keep theirs", () =>
+    withWatchedMock(async (mock, path) => {
       const origin = originOf(mock);
       assert.match(mock.output(), /fixtures: .* \(12 orders\), watched/);
       assert.equal((await listIds(origin, "before")).length, 12, "a session made before the edit");
@@ -205,15 +214,10 @@ describe("--watch", () => {
       assert.match(mock.output(), /fixtures reloaded: .* \(3 orders\)/);
       assert.equal((await listIds(origin, "before")).length, 12, "an existing session keeps its fixtures");
       assert.equal((await listIds(origin, "after")).length, 3, "a new session starts from the new fixtures");
-    } finally {
-      await mock.stop();
-    }
-  });
+    }));
 
-  it("keeps the previous fixtures on an invalid edit, with the start-up check's message", async () => {
-    const path = writeFixture(world(bundled.orders));
-    const mock = await startMockProcess(["--quiet", "--watch", "--fixtures", path]);
-    try {
+  it("keeps the previous fixtures on an invalid edit, with the start-up check's message", () =>
+    withWatchedMock(async (mock, path) => {
       const broken = bundled.orders.map((order, index) =>
         index === 3 ? { ...(order as object), shipDate: "soon" } : order,
       );
@@ -227,15 +231,10 @@ describe("--watch", () => {
         /error: .*: invalid fixture:\n {2}- orders\[3\] \(id 4\), field "shipDate": must match format "date-time"/,
       );
       assert.equal((await listIds(originOf(mock))).length, 12);
-    } finally {
-      await mock.stop();
-    }
-  });
+    }));
 
-  it("reloads once after a burst of writes", async () => {
-    const path = writeFixture(world(bundled.orders));
-    const mock = await startMockProcess(["--quiet", "--watch", "--fixtures", path]);
-    try {
+  it("reloads once after a burst of writes", () =>
+    withWatchedMock(async (mock, path) => {
       const text = world(bundled.orders.slice(0, 5));
       // An editor that truncates and writes in pieces: the half-written states must not be loaded.
       writeFileSync(path, "");
@@ -250,8 +249,5 @@ describe("--watch", () => {
       const reloads = mock.output().match(/fixtures reloaded/g) ?? [];
       assert.equal(reloads.length, 1, mock.output());
       assert.doesNotMatch(mock.output(), /error:/);
-    } finally {
-      await mock.stop();
-    }
-  });
+    }));
 });

@@ -2,15 +2,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { readOperations } from "../../contract/operations.ts";
-import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { bundledFixture, contract, controlContract, DEV_KEY } from "./support.ts";
+import { assertListedError, bundledFixture, contract, controlContract, DEV_KEY } from "./support.ts";
 
 // Seeded and bounded like the API's fuzz test; FUZZ_SEED and FUZZ_RUNS change them.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Math.ceil(Number(process.env.FUZZ_RUNS ?? 3000) / 3);
 
-const validateError = contract.schema("Error");
 const SESSIONS = ["s1", "s2", "team.a_b-9"];
 const ORDER_IDS = [
   ...bundledFixture.orders.map((order) => order.record.id.toString()),
@@ -195,16 +193,8 @@ describe(`the control API, sessions and Prefer under random requests (fast-check
           allowedStatuses(request).includes(answer.status),
           `status ${answer.status} is not documented for ${request.method} ${request.path}: ${answer.text}`,
         );
-        if (answer.status >= 400) {
-          assert.equal(answer.headers.get("content-type"), "application/json; charset=utf-8");
-          const record = JSON.parse(answer.text) as { code: string; status: number };
-          assert.ok(validateError(record), `not an Error record: ${answer.text}`);
-          assert.equal(record.status, answer.status);
-          assert.ok(
-            record.code in ERROR_CODES && statusesOf(record.code as ErrorCode).includes(answer.status),
-            `undocumented code ${record.code} for ${answer.status}`,
-          );
-        }
+        if (answer.status >= 400)
+          assertListedError(answer.status, answer.headers.get("content-type"), answer.text);
         const after = await ordersOf(request.session);
         const changing =
           (request.method === "DELETE" && request.path.startsWith("/v1/") && answer.status === 204) ||

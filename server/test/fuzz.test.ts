@@ -3,12 +3,11 @@ import { Agent, request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { loadContract } from "../../contract/openapi.ts";
-import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
 import { parseOrderId } from "../core/order-id.ts";
 import { loadFixtureFile } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { DEV_KEY } from "./support.ts";
+import { assertListedError, DEV_KEY } from "./support.ts";
 
 // Seeded and bounded: the same cases every run unless FUZZ_SEED says otherwise; a failure prints the seed
 // and the shrunk request, and FUZZ_SEED=<seed> replays it.
@@ -16,7 +15,6 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 
 const contract = loadContract();
-const validateError = contract.schema("Error");
 const fixture = loadFixtureFile(BUNDLED_FIXTURES, contract);
 const LIST = "/v1/store/orders";
 
@@ -271,14 +269,7 @@ describe(`the mock under random requests (fast-check, seed ${SEED}, ${RUNS} case
           `status ${answer.status} is not allowed here`,
         );
         if (answer.status >= 400 && fuzz.method !== "HEAD") {
-          assert.match(String(answer.headers["content-type"]), /^application\/json; charset=utf-8$/);
-          const record = JSON.parse(answer.body) as { code: string; status: number };
-          assert.ok(validateError(record), `not an Error record: ${answer.body}`);
-          assert.equal(record.status, answer.status);
-          assert.ok(
-            record.code in ERROR_CODES && statusesOf(record.code as ErrorCode).includes(answer.status),
-            `undocumented code ${record.code} for ${answer.status}`,
-          );
+          assertListedError(answer.status, String(answer.headers["content-type"]), answer.body);
         }
         if (answer.status === 200 && fuzz.method === "GET")
           assert.equal(answer.body, initialList.body, "the list never changes");

@@ -1,9 +1,11 @@
+import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { loadContract, loadControlContract } from "../../contract/openapi.ts";
 import { createServer, type MockServerOptions } from "../app.ts";
+import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
 import { createMockCore, type MockCore, type MockCoreOptions } from "../core/mock.ts";
 import { createSeed } from "../core/seed.ts";
 import { loadFixtureFile } from "../fixtures.ts";
@@ -47,4 +49,22 @@ export function writeFixture(content: string | Uint8Array | object, name = "fixt
     typeof content === "string" || content instanceof Uint8Array ? content : JSON.stringify(content);
   writeFileSync(path, bytes);
   return path;
+}
+
+const validateErrorRecord = contract.schema("Error");
+
+/** An error answer as the README promises it: JSON, an Error record, a listed code sent with this status. */
+export function assertListedError(
+  status: number,
+  contentType: string | null | undefined,
+  body: string,
+): void {
+  assert.equal(contentType, "application/json; charset=utf-8");
+  const record = JSON.parse(body) as { code: string; status: number };
+  assert.ok(validateErrorRecord(record), `not an Error record: ${body}`);
+  assert.equal(record.status, status);
+  assert.ok(
+    record.code in ERROR_CODES && statusesOf(record.code as ErrorCode).includes(status),
+    `undocumented code ${record.code} for ${status}`,
+  );
 }

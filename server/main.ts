@@ -89,8 +89,7 @@ async function main(): Promise<number> {
   if (!options.apiKeys && resolve(options.fixtures) === BUNDLED_FIXTURES) {
     lines.push(`  dev API key (bundled fixtures): ${fixture.apiKeys[0]}`);
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
-
+  // Watching starts before the ready line, so an edit made as soon as it appears is seen.
   const stopWatching = options.watch
     ? watchFile(options.fixtures, () => {
         const next = load();
@@ -102,6 +101,8 @@ async function main(): Promise<number> {
         process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.fixture.orders.length} orders)\n`);
       })
     : () => {};
+
+  process.stdout.write(`${lines.join("\n")}\n`);
 
   return new Promise((done) => {
     let closing = false;

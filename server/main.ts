@@ -8,6 +8,7 @@ import { controlAccess, isLoopback } from "./control-access.ts";
 import { CONTROL_PATH } from "./core/control.ts";
 import { createMockCore } from "./core/mock.ts";
 import { createSeed } from "./core/seed.ts";
+import { loadDashboardAssets } from "./dashboard-assets.ts";
 import { type Fixture, FixtureError, loadFixtureFile } from "./fixtures.ts";
 import { BUNDLED_FIXTURES, parseCliOptions, USAGE } from "./options.ts";
 import { watchFile } from "./watch.ts";
@@ -52,7 +53,13 @@ async function main(): Promise<number> {
     apiKeys: loaded.apiKeys,
     contract,
     ...(access.enabled
-      ? { control: { contract: loadControlContract(), ...(access.token ? { token: access.token } : {}) } }
+      ? {
+          control: {
+            contract: loadControlContract(),
+            assets: loadDashboardAssets(),
+            ...(access.token ? { token: access.token } : {}),
+          },
+        }
       : {}),
     corsOrigins: options.corsOrigins,
     maxSessions: options.maxSessions,
@@ -79,7 +86,8 @@ async function main(): Promise<number> {
   );
   lines.push(
     access.enabled
-      ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}`
+      ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}\n` +
+          `  dashboard: ${origin}${CONTROL_PATH}/`
       : `  control API: ${access.reason}`,
   );
   if (!isLoopback(options.host)) {

@@ -18,7 +18,19 @@ const CONTROL_CHALLENGE = 'Bearer realm="petstore-control"';
 const ORDER_FIELDS = ["id", "petId", "quantity", "shipDate", "complete"] as const;
 const INTEGER_FIELDS = new Set(["id", "petId", "quantity"]);
 
+/** A file of the dashboard page, served by the mock itself. */
+export interface Asset {
+  contentType: string;
+  body: Uint8Array | string;
+}
+
+// The page may load only its own files and talk only to its own origin.
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; form-action 'self'";
+
 export interface ControlContext {
+  /** The dashboard's files by path under /__control ("/" for the page); none when absent. */
+  assets?: ReadonlyMap<string, Asset>;
   /** Checks the control token; undefined when none is required (loopback). */
   authenticate?: (header: string | undefined) => AuthResult;
   validateOrderInput: ValidateFunction;
@@ -38,6 +50,23 @@ export function handleControl(
   path: string,
   cors: Readonly<Record<string, string>>,
 ): MockResponse {
+  const route = path.slice(CONTROL_PATH.length);
+  const { method } = request;
+  // The page and its files hold no data, so a browser can load them before it has the token to ask for.
+  const asset = (method === "GET" || method === "HEAD") && context.assets?.get(route === "" ? "/" : route);
+  if (asset) {
+    return {
+      status: 200,
+      headers: {
+        "content-type": asset.contentType,
+        "content-security-policy": CONTENT_SECURITY_POLICY,
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        "cache-control": "no-cache",
+      },
+      body: asset.body,
+    };
+  }
   if (context.authenticate) {
     const auth = context.authenticate(request.headers.authorization);
     if (!auth.ok) {
@@ -50,8 +79,6 @@ export function handleControl(
       );
     }
   }
-  const route = path.slice(CONTROL_PATH.length);
-  const { method } = request;
   const only = (allowed: string, run: () => MockResponse) =>
     allowed.split(", ").includes(method) ? run() : methodNotAllowed(method, allowed, cors);
   const noContent = (): MockResponse => ({ status: 204, headers: { ...cors } });

@@ -4,7 +4,7 @@ import type { OperationId } from "../../contract/types.ts";
 import { type ApiContext, handleApi, listHeadersFor } from "./api.ts";
 import { createAuthenticator } from "./auth.ts";
 import { SIMULATED_FAILURE_STATUSES } from "./behaviour.ts";
-import { CONTROL_PATH, type ControlContext, handleControl } from "./control.ts";
+import { type Asset, CONTROL_PATH, type ControlContext, handleControl } from "./control.ts";
 import { createCorsPolicy } from "./cors.ts";
 import { errorResponse, type MockRequest, type MockResponse, pathOf } from "./exchange.ts";
 import type { Seed } from "./seed.ts";
@@ -26,6 +26,8 @@ export interface MockCoreOptions {
     contract: Contract;
     /** When given, every control request needs `Authorization: Bearer <token>`. */
     token?: string;
+    /** The dashboard's files, served under /__control/. */
+    assets?: ReadonlyMap<string, Asset>;
   };
   /** Origins allowed to call the mock from a browser; `"*"` (the default) allows any. */
   corsOrigins?: readonly string[] | "*";
@@ -85,6 +87,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     ...(options.control.token !== undefined
       ? { authenticate: createAuthenticator([options.control.token]) }
       : {}),
+    ...(options.control.assets ? { assets: options.control.assets } : {}),
     validateOrderInput: options.control.contract.schema("ControlOrderInput"),
     validateBehaviour: options.control.contract.schema("Behaviour"),
     forcible,

@@ -449,6 +449,24 @@ export const CONTROL_CASES: ControlCase[] = [
     },
   },
   {
+    name: "GET /__control/ serves the dashboard and its files under a same-origin Content-Security-Policy",
+    async run(api) {
+      for (const [path, type] of [
+        ["/__control/", "text/html; charset=utf-8"],
+        ["/__control", "text/html; charset=utf-8"],
+        ["/__control/dashboard.js", "text/javascript; charset=utf-8"],
+        ["/__control/dashboard.css", "text/css; charset=utf-8"],
+      ]) {
+        const answer = await api.send("GET", path as string);
+        assert.equal(answer.status, 200, path);
+        assert.equal(answer.headers["content-type"], type);
+        assert.match(answer.headers["content-security-policy"] ?? "", /^default-src 'self';/);
+        assert.equal(answer.headers["x-content-type-options"], "nosniff");
+      }
+      assert.match((await api.send("GET", "/__control/")).text, /<title>Petstore mock dashboard<\/title>/);
+    },
+  },
+  {
     name: "CORS lets a browser send X-Mock-Session and Prefer, and PUT and POST to the control API",
     async run(api) {
       const answer = await api.send("OPTIONS", "/__control/orders/2", {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { loadDashboardAssets } from "../dashboard-assets.ts";
 import { assertError, caseApi } from "./control-cases.ts";
 import { bundledCore, controlContract } from "./support.ts";
 import { coreTransport, type Transport } from "./transports.ts";
@@ -130,7 +131,9 @@ describe("sessions (in-process)", () => {
 
   it("a control token guards every control request, and /v1 keys never open it", async () => {
     const transport = coreTransport(
-      bundledCore({ control: { contract: controlContract, token: "control-secret" } }),
+      bundledCore({
+        control: { contract: controlContract, assets: loadDashboardAssets(), token: "control-secret" },
+      }),
     );
     const api = caseApi(transport, "guarded");
     const refused = assertError(
@@ -152,5 +155,7 @@ describe("sessions (in-process)", () => {
     assert.equal(allowed.status, 200);
     assert.equal(ids(allowed.text).length, 12);
     assert.equal((await api.send("GET", "/v1/store/orders")).status, 200, "the API itself is unchanged");
+    const page = await api.send("GET", "/__control/");
+    assert.equal(page.status, 200, "the page holds no data: it loads, then asks for the token");
   });
 });

@@ -8,6 +8,7 @@ import { createServer, type MockServerOptions } from "../app.ts";
 import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
 import { createMockCore, type MockCore, type MockCoreOptions } from "../core/mock.ts";
 import { createSeed } from "../core/seed.ts";
+import { loadDashboardAssets } from "../dashboard-assets.ts";
 import { loadFixtureFile } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
 
@@ -23,7 +24,7 @@ export function bundledCore(overrides: Partial<MockCoreOptions> = {}): MockCore 
     seed: createSeed(bundledFixture.orders),
     apiKeys: bundledFixture.apiKeys,
     contract,
-    control: { contract: controlContract },
+    control: { contract: controlContract, assets: loadDashboardAssets() },
     ...overrides,
   });
 }

@@ -477,7 +477,11 @@ async function sessions(): Promise<string[]> {
     "",
     `Memory over a 100,000-order fixture: RSS ${memory.before.toFixed(0)} MiB with the default world alone, ` +
       `${memory.after.toFixed(0)} MiB with ${SESSIONS.toLocaleString("en")} sessions each holding one cancelled order ` +
-      `and each having listed the orders once: **${(((memory.after - memory.before) * 1024) / SESSIONS).toFixed(1)} KiB per session**.`,
+      `and each having listed the orders once: ${
+        memory.after > memory.before
+          ? `**${(((memory.after - memory.before) * 1024) / SESSIONS).toFixed(1)} KiB per session**`
+          : "**no measurable growth** (the collector returned more than the sessions took)"
+      }.`,
   ];
 }
 

@@ -18,16 +18,20 @@ export interface Sessions {
   readonly size: number;
 }
 
-export function createSessions(
-  limits: SessionLimits,
-  create: (name: string, now: number) => World,
-): Sessions {
+// Other sessions' idle time is looked at no more often than this; the session in use is always checked.
+const SWEEP_INTERVAL_MS = 100;
+
+export function createSessions(limits: SessionLimits, create: (name: string, now: number) => World): Sessions {
   // A Map iterates in insertion order: re-inserting on use keeps it ordered from least to most recent.
   const worlds = new Map<string, World>();
+  let mostRecent: World | undefined;
+  let lastSweep = 0;
   const evictIdle = (now: number) => {
+    lastSweep = now;
     for (const [name, world] of worlds) {
       if (now - world.lastUsed <= limits.idleMs) break;
       worlds.delete(name);
+      if (world === mostRecent) mostRecent = undefined;
     }
   };
   return {
@@ -35,10 +39,15 @@ export function createSessions(
       return worlds.size;
     },
     use(name, now) {
-      evictIdle(now);
+      if (now - lastSweep >= SWEEP_INTERVAL_MS) evictIdle(now);
+      // A client sending request after request in one session is the common case: nothing to reorder.
+      if (mostRecent?.session === name && now - mostRecent.lastUsed <= limits.idleMs) {
+        mostRecent.lastUsed = now;
+        return mostRecent;
+      }
       let world = worlds.get(name);
       if (world) worlds.delete(name);
-      else {
+      if (!world || now - world.lastUsed > limits.idleMs) {
         world = create(name, now);
         if (worlds.size >= limits.maxSessions) {
           const oldest = worlds.keys().next();
@@ -47,6 +56,7 @@ export function createSessions(
       }
       world.lastUsed = now;
       worlds.set(name, world);
+      mostRecent = world;
       return world;
     },
     list(now) {

@@ -1,5 +1,16 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import {
+  type Agent,
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { setTimeout as sleep } from "node:timers/promises";
+import { checkServerIdentity, type PeerCertificate } from "node:tls";
+import { HttpProxyAgent } from "http-proxy-agent";
+import { HttpsProxyAgent } from "https-proxy-agent";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 
 export interface Exchange {
@@ -7,95 +18,201 @@ export interface Exchange {
   /** Undefined when no response came back; then `error` says why. */
   response?: { status: number; headers: Record<string, string>; body: string };
   error?: string;
-  /** True for failures to reach the target at all (refused, unknown host), as opposed to a timeout. */
-  unreachable?: boolean;
+  /** The Node error code of a failure to get any answer (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT, …). */
+  errorCode?: string;
+  /** The proxy answered the tunnel request with this status instead of opening it. */
+  proxyRefused?: number;
+  /** How many 429 answers were waited out and retried before this one. */
+  retries?: number;
+}
+
+export interface TlsOptions {
+  /** Trusted certificates in PEM; when given, added to Node's own trusted roots. */
+  ca?: readonly string[];
+  cert?: string;
+  key?: string;
+  /** No certificate check at all. */
+  insecure?: boolean;
+}
+
+export interface ClientOptions {
+  timeoutMs: number;
+  /** Sent with every request (a mock session, a gateway's header); a request's own headers win. */
+  commonHeaders?: Readonly<Record<string, string>>;
+  /** Lower-case names of headers whose values reports show as `***`. */
+  secretHeaders?: ReadonlySet<string>;
+  tls?: TlsOptions;
+  proxy?: URL;
+  /** Requests in flight at most; unbounded when absent. */
+  concurrency?: number;
+  /** How 429 answers are waited out: at most `max` retries, each wait capped at `maxWaitMs`. */
+  retry?: { max: number; maxWaitMs: number };
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const EXCERPT_CHARS = 2000;
-const UNREACHABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ECONNRESET",
-]);
+// Without Retry-After, a 429 is retried after 1 s, then 2 s, 4 s…, within the cap.
+const DEFAULT_RETRY_WAIT_MS = 1000;
 
 export interface HttpClient {
   send(method: string, path: string, headers: Record<string, string>): Promise<Exchange>;
-  /** How many requests were sent. */
+  /** How many requests were sent, retries included. */
   readonly count: number;
+  /** How many 429 answers were retried. */
+  readonly retries: number;
   close(): void;
 }
 
 /** A keep-alive client that sends paths byte for byte (no URL normalisation) under the base address. */
-export function createHttpClient(
-  baseUrl: URL,
-  timeoutMs: number,
-  /** Sent with every request (a mock session, for one); a request's own headers win. */
-  commonHeaders: Readonly<Record<string, string>> = {},
-): HttpClient {
+export function createHttpClient(baseUrl: URL, options: ClientOptions): HttpClient {
   const secure = baseUrl.protocol === "https:";
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const agent = createAgent(secure, options);
+  // Given with every request too: through a proxy, the tunnel's TLS is set up from the request's options,
+  // and without the host among them, so the certificate is checked against the target's name here.
+  const hostname = baseUrl.hostname.replace(/^\[|\]$/g, "");
+  const tls = secure
+    ? {
+        ...tlsSettings(options.tls),
+        checkServerIdentity: (_host: string, certificate: PeerCertificate) =>
+          checkServerIdentity(hostname, certificate),
+      }
+    : {};
   const request = secure ? httpsRequest : httpRequest;
   const basePath = baseUrl.pathname.replace(/\/+$/, "");
+  const limit = createLimit(options.concurrency);
   let count = 0;
+  let retries = 0;
+
+  const once = (
+    method: string,
+    fullPath: string,
+    headers: Record<string, string>,
+    recorded: RecordedRequest,
+  ) =>
+    new Promise<Exchange>((resolve) => {
+      count++;
+      let proxyRefused: number | undefined;
+      const outgoing: ClientRequest = request(
+        {
+          agent,
+          method,
+          protocol: baseUrl.protocol,
+          hostname,
+          port: baseUrl.port,
+          path: fullPath,
+          headers,
+          timeout: options.timeoutMs,
+          ...tls,
+        },
+        (incoming: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          incoming.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+          });
+          incoming.on("end", () =>
+            resolve({
+              request: recorded,
+              response: {
+                status: incoming.statusCode ?? 0,
+                headers: flattenHeaders(incoming.headers),
+                body: Buffer.concat(chunks).toString("utf8"),
+              },
+              ...(proxyRefused !== undefined ? { proxyRefused } : {}),
+            }),
+          );
+          incoming.on("error", (error) =>
+            resolve({ request: recorded, error: `response broken off: ${error.message}` }),
+          );
+        },
+      );
+      // https-proxy-agent hands a refused tunnel back as the proxy's own answer; it must not pass for the target's.
+      outgoing.on("proxyConnect", (connect: { statusCode: number }) => {
+        if (connect.statusCode !== 200) proxyRefused = connect.statusCode;
+      });
+      outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
+      outgoing.on("error", (error: NodeJS.ErrnoException) =>
+        resolve({
+          request: recorded,
+          error: error.code ? `${error.code}: ${error.message}` : error.message,
+          ...(error.code ? { errorCode: error.code } : {}),
+        }),
+      );
+      outgoing.end();
+    });
+
   return {
     get count() {
       return count;
     },
+    get retries() {
+      return retries;
+    },
     close: () => agent.destroy(),
     send(method, path, ownHeaders) {
-      count++;
-      const headers = { ...commonHeaders, ...ownHeaders };
+      const headers = { ...options.commonHeaders, ...ownHeaders };
       const fullPath = `${basePath}${path}`;
-      const recorded: RecordedRequest = { method, path: fullPath, headers: maskHeaders(headers) };
-      return new Promise((resolve) => {
-        const outgoing = request(
-          {
-            agent,
-            method,
-            protocol: baseUrl.protocol,
-            hostname: baseUrl.hostname.replace(/^\[|\]$/g, ""),
-            port: baseUrl.port,
-            path: fullPath,
-            headers,
-            timeout: timeoutMs,
-          },
-          (incoming) => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            incoming.on("data", (chunk: Buffer) => {
-              size += chunk.length;
-              if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-            });
-            incoming.on("end", () =>
-              resolve({
-                request: recorded,
-                response: {
-                  status: incoming.statusCode ?? 0,
-                  headers: flattenHeaders(incoming.headers),
-                  body: Buffer.concat(chunks).toString("utf8"),
-                },
-              }),
-            );
-            incoming.on("error", (error) =>
-              resolve({ request: recorded, error: `response broken off: ${error.message}` }),
-            );
-          },
-        );
-        outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${timeoutMs} ms`)));
-        outgoing.on("error", (error: NodeJS.ErrnoException) =>
-          resolve({
-            request: recorded,
-            error: error.code ? `${error.code}: ${error.message}` : error.message,
-            unreachable: error.code !== undefined && UNREACHABLE_CODES.has(error.code),
-          }),
-        );
-        outgoing.end();
+      const recorded: RecordedRequest = {
+        method,
+        path: fullPath,
+        headers: maskHeaders(headers, options.secretHeaders),
+      };
+      return limit(async () => {
+        let exchange = await once(method, fullPath, headers, recorded);
+        const retry = options.retry;
+        for (let attempt = 0; retry && exchange.response?.status === 429 && attempt < retry.max; attempt++) {
+          await sleep(retryWait(exchange.response.headers["retry-after"], attempt, retry.maxWaitMs));
+          retries++;
+          exchange = { ...(await once(method, fullPath, headers, recorded)), retries: attempt + 1 };
+        }
+        return exchange;
       });
     },
+  };
+}
+
+function createAgent(secure: boolean, options: ClientOptions): Agent {
+  const tls = tlsSettings(options.tls);
+  if (options.proxy) {
+    return secure
+      ? new HttpsProxyAgent(options.proxy, { keepAlive: true, ...tls })
+      : new HttpProxyAgent(options.proxy, { keepAlive: true });
+  }
+  return secure ? new HttpsAgent({ keepAlive: true, ...tls }) : new HttpAgent({ keepAlive: true });
+}
+
+function tlsSettings(tls: TlsOptions | undefined) {
+  return {
+    ...(tls?.ca ? { ca: [...tls.ca] } : {}),
+    ...(tls?.cert ? { cert: tls.cert } : {}),
+    ...(tls?.key ? { key: tls.key } : {}),
+    ...(tls?.insecure ? { rejectUnauthorized: false } : {}),
+  };
+}
+
+/** Retry-After in seconds or as an HTTP date (RFC 9110 §10.2.3), capped; a back-off when it is absent. */
+export function retryWait(header: string | undefined, attempt: number, maxWaitMs: number): number {
+  let wait = DEFAULT_RETRY_WAIT_MS * 2 ** attempt;
+  if (header !== undefined && /^\d+$/.test(header.trim())) wait = Number(header.trim()) * 1000;
+  else if (header !== undefined && !Number.isNaN(Date.parse(header))) wait = Date.parse(header) - Date.now();
+  return Math.min(Math.max(wait, 0), maxWaitMs);
+}
+
+/** At most `concurrency` tasks at once, the others queued in order. */
+function createLimit(concurrency: number | undefined): <T>(task: () => Promise<T>) => Promise<T> {
+  if (concurrency === undefined) return (task) => task();
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (task) => {
+    if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
   };
 }
 
@@ -106,10 +223,11 @@ export function recordResponse(response: NonNullable<Exchange["response"]>): Rec
   return { status: response.status, headers: response.headers, body };
 }
 
-function maskHeaders(headers: Record<string, string>): Record<string, string> {
+function maskHeaders(headers: Record<string, string>, secret?: ReadonlySet<string>): Record<string, string> {
   const masked: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    masked[name] = name.toLowerCase() === "authorization" ? maskAuthorization(value) : value;
+    const lower = name.toLowerCase();
+    masked[name] = lower === "authorization" ? maskAuthorization(value) : secret?.has(lower) ? "***" : value;
   }
   return masked;
 }

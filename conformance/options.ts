@@ -1,14 +1,23 @@
+import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
 import type { ParseArgsConfig } from "node:util";
 import { parseFlags, UsageError } from "../common/command-line.ts";
+import type { TlsOptions } from "./http-client.ts";
 import type { ConformanceOptions } from "./runner.ts";
 
-export const REPORTERS = ["pretty", "json", "junit"] as const;
+export const REPORTERS = ["pretty", "json", "junit", "html", "markdown"] as const;
 export type ReporterName = (typeof REPORTERS)[number];
+
+/** A report to write: to FILE, or to standard output when there is none. */
+export interface ReporterTarget {
+  name: ReporterName;
+  file?: string;
+}
 
 export interface CliOptions {
   run: ConformanceOptions;
-  reporter: ReporterName;
-  output?: string;
+  reporters: ReporterTarget[];
+  list: boolean;
   help: boolean;
 }
 
@@ -16,22 +25,45 @@ export const USAGE = `Usage: npm run conformance -- --base-url URL --api-key KEY
        petstore-conformance --base-url URL --api-key KEY [options]
 
 Replays the Petstore Store Orders scenarios against a /v1 deployment and checks every response against
-openapi.yaml. Nothing is cancelled unless --pending-order-id names an order the run may cancel.
+openapi.yaml. Nothing is cancelled unless --pending-order-id (or a hook) names an order the run may cancel.
 
-Options:
+Target and orders:
   --base-url URL            base address, ending in /v1            (PETSTORE_BASE_URL)
   --api-key KEY             a valid API key                        (PETSTORE_API_KEY)
   --pending-order-id ID     a pending order the run may cancel (else that scenario is skipped)
   --shipped-order-id ID     an order that has shipped (else the 409 scenario is skipped)
   --missing-order-id ID     an id no order has (default: one absent from the list)
-  --reporter NAME           pretty (default), json or junit
-  --output FILE             write the report there; the pretty report still goes to stdout
-  --timeout MS              per request, default 10000
+  --hooks FILE              a .js, .mjs or .ts module whose beforeRun(context) may return those ids
+                            and whose afterRun(context, report) runs last
   --session NAME            send X-Mock-Session: NAME on every request: against the project's mock,
                             a run in a new session starts from fresh fixtures
+
+Reaching it:
+  --ca-file PEM             trust this CA too (repeatable; NODE_EXTRA_CA_CERTS works as well)
+  --cert PEM --key PEM      a client certificate, for gateways that ask for one
+  --insecure                check no certificate (every report says so)
+  --proxy URL               proxy for every request; without it http_proxy, https_proxy/HTTPS_PROXY,
+                            all_proxy and no_proxy/NO_PROXY are read as curl reads them (HTTP_PROXY is not)
+  --header 'Name: value'    add a header to every request (repeatable); its value is masked in reports…
+  --show-header NAME        …unless named here (repeatable)
+  --timeout MS              per request, default 10000
+  --concurrency N           requests in flight at most (default: as many as the scenarios send)
+  --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (30s; 500ms, 2m)
+
+What runs and how it is judged:
+  --list                    print every scenario and exit
+  --only ID[,ID…]           run only these scenarios
+  --skip ID[,ID…]           do not run these
+  --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
+
+Reports:
+  --reporter NAME[:FILE]    pretty (default), json, junit, html or markdown, to FILE or standard output;
+                            repeatable: --reporter pretty --reporter junit:conformance.xml
+  --output FILE             with one reporter: write it to FILE; the pretty report still goes to stdout
   --help                    show this help
 
-Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage or target unreachable.
+Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage or a run that cannot judge
+the target (unreachable, untrusted certificate, redirect, proxy refusal, failing hook).
 `;
 
 const FLAGS = {
@@ -40,40 +72,168 @@ const FLAGS = {
   "pending-order-id": { type: "string" },
   "shipped-order-id": { type: "string" },
   "missing-order-id": { type: "string" },
-  reporter: { type: "string" },
-  output: { type: "string" },
-  timeout: { type: "string" },
+  hooks: { type: "string" },
   session: { type: "string" },
+  "ca-file": { type: "string", multiple: true },
+  cert: { type: "string" },
+  key: { type: "string" },
+  insecure: { type: "boolean" },
+  proxy: { type: "string" },
+  header: { type: "string", multiple: true },
+  "show-header": { type: "string", multiple: true },
+  timeout: { type: "string" },
+  concurrency: { type: "string" },
+  "max-retry-wait": { type: "string" },
+  list: { type: "boolean" },
+  only: { type: "string" },
+  skip: { type: "string" },
+  strict: { type: "boolean" },
+  reporter: { type: "string", multiple: true },
+  output: { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
 export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
   const values = parseFlags(argv, FLAGS);
-  if (values.help) return { run: { baseUrl: "", apiKey: "" }, reporter: "pretty", help: true };
+  const reporters = parseReporters(values.reporter ?? ["pretty"], values.output);
+  if (values.help || values.list) {
+    return {
+      run: { baseUrl: "", apiKey: "" },
+      reporters,
+      list: values.list ?? false,
+      help: values.help ?? false,
+    };
+  }
   const baseUrl = values["base-url"] ?? (env.PETSTORE_BASE_URL || undefined);
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
   if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
   if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
-  const reporter = values.reporter ?? "pretty";
-  if (!REPORTERS.includes(reporter as ReporterName)) {
-    throw new UsageError(`--reporter must be one of ${REPORTERS.join(", ")} (got "${reporter}")`);
-  }
-  const timeoutText = values.timeout ?? "10000";
-  const timeoutMs = Number(timeoutText);
-  if (!/^\d+$/.test(timeoutText) || timeoutMs < 1)
-    throw new UsageError(`--timeout must be a positive number of milliseconds (got "${timeoutText}")`);
+  const timeoutMs = positiveInteger("--timeout", values.timeout ?? "10000");
+  const headers = parseHeaders(values.header ?? []);
+  const tls = readTls(values, env);
+  const list = (text: string | undefined) =>
+    text
+      ?.split(",")
+      .map((id) => id.trim())
+      .filter(Boolean);
+  const only = list(values.only);
+  const skip = list(values.skip);
   return {
     run: {
       baseUrl,
       apiKey,
       timeoutMs,
+      env,
       ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
       ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),
       ...(values["missing-order-id"] ? { missingOrderId: values["missing-order-id"] } : {}),
       ...(values.session !== undefined ? { session: values.session } : {}),
+      ...(values.hooks !== undefined ? { hooks: values.hooks } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
+      ...(tls ? { tls } : {}),
+      ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
+      ...(values.concurrency !== undefined
+        ? { concurrency: positiveInteger("--concurrency", values.concurrency) }
+        : {}),
+      ...(values["max-retry-wait"] !== undefined
+        ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
+        : {}),
+      ...(values.strict ? { strict: true } : {}),
+      ...(only ? { only } : {}),
+      ...(skip ? { skip } : {}),
     },
-    reporter: reporter as ReporterName,
-    ...(values.output ? { output: values.output } : {}),
+    reporters,
+    list: false,
     help: false,
   };
+}
+
+function parseReporters(specs: readonly string[], output: string | undefined): ReporterTarget[] {
+  const reporters = specs.map((spec): ReporterTarget => {
+    const colon = spec.indexOf(":");
+    const name = colon === -1 ? spec : spec.slice(0, colon);
+    const file = colon === -1 ? undefined : spec.slice(colon + 1);
+    if (!REPORTERS.includes(name as ReporterName)) {
+      throw new UsageError(
+        `--reporter must be one of ${REPORTERS.join(", ")}, with :FILE if wanted (got "${spec}")`,
+      );
+    }
+    if (file === "") throw new UsageError(`--reporter ${name}: needs a file name after the colon`);
+    return { name: name as ReporterName, ...(file ? { file } : {}) };
+  });
+  const toStdout = reporters.filter((reporter) => reporter.file === undefined);
+  if (output !== undefined) {
+    if (reporters.length !== 1 || toStdout.length !== 1) {
+      throw new UsageError("--output goes with one --reporter NAME; for several, use --reporter NAME:FILE");
+    }
+    return [{ name: reporters[0]?.name as ReporterName, file: output }];
+  }
+  if (toStdout.length > 1) {
+    throw new UsageError(
+      "only one report can go to standard output; give the others a file (--reporter NAME:FILE)",
+    );
+  }
+  return reporters;
+}
+
+function parseHeaders(specs: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const spec of specs) {
+    const colon = spec.indexOf(":");
+    const name = colon === -1 ? "" : spec.slice(0, colon).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new UsageError(`--header takes 'Name: value' (got "${spec.split(":")[0]}…")`);
+    }
+    if (["authorization", "x-mock-session"].includes(name.toLowerCase())) {
+      throw new UsageError(`--header ${name}: the run sets this one itself (--api-key, --session)`);
+    }
+    headers[name] = spec.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** TLS settings from the flags: extra CAs are added to Node's roots (and NODE_EXTRA_CA_CERTS), not instead. */
+function readTls(
+  values: { "ca-file"?: string[]; cert?: string; key?: string; insecure?: boolean },
+  env: NodeJS.ProcessEnv,
+): TlsOptions | undefined {
+  const read = (flag: string, path: string) => {
+    try {
+      return readFileSync(path, "utf8");
+    } catch (error) {
+      throw new UsageError(
+        `${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error})`,
+      );
+    }
+  };
+  if ((values.cert === undefined) !== (values.key === undefined)) {
+    throw new UsageError("--cert and --key go together");
+  }
+  const files = values["ca-file"] ?? [];
+  const extra =
+    files.length > 0 && env.NODE_EXTRA_CA_CERTS ? [read("NODE_EXTRA_CA_CERTS", env.NODE_EXTRA_CA_CERTS)] : [];
+  const tls: TlsOptions = {
+    ...(files.length > 0
+      ? { ca: [...rootCertificates, ...extra, ...files.map((file) => read("--ca-file", file))] }
+      : {}),
+    ...(values.cert !== undefined ? { cert: read("--cert", values.cert) } : {}),
+    ...(values.key !== undefined ? { key: read("--key", values.key) } : {}),
+    ...(values.insecure ? { insecure: true } : {}),
+  };
+  return Object.keys(tls).length > 0 ? tls : undefined;
+}
+
+function positiveInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1)
+    throw new UsageError(`${flag} must be a positive whole number (got "${text}")`);
+  return value;
+}
+
+function parseDuration(flag: string, text: string): number {
+  const match = /^(\d+)(ms|s|m)?$/.exec(text);
+  if (!match) throw new UsageError(`${flag} must be a duration like 500ms, 30s or 2m (got "${text}")`);
+  const unit = match[2] ?? "s";
+  return Number(match[1]) * (unit === "ms" ? 1 : unit === "s" ? 1000 : 60_000);
 }

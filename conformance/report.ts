@@ -36,8 +36,14 @@ export interface Report {
   /** Counts of checks; a skipped scenario counts as one skipped check. */
   summary: { passed: number; failed: number; skipped: number };
   target: string;
+  /** When the run started, ISO 8601. */
+  startedAt: string;
+  /** Said first by every report when the target looks down rather than wrong. */
+  health?: string;
   warnings: string[];
   requests: number;
+  /** 429 answers waited out and retried. */
+  retries: number;
   durationMs: number;
   scenarios: ScenarioResult[];
 }

@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dashboard page
+         * @description A page for people: every order with its status, sessions, behaviour rules and the journal,
+         *     using only this API. It and its files (`/dashboard.js`, `/dashboard.css`, `/favicon.svg`) hold no
+         *     data, so they are served without the token; the page asks for it when the API needs it.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders": {
         parameters: {
             query?: never;
@@ -213,6 +235,14 @@ export interface components {
             /** Format: date-time */
             lastUsed: string;
         };
+        Error: {
+            /** @description Machine-readable error code. */
+            code: string;
+            /** @description Human-readable description of the error. */
+            message: string;
+            /** @description The HTTP status code. */
+            status: number;
+        };
         /**
          * Format: int64
          * @description Unique order identifier.
@@ -232,14 +262,6 @@ export interface components {
         shipDate: string;
         /** @description Whether the order has been fulfilled. */
         complete: boolean;
-        Error: {
-            /** @description Machine-readable error code. */
-            code: string;
-            /** @description Human-readable description of the error. */
-            message: string;
-            /** @description The HTTP status code. */
-            status: number;
-        };
     };
     responses: {
         /**
@@ -283,6 +305,27 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page, with a Content-Security-Policy that allows only its own origin. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+        };
+    };
     listControlOrders: {
         parameters: {
             query?: never;

@@ -27,6 +27,7 @@ export function renderJunit(report: Report): string {
   });
   const properties = suite.ele("properties");
   properties.ele("property", { name: "target", value: report.target });
+  if (report.health) properties.ele("property", { name: "health", value: report.health });
   for (const warning of report.warnings) properties.ele("property", { name: "warning", value: warning });
 
   for (const scenario of report.scenarios) {

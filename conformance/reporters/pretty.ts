@@ -8,7 +8,8 @@ type Style = Parameters<typeof styleText>[0];
 export function renderPretty(report: Report, options: { color: boolean }): string {
   const paint = (style: Style, text: string) => (options.color ? styleText(style, text) : text);
   const mark = { passed: paint("green", "✔"), failed: paint("red", "✖"), skipped: paint("yellow", "-") };
-  const lines = [paint("bold", `Petstore Store Orders conformance: ${report.target}`)];
+  const lines = report.health ? [paint(["bold", "yellow"], `warning: ${report.health}`)] : [];
+  lines.push(paint("bold", `Petstore Store Orders conformance: ${report.target}`));
   for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${warning}`));
   lines.push("");
   for (const scenario of report.scenarios) {
@@ -29,7 +30,7 @@ export function renderPretty(report: Report, options: { color: boolean }): strin
   const failedScenarios = report.scenarios.filter((scenario) => scenario.status === "failed").length;
   lines.push(
     "",
-    `${scenarios} scenarios (${failedScenarios} failed), ${report.requests} requests in ${report.durationMs} ms`,
+    `${scenarios} scenarios (${failedScenarios} failed), ${report.requests} requests${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
     paint(failed > 0 ? "red" : "green", `${passed} passed, ${failed} failed, ${skipped} skipped`),
   );
   return `${lines.join("\n")}\n`;

@@ -1,33 +1,14 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { XMLParser } from "fast-xml-parser";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import type { Report } from "../report.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
+import { cli } from "./run-cli.ts";
 import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server.ts";
-
-const BIN = fileURLToPath(new URL("../bin.mjs", import.meta.url));
-
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: { ...process.env, NO_COLOR: "", ...env } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 describe("petstore-conformance (the CLI, end to end)", () => {
   let mock: MockProcess;
@@ -162,7 +143,10 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     await closed.close();
     const unreachable = await cli(["--base-url", closed.url, "--api-key", "k"]);
     assert.equal(unreachable.code, 2);
-    assert.match(unreachable.stderr, /^error: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1: ECONNREFUSED/);
+    assert.match(
+      unreachable.stderr,
+      /^error: nothing accepts connections at 127\.0\.0\.1:\d+ \(ECONNREFUSED\): is the service running, and is --base-url right\?/,
+    );
     assert.equal(unreachable.stderr.trim().split("\n").length, 1, "one line, no stack trace");
   });
 

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -34,6 +35,22 @@ export interface TargetBehaviour {
   conflictNonErrorBody?: boolean;
   uriTooLongOnLongId?: boolean;
   unauthorizedAs403?: boolean;
+  // Valid choices for input the spec has no case for, which only --strict refuses.
+  unprocessableOnMalformedId?: boolean;
+  badRequestOnUnknownQuery?: boolean;
+  // What stands in front of real deployments.
+  /** A gateway that refuses (403) requests without this header and value. */
+  requireHeader?: { name: string; value: string };
+  /** Answers the first N requests of each path and method with 429 and this Retry-After. */
+  rateLimited?: { times: number; retryAfter: string };
+  /** Every answer a 503 HTML page, as a gateway gives when the service behind it is down. */
+  down?: boolean;
+  /** Serve HTTPS with this key and certificate; `ca` set means a client certificate signed by it is required. */
+  tls?: { key: string; cert: string; ca?: string };
+  /** Counts the requests that reached the target. */
+  seen?: { count: number };
+  /** Tracks requests in flight; each is held 5 ms so that concurrent ones overlap. */
+  inFlight?: { now: number; most: number };
 }
 
 export const TARGET_KEY = "target-key-42";
@@ -53,11 +70,59 @@ export interface RunningTarget {
 
 export async function startTarget(behaviour: TargetBehaviour = {}): Promise<RunningTarget> {
   const orders = seedOrders(behaviour);
-  const server: Server = createServer((request, response) => handle(request, response, orders, behaviour));
+  const limited = new Map<string, number>();
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
+    if (behaviour.seen) behaviour.seen.count++;
+    const { inFlight } = behaviour;
+    if (inFlight) {
+      inFlight.now++;
+      inFlight.most = Math.max(inFlight.most, inFlight.now);
+      response.on("close", () => {
+        inFlight.now--;
+      });
+      setTimeout(() => serve(request, response), 5);
+      return;
+    }
+    serve(request, response);
+  };
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
+    if (behaviour.down) {
+      response
+        .writeHead(503, { "content-type": "text/html" })
+        .end("<html><body>Service Unavailable</body></html>");
+      return;
+    }
+    const gate = behaviour.requireHeader;
+    if (gate && request.headers[gate.name.toLowerCase()] !== gate.value) {
+      response.writeHead(403, { "content-type": "text/plain" }).end("missing gateway header");
+      return;
+    }
+    if (behaviour.rateLimited) {
+      const key = `${request.method} ${request.url}`;
+      const count = (limited.get(key) ?? 0) + 1;
+      limited.set(key, count);
+      if (count <= behaviour.rateLimited.times) {
+        response.writeHead(429, { "retry-after": behaviour.rateLimited.retryAfter }).end();
+        return;
+      }
+    }
+    handle(request, response, orders, behaviour);
+  };
+  const { tls } = behaviour;
+  const server: Server = tls
+    ? (createHttpsServer(
+        {
+          key: tls.key,
+          cert: tls.cert,
+          ...(tls.ca ? { ca: tls.ca, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        listener,
+      ) as unknown as Server)
+    : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${tls ? "https" : "http"}://127.0.0.1:${port}/v1`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -119,6 +184,7 @@ function handle(
   if (url.pathname === "/v1/store/orders" && request.method === "GET") {
     if (!authorized()) return refuse();
     let listed = orders.filter((order) => !(behaviour.removeCancelled && order.status === "cancelled"));
+    if (behaviour.badRequestOnUnknownQuery && url.search !== "") return sendError(400, "unknown_parameter");
     if (behaviour.paginates && url.searchParams.has("limit"))
       listed = listed.slice(0, Number(url.searchParams.get("limit")));
     const body = listed.map((order) => {
@@ -137,6 +203,7 @@ function handle(
     const known = /^\d+$/.test(raw);
     if (!known && behaviour.serverErrorOnMalformedId) return send(500, '{"oops":true}');
     if (!known && behaviour.badRequestOnMalformedId) return sendError(400, "bad_request");
+    if (!known && behaviour.unprocessableOnMalformedId) return sendError(422, "unprocessable");
     const lookupId = behaviour.idsThroughDoubles && known ? String(Number(raw)) : raw;
     const order = orders.find(
       (candidate) => (behaviour.idsThroughDoubles ? String(Number(candidate.id)) : candidate.id) === lookupId,

@@ -55,6 +55,7 @@ describe("control.openapi.yaml", () => {
   it("keeps the control API out of the product's contract", () => {
     assert.ok(Object.keys(loadContract().document.paths).every((path) => path.startsWith("/store/")));
     assert.deepEqual(Object.keys(control.document.paths).sort(), [
+      "/",
       "/behaviour",
       "/orders",
       "/orders/{id}",

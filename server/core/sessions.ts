@@ -21,7 +21,10 @@ export interface Sessions {
 // Other sessions' idle time is looked at no more often than this; the session in use is always checked.
 const SWEEP_INTERVAL_MS = 100;
 
-export function createSessions(limits: SessionLimits, create: (name: string, now: number) => World): Sessions {
+export function createSessions(
+  limits: SessionLimits,
+  create: (name: string, now: number) => World,
+): Sessions {
   // A Map iterates in insertion order: re-inserting on use keeps it ordered from least to most recent.
   const worlds = new Map<string, World>();
   let mostRecent: World | undefined;

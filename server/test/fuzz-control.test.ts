@@ -154,7 +154,7 @@ function allowedStatuses(request: Request): number[] {
     const operation = request.method === "GET" ? "listOrders" : "cancelOrder";
     return [...(FORCIBLE[operation] ?? []), 400];
   }
-  const route = request.path.replace(/^\/__control/, "").replace(/\/orders\/[^/]+$/, "/orders/{id}");
+  const route = request.path.replace(/^\/__control\/?/, "/").replace(/\/orders\/[^/]+$/, "/orders/{id}");
   const documented = CONTROL_STATUSES.get(`${request.method} ${route}`);
   return documented ?? [404, 405];
 }

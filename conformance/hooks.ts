@@ -1,0 +1,74 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Report } from "./report.ts";
+
+/** What a hook is given: enough to reach the target and its test hooks, never printed anywhere. */
+export interface HookContext {
+  baseUrl: string;
+  apiKey: string;
+  session?: string;
+  fetch: typeof fetch;
+}
+
+/** Ids a beforeRun hook provides, as strings of digits so int64 ids stay exact. */
+export interface ProvidedIds {
+  pendingOrderId?: string;
+  shippedOrderId?: string;
+  missingOrderId?: string;
+}
+
+/** A `--hooks` module's exports: provisioning before the run, clean-up or publishing after it. */
+export interface ConformanceHooks {
+  beforeRun?(context: HookContext): ProvidedIds | undefined | Promise<ProvidedIds | undefined>;
+  afterRun?(context: HookContext, report: Report): void | Promise<void>;
+}
+
+/** A hook could not be loaded or threw: an error of the run (exit 2) with the hook's message. */
+export class HookError extends Error {
+  override name = "HookError";
+}
+
+export async function loadHooks(path: string): Promise<ConformanceHooks> {
+  if (!/\.(m?js|ts|mts)$/.test(path))
+    throw new HookError(`--hooks takes a .js, .mjs or .ts module (got ${path})`);
+  let module: ConformanceHooks;
+  try {
+    module = (await import(pathToFileURL(resolve(path)).href)) as ConformanceHooks;
+  } catch (error) {
+    throw new HookError(`cannot load the hooks ${path}: ${(error as Error).message}`);
+  }
+  for (const name of ["beforeRun", "afterRun"] as const) {
+    if (module[name] !== undefined && typeof module[name] !== "function") {
+      throw new HookError(`${path}: ${name} must be a function`);
+    }
+  }
+  return module;
+}
+
+/** Runs a hook; whatever it throws ends the run with its message, secrets hidden. */
+export async function runHook<T>(
+  name: string,
+  call: () => T | Promise<T>,
+  secrets: readonly string[],
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const message = secrets
+      .filter((secret) => secret !== "")
+      .reduce((text, secret) => text.split(secret).join("***"), (error as Error)?.message ?? String(error));
+    throw new HookError(`the ${name} hook failed: ${message}`);
+  }
+}
+
+/** One id the hook provided, checked to be a string of digits. */
+export function hookId(provided: ProvidedIds | undefined, field: keyof ProvidedIds): string | undefined {
+  const value: unknown = provided?.[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^-?\d+$/.test(value)) {
+    throw new HookError(
+      `the beforeRun hook's ${field} must be a string of digits (got ${JSON.stringify(String(value))})`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,51 @@
+import { INT64_MAX } from "../../contract/exact-json.ts";
+import { createControlClient } from "../../server/control-client.ts";
+import type { HookContext, ProvidedIds } from "../hooks.ts";
+
+/**
+ * Provisioning for runs against this project's mock: a fresh pending order and a fresh shipped order,
+ * created through the control API in the run's session (`--session`), and an id no order has. With it,
+ * every scenario runs, and run after run starts clean without restarting the mock.
+ *
+ *   petstore-conformance --base-url http://127.0.0.1:4010/v1 --api-key dev-key-123 \
+ *     --hooks conformance/hooks/mock-control.ts --session "ci-$RUN_ID"
+ *
+ * A mock started with --control-token needs PETSTORE_CONTROL_TOKEN in the environment.
+ */
+export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
+  const token = process.env.PETSTORE_CONTROL_TOKEN;
+  const control = createControlClient(context.baseUrl, {
+    ...(context.session !== undefined ? { session: context.session } : {}),
+    ...(token ? { token } : {}),
+    fetch: context.fetch,
+  });
+  const taken = new Set((await control.orders()).map((order) => order.id));
+  const [pending, shipped, missing] = freeIds(taken, 3);
+  const shipDate = new Date().toISOString();
+  await control.putOrder({
+    id: pending as string,
+    petId: 1,
+    quantity: 1,
+    shipDate,
+    complete: false,
+    status: "pending",
+  });
+  await control.putOrder({
+    id: shipped as string,
+    petId: 1,
+    quantity: 1,
+    shipDate,
+    complete: true,
+    status: "shipped",
+  });
+  return { pendingOrderId: pending, shippedOrderId: shipped, missingOrderId: missing };
+}
+
+/** Ids no order has, counting down from the top of int64 (fixtures rarely reach it; the bundled one does). */
+function freeIds(taken: ReadonlySet<string>, count: number): string[] {
+  const free: string[] = [];
+  for (let id = INT64_MAX; free.length < count; id--) {
+    if (!taken.has(id.toString())) free.push(id.toString());
+  }
+  return free;
+}

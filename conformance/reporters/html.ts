@@ -1,0 +1,102 @@
+import type { CheckResult, Report, ScenarioResult } from "../report.ts";
+
+const MARK = { passed: "✔", failed: "✖", skipped: "–" } as const;
+
+/**
+ * One self-contained page to look at and attach to a ticket: no request leaves it (styles and the one
+ * small script are inline), every value from the target is escaped. Summary first, then each scenario;
+ * failed checks are open with their evidence, and a switch shows failures only.
+ */
+export function renderHtml(report: Report): string {
+  const { passed, failed, skipped } = report.summary;
+  const verdict = failed > 0 ? `${failed} failed` : "passed";
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<title>Conformance ${escapeHtml(verdict)}: ${escapeHtml(report.target)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</p>\n` : ""}<h1>Petstore Store Orders conformance: <span class="${failed > 0 ? "failed" : "passed"}">${escapeHtml(verdict)}</span></h1>
+<section aria-labelledby="summary-heading">
+<h2 id="summary-heading">Summary</h2>
+<dl class="summary">
+<dt>Target</dt><dd>${escapeHtml(report.target)}</dd>
+<dt>Started</dt><dd>${escapeHtml(report.startedAt)}</dd>
+<dt>Checks</dt><dd><span class="passed">${passed} passed</span>, <span class="failed">${failed} failed</span>, ${skipped} skipped</dd>
+<dt>Scenarios</dt><dd>${report.scenarios.length} (${report.scenarios.filter((s) => s.status === "failed").length} failed)</dd>
+<dt>Requests</dt><dd>${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms</dd>
+</dl>
+${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warning) => `<li>warning: ${escapeHtml(warning)}</li>`).join("")}</ul>` : ""}
+<p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
+</section>
+${report.scenarios.map(renderScenario).join("\n")}
+</main>
+<script>
+document.getElementById("failures-only").addEventListener("change", function (event) {
+  document.body.classList.toggle("failures-only", event.target.checked);
+});
+</script>
+</body>
+</html>
+`;
+}
+
+function renderScenario(scenario: ScenarioResult): string {
+  const detail =
+    scenario.status === "skipped"
+      ? `<p class="reason">Skipped: ${escapeHtml(scenario.reason ?? "")}</p>`
+      : `<ul class="checks">${scenario.checks.map(renderCheck).join("")}</ul>`;
+  return `<section class="scenario ${scenario.status}" aria-labelledby="scenario-${escapeHtml(scenario.id)}">
+<h2 id="scenario-${escapeHtml(scenario.id)}"><span class="mark" aria-hidden="true">${MARK[scenario.status]}</span> ${escapeHtml(scenario.id)} <span class="status">${scenario.status}</span></h2>
+<p>${escapeHtml(scenario.title)}</p>
+${detail}
+</section>`;
+}
+
+function renderCheck(check: CheckResult): string {
+  const summary = `<summary><span class="mark" aria-hidden="true">${MARK[check.status]}</span> <span class="status">${check.status}</span> <code>${escapeHtml(check.id)}</code>: ${escapeHtml(check.message)}</summary>`;
+  const evidence: string[] = [];
+  if (check.spec) evidence.push(`<p><strong>Spec:</strong> ${escapeHtml(check.spec)}</p>`);
+  if (check.request) {
+    const headers = Object.entries(check.request.headers).map(([name, value]) => `${name}: ${value}`);
+    evidence.push(
+      `<p><strong>Request</strong></p><pre>${escapeHtml([`${check.request.method} ${check.request.path}`, ...headers].join("\n"))}</pre>`,
+    );
+  }
+  if (check.response) {
+    const headers = Object.entries(check.response.headers).map(([name, value]) => `${name}: ${value}`);
+    evidence.push(
+      `<p><strong>Response</strong></p><pre>${escapeHtml([String(check.response.status), ...headers, "", check.response.body].join("\n"))}</pre>`,
+    );
+  }
+  return `<li class="check ${check.status}"><details${check.status === "failed" ? " open" : ""}>${summary}${evidence.join("")}</details></li>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+const STYLE = `
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f3f5f7}
+main{max-width:70rem;margin:0 auto;padding:1rem}
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin:.2rem 0}
+section{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:.75rem 1rem;margin-bottom:1rem}
+.health{background:#fff4e5;border:2px solid #8a4500;border-radius:8px;padding:.75rem 1rem;font-weight:600}
+.summary{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}.summary dt{font-weight:600}.summary dd{margin:0}
+.warnings{color:#8a4500}
+span.passed,.status-word.passed{color:#0a6b2d}span.failed{color:#b00020}
+.scenario.failed{border-left:6px solid #b00020}.scenario.passed{border-left:6px solid #0a6b2d}.scenario.skipped{border-left:6px solid #6b7280}
+.status{font-size:.85em;text-transform:uppercase;letter-spacing:.03em}
+.checks{list-style:none;padding:0;margin:0}.check{border-top:1px solid #eaeef2;padding:.2rem 0}
+.check.failed summary{color:#b00020;font-weight:600}
+summary{cursor:pointer}
+pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+code{font-family:ui-monospace,Menlo,monospace}
+.failures-only .scenario:not(.failed),.failures-only .check:not(.failed){display:none}
+:focus-visible{outline:3px solid #ffbf47}
+`;

@@ -1,0 +1,40 @@
+import type { Report } from "../report.ts";
+
+/** A short summary and a table of failed checks, for a CI job summary or a merge-request comment. */
+export function renderMarkdown(report: Report): string {
+  const { passed, failed, skipped } = report.summary;
+  const lines: string[] = [];
+  if (report.health) lines.push(`> **${cell(report.health)}**`, "");
+  lines.push(
+    `### Petstore Store Orders conformance: ${failed > 0 ? `❌ ${failed} failed` : "✅ passed"}`,
+    "",
+    `**Target:** ${cell(report.target)} · **Checks:** ${passed} passed, ${failed} failed, ${skipped} skipped · ` +
+      `**Requests:** ${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
+  );
+  for (const warning of report.warnings) lines.push("", `> ⚠️ ${cell(warning)}`);
+  const skippedScenarios = report.scenarios.filter((scenario) => scenario.status === "skipped");
+  if (skippedScenarios.length > 0) {
+    lines.push(
+      "",
+      `Skipped: ${skippedScenarios.map((s) => `\`${s.id}\` (${cell(s.reason ?? "")})`).join(", ")}`,
+    );
+  }
+  const failures = report.scenarios.flatMap((scenario) =>
+    scenario.checks.filter((check) => check.status === "failed").map((check) => ({ scenario, check })),
+  );
+  if (failures.length > 0) {
+    lines.push("", "| Scenario | Check | What happened | Request | Spec |", "|---|---|---|---|---|");
+    for (const { scenario, check } of failures) {
+      const request = check.request ? `\`${cell(`${check.request.method} ${check.request.path}`)}\`` : "";
+      lines.push(
+        `| ${scenario.id} | \`${check.id}\` | ${cell(check.message)} | ${request} | ${cell(check.spec ?? "")} |`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Text made safe for one table cell: no pipes, no line breaks, no HTML. */
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

@@ -1,0 +1,74 @@
+import type { Exchange } from "./http-client.ts";
+import type { ProxyChoice } from "./proxy-env.ts";
+
+// Node's codes for a certificate the client does not trust (OpenSSL's verify errors, and the name check).
+const UNTRUSTED_CERTIFICATE = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_UNTRUSTED",
+  "CERT_SIGNATURE_FAILURE",
+]);
+const UNRESOLVED = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME"]);
+const UNREACHABLE = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ETIMEDOUT"]);
+
+/**
+ * What keeps the run from judging the target at all, as one line that says how to fix it; undefined when
+ * the first exchange reached the target. These are errors of the run (exit 2), not deviations (exit 1).
+ */
+export function runProblem(exchange: Exchange, target: URL, route: ProxyChoice): string | undefined {
+  const host = target.host;
+  const proxy = route.proxy ? `the proxy ${redactProxy(route.proxy)} (from ${route.source})` : undefined;
+  if (exchange.proxyRefused !== undefined) {
+    return `${proxy} refused the tunnel to ${host} with ${exchange.proxyRefused}: check its address and credentials, or list ${target.hostname} in NO_PROXY`;
+  }
+  const status = exchange.response?.status;
+  if (route.proxy && status === 407) {
+    return `${proxy} asks for credentials (407): give them in its URL, http://user:password@host:port`;
+  }
+  if (status !== undefined && status >= 300 && status < 400) {
+    const location = exchange.response?.headers.location;
+    if (location) {
+      const suggestion = new URL(location, new URL(exchange.request.path, target)).href.replace(
+        /\/store\/orders\/?(\?.*)?$/,
+        "",
+      );
+      return `the base address redirects (${status}) to ${location}: use --base-url ${suggestion}`;
+    }
+    return `the base address redirects (${status}) without a Location: check --base-url`;
+  }
+  const code = exchange.errorCode;
+  if (code === undefined) return undefined;
+  if (UNTRUSTED_CERTIFICATE.has(code)) {
+    return `the certificate of ${host} is not trusted (${code}): pass --ca-file with the PEM of the CA that issued it (or set NODE_EXTRA_CA_CERTS), or --insecure to skip the check`;
+  }
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    return `the certificate of ${host} is not issued for that name (${code}): use a name it covers in --base-url, or --insecure to skip the check`;
+  }
+  if (code === "CERT_HAS_EXPIRED" || code === "CERT_NOT_YET_VALID") {
+    return `the certificate of ${host} is not valid now (${code}): renew it, or --insecure to skip the check`;
+  }
+  if (code === "ECONNREFUSED") {
+    return proxy
+      ? `${proxy} refused the connection (ECONNREFUSED): check its address, or unset ${route.source}`
+      : `nothing accepts connections at ${host} (ECONNREFUSED): is the service running, and is --base-url right?`;
+  }
+  if (UNRESOLVED.has(code)) {
+    return proxy
+      ? `the name of ${proxy} does not resolve (${code}): check ${route.source}`
+      : `the name ${target.hostname} does not resolve (${code}): check --base-url, or set https_proxy if it is reached through a proxy`;
+  }
+  if (UNREACHABLE.has(code)) return `${host} cannot be reached (${code}): check --base-url and the network`;
+  if (code.startsWith("ERR_SSL") || code.startsWith("EPROTO")) {
+    return `no TLS handshake with ${host} (${code}): is it an http:// address, or does it want --cert and --key?`;
+  }
+  return `cannot reach ${target.href} (${exchange.error})`;
+}
+
+/** A proxy URL for messages, without its credentials. */
+export function redactProxy(proxy: URL): string {
+  if (!proxy.username && !proxy.password) return proxy.origin;
+  return `${proxy.protocol}//***@${proxy.host}`;
+}

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+import { renderHtml } from "../reporters/html.ts";
+import { runConformance } from "../runner.ts";
+import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+// CI installs Chromium (.ci/run); elsewhere a missing browser is reported as a skip, never as a pass.
+const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no ${CHROMIUM}: apt-get install -y chromium` : false;
+const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
+const AXE = fileURLToPath(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
+
+describe("the HTML report in Chromium, opened from disk", { skip }, () => {
+  let browser: Browser;
+  let reportUrl: string;
+  before(async () => {
+    mkdirSync(OUTPUT, { recursive: true });
+    const target = await startTarget({ shippedCancellable: true });
+    try {
+      const report = await runConformance({
+        baseUrl: target.url,
+        apiKey: TARGET_KEY,
+        pendingOrderId: PENDING_ID,
+        shippedOrderId: SHIPPED_ID,
+        skip: ["list-no-paging"],
+      });
+      const path = `${OUTPUT}conformance-report.html`;
+      writeFileSync(path, renderHtml(report));
+      reportUrl = pathToFileURL(path).href;
+    } finally {
+      await target.close();
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+  });
+  after(() => browser?.close());
+
+  it("loads with no console error and no request beyond the file, summary first, the failure's evidence open", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("request", (request) => requests.push(request.url()));
+    await page.goto(reportUrl);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(requests, [reportUrl], "nothing but the file itself");
+
+    const headings = await page.locator("h2").allInnerTexts();
+    assert.equal(headings[0], "Summary");
+    assert.match(await page.locator(".summary").innerText(), /1 failed/);
+    const failure = page.locator("li.check.failed", { hasText: "cancel-shipped.cancel.status" });
+    assert.ok(await failure.locator("details").evaluate((details) => (details as HTMLDetailsElement).open));
+    for (const evidence of [
+      "expected 409, got 204",
+      "Spec: §3, §4.2, §7",
+      "DELETE /v1/store/orders/2",
+      "authorization: Bearer ***",
+    ]) {
+      assert.ok(await failure.getByText(evidence, { exact: false }).first().isVisible(), evidence);
+    }
+    assert.match(await page.getByText("Skipped: skipped with --skip").innerText(), /--skip/);
+    await page.screenshot({ path: `${OUTPUT}conformance-report.png`, fullPage: false });
+
+    await page.getByLabel("Show failures only").check();
+    assert.equal(await page.locator("section.scenario.passed").first().isVisible(), false);
+    assert.ok(await failure.isVisible());
+    await page.screenshot({ path: `${OUTPUT}conformance-report-failures-only.png`, fullPage: false });
+    await page.close();
+  });
+
+  it("has no serious or critical accessibility violation (axe-core)", async () => {
+    const page = await browser.newPage();
+    await page.goto(reportUrl);
+    await page.addScriptTag({ path: AXE });
+    const results = (await page.evaluate(() =>
+      (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
+    )) as { violations: Array<{ id: string; impact: string; help: string }> };
+    assert.deepEqual(
+      results.violations
+        .filter((v) => ["serious", "critical"].includes(v.impact))
+        .map((v) => `${v.id}: ${v.help}`),
+      [],
+    );
+    await page.close();
+  });
+});

@@ -1,12 +1,11 @@
-import {
+import http, {
   type Agent,
   type ClientRequest,
   Agent as HttpAgent,
-  request as httpRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
 } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { HttpProxyAgent } from "http-proxy-agent";
@@ -77,7 +76,10 @@ export function createHttpClient(baseUrl: URL, options: ClientOptions): HttpClie
           checkServerIdentity(hostname, certificate),
       }
     : {};
-  const request = secure ? httpsRequest : httpRequest;
+  // Looked up on the module at each call, so that in-process interceptors (Mock Service Worker's, nock)
+  // that replace http.request see the suite's requests too.
+  const request = (options: http.RequestOptions, callback: (incoming: IncomingMessage) => void) =>
+    (secure ? https.request : http.request)(options, callback);
   const basePath = baseUrl.pathname.replace(/\/+$/, "");
   const limit = createLimit(options.concurrency);
   let count = 0;

@@ -1,4 +1,4 @@
-import type { Contract } from "../../contract/openapi.ts";
+import type { Contract } from "../../contract/compile.ts";
 import { readOperations } from "../../contract/operations.ts";
 import type { OperationId } from "../../contract/types.ts";
 import { type ApiContext, handleApi, listHeadersFor } from "./api.ts";

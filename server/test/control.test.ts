@@ -1,24 +1,25 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { CONTROL_CASES, caseApi } from "./control-cases.ts";
+import { caseApi, DASHBOARD_CASES } from "./control-cases.ts";
+import { SHARED_CASES } from "./shared-cases.ts";
 import { bundledCore } from "./support.ts";
 import { coreTransport, httpTransport } from "./transports.ts";
 
-describe("control API, sessions and forced responses: in-process (the core)", () => {
+describe("the API, control API, sessions and forced responses: in-process (the core)", () => {
   const transport = coreTransport(bundledCore());
-  for (const [index, testCase] of CONTROL_CASES.entries()) {
+  for (const [index, testCase] of [...SHARED_CASES, ...DASHBOARD_CASES].entries()) {
     it(testCase.name, () => testCase.run(caseApi(transport, `in-process-${index}`)));
   }
 });
 
-describe("control API, sessions and forced responses: the real process over HTTP", () => {
+describe("the API, control API, sessions and forced responses: the real process over HTTP", () => {
   let mock: MockProcess;
   before(async () => {
     mock = await startMockProcess(["--quiet"]);
   });
   after(() => mock.stop());
-  for (const [index, testCase] of CONTROL_CASES.entries()) {
+  for (const [index, testCase] of [...SHARED_CASES, ...DASHBOARD_CASES].entries()) {
     it(testCase.name, () =>
       testCase.run(caseApi(httpTransport(new URL(mock.url).origin), `process-${index}`)),
     );

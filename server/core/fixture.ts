@@ -1,0 +1,189 @@
+import type { ValidateFunction } from "ajv";
+import type { Contract } from "../../contract/compile.ts";
+import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
+import type { SeedOrder, StoredOrderRecord } from "./order-record.ts";
+import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
+
+export interface Fixture {
+  apiKeys: string[];
+  orders: SeedOrder[];
+}
+
+/** A fixture file that cannot seed the mock; the message names the file, the order and the field. */
+export class FixtureError extends Error {
+  override name = "FixtureError";
+}
+
+const MAX_PROBLEMS_SHOWN = 10;
+const FIXTURE_KEYS = ["apiKeys", "orders"];
+const PLAIN_INTEGER = /^-?\d+$/;
+
+export function parseFixture(bytes: Uint8Array, source: string, contract: Contract): Fixture {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new FixtureError(`${source}: the file is not valid UTF-8 text`);
+  }
+  let document: unknown;
+  try {
+    document = parseExact(text);
+  } catch (error) {
+    const reason = error instanceof RangeError ? "nested too deeply" : (error as Error).message;
+    throw new FixtureError(`${source}: not valid JSON: ${reason}${positionHint(text, error)}`);
+  }
+
+  const problems: string[] = [];
+  const orders = readDocument(document, contract, problems);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, MAX_PROBLEMS_SHOWN).map((problem) => `  - ${problem}`);
+    if (problems.length > MAX_PROBLEMS_SHOWN)
+      shown.push(`  - … and ${problems.length - MAX_PROBLEMS_SHOWN} more`);
+    throw new FixtureError(`${source}: invalid fixture:\n${shown.join("\n")}`);
+  }
+  return { apiKeys: (document as { apiKeys?: string[] }).apiKeys ?? [], orders };
+}
+
+function readDocument(document: unknown, contract: Contract, problems: string[]): SeedOrder[] {
+  if (!isPlainObject(document)) {
+    problems.push('the top level must be an object with "apiKeys" and "orders"');
+    return [];
+  }
+  for (const key of Object.keys(document)) {
+    if (!FIXTURE_KEYS.includes(key))
+      problems.push(`unknown top-level field "${key}" (expected ${FIXTURE_KEYS.join(", ")})`);
+  }
+  checkApiKeys(document.apiKeys, problems);
+  if (!Array.isArray(document.orders)) {
+    problems.push('field "orders": must be an array of orders');
+    return [];
+  }
+  const orderFields = Object.keys(contract.document.components.schemas.Order?.properties ?? {});
+  const context: OrderContext = {
+    orderFields,
+    knownFields: new Set([...orderFields, "status"]),
+    validate: contract.schema("Order"),
+    problems,
+  };
+  // Keyed by the id's digits: string keys hash faster than bigint ones, which counts at 100k orders.
+  const seen = new Map<string, number>();
+  const orders: SeedOrder[] = [];
+  const entries: unknown[] = document.orders;
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index];
+    const seed = readOrder(entry, index, context);
+    if (!seed) continue;
+    const key = seed.record.id.toString();
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      report(context, entry, index, "id", `duplicate id, already used by orders[${earlier}]`);
+      continue;
+    }
+    seen.set(key, index);
+    orders.push(seed);
+  }
+  return orders;
+}
+
+function checkApiKeys(apiKeys: unknown, problems: string[]): void {
+  if (apiKeys === undefined) return;
+  if (
+    !Array.isArray(apiKeys) ||
+    apiKeys.some((key) => typeof key !== "string" || key.trim() === "" || /\s/.test(key))
+  ) {
+    problems.push('field "apiKeys": must be an array of non-empty strings without white space');
+  }
+}
+
+interface OrderContext {
+  orderFields: readonly string[];
+  knownFields: ReadonlySet<string>;
+  validate: ValidateFunction;
+  problems: string[];
+}
+
+function report(context: OrderContext, entry: unknown, index: number, field: string, message: string): void {
+  context.problems.push(`${describeOrder(entry, index)}, field "${field}": ${message}`);
+}
+
+// Runs once per order of fixtures that can hold 100k of them: no closures, no copies of valid orders.
+function readOrder(entry: unknown, index: number, context: OrderContext): SeedOrder | undefined {
+  if (!isPlainObject(entry)) {
+    context.problems.push(`${describeOrder(entry, index)}: must be an object`);
+    return undefined;
+  }
+  const before = context.problems.length;
+  for (const field of Object.keys(entry)) {
+    if (!context.knownFields.has(field)) {
+      report(
+        context,
+        entry,
+        index,
+        field,
+        `unknown field (an order has ${[...context.knownFields].join(", ")})`,
+      );
+    }
+  }
+  const status = entry.status;
+  if (!ORDER_STATUSES.includes(status as OrderStatus)) {
+    const problem = status === undefined ? "is required" : `unknown status ${describeValue(status)}`;
+    report(context, entry, index, "status", `${problem}; one of ${ORDER_STATUSES.join(", ")}`);
+  }
+  if (entry.id === undefined) report(context, entry, index, "id", "is required");
+
+  // The Order schema allows fields it does not list, so `status` passes through it untouched.
+  if (!context.validate(toSchemaView(entry))) {
+    for (const error of context.validate.errors ?? []) {
+      const field = error.instancePath.split("/")[1] ?? "";
+      report(
+        context,
+        entry,
+        index,
+        field,
+        `${error.message ?? "is invalid"} (got ${describeValue(entry[field])})`,
+      );
+    }
+  }
+  const record: Record<string, unknown> = {};
+  for (const field of context.orderFields) {
+    const value = entry[field];
+    if (value === undefined) continue;
+    if (isJsonNumber(value)) {
+      const literal = numberText(value);
+      if (!PLAIN_INTEGER.test(literal)) {
+        report(context, entry, index, field, `write integers as plain digits (got ${literal})`);
+        continue;
+      }
+      record[field] = BigInt(literal);
+    } else {
+      record[field] = value;
+    }
+  }
+  if (context.problems.length > before) return undefined;
+  return { record: record as StoredOrderRecord, status: status as OrderStatus };
+}
+
+function describeOrder(entry: unknown, index: number): string {
+  const id = isPlainObject(entry) ? entry.id : undefined;
+  return `orders[${index}] (${id === undefined ? "no id" : `id ${describeValue(id)}`})`;
+}
+
+function describeValue(value: unknown): string {
+  if (isJsonNumber(value)) return numberText(value);
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  // Large and fractional numbers are parsed as LosslessNumber instances: objects, but not JSON objects.
+  return value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function positionHint(text: string, error: unknown): string {
+  const match = /position (\d+)/.exec((error as Error).message ?? "");
+  if (!match) return "";
+  const before = text.slice(0, Number(match[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return ` (line ${line}, column ${column})`;
+}

@@ -1,0 +1,61 @@
+import type { Contract } from "../../contract/compile.ts";
+import { type ControlClient, createControlClient } from "../control-client.ts";
+import { parseFixture } from "./fixture.ts";
+import { createMockCore, type MockCore, type MockCoreOptions } from "./mock.ts";
+import { createSeed } from "./seed.ts";
+import { webHandler } from "./web.ts";
+
+export interface PetstoreMockOptions {
+  /** A fixture file's content: its JSON text, or the object it parses to. */
+  fixtures: string | object;
+  /** Accepted API keys; by default the fixture's `apiKeys`. */
+  apiKeys?: readonly string[];
+  /** Turn the control API, sessions and Prefer off (default on). */
+  control?: boolean;
+  corsOrigins?: MockCoreOptions["corsOrigins"];
+  maxSessions?: number;
+  sessionIdleMs?: number;
+  journalSize?: number;
+}
+
+export interface PetstoreMock {
+  /** Answers a Web Request as the mock server would answer it over HTTP. */
+  handle(request: Request): Promise<Response>;
+  /** The control API as functions, on the default world; `control.session(name)` for a session's. */
+  control: ControlClient & { session(name: string): ControlClient };
+  readonly core: MockCore;
+}
+
+// Control calls go through `handle` like any request, so they follow the very same rules.
+const IN_PROCESS_ORIGIN = "http://petstore-mock.in-process";
+
+/** The in-process mock over contracts the caller provides: from files in Node, bundled in a browser. */
+export function createPetstoreMockWith(
+  options: PetstoreMockOptions,
+  contracts: { contract: Contract; controlContract: Contract },
+): PetstoreMock {
+  const text = typeof options.fixtures === "string" ? options.fixtures : JSON.stringify(options.fixtures);
+  const fixture = parseFixture(new TextEncoder().encode(text), "fixtures", contracts.contract);
+  const apiKeys = options.apiKeys ?? fixture.apiKeys;
+  if (apiKeys.length === 0)
+    throw new TypeError("createPetstoreMock needs an API key: in the fixtures or apiKeys");
+  const core = createMockCore({
+    seed: createSeed(fixture.orders),
+    apiKeys,
+    contract: contracts.contract,
+    ...(options.control === false ? {} : { control: { contract: contracts.controlContract } }),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+    ...(options.sessionIdleMs !== undefined ? { sessionIdleMs: options.sessionIdleMs } : {}),
+    ...(options.journalSize !== undefined ? { journalSize: options.journalSize } : {}),
+  });
+  const handle = webHandler(core);
+  const inProcessFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+    handle(new Request(input, init))) as typeof fetch;
+  const controlOf = (session?: string) =>
+    createControlClient(IN_PROCESS_ORIGIN, {
+      fetch: inProcessFetch,
+      ...(session !== undefined ? { session } : {}),
+    });
+  return { handle, core, control: Object.assign(controlOf(), { session: controlOf }) };
+}

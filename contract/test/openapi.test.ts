@@ -86,3 +86,14 @@ async function assertTypesFresh(document: string, generatedName: string): Promis
     `contract/${generatedName} is stale: run npm run generate:types`,
   );
 }
+
+describe("contract/documents.generated.ts", () => {
+  it("holds both documents as openapi.yaml and control.openapi.yaml say them", async () => {
+    const { documentsModule, DOCUMENTS_MODULE } = await import("../../scripts/generate-documents.ts");
+    assert.equal(
+      readFileSync(DOCUMENTS_MODULE, "utf8"),
+      documentsModule(),
+      "contract/documents.generated.ts is stale: run npm run generate:types",
+    );
+  });
+});

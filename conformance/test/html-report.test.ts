@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { chromiumSkip, launchChromium } from "../../server/test/chromium.ts";
 import { renderHtml } from "../reporters/html.ts";
 import { runConformance } from "../runner.ts";
 import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-// CI installs Chromium (.ci/run); elsewhere a missing browser is reported as a skip, never as a pass.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no ${CHROMIUM}: apt-get install -y chromium` : false;
+const skip = chromiumSkip;
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const AXE = fileURLToPath(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 
@@ -33,7 +32,7 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
     } finally {
       await target.close();
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+    browser = await launchChromium();
   });
   after(() => browser?.close());
 

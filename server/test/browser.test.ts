@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { chromiumSkip, launchChromium } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-// CI installs Chromium (.ci/run); elsewhere a missing browser is reported as a skip, never as a pass.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no ${CHROMIUM}: apt-get install -y chromium` : false;
+const skip = chromiumSkip;
 
 describe("the mock from a browser page on another origin", { skip }, () => {
   let mock: MockProcess;
@@ -25,18 +23,7 @@ describe("the mock from a browser page on another origin", { skip }, () => {
     });
     await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
     pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

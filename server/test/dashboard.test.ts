@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createControlClient } from "../control-client.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { chromiumSkip, launchChromium } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-// CI installs Chromium (.ci/run); elsewhere a missing browser is reported as a skip, never as a pass.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no ${CHROMIUM}: apt-get install -y chromium` : false;
+const skip = chromiumSkip;
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const AXE = fileURLToPath(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 
@@ -25,16 +24,7 @@ describe("the dashboard page in Chromium", { skip }, () => {
     mkdirSync(OUTPUT, { recursive: true });
     mock = await startMockProcess(["--quiet"]);
     origin = new URL(mock.url).origin;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

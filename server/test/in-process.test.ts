@@ -20,19 +20,8 @@ const CORE_ENTRY = fileURLToPath(new URL("../core/petstore-mock.ts", import.meta
 
 /** The Web-standard handler, called with Request objects as MSW, Service Workers and routes do. */
 function webTransport(handle: (request: Request) => Promise<Response>, origin: string): Transport {
-  return async ({ method, path, headers = {}, body }) => {
-    const started = performance.now();
-    const response = await handle(
-      new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }),
-    );
-    const text = await response.text();
-    return {
-      status: response.status,
-      headers: Object.fromEntries(response.headers),
-      text,
-      delayedMs: performance.now() - started,
-    };
-  };
+  return httpTransport(origin, ((url: string, init?: RequestInit) =>
+    handle(new Request(url, init))) as typeof fetch);
 }
 
 describe("the core has no Node in it", () => {

@@ -1,17 +1,16 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { BUNDLED_FIXTURES } from "../options.ts";
+import { chromiumSkip, fourRequests, launchChromium } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-// CI installs Chromium (.ci/run); elsewhere a missing browser is reported as a skip, never as a pass.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no ${CHROMIUM}: apt-get install -y chromium` : false;
+const skip = chromiumSkip;
 const APP = fileURLToPath(new URL("./service-worker-app.ts", import.meta.url));
 const WORKER = fileURLToPath(new URL("../../node_modules/msw/lib/mockServiceWorker.js", import.meta.url));
 // No server listens there: every answer comes from the Service Worker.
@@ -42,7 +41,7 @@ describe("MSW's Service Worker in Chromium with the browser build of the mock", 
     });
     await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
     origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -57,24 +56,7 @@ describe("MSW's Service Worker in Chromium with the browser build of the mock", 
     await page.waitForFunction(
       () => (window as unknown as { petstoreReady?: boolean }).petstoreReady === true,
     );
-    const result = await page.evaluate(
-      async ({ api, key }) => {
-        const headers = { authorization: `Bearer ${key}` };
-        const list = await fetch(`${api}/store/orders`, { headers });
-        const text = await list.text();
-        const cancel = await fetch(`${api}/store/orders/9007199254740993`, { method: "DELETE", headers });
-        const again = await fetch(`${api}/store/orders/9007199254740993`, { method: "DELETE", headers });
-        const refused = await fetch(`${api}/store/orders`);
-        return {
-          list: list.status,
-          text,
-          cancel: cancel.status,
-          again: again.status,
-          refused: refused.status,
-        };
-      },
-      { api: API, key: DEV_KEY },
-    );
+    const result = await fourRequests(page, API, DEV_KEY);
     assert.deepEqual(errors, []);
     assert.deepEqual(
       { ...result, text: undefined },

@@ -48,11 +48,18 @@ export function coreTransport(core: MockCore): Transport {
   };
 }
 
-/** The real process over HTTP; `origin` is http://host:port. */
-export function httpTransport(origin: string): Transport {
+/**
+ * Requests through a fetch function: the real process over HTTP (`origin` is http://host:port), MSW's
+ * interception of the global fetch, or a Web-standard handler given as `send`.
+ */
+export function httpTransport(
+  origin: string,
+  // Looked up per request: MSW replaces the global fetch only once its server listens.
+  send: typeof fetch = (input, init) => fetch(input, init),
+): Transport {
   return async ({ method, path, headers = {}, body }) => {
     const started = performance.now();
-    const response = await fetch(`${origin}${path}`, {
+    const response = await send(`${origin}${path}`, {
       method,
       headers,
       ...(body !== undefined ? { body } : {}),

@@ -21,6 +21,7 @@ const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
 const CEILING = join(ROOT, "scripts/ceiling-server.ts");
 const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
 const ROUTER_FLOOR = join(ROOT, "scripts/router-floor-server.ts");
+const CORE_FLOOR = join(ROOT, "scripts/core-floor-server.ts");
 const CONFORMANCE_CLI = join(ROOT, "conformance/cli.ts");
 const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
 const DEV_KEY = "dev-key-123";
@@ -246,6 +247,11 @@ async function throughput(): Promise<string[]> {
     {
       name: "node:http + find-my-way + cors: one route, no logging",
       start: () => startListeningProcess(ROUTER_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
+      path: list,
+    },
+    {
+      name: "node:http + the mock's core: no Fastify, no limits",
+      start: () => startListeningProcess(CORE_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
       path: list,
     },
     { name: "Prism 5.14 mock (-v silent)", start: () => startPrismMock({ quiet: true }), path: list },

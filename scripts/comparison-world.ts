@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { loadContract } from "../contract/openapi.ts";
+import type { SeedOrder } from "../server/core/order-record.ts";
 import { createSeed } from "../server/core/seed.ts";
 import { createStore, type Store } from "../server/core/store.ts";
 import { loadFixtureFile } from "../server/fixtures.ts";
@@ -10,6 +11,8 @@ import { loadFixtureFile } from "../server/fixtures.ts";
  */
 export function loadComparisonWorld(): {
   apiKeys: string[];
+  /** The fixture's orders, for servers that build worlds of their own. */
+  orders: SeedOrder[];
   store: Store;
   port: number;
   announce(name: string, port: number): void;
@@ -19,6 +22,7 @@ export function loadComparisonWorld(): {
   const fixture = loadFixtureFile(values.fixtures, loadContract());
   return {
     apiKeys: fixture.apiKeys,
+    orders: fixture.orders,
     store: createStore(createSeed(fixture.orders)),
     port: Number(values.port ?? 0),
     announce(name, port) {

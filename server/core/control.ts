@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
+import { parseExact, toSchemaView } from "../../contract/exact-json.ts";
 import type { Behaviour, OperationId } from "../../contract/types.ts";
 import { methodNotAllowed } from "./api.ts";
 import type { AuthResult } from "./auth.ts";
@@ -7,7 +7,7 @@ import { behaviourJson, ruleProblem } from "./behaviour.ts";
 import { errorResponse, jsonResponse, type MockRequest, type MockResponse, truncate } from "./exchange.ts";
 import { journalJson } from "./journal.ts";
 import { parseOrderId } from "./order-id.ts";
-import type { StoredOrderRecord } from "./order-record.ts";
+import { type StoredOrderRecord, storedValue } from "./order-record.ts";
 import type { OrderStatus } from "./order-status.ts";
 import type { Seed } from "./seed.ts";
 import type { Sessions } from "./sessions.ts";
@@ -16,7 +16,6 @@ import { resetWorld, type World } from "./world.ts";
 export const CONTROL_PATH = "/__control";
 const CONTROL_CHALLENGE = 'Bearer realm="petstore-control"';
 const ORDER_FIELDS = ["id", "petId", "quantity", "shipDate", "complete"] as const;
-const INTEGER_FIELDS = new Set(["id", "petId", "quantity"]);
 
 /** A file of the dashboard page, served by the mock itself. */
 export interface Asset {
@@ -232,12 +231,9 @@ function toRecord(fields: Record<string, unknown>): Partial<StoredOrderRecord> |
   for (const field of ORDER_FIELDS) {
     const value = fields[field];
     if (value === undefined) continue;
-    if (INTEGER_FIELDS.has(field) && isJsonNumber(value)) {
-      const literal = numberText(value);
-      if (!/^-?\d+$/.test(literal))
-        return `field "${field}": write integers as plain digits (got ${literal})`;
-      record[field] = BigInt(literal);
-    } else record[field] = value;
+    const stored = storedValue(value);
+    if ("problem" in stored) return `field "${field}": ${stored.problem}`;
+    record[field] = stored.value;
   }
   return record as Partial<StoredOrderRecord>;
 }

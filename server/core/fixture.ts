@@ -1,7 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import type { Contract } from "../../contract/compile.ts";
 import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
-import type { SeedOrder, StoredOrderRecord } from "./order-record.ts";
+import { type SeedOrder, type StoredOrderRecord, storedValue } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 
 export interface Fixture {
@@ -16,7 +16,6 @@ export class FixtureError extends Error {
 
 const MAX_PROBLEMS_SHOWN = 10;
 const FIXTURE_KEYS = ["apiKeys", "orders"];
-const PLAIN_INTEGER = /^-?\d+$/;
 
 export function parseFixture(bytes: Uint8Array, source: string, contract: Contract): Fixture {
   let text: string;
@@ -148,16 +147,9 @@ function readOrder(entry: unknown, index: number, context: OrderContext): SeedOr
   for (const field of context.orderFields) {
     const value = entry[field];
     if (value === undefined) continue;
-    if (isJsonNumber(value)) {
-      const literal = numberText(value);
-      if (!PLAIN_INTEGER.test(literal)) {
-        report(context, entry, index, field, `write integers as plain digits (got ${literal})`);
-        continue;
-      }
-      record[field] = BigInt(literal);
-    } else {
-      record[field] = value;
-    }
+    const stored = storedValue(value);
+    if ("problem" in stored) report(context, entry, index, field, stored.problem);
+    else record[field] = stored.value;
   }
   if (context.problems.length > before) return undefined;
   return { record: record as StoredOrderRecord, status: status as OrderStatus };

@@ -1,3 +1,4 @@
+import { isJsonNumber, numberText } from "../../contract/exact-json.ts";
 import type { ExactOrder } from "../../contract/types.ts";
 import type { OrderStatus } from "./order-status.ts";
 
@@ -39,4 +40,18 @@ export function serializeRecord(record: StoredOrderRecord): string {
     json += `${json === "" ? "{" : ","}"${key}":${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
   }
   return json === "" ? "{}" : `${json}}`;
+}
+
+const PLAIN_INTEGER = /^-?\d+$/;
+
+/**
+ * A parsed field as a store keeps it: JSON numbers exact as bigint, anything else as it is. A number not
+ * written as plain digits (`1e3`, `2.0`) is refused with the reason, since its digits would not round-trip.
+ */
+export function storedValue(value: unknown): { value: unknown } | { problem: string } {
+  if (!isJsonNumber(value)) return { value };
+  const literal = numberText(value);
+  return PLAIN_INTEGER.test(literal)
+    ? { value: BigInt(literal) }
+    : { problem: `write integers as plain digits (got ${literal})` };
 }

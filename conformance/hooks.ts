@@ -54,9 +54,7 @@ export async function runHook<T>(
   try {
     return await call();
   } catch (error) {
-    const message = secrets
-      .filter((secret) => secret !== "")
-      .reduce((text, secret) => text.split(secret).join("***"), (error as Error)?.message ?? String(error));
+    const message = hideSecrets((error as Error)?.message ?? String(error), secrets);
     throw new HookError(`the ${name} hook failed: ${message}`);
   }
 }
@@ -71,4 +69,11 @@ export function hookId(provided: ProvidedIds | undefined, field: keyof ProvidedI
     );
   }
   return value;
+}
+
+/** The text with every secret (the key, masked header values) replaced by `***`. */
+export function hideSecrets(text: string, secrets: readonly string[]): string {
+  return secrets
+    .filter((secret) => secret !== "")
+    .reduce((out, secret) => out.split(secret).join("***"), text);
 }

@@ -4,7 +4,7 @@ import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Contract, loadContract } from "../contract/openapi.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../server/core/sessions.ts";
-import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";
+import { type ConformanceHooks, type HookContext, hideSecrets, hookId, loadHooks, runHook } from "./hooks.ts";
 import { createHttpClient, type Exchange, type HttpClient, type TlsOptions } from "./http-client.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
 import { type CheckResult, type Report, type ScenarioResult, summarize } from "./report.ts";
@@ -103,8 +103,18 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     ...(options.session !== undefined ? { session: options.session } : {}),
     fetch: globalThis.fetch,
   };
-  const hookSecrets = [options.apiKey, ...Object.values(options.headers ?? {})];
-  const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), hookSecrets);
+  const secretHeaders = new Set(
+    Object.keys(options.headers ?? {})
+      .map((name) => name.toLowerCase())
+      .filter((name) => !(options.showHeaders ?? []).some((shown) => shown.toLowerCase() === name)),
+  );
+  const secrets = [
+    options.apiKey,
+    ...Object.entries(options.headers ?? {})
+      .filter(([name]) => secretHeaders.has(name.toLowerCase()))
+      .map(([, value]) => value),
+  ];
+  const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
   // Ids from options win over ids from the hook.
   const ids = {
     pending: parseOrderIdOption(
@@ -132,11 +142,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
 
   const contract = options.contract ?? loadContract();
   const operations = readOperations(contract);
-  const secretHeaders = new Set(
-    Object.keys(options.headers ?? {})
-      .map((name) => name.toLowerCase())
-      .filter((name) => !(options.showHeaders ?? []).some((shown) => shown.toLowerCase() === name)),
-  );
   const client = createHttpClient(baseUrl, {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     commonHeaders: {
@@ -152,12 +157,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
     },
   });
-  const secrets = [
-    options.apiKey,
-    ...Object.entries(options.headers ?? {})
-      .filter(([name]) => secretHeaders.has(name.toLowerCase()))
-      .map(([, value]) => value),
-  ];
   const health = createHealth();
   try {
     const session = new Session(
@@ -252,7 +251,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       },
       secrets,
     );
-    await runHook("afterRun", () => hooks.afterRun?.(hookContext, report), hookSecrets);
+    await runHook("afterRun", () => hooks.afterRun?.(hookContext, report), secrets);
     return report;
   } finally {
     client.close();
@@ -470,8 +469,7 @@ function parseOrderIdOption(flag: string, text: string | undefined): string | un
  * Requests are masked when recorded; this covers what came back: messages and response excerpts.
  */
 function redactSecrets(report: Report, secrets: readonly string[]): Report {
-  const hide = (text: string) =>
-    secrets.filter((secret) => secret !== "").reduce((out, secret) => out.split(secret).join("***"), text);
+  const hide = (text: string) => hideSecrets(text, secrets);
   for (const scenario of report.scenarios) {
     for (const check of scenario.checks) {
       check.message = hide(check.message);

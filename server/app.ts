@@ -8,7 +8,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
-import { type MockRequest, type MockResponse, pathOf } from "./core/exchange.ts";
+import { errorResponse, type MockRequest, type MockResponse, pathOf } from "./core/exchange.ts";
 import type { MockCore } from "./core/mock.ts";
 
 export { BASE_PATH } from "./core/api.ts";
@@ -136,9 +136,9 @@ function write(reply: FastifyReply, response: MockResponse): FastifyReply {
   return reply.code(response.status).headers(response.headers).send(response.body);
 }
 
+/** An Error record for what Fastify refuses before the core sees the request, written like the core's. */
 function sendError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
-  const record = errorRecord(code, message);
-  return reply.code(record.status).header("content-type", JSON_CONTENT_TYPE).send(JSON.stringify(record));
+  return write(reply, errorResponse(code, message));
 }
 
 /**

@@ -1,29 +1,30 @@
-import { STATUS_CODES } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  LogController,
-} from "fastify";
+import type { Logger } from "pino";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
-import { errorResponse, type MockRequest, type MockResponse, pathOf } from "./core/exchange.ts";
+import { errorResponse, type MockResponse, pathOf } from "./core/exchange.ts";
 import type { MockCore } from "./core/mock.ts";
 
 export { BASE_PATH } from "./core/api.ts";
 
 // Requests of this API carry no body and control requests small ones; a cap keeps a shared mock safe.
 export const BODY_LIMIT_BYTES = 16 * 1024;
-// Ids longer than this are refused by parseOrderId anyway; the router must still hand them over, not 414.
-const MAX_PARAM_LENGTH = 16 * 1024;
 // Node's default, set explicitly: larger request heads are refused with 431 before any routing.
 export const MAX_HEADER_BYTES = 16 * 1024;
+// Longer than the 60 s idle timeout of common load balancers, so they never reuse a connection just closed.
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 export interface MockServerOptions {
   core: MockCore;
   /** Structured request log; omitted means no logging at all (the fastest path). */
-  logger?: FastifyBaseLogger;
+  logger?: Logger;
   /** Time a client has to send a whole request (default 30 s); slower ones get 408 and are cut off. */
   requestTimeoutMs?: number;
   /** Time a client has to send the request head (default 10 s). */
@@ -32,129 +33,233 @@ export interface MockServerOptions {
   timeoutCheckIntervalMs?: number;
 }
 
+export interface MockServer {
+  readonly server: Server;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Refuses new connections, answers the requests already received, then resolves. */
+  close(): Promise<void>;
+}
+
 /**
- * The Node transport over the mock's core: Fastify reads requests (limits, timeouts, malformed HTTP,
- * graceful close) and writes what the core answers, delays and faults included. No rule lives here.
+ * The Node transport over the mock's core, on node:http itself: it reads requests (body limit, timeouts,
+ * malformed HTTP, graceful close) and writes what the core answers, delays and faults included. No rule
+ * lives here. A framework would add a second request lifecycle to every request and route nothing, since
+ * the core routes (BENCHMARKS.md measures the difference).
  */
-export async function createServer(options: MockServerOptions): Promise<FastifyInstance> {
-  const { core } = options;
-  const app: FastifyInstance = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    // One line per request comes from the onResponse hook below, with no headers in it.
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: BODY_LIMIT_BYTES,
-    requestTimeout: options.requestTimeoutMs ?? 30_000,
-    http: {
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      maxHeaderSize: MAX_HEADER_BYTES,
-      connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000,
-    },
-    // Errors found before a request reaches the core still get a spec-shaped Error record.
-    clientErrorHandler: answerClientError,
-    frameworkErrors: (error, _request, reply) => {
-      sendError(
-        reply as unknown as FastifyReply,
-        "bad_request",
-        `The request could not be read: ${error.message}`,
-      );
-    },
-    // Requests already received on a kept-alive connection during shutdown are answered, not given a 503.
-    return503OnClosing: false,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-  });
+export function createServer(options: MockServerOptions): MockServer {
+  const { core, logger } = options;
+  let closing = false;
+  let requestCount = 0;
+  const write = createWriter();
 
-  app.removeAllContentTypeParsers();
-  // Bodies are kept as bytes whatever their Content-Type: the core decides what, if anything, to read.
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
-
-  if (options.logger) {
-    app.addHook("onResponse", async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          path: pathOf(request.url),
-          status: reply.statusCode,
-          ms: reply.elapsedTime,
-        },
-        "request",
-      );
-    });
-  }
-
-  // Every request goes to the core, which routes; Fastify's own routing is not used.
-  const handler = (
-    request: { method: string; url: string; headers: unknown; body: unknown },
-    reply: FastifyReply,
-  ) => {
-    const response = core.handle({
-      method: request.method,
-      url: request.url,
-      headers: request.headers as MockRequest["headers"],
-      ...(request.body instanceof Uint8Array ? { body: request.body } : {}),
-    });
-    if (response.delayMs) return sleep(response.delayMs).then(() => write(reply, response));
-    return write(reply, response);
+  const answer = (request: IncomingMessage, response: ServerResponse, body?: Uint8Array) => {
+    let answered: MockResponse;
+    try {
+      answered = core.handle({
+        method: request.method as string,
+        url: request.url as string,
+        headers: request.headers as Record<string, string | undefined>,
+        ...(body ? { body } : {}),
+      });
+    } catch (error) {
+      logger?.error({ err: error }, "unexpected error");
+      answered = errorResponse("internal_error", "Unexpected error.");
+    }
+    if (answered.delayMs) {
+      const timer = setTimeout(() => write(request, response, answered), answered.delayMs);
+      // A client that gives up during the delay gets nothing; the timer must not keep a closing server up.
+      response.once("close", () => clearTimeout(timer));
+      return;
+    }
+    write(request, response, answered);
   };
-  app.route({ method: app.supportedMethods, url: "*", handler });
-  app.setNotFoundHandler(handler);
 
-  app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
-    if (error.statusCode === 413) {
-      // The oversized body was never read; closing the connection keeps its bytes from being parsed as a request.
-      reply.header("connection", "close");
-      return sendError(
-        reply,
-        "payload_too_large",
-        `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`,
-      );
+  const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+    // Connections that carried a request during shutdown are closed after their answer.
+    if (closing) response.shouldKeepAlive = false;
+    if (logger) logEachRequest(logger, request, response, ++requestCount);
+    const declared = request.headers["content-length"];
+    if ((declared === undefined || declared === "0") && request.headers["transfer-encoding"] === undefined) {
+      return answer(request, response);
     }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendError(reply, "bad_request", "The request could not be read.");
+    if (declared !== undefined && Number(declared) > BODY_LIMIT_BYTES) {
+      return refuseOversized(request, response, write);
     }
-    request.log.error({ err: error }, "unexpected error");
-    return sendError(reply, "internal_error", "Unexpected error.");
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) {
+        request.off("data", onData).off("end", onEnd);
+        return refuseOversized(request, response, write);
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => answer(request, response, size === 0 ? undefined : Buffer.concat(chunks, size));
+    // A client that hangs up mid-body is owed nothing; the error only means the request ended early.
+    request
+      .on("data", onData)
+      .on("end", onEnd)
+      .on("error", () => {});
+  };
+
+  const server = createHttpServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      headersTimeout: options.headersTimeoutMs ?? 10_000,
+      connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    },
+    onRequest,
+  );
+  server.on("clientError", answerClientError);
+
+  return {
+    server,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    close() {
+      closing = true;
+      return new Promise((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
+
+type Write = (request: IncomingMessage, response: ServerResponse, answer: MockResponse) => void;
+
+/**
+ * Writes the core's answers. The list answer's headers and body are the same objects request after
+ * request, so the head Node is given (with Content-Length) and the body as a Buffer are built once
+ * for them and reused: copying headers per request was the largest cost left over bare node:http.
+ */
+function createWriter(): Write {
+  let cachedStatus = 0;
+  let cachedHeaders: Record<string, string> | undefined;
+  let cachedBody: MockResponse["body"];
+  let cachedHead: Record<string, string | number> = {};
+  let cachedBytes: Buffer | undefined;
+
+  return (request, response, answer) => {
+    if (answer.fault === "close") {
+      request.socket.destroy();
+      return;
+    }
+    if (answer.headers !== cachedHeaders || answer.body !== cachedBody || answer.status !== cachedStatus) {
+      cachedStatus = answer.status;
+      cachedHeaders = answer.headers;
+      cachedBody = answer.body;
+      cachedBytes = bytesOf(answer.body);
+      cachedHead = withoutBody(answer.status)
+        ? answer.headers
+        : { ...answer.headers, "content-length": cachedBytes?.length ?? 0 };
+    }
+    if (answer.fault === "truncate") {
+      // The head promises the whole body; half of it is sent and the connection is closed.
+      const bytes = cachedBytes ?? Buffer.alloc(0);
+      response.writeHead(answer.status, cachedHead);
+      response.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => request.socket.destroy());
+      return;
+    }
+    response.writeHead(answer.status, cachedHead);
+    if (cachedBytes === undefined || request.method === "HEAD") response.end();
+    else response.end(cachedBytes);
+  };
+}
+
+const withoutBody = (status: number) => status === 204 || status === 304 || status < 200;
+
+function bytesOf(body: MockResponse["body"]): Buffer | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === "string") return Buffer.from(body);
+  return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+/**
+ * The oversized body is not read as a request: the connection is closed after the 413. Closing a socket
+ * with unread bytes makes the kernel send a reset, which can reach the client before the 413 does, so the
+ * close lingers: Node sends its FIN after the answer, and what the client is still sending is read and
+ * dropped for a bounded time and size before the socket is destroyed.
+ */
+function refuseOversized(request: IncomingMessage, response: ServerResponse, write: Write): void {
+  const refusal = errorResponse(
+    "payload_too_large",
+    `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`,
+  );
+  refusal.headers.connection = "close";
+  const socket = request.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    let dropped = 0;
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    const stop = () => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    request.on("data", (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > LINGER_BYTES) stop();
+    });
+    request.once("end", stop).once("error", stop);
+    request.resume();
+  };
+  write(request, response, refusal);
+}
+
+const LINGER_MS = 2_000;
+const LINGER_BYTES = 1024 * 1024;
+
+/** One line per request once it is answered (or cut off), with no header in it: keys never reach the log. */
+function logEachRequest(
+  logger: Logger,
+  request: IncomingMessage,
+  response: ServerResponse,
+  id: number,
+): void {
+  const started = performance.now();
+  response.once("close", () => {
+    logger.info(
+      {
+        reqId: `req-${id.toString(36)}`,
+        method: request.method,
+        path: pathOf(request.url as string),
+        status: response.headersSent ? response.statusCode : null,
+        ms: Math.round((performance.now() - started) * 1000) / 1000,
+        ...(response.writableFinished ? {} : { completed: false }),
+      },
+      "request",
+    );
   });
-
-  return app;
-}
-
-function write(reply: FastifyReply, response: MockResponse): FastifyReply {
-  if (response.fault === "close") {
-    reply.hijack();
-    reply.raw.socket?.destroy();
-    return reply;
-  }
-  if (response.fault === "truncate") {
-    // The head promises the whole body; half of it is sent and the connection is closed.
-    reply.hijack();
-    const body = Buffer.from(response.body ?? "");
-    const raw = reply.raw;
-    raw.writeHead(response.status, { ...response.headers, "content-length": String(body.length) });
-    raw.write(body.subarray(0, Math.floor(body.length / 2)), () => raw.socket?.destroy());
-    return reply;
-  }
-  return reply.code(response.status).headers(response.headers).send(response.body);
-}
-
-/** An Error record for what Fastify refuses before the core sees the request, written like the core's. */
-function sendError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
-  return write(reply, errorResponse(code, message));
 }
 
 /**
  * Requests Node's parser refuses (a head over MAX_HEADER_BYTES, a timeout, malformed HTTP) never reach
- * Fastify; the connection gets a raw Error record and is closed, as Node itself would do with a bare status.
+ * the core; the connection gets a raw Error record and is closed, as Node itself would do with a bare status.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const record =
+  const code: ErrorCode =
     error.code === "HPE_HEADER_OVERFLOW"
-      ? errorRecord("headers_too_large", `Request headers are limited to ${MAX_HEADER_BYTES} bytes.`)
+      ? "headers_too_large"
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? errorRecord("request_timeout", "The request was not received in time.")
-        : errorRecord("bad_request", "The request is not valid HTTP.");
+        ? "request_timeout"
+        : "bad_request";
+  const record = errorRecord(code, CLIENT_ERROR_MESSAGES[code] ?? "The request is not valid HTTP.");
   const body = JSON.stringify(record);
-  if (socket.writable) {
+  // An answer already started on this connection cannot be followed by another head.
+  const started = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage?.headersSent;
+  if (socket.writable && !started) {
     socket.write(
       `HTTP/1.1 ${record.status} ${STATUS_CODES[record.status]}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -162,3 +267,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   }
   socket.destroy();
 }
+
+const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  headers_too_large: `Request headers are limited to ${MAX_HEADER_BYTES} bytes.`,
+  request_timeout: "The request was not received in time.",
+};

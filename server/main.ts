@@ -66,17 +66,16 @@ async function main(): Promise<number> {
     sessionIdleMs: options.sessionIdleMs,
     journalSize: options.journalSize,
   });
-  const app = await createServer({ core, ...(logger ? { logger } : {}) });
+  const app = createServer({ core, ...(logger ? { logger } : {}) });
 
+  let port: number;
   try {
-    await app.listen({ port: options.port, host: options.host });
+    ({ port } = await app.listen(options.port, options.host));
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     process.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${code ?? message}\n`);
     return 1;
   }
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const origin = `http://${host}:${port}`;
   const fixtureName = relative(process.cwd(), options.fixtures);

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
 import { parseExact, toSchemaView } from "../../contract/exact-json.ts";
 import type { ErrorRecord } from "../../contract/types.ts";
 import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
-import { AUTH, bundledApp, contract, DEV_KEY } from "./support.ts";
+import { AUTH, bundledApp, contract, DEV_KEY, type ListeningApp } from "./support.ts";
 
 const LIST = "/v1/store/orders";
 const cancelPath = (id: string | number | bigint) => `/v1/store/orders/${id}`;
@@ -25,8 +24,8 @@ function assertErrorRecord(
   assert.equal(body.code, code);
 }
 
-describe("mock HTTP behaviour (in-process)", () => {
-  let app: FastifyInstance;
+describe("mock HTTP behaviour (Node transport in-process, over real sockets)", () => {
+  let app: ListeningApp;
   before(async () => {
     app = await bundledApp();
   });
@@ -228,7 +227,7 @@ describe("mock HTTP behaviour (in-process)", () => {
     ];
     for (const [method, url, allow] of notAllowed) {
       it(`answers ${method} ${url} with 405 and Allow: ${allow}`, async () => {
-        const response = await app.inject({ method: method as "GET", url, headers: AUTH });
+        const response = await app.inject({ method, url, headers: AUTH });
         assert.equal(response.statusCode, 405);
         assert.equal(response.headers.allow, allow);
         if (method !== "HEAD") assertErrorRecord(response, "method_not_allowed");

@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES } from "../app.ts";
-import { bundledApp, DEV_KEY } from "./support.ts";
+import { bundledApp, DEV_KEY, type ListeningApp } from "./support.ts";
 
 /** Sends raw bytes and collects everything until the server closes the connection (or the deadline). */
 async function exchangeRaw(port: number, chunks: Array<string | { pauseMs: number }>, deadlineMs = 5_000) {
@@ -40,12 +39,11 @@ function statusAndBody(raw: string): { status: number; body: Record<string, unkn
 }
 
 describe("limits and slow clients (real sockets)", () => {
-  let app: FastifyInstance;
+  let app: ListeningApp;
   let port: number;
   before(async () => {
     app = await bundledApp({ headersTimeoutMs: 500, requestTimeoutMs: 1_000, timeoutCheckIntervalMs: 100 });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    port = (app.server.address() as { port: number }).port;
+    port = app.port;
   });
   after(() => app.close());
 
@@ -81,6 +79,36 @@ describe("limits and slow clients (real sockets)", () => {
       headers: { authorization: `Bearer ${DEV_KEY}` },
     });
     assert.equal(still.statusCode, 204, "the refused request cancelled nothing");
+  });
+
+  it("lets a client that is still sending its oversized body read the 413 (no reset)", async () => {
+    // The client reads nothing until it has sent 256 KiB: a server that closed with those bytes unread would
+    // make the kernel reset the connection, and the client would lose the 413 it had not read yet.
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    socket.pause();
+    let failure: string | undefined;
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      failure ??= error.code;
+    });
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    socket.write(
+      `DELETE /v1/store/orders/2 HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${DEV_KEY}\r\nContent-Type: text/plain\r\nContent-Length: ${1024 * 1024}\r\n\r\n`,
+    );
+    for (let sent = 0; sent < 256 * 1024 && !failure; sent += 16 * 1024) {
+      socket.write("x".repeat(16 * 1024));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let received = "";
+    socket.on("data", (data) => {
+      received += data;
+    });
+    socket.resume();
+    socket.end();
+    await closed;
+    assert.equal(failure, undefined, "the connection was reset");
+    assert.equal(statusAndBody(received).status, 413);
   });
 
   it("cuts off a client that never finishes its request head", async () => {

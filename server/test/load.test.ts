@@ -94,8 +94,7 @@ describe("concurrency and load", () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
     const app = await bundledApp();
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1`;
+    const base = `http://127.0.0.1:${app.port}/v1`;
     const agent = new Agent({ keepAlive: true, maxSockets: 16 });
     const mix = [
       () => call(agent, `${base}/store/orders`),

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { Agent, type IncomingHttpHeaders, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
 import { loadContract, loadControlContract } from "../../contract/openapi.ts";
 import { createServer, type MockServerOptions } from "../app.ts";
 import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
@@ -29,18 +29,68 @@ export function bundledCore(overrides: Partial<MockCoreOptions> = {}): MockCore 
   });
 }
 
-/** The mock app in-process on the bundled fixtures, with a world of its own. */
+export interface Injected {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** The Node transport listening on 127.0.0.1, and one request at a time sent to it over a real socket. */
+export interface ListeningApp {
+  port: number;
+  inject(options: {
+    method: string;
+    url: string;
+    headers?: Record<string, string>;
+    payload?: string;
+  }): Promise<Injected>;
+  close(): Promise<void>;
+}
+
+/** The mock's Node transport in-process on the bundled fixtures, on an ephemeral port, with a world of its own. */
 export async function bundledApp(
   overrides: Partial<MockCoreOptions> & Omit<Partial<MockServerOptions>, "core"> = {},
-): Promise<FastifyInstance> {
+): Promise<ListeningApp> {
   const { logger, requestTimeoutMs, headersTimeoutMs, timeoutCheckIntervalMs, ...core } = overrides;
-  return createServer({
+  const app = createServer({
     core: bundledCore(core),
     ...(logger ? { logger } : {}),
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     ...(headersTimeoutMs !== undefined ? { headersTimeoutMs } : {}),
     ...(timeoutCheckIntervalMs !== undefined ? { timeoutCheckIntervalMs } : {}),
   });
+  const { port } = await app.listen(0, "127.0.0.1");
+  const agent = new Agent({ keepAlive: true });
+  return {
+    port,
+    inject: ({ method, url, headers = {}, payload }) =>
+      new Promise((resolve, reject) => {
+        // Node frames a DELETE body only when told its length; without it the bytes would read as a next request.
+        const framed =
+          payload === undefined
+            ? headers
+            : { ...headers, "content-length": String(Buffer.byteLength(payload)) };
+        const sent = request(
+          { host: "127.0.0.1", port, method, path: url, headers: framed, agent },
+          (response) => {
+            let body = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => {
+              body += chunk;
+            });
+            response.on("end", () =>
+              resolve({ statusCode: response.statusCode as number, headers: response.headers, body }),
+            );
+          },
+        );
+        sent.on("error", reject);
+        sent.end(payload);
+      }),
+    async close() {
+      agent.destroy();
+      await app.close();
+    },
+  };
 }
 
 /** Writes a fixture file into a fresh temporary folder and returns its path. */

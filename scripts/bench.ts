@@ -21,7 +21,6 @@ const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
 const CEILING = join(ROOT, "scripts/ceiling-server.ts");
 const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
 const ROUTER_FLOOR = join(ROOT, "scripts/router-floor-server.ts");
-const CORE_FLOOR = join(ROOT, "scripts/core-floor-server.ts");
 const CONFORMANCE_CLI = join(ROOT, "conformance/cli.ts");
 const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
 const DEV_KEY = "dev-key-123";
@@ -36,8 +35,10 @@ const { values: flags } = parseArgs({
     scale: { type: "string", default: "1000,10000,100000" },
     repeats: { type: "string", default: "5" },
     rounds: { type: "string", default: "5" },
-    sections: { type: "string", default: "throughput,sessions,scale,conformance" },
+    sections: { type: "string", default: "throughput,side-by-side,sessions,scale,conformance" },
     sessions: { type: "string", default: "1000" },
+    // Another build of the mock (a checkout's server/main.ts), measured beside the ceiling like this one.
+    "also-mock": { type: "string" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -249,11 +250,6 @@ async function throughput(): Promise<string[]> {
       start: () => startListeningProcess(ROUTER_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
       path: list,
     },
-    {
-      name: "node:http + the mock's core: no Fastify, no limits",
-      start: () => startListeningProcess(CORE_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
-      path: list,
-    },
     { name: "Prism 5.14 mock (-v silent)", start: () => startPrismMock({ quiet: true }), path: list },
     {
       name: "json-server 0.17 (--quiet)",
@@ -268,17 +264,6 @@ async function throughput(): Promise<string[]> {
   const topCpu = loadOf("bare node:http (ceiling)")?.cpuMicros ?? Number.NaN;
   const mine = rpsOf("this mock (--quiet)");
   const prism = rpsOf("Prism 5.14 mock (-v silent)");
-
-  const pair = (path: string) => [
-    { name: "ceiling", start: ceiling(BUNDLED_FIXTURES), path },
-    { name: "mock", start: ours(BUNDLED_FIXTURES), path },
-  ];
-  const notFound = await rounds(pair("/store/orders/424242"), { method: "DELETE", key: DEV_KEY });
-  const unauthorized = await rounds(pair(list), { key: "wrong-key" });
-  const errorRows: Array<[string, Load[]]> = [
-    ["DELETE missing order (404)", notFound],
-    ["GET without a valid key (401)", unauthorized],
-  ];
 
   return [
     "### Throughput: `GET /v1/store/orders` with a valid key, bundled fixtures (12 orders)",
@@ -296,15 +281,106 @@ async function throughput(): Promise<string[]> {
     "",
     `This mock / Prism: **${(mine / prism).toFixed(1)}×**.`,
     "",
-    "### Error paths: this mock vs the ceiling",
+  ];
+}
+
+interface Pairing {
+  name: string;
+  start: () => Promise<StartedServer>;
+  path: string;
+  method?: string;
+  key: string;
+}
+
+/**
+ * Each server loaded at the same time as the ceiling, both on core 0 and both autocannons on core 1, so
+ * that whatever else the machine does at that moment weighs on both alike. Loaded one after the other,
+ * the same server's ratio to the ceiling has moved by 30 points between runs; loaded together, by a few.
+ */
+async function sideBySide(): Promise<string[]> {
+  const mockAt = (main: string) => () => startListeningProcess(main, ["--port", "0", "--quiet"]);
+  const pairings: Pairing[] = [
+    {
+      name: "this mock: `GET /v1/store/orders` (200)",
+      start: ours(BUNDLED_FIXTURES),
+      path: "/store/orders",
+      key: DEV_KEY,
+    },
+    {
+      name: "this mock: `DELETE` a missing order (404)",
+      start: ours(BUNDLED_FIXTURES),
+      path: "/store/orders/424242",
+      method: "DELETE",
+      key: DEV_KEY,
+    },
+    {
+      name: "this mock: `GET` without a valid key (401)",
+      start: ours(BUNDLED_FIXTURES),
+      path: "/store/orders",
+      key: "wrong-key",
+    },
+    {
+      name: "Fastify alone: one route, no plugins (200)",
+      start: () => startListeningProcess(FASTIFY_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
+      path: "/store/orders",
+      key: DEV_KEY,
+    },
+    {
+      name: "node:http + find-my-way + cors: one route (200)",
+      start: () => startListeningProcess(ROUTER_FLOOR, ["--fixtures", BUNDLED_FIXTURES]),
+      path: "/store/orders",
+      key: DEV_KEY,
+    },
+    ...(flags["also-mock"]
+      ? [
+          {
+            name: `\`${flags["also-mock"]}\` (200)`,
+            start: mockAt(flags["also-mock"]),
+            path: "/store/orders",
+            key: DEV_KEY,
+          },
+        ]
+      : []),
+  ];
+  const rows: string[] = [];
+  for (const pairing of pairings) {
+    const servers = [await ceiling(BUNDLED_FIXTURES)(), await pairing.start()];
+    try {
+      for (const server of servers) pinServer(pidOf(server));
+      const ratios: number[] = [];
+      const micros: Array<[number, number]> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const [top, it] = await Promise.all(
+          servers.map((server) =>
+            load(`${server.url}${pairing.path}`, {
+              ...(pairing.method ? { method: pairing.method } : {}),
+              key: pairing.key,
+              connections: CONNECTIONS / 2,
+              serverPid: pidOf(server),
+            }),
+          ),
+        );
+        ratios.push((top as Load).cpuMicros / (it as Load).cpuMicros);
+        micros.push([(top as Load).cpuMicros, (it as Load).cpuMicros]);
+      }
+      const middle = median(ratios);
+      const [topMicros, itsMicros] = micros[ratios.indexOf(middle)] as [number, number];
+      const percent = (value: number) => `${(value * 100).toFixed(0)}%`;
+      rows.push(
+        `| ${pairing.name} | ${topMicros.toFixed(1)} / ${itsMicros.toFixed(1)} | **${percent(middle)}** | ${percent(Math.min(...ratios))}–${percent(Math.max(...ratios))} |`,
+      );
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  }
+  return [
+    "### Side by side with the ceiling: server CPU per request, both loaded at once",
     "",
-    "| Request | ceiling req/s | mock req/s | mock vs ceiling | CPU µs/req ceiling / mock | ceiling's CPU / mock's | mock mean / p99 ms | mock statuses |",
-    "|---|---:|---:|---:|---:|---:|---|---|",
-    ...errorRows.map(([name, [ceilingLoad, mockLoad]]) => {
-      const c = ceilingLoad as Load;
-      const m = mockLoad as Load;
-      return `| ${name} | ${c.rps.toFixed(0)} | ${m.rps.toFixed(0)} | ${ratio(m.rps, c.rps)} | ${micros(c.cpuMicros)} / ${micros(m.cpuMicros)} | ${ratio(c.cpuMicros, m.cpuMicros)} | ${ms(m.mean)} / ${m.p99} | ${m.statuses} |`;
-    }),
+    `Each row: the ceiling and the server named, both pinned to core 0, each loaded by its own autocannon (${CONNECTIONS / 2} connections) at the same time; ${ROUNDS} rounds, the median round shown. The ceiling answers the 404 and 401 rows with its own precomputed Error records.`,
+    "",
+    "| Server and request | CPU µs/req ceiling / this | ceiling's CPU / this | range over rounds |",
+    "|---|---:|---:|---:|",
+    ...rows,
   ];
 }
 
@@ -562,6 +638,7 @@ async function main(): Promise<void> {
   const chosen = new Set(flags.sections.split(","));
   const sections: string[][] = [];
   if (chosen.has("throughput")) sections.push(await throughput());
+  if (chosen.has("side-by-side")) sections.push(await sideBySide());
   if (chosen.has("sessions")) sections.push(await sessions());
   if (chosen.has("scale")) sections.push(await scale());
   if (chosen.has("conformance")) sections.push(await conformanceWallTime());

@@ -137,53 +137,67 @@ export function createServer(options: MockServerOptions): MockServer {
 }
 
 type Write = (request: IncomingMessage, response: ServerResponse, answer: MockResponse) => void;
+type Head = Array<string | number>;
 
 /**
- * Writes the core's answers. The list answer's headers and body are the same objects request after
- * request, so the head Node is given (with Content-Length) and the body as a Buffer are built once
- * for them and reused: copying headers per request was the largest cost left over bare node:http.
+ * Writes the core's answers. Building the head Node is given was the largest cost left over bare
+ * node:http, so it is built once where the core's answers repeat: the list answer's headers and bytes
+ * are the same objects request after request (its whole head and body are kept), and Error records
+ * share frozen headers (their names and values are kept; only the length is added per answer).
  */
 function createWriter(): Write {
   let cachedStatus = 0;
-  let cachedHeaders: Record<string, string> | undefined;
-  let cachedBody: MockResponse["body"];
-  let cachedHead: Record<string, string | number> = {};
+  let cachedHeaders: Readonly<Record<string, string>> | undefined;
+  let cachedBody: Uint8Array | undefined;
+  let cachedHead: Head = [];
   let cachedBytes: Buffer | undefined;
+  const templates = new WeakMap<object, Head>();
+
+  const headOf = (headers: Readonly<Record<string, string>>, length: number | undefined): Head => {
+    let template = templates.get(headers);
+    if (template === undefined) {
+      template = [];
+      for (const name in headers) template.push(name, headers[name] as string);
+      if (Object.isFrozen(headers)) templates.set(headers, template);
+    }
+    return length === undefined ? template : [...template, "content-length", length];
+  };
 
   return (request, response, answer) => {
     if (answer.fault === "close") {
       request.socket.destroy();
       return;
     }
-    if (answer.headers !== cachedHeaders || answer.body !== cachedBody || answer.status !== cachedStatus) {
-      cachedStatus = answer.status;
-      cachedHeaders = answer.headers;
-      cachedBody = answer.body;
-      cachedBytes = bytesOf(answer.body);
-      cachedHead = withoutBody(answer.status)
-        ? answer.headers
-        : { ...answer.headers, "content-length": cachedBytes?.length ?? 0 };
+    const { status, headers, body } = answer;
+    let head: Head;
+    let bytes: Buffer | string | undefined;
+    if (typeof body === "string") {
+      bytes = body;
+      head = headOf(headers, withoutBody(status) ? undefined : Buffer.byteLength(body));
+    } else {
+      if (headers !== cachedHeaders || body !== cachedBody || status !== cachedStatus) {
+        cachedStatus = status;
+        cachedHeaders = headers;
+        cachedBody = body;
+        cachedBytes = body && Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+        cachedHead = headOf(headers, withoutBody(status) ? undefined : (cachedBytes?.length ?? 0));
+      }
+      head = cachedHead;
+      bytes = cachedBytes;
     }
+    response.writeHead(status, head);
     if (answer.fault === "truncate") {
       // The head promises the whole body; half of it is sent and the connection is closed.
-      const bytes = cachedBytes ?? Buffer.alloc(0);
-      response.writeHead(answer.status, cachedHead);
-      response.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => request.socket.destroy());
+      const whole = typeof bytes === "string" ? Buffer.from(bytes) : (bytes ?? Buffer.alloc(0));
+      response.write(whole.subarray(0, Math.floor(whole.length / 2)), () => request.socket.destroy());
       return;
     }
-    response.writeHead(answer.status, cachedHead);
-    if (cachedBytes === undefined || request.method === "HEAD") response.end();
-    else response.end(cachedBytes);
+    if (bytes === undefined || request.method === "HEAD") response.end();
+    else response.end(bytes);
   };
 }
 
 const withoutBody = (status: number) => status === 204 || status === 304 || status < 200;
-
-function bytesOf(body: MockResponse["body"]): Buffer | undefined {
-  if (body === undefined) return undefined;
-  if (typeof body === "string") return Buffer.from(body);
-  return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-}
 
 /**
  * The oversized body is not read as a request: the connection is closed after the 413. Closing a socket
@@ -195,8 +209,8 @@ function refuseOversized(request: IncomingMessage, response: ServerResponse, wri
   const refusal = errorResponse(
     "payload_too_large",
     `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`,
+    CLOSE_CONNECTION,
   );
-  refusal.headers.connection = "close";
   const socket = request.socket;
   socket.destroySoon = () => {
     socket.end();
@@ -217,6 +231,7 @@ function refuseOversized(request: IncomingMessage, response: ServerResponse, wri
   write(request, response, refusal);
 }
 
+const CLOSE_CONNECTION = Object.freeze({ connection: "close" });
 const LINGER_MS = 2_000;
 const LINGER_BYTES = 1024 * 1024;
 

@@ -25,15 +25,28 @@ export interface MockResponse {
 export function errorResponse(
   code: ErrorCode,
   message: string,
-  headers: Record<string, string> = {},
+  headers: Readonly<Record<string, string>> = NO_HEADERS,
   status?: number,
 ): MockResponse {
   const record = errorRecord(code, message, status);
-  return {
-    status: record.status,
-    headers: { ...headers, "content-type": JSON_CONTENT_TYPE },
-    body: JSON.stringify(record),
-  };
+  return { status: record.status, headers: jsonHeaders(headers), body: JSON.stringify(record) };
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const withJsonType = new WeakMap<object, Record<string, string>>();
+
+/**
+ * The given headers plus the JSON content type. Headers passed in are mostly the same few objects (the
+ * constant CORS headers, the 401 challenges), so each gets one frozen result, shared by every answer
+ * that uses it; answers' headers are never changed after they are made.
+ */
+function jsonHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  let shared = withJsonType.get(headers);
+  if (shared === undefined) {
+    shared = Object.freeze({ ...headers, "content-type": JSON_CONTENT_TYPE });
+    if (Object.isFrozen(headers)) withJsonType.set(headers, shared);
+  }
+  return shared;
 }
 
 export function jsonResponse(

@@ -11,8 +11,9 @@ import { generateFixture } from "./generate-fixture.ts";
 import { startJsonServer, startPrismMock } from "./peers.ts";
 
 /**
- * `npm run bench`: every server is loaded from a separate autocannon process on 127.0.0.1, one at a time,
- * in one run, so the ratios compare like with like on this machine. Prints one Markdown report and writes it
+ * `npm run bench`: every server is loaded from a separate autocannon process on 127.0.0.1, one at a time
+ * and, for the ratios to the ceiling, at the same time as the ceiling, in one run, so the ratios compare
+ * like with like on this machine. Prints one Markdown report and writes it
  * into BENCHMARKS.md between the markers, keeping the analysis around it.
  */
 

@@ -285,6 +285,53 @@ async function throughput(): Promise<string[]> {
   ];
 }
 
+/** What one side of a side-by-side load sends. */
+interface Shot {
+  path: string;
+  method?: string;
+  key: string;
+  headers?: Record<string, string>;
+}
+
+const percent = (value: number) => `${(value * 100).toFixed(0)}%`;
+
+/**
+ * Two servers, both pinned to core 0, each loaded by its own autocannon on core 1 at the same time, ROUNDS
+ * times: whatever else the machine does weighs on both alike. Returns, per round, the first server's CPU
+ * per request over the second's, and both figures.
+ */
+async function loadedTogether(
+  starts: [() => Promise<StartedServer>, () => Promise<StartedServer>],
+  shots: [Shot, Shot],
+): Promise<{ ratios: number[]; micros: Array<[number, number]> }> {
+  const servers: StartedServer[] = [];
+  try {
+    for (const start of starts) servers.push(await start());
+    for (const server of servers) pinServer(pidOf(server));
+    const ratios: number[] = [];
+    const micros: Array<[number, number]> = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const [first, second] = await Promise.all(
+        servers.map((server, index) => {
+          const shot = shots[index] as Shot;
+          return load(`${server.url}${shot.path}`, {
+            ...(shot.method ? { method: shot.method } : {}),
+            ...(shot.headers ? { headers: shot.headers } : {}),
+            key: shot.key,
+            connections: CONNECTIONS / 2,
+            serverPid: pidOf(server),
+          });
+        }),
+      );
+      ratios.push((first as Load).cpuMicros / (second as Load).cpuMicros);
+      micros.push([(first as Load).cpuMicros, (second as Load).cpuMicros]);
+    }
+    return { ratios, micros };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
 interface Pairing {
   name: string;
   start: () => Promise<StartedServer>;
@@ -345,34 +392,20 @@ async function sideBySide(): Promise<string[]> {
   ];
   const rows: string[] = [];
   for (const pairing of pairings) {
-    const servers = [await ceiling(BUNDLED_FIXTURES)(), await pairing.start()];
-    try {
-      for (const server of servers) pinServer(pidOf(server));
-      const ratios: number[] = [];
-      const micros: Array<[number, number]> = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const [top, it] = await Promise.all(
-          servers.map((server) =>
-            load(`${server.url}${pairing.path}`, {
-              ...(pairing.method ? { method: pairing.method } : {}),
-              key: pairing.key,
-              connections: CONNECTIONS / 2,
-              serverPid: pidOf(server),
-            }),
-          ),
-        );
-        ratios.push((top as Load).cpuMicros / (it as Load).cpuMicros);
-        micros.push([(top as Load).cpuMicros, (it as Load).cpuMicros]);
-      }
-      const middle = median(ratios);
-      const [topMicros, itsMicros] = micros[ratios.indexOf(middle)] as [number, number];
-      const percent = (value: number) => `${(value * 100).toFixed(0)}%`;
-      rows.push(
-        `| ${pairing.name} | ${topMicros.toFixed(1)} / ${itsMicros.toFixed(1)} | **${percent(middle)}** | ${percent(Math.min(...ratios))}–${percent(Math.max(...ratios))} |`,
-      );
-    } finally {
-      await Promise.all(servers.map((server) => server.stop()));
-    }
+    const request: Shot = {
+      path: pairing.path,
+      key: pairing.key,
+      ...(pairing.method ? { method: pairing.method } : {}),
+    };
+    const { ratios, micros } = await loadedTogether(
+      [ceiling(BUNDLED_FIXTURES), pairing.start],
+      [request, request],
+    );
+    const middle = median(ratios);
+    const [topMicros, itsMicros] = micros[ratios.indexOf(middle)] as [number, number];
+    rows.push(
+      `| ${pairing.name} | ${topMicros.toFixed(1)} / ${itsMicros.toFixed(1)} | **${percent(middle)}** | ${percent(Math.min(...ratios))}–${percent(Math.max(...ratios))} |`,
+    );
   }
   return [
     "### Side by side with the ceiling: server CPU per request, both loaded at once",
@@ -490,22 +523,26 @@ async function sequential(
 async function sessions(): Promise<string[]> {
   const bundledIds = ["2", "3", "5", "7", "8", "10"];
   const list = "/store/orders";
-  const contenders: Contender[] = [
-    { name: "no sessions, no header", start: ours(BUNDLED_FIXTURES), path: list },
-    {
-      name: `${SESSIONS.toLocaleString("en")} live sessions, no header`,
-      start: withSessions(BUNDLED_FIXTURES, SESSIONS, bundledIds),
-      path: list,
-    },
+  const plain: Shot = { path: list, key: DEV_KEY };
+  const withSessionsRows: Array<{ name: string; shot: Shot }> = [
+    { name: `${SESSIONS.toLocaleString("en")} live sessions, no header`, shot: plain },
     {
       name: `${SESSIONS.toLocaleString("en")} live sessions, X-Mock-Session of one of them`,
-      start: withSessions(BUNDLED_FIXTURES, SESSIONS, bundledIds),
-      path: list,
-      headers: { "x-mock-session": "bench-7" },
+      shot: { ...plain, headers: { "x-mock-session": "bench-7" } },
     },
   ];
-  const loads = await rounds(contenders, { key: DEV_KEY });
-  const baseCpu = loads[0]?.cpuMicros ?? Number.NaN;
+  const sessionRows: string[] = [];
+  for (const { name, shot } of withSessionsRows) {
+    const { ratios, micros } = await loadedTogether(
+      [withSessions(BUNDLED_FIXTURES, SESSIONS, bundledIds), ours(BUNDLED_FIXTURES)],
+      [shot, plain],
+    );
+    const middle = median(ratios);
+    const [theseMicros, plainMicros] = micros[ratios.indexOf(middle)] as [number, number];
+    sessionRows.push(
+      `| ${name} | ${plainMicros.toFixed(1)} / ${theseMicros.toFixed(1)} | **${percent(middle)}** | ${percent(Math.min(...ratios))}–${percent(Math.max(...ratios))} |`,
+    );
+  }
 
   const creations = 2_000;
   const perRequest = await withServer(ours(BUNDLED_FIXTURES), async (server) => {
@@ -541,14 +578,11 @@ async function sessions(): Promise<string[]> {
   return [
     `### Sessions: ${SESSIONS.toLocaleString("en")} live sessions, each with one cancelled order`,
     "",
-    "`GET /v1/store/orders` on the bundled fixtures, in alternating rounds as above; the first row is the mock as it is used without sessions.",
+    "`GET /v1/store/orders` on the bundled fixtures. Each row: a mock holding the sessions and a mock with none, loaded at the same time as in the side-by-side table; the ratio is CPU per request of the one with sessions over the one without (100% is level).",
     "",
-    "| Mock | req/s | server CPU µs/req | CPU vs no sessions | mean ms | p99 ms | statuses |",
-    "|---|---:|---:|---:|---:|---:|---|",
-    ...loads.map(
-      (r, index) =>
-        `| ${contenders[index]?.name} | ${r.rps.toFixed(0)} | ${micros(r.cpuMicros)} | ${ratio(r.cpuMicros, baseCpu)} | ${ms(r.mean)} | ${r.p99} | ${r.statuses} |`,
-    ),
+    "| Mock | CPU µs/req no sessions / this | this / no sessions | range over rounds |",
+    "|---|---:|---:|---:|",
+    ...sessionRows,
     "",
     `Sequential requests over one connection (${creations.toLocaleString("en")} each, one process):`,
     "",

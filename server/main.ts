@@ -78,6 +78,8 @@ async function main(): Promise<number> {
   }
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const origin = `http://${host}:${port}`;
+  // The one start-up event in the structured log too, for those who read only the JSON lines.
+  logger?.info(`Server listening at ${origin}`);
   const fixtureName = relative(process.cwd(), options.fixtures);
   const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
   lines.push(

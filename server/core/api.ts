@@ -2,7 +2,7 @@ import type { OperationId } from "../../contract/types.ts";
 import type { AuthResult } from "./auth.ts";
 import { takeRule } from "./behaviour.ts";
 import { JSON_CONTENT_TYPE } from "./errors.ts";
-import { errorResponse, type MockRequest, type MockResponse, truncate } from "./exchange.ts";
+import { errorResponse, type MockRequest, type MockResponse, truncate, withHeader } from "./exchange.ts";
 import { parseOrderId } from "./order-id.ts";
 import { type Preferences, parsePrefer } from "./prefer.ts";
 import type { World } from "./world.ts";
@@ -124,7 +124,7 @@ function forced(
     case 204:
       return { status: 204, headers: { ...cors } };
     case 401:
-      return errorResponse("unauthorized", because, challengeHeaders(cors, AUTH_CHALLENGE));
+      return errorResponse("unauthorized", because, withHeader(cors, "www-authenticate", AUTH_CHALLENGE));
     case 404:
       return errorResponse("order_not_found", because, cors);
     case 409:
@@ -165,28 +165,8 @@ export function unauthorized(cors: Readonly<Record<string, string>>, tokenGiven:
     tokenGiven
       ? "The API key is not valid."
       : "An API key is required: send Authorization: Bearer <API_KEY>.",
-    challengeHeaders(cors, tokenGiven ? INVALID_TOKEN_CHALLENGE : AUTH_CHALLENGE),
+    withHeader(cors, "www-authenticate", tokenGiven ? INVALID_TOKEN_CHALLENGE : AUTH_CHALLENGE),
   );
-}
-
-const challenges = new WeakMap<object, Map<string, Readonly<Record<string, string>>>>();
-
-/** CORS headers plus a challenge, one frozen object per pair so that the answers built on it can share theirs. */
-function challengeHeaders(
-  cors: Readonly<Record<string, string>>,
-  challenge: string,
-): Readonly<Record<string, string>> {
-  let byChallenge = challenges.get(cors);
-  if (byChallenge === undefined) {
-    byChallenge = new Map();
-    if (Object.isFrozen(cors)) challenges.set(cors, byChallenge);
-  }
-  let headers = byChallenge.get(challenge);
-  if (headers === undefined) {
-    headers = Object.freeze({ ...cors, "www-authenticate": challenge });
-    byChallenge.set(challenge, headers);
-  }
-  return headers;
 }
 
 export function methodNotAllowed(

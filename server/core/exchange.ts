@@ -29,22 +29,38 @@ export function errorResponse(
   status?: number,
 ): MockResponse {
   const record = errorRecord(code, message, status);
-  return { status: record.status, headers: jsonHeaders(headers), body: JSON.stringify(record) };
+  return {
+    status: record.status,
+    headers: withHeader(headers, "content-type", JSON_CONTENT_TYPE),
+    body: JSON.stringify(record),
+  };
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-const withJsonType = new WeakMap<object, Record<string, string>>();
+const extended = new WeakMap<object, Map<string, Readonly<Record<string, string>>>>();
 
 /**
- * The given headers plus the JSON content type. Headers passed in are mostly the same few objects (the
- * constant CORS headers, the 401 challenges), so each gets one frozen result, shared by every answer
- * that uses it; answers' headers are never changed after they are made.
+ * The headers plus one more, frozen. Most answers are built on the same few frozen header sets (the
+ * constant CORS headers, the 401 challenges), so each such set and addition gets one result, shared by
+ * every answer that uses it: no copy per request, and a transport may keep what it derives from it.
+ * Headers that are not frozen (per-origin CORS) are copied each time, since they may be another request's.
  */
-function jsonHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  let shared = withJsonType.get(headers);
+export function withHeader(
+  headers: Readonly<Record<string, string>>,
+  name: string,
+  value: string,
+): Readonly<Record<string, string>> {
+  if (!Object.isFrozen(headers)) return Object.freeze({ ...headers, [name]: value });
+  let additions = extended.get(headers);
+  if (additions === undefined) {
+    additions = new Map();
+    extended.set(headers, additions);
+  }
+  const key = `${name}: ${value}`;
+  let shared = additions.get(key);
   if (shared === undefined) {
-    shared = Object.freeze({ ...headers, "content-type": JSON_CONTENT_TYPE });
-    if (Object.isFrozen(headers)) withJsonType.set(headers, shared);
+    shared = Object.freeze({ ...headers, [name]: value });
+    additions.set(key, shared);
   }
   return shared;
 }

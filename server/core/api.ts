@@ -20,8 +20,6 @@ export interface ApiContext {
   readonly steerable: boolean;
   /** Statuses an operation may be forced to answer: those openapi.yaml documents and outage drills. */
   forcible(operation: OperationId): readonly number[];
-  /** The list answer's headers for the common case of constant CORS headers, built once. */
-  listHeaders(cors: Readonly<Record<string, string>>): Record<string, string>;
 }
 
 /** Routing of /v1: the two operations, 405 for other methods on their paths, 404 elsewhere. */
@@ -36,9 +34,7 @@ export function handleApi(
   const { method } = request;
   if (path === LIST_PATH) {
     if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
-    return operate(context, world, "listOrders", request, cors, auth, () =>
-      listResponse(context, world, cors),
-    );
+    return operate(context, world, "listOrders", request, cors, auth, () => listResponse(world, cors));
   }
   if (path.startsWith(ORDER_PATH_PREFIX) && path.indexOf("/", ORDER_PATH_PREFIX.length) === -1) {
     if (method !== "DELETE") return methodNotAllowed(method, "DELETE", cors);
@@ -83,14 +79,13 @@ function operate(
     }
     preferences = parsed;
   }
-  const response = answer(context, world, operation, cors, auth, preferences, run);
+  const response = answer(world, operation, cors, auth, preferences, run);
   const delayMs = preferences.delayMs ?? world.behaviour.delayMs;
   if (delayMs > 0) response.delayMs = delayMs;
   return response;
 }
 
 function answer(
-  context: ApiContext,
   world: World,
   operation: OperationId,
   cors: Readonly<Record<string, string>>,
@@ -100,18 +95,17 @@ function answer(
 ): MockResponse {
   if (!auth.ok) return unauthorized(cors, auth.tokenGiven);
   if (preferences.code !== undefined) {
-    return forced(context, world, preferences.code, cors, `Prefer: code=${preferences.code}`);
+    return forced(world, preferences.code, cors, `Prefer: code=${preferences.code}`);
   }
   const rule = world.behaviour.rules.length === 0 ? undefined : takeRule(world.behaviour, operation);
   if (!rule) return run();
   if (rule.fault === "close") return { status: 0, headers: {}, fault: "close" };
-  if (rule.fault === "truncate") return { ...listResponse(context, world, cors), fault: "truncate" };
-  return forced(context, world, rule.status as number, cors, "a behaviour rule");
+  if (rule.fault === "truncate") return { ...listResponse(world, cors), fault: "truncate" };
+  return forced(world, rule.status as number, cors, "a behaviour rule");
 }
 
 /** A forced answer: the status with a valid body for it, and no change to the world. */
 function forced(
-  context: ApiContext,
   world: World,
   status: number,
   cors: Readonly<Record<string, string>>,
@@ -120,7 +114,7 @@ function forced(
   const because = `Forced by ${cause}; nothing was changed.`;
   switch (status) {
     case 200:
-      return listResponse(context, world, cors);
+      return listResponse(world, cors);
     case 204:
       return { status: 204, headers: { ...cors } };
     case 401:
@@ -134,12 +128,12 @@ function forced(
   }
 }
 
-function listResponse(
-  context: ApiContext,
-  world: World,
-  cors: Readonly<Record<string, string>>,
-): MockResponse {
-  return { status: 200, headers: context.listHeaders(cors), body: world.store.listBody() };
+function listResponse(world: World, cors: Readonly<Record<string, string>>): MockResponse {
+  return {
+    status: 200,
+    headers: withHeader(cors, "content-type", JSON_CONTENT_TYPE),
+    body: world.store.listBody(),
+  };
 }
 
 function cancel(world: World, orderId: string, cors: Readonly<Record<string, string>>): MockResponse {
@@ -179,8 +173,3 @@ export function methodNotAllowed(
     allow,
   });
 }
-
-export const listHeadersFor = (cors: Readonly<Record<string, string>>): Record<string, string> => ({
-  ...cors,
-  "content-type": JSON_CONTENT_TYPE,
-});

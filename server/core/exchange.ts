@@ -37,7 +37,7 @@ export function errorResponse(
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-const extended = new WeakMap<object, Map<string, Readonly<Record<string, string>>>>();
+const extended = new WeakMap<object, Map<string, Map<string, Readonly<Record<string, string>>>>>();
 
 /**
  * The headers plus one more, frozen. Most answers are built on the same few frozen header sets (the
@@ -51,16 +51,20 @@ export function withHeader(
   value: string,
 ): Readonly<Record<string, string>> {
   if (!Object.isFrozen(headers)) return Object.freeze({ ...headers, [name]: value });
-  let additions = extended.get(headers);
-  if (additions === undefined) {
-    additions = new Map();
-    extended.set(headers, additions);
+  let byName = extended.get(headers);
+  if (byName === undefined) {
+    byName = new Map();
+    extended.set(headers, byName);
   }
-  const key = `${name}: ${value}`;
-  let shared = additions.get(key);
+  let byValue = byName.get(name);
+  if (byValue === undefined) {
+    byValue = new Map();
+    byName.set(name, byValue);
+  }
+  let shared = byValue.get(value);
   if (shared === undefined) {
     shared = Object.freeze({ ...headers, [name]: value });
-    additions.set(key, shared);
+    byValue.set(value, shared);
   }
   return shared;
 }

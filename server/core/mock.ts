@@ -1,7 +1,7 @@
 import type { Contract } from "../../contract/compile.ts";
 import { readOperations } from "../../contract/operations.ts";
 import type { OperationId } from "../../contract/types.ts";
-import { type ApiContext, handleApi, listHeadersFor } from "./api.ts";
+import { type ApiContext, handleApi } from "./api.ts";
 import { createAuthenticator } from "./auth.ts";
 import { SIMULATED_FAILURE_STATUSES } from "./behaviour.ts";
 import { type Asset, CONTROL_PATH, type ControlContext, handleControl } from "./control.ts";
@@ -67,12 +67,9 @@ export function createMockCore(options: MockCoreOptions): MockCore {
   }
   const forcible = (operation: OperationId) => documented.get(operation) ?? [];
 
-  const constantCors = cors.headersFor(undefined);
-  const constantListHeaders = listHeadersFor(constantCors);
   const api: ApiContext = {
     steerable,
     forcible,
-    listHeaders: (headers) => (headers === constantCors ? constantListHeaders : listHeadersFor(headers)),
   };
 
   const defaultWorld = createWorld(null, seed, journalSize, clock());

@@ -116,7 +116,7 @@ function forced(
     case 200:
       return listResponse(world, cors);
     case 204:
-      return { status: 204, headers: { ...cors } };
+      return { status: 204, headers: cors };
     case 401:
       return errorResponse("unauthorized", because, withHeader(cors, "www-authenticate", AUTH_CHALLENGE));
     case 404:
@@ -141,7 +141,7 @@ function cancel(world: World, orderId: string, cors: Readonly<Record<string, str
   const outcome = id === null ? "not_found" : world.store.cancel(id);
   switch (outcome) {
     case "cancelled":
-      return { status: 204, headers: { ...cors } };
+      return { status: 204, headers: cors };
     case "not_cancellable":
       return errorResponse(
         "order_not_cancellable",
@@ -168,8 +168,9 @@ export function methodNotAllowed(
   allow: string,
   cors: Readonly<Record<string, string>>,
 ): MockResponse {
-  return errorResponse("method_not_allowed", `${method} is not allowed here; allowed: ${allow}.`, {
-    ...cors,
-    allow,
-  });
+  return errorResponse(
+    "method_not_allowed",
+    `${method} is not allowed here; allowed: ${allow}.`,
+    withHeader(cors, "allow", allow),
+  );
 }

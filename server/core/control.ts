@@ -4,7 +4,14 @@ import type { Behaviour, OperationId } from "../../contract/types.ts";
 import { methodNotAllowed } from "./api.ts";
 import type { AuthResult } from "./auth.ts";
 import { behaviourJson, ruleProblem } from "./behaviour.ts";
-import { errorResponse, jsonResponse, type MockRequest, type MockResponse, truncate } from "./exchange.ts";
+import {
+  errorResponse,
+  jsonResponse,
+  type MockRequest,
+  type MockResponse,
+  truncate,
+  withHeader,
+} from "./exchange.ts";
 import { journalJson } from "./journal.ts";
 import { parseOrderId } from "./order-id.ts";
 import { type StoredOrderRecord, storedValue } from "./order-record.ts";
@@ -74,13 +81,13 @@ export function handleControl(
         auth.tokenGiven
           ? "The control token is not valid."
           : "The control API needs the control token: send Authorization: Bearer <TOKEN>.",
-        { ...cors, "www-authenticate": CONTROL_CHALLENGE },
+        withHeader(cors, "www-authenticate", CONTROL_CHALLENGE),
       );
     }
   }
   const only = (allowed: string, run: () => MockResponse) =>
     allowed.split(", ").includes(method) ? run() : methodNotAllowed(method, allowed, cors);
-  const noContent = (): MockResponse => ({ status: 204, headers: { ...cors } });
+  const noContent = (): MockResponse => ({ status: 204, headers: cors });
 
   switch (route) {
     case "/orders":
@@ -133,7 +140,7 @@ function orderRoute(
     return invalid(`path parameter "id": must be an int64 integer (got "${truncate(text)}")`, cors);
   const notFound = () => errorResponse("order_not_found", `No order with id ${id} in this world.`, cors);
   if (request.method === "DELETE") {
-    return world.store.removeOrder(id) ? { status: 204, headers: { ...cors } } : notFound();
+    return world.store.removeOrder(id) ? { status: 204, headers: cors } : notFound();
   }
 
   const body = readJsonBody(request, context.validateOrderInput);

@@ -15,7 +15,8 @@ export type Fault = "close" | "truncate";
 /** The core's answer; the transport writes it, waiting `delayMs` first. */
 export interface MockResponse {
   status: number;
-  headers: Record<string, string>;
+  /** Never changed once made: answers share header sets (see withHeader). */
+  headers: Readonly<Record<string, string>>;
   body?: Uint8Array | string;
   delayMs?: number;
   /** `close`: the connection is closed with no answer; `truncate`: half the body, then closed. */
@@ -72,9 +73,9 @@ export function withHeader(
 export function jsonResponse(
   status: number,
   json: string,
-  headers: Record<string, string> = {},
+  headers: Readonly<Record<string, string>> = NO_HEADERS,
 ): MockResponse {
-  return { status, headers: { ...headers, "content-type": JSON_CONTENT_TYPE }, body: json };
+  return { status, headers: withHeader(headers, "content-type", JSON_CONTENT_TYPE), body: json };
 }
 
 export function pathOf(url: string): string {

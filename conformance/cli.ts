@@ -1,20 +1,12 @@
 import { writeFileSync } from "node:fs";
-import { readCommandLine } from "../common/command-line.ts";
 import { HookError } from "./hooks.ts";
-import { type CliOptions, parseCliOptions, type ReporterName, USAGE } from "./options.ts";
+import type { CliOptions, ReporterName } from "./options.ts";
 import type { Report } from "./report.ts";
-import { renderHtml } from "./reporters/html.ts";
-import { renderJson } from "./reporters/json.ts";
-import { renderJunit } from "./reporters/junit.ts";
-import { renderMarkdown } from "./reporters/markdown.ts";
-import { renderPretty } from "./reporters/pretty.ts";
 import { ConformanceUsageError, runConformance, TargetUnreachableError } from "./runner.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
-/** The command line: options in, reports out, and an exit code CI can gate on. */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const options = readCommandLine(() => parseCliOptions(argv, env), USAGE);
-  if (typeof options === "number") return options;
+/** The command line once its options are read: reports out, and an exit code CI can gate on. */
+export async function main(options: CliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   if (options.list) {
     process.stdout.write(listScenarios());
     return 0;
@@ -35,17 +27,21 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     throw error;
   }
   return (
-    writeReports(report, options, process.stdout.isTTY === true && !env.NO_COLOR) ??
+    (await writeReports(report, options, process.stdout.isTTY === true && !env.NO_COLOR)) ??
     (report.summary.failed > 0 ? 1 : 0)
   );
 }
 
 /** Each report to its file, one to standard output (pretty when all have files); 2 when a file cannot be written. */
-function writeReports(report: Report, options: CliOptions, color: boolean): number | undefined {
+async function writeReports(
+  report: Report,
+  options: CliOptions,
+  color: boolean,
+): Promise<number | undefined> {
   for (const reporter of options.reporters) {
     if (reporter.file === undefined) continue;
     try {
-      writeFileSync(reporter.file, render(report, reporter.name, false));
+      writeFileSync(reporter.file, await render(report, reporter.name, false));
     } catch (error) {
       process.stderr.write(
         `error: cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
@@ -54,22 +50,23 @@ function writeReports(report: Report, options: CliOptions, color: boolean): numb
     }
   }
   const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
-  process.stdout.write(render(report, toStdout, color));
+  process.stdout.write(await render(report, toStdout, color));
   return undefined;
 }
 
-function render(report: Report, reporter: ReporterName, color: boolean): string {
+// Each reporter is loaded when a run asks for it: JUnit's XML builder alone outweighs the rest of the suite.
+async function render(report: Report, reporter: ReporterName, color: boolean): Promise<string> {
   switch (reporter) {
     case "json":
-      return renderJson(report);
+      return (await import("./reporters/json.ts")).renderJson(report);
     case "junit":
-      return renderJunit(report);
+      return (await import("./reporters/junit.ts")).renderJunit(report);
     case "html":
-      return renderHtml(report);
+      return (await import("./reporters/html.ts")).renderHtml(report);
     case "markdown":
-      return renderMarkdown(report);
+      return (await import("./reporters/markdown.ts")).renderMarkdown(report);
     case "pretty":
-      return renderPretty(report, { color });
+      return (await import("./reporters/pretty.ts")).renderPretty(report, { color });
   }
 }
 
@@ -82,13 +79,3 @@ function listScenarios(): string {
   });
   return `${lines.join("\n")}\n`;
 }
-
-main(process.argv.slice(2), process.env).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error) => {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exitCode = 2;
-  },
-);

@@ -28,13 +28,23 @@ export class HookError extends Error {
   override name = "HookError";
 }
 
+/** The name `--hooks` takes for the shipped hook, wherever the package is installed. */
+export const MOCK_CONTROL_HOOKS = "mock-control";
+
 export async function loadHooks(path: string): Promise<ConformanceHooks> {
+  if (path === MOCK_CONTROL_HOOKS) return import("./hooks/mock-control.ts");
   if (!/\.(m?js|ts|mts)$/.test(path))
     throw new HookError(`--hooks takes a .js, .mjs or .ts module (got ${path})`);
   let module: ConformanceHooks;
   try {
     module = (await import(pathToFileURL(resolve(path)).href)) as ConformanceHooks;
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION") {
+      throw new HookError(
+        `cannot load the hooks ${path}: Node runs a .ts module only with a TypeScript loader; ` +
+          "run with NODE_OPTIONS=--import=tsx (npm i -D tsx), or write the hooks as .mjs",
+      );
+    }
     throw new HookError(`cannot load the hooks ${path}: ${(error as Error).message}`);
   }
   for (const name of ["beforeRun", "afterRun"] as const) {

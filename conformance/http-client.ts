@@ -8,8 +8,6 @@ import http, {
 import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
-import { HttpProxyAgent } from "http-proxy-agent";
-import { HttpsProxyAgent } from "https-proxy-agent";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 
 export interface Exchange {
@@ -63,9 +61,9 @@ export interface HttpClient {
 }
 
 /** A keep-alive client that sends paths byte for byte (no URL normalisation) under the base address. */
-export function createHttpClient(baseUrl: URL, options: ClientOptions): HttpClient {
+export async function createHttpClient(baseUrl: URL, options: ClientOptions): Promise<HttpClient> {
   const secure = baseUrl.protocol === "https:";
-  const agent = createAgent(secure, options);
+  const agent = await createAgent(secure, options);
   // Given with every request too: through a proxy, the tunnel's TLS is set up from the request's options,
   // and without the host among them, so the certificate is checked against the target's name here.
   const hostname = baseUrl.hostname.replace(/^\[|\]$/g, "");
@@ -174,12 +172,16 @@ export function createHttpClient(baseUrl: URL, options: ClientOptions): HttpClie
   };
 }
 
-function createAgent(secure: boolean, options: ClientOptions): Agent {
+// The proxy agents are loaded only for runs through a proxy: most runs go direct, and start faster without.
+async function createAgent(secure: boolean, options: ClientOptions): Promise<Agent> {
   const tls = tlsSettings(options.tls);
   if (options.proxy) {
-    return secure
-      ? new HttpsProxyAgent(options.proxy, { keepAlive: true, ...tls })
-      : new HttpProxyAgent(options.proxy, { keepAlive: true });
+    if (secure) {
+      const { HttpsProxyAgent } = await import("https-proxy-agent");
+      return new HttpsProxyAgent(options.proxy, { keepAlive: true, ...tls });
+    }
+    const { HttpProxyAgent } = await import("http-proxy-agent");
+    return new HttpProxyAgent(options.proxy, { keepAlive: true });
   }
   return secure ? new HttpsAgent({ keepAlive: true, ...tls }) : new HttpAgent({ keepAlive: true });
 }

@@ -21,8 +21,7 @@ export interface CliOptions {
   help: boolean;
 }
 
-export const USAGE = `Usage: npm run conformance -- --base-url URL --api-key KEY [options]
-       petstore-conformance --base-url URL --api-key KEY [options]
+export const USAGE = `Usage: petstore-conformance --base-url URL --api-key KEY [options]
 
 Replays the Petstore Store Orders scenarios against a /v1 deployment and checks every response against
 openapi.yaml. Nothing is cancelled unless --pending-order-id (or a hook) names an order the run may cancel.
@@ -34,7 +33,8 @@ Target and orders:
   --shipped-order-id ID     an order that has shipped (else the 409 scenario is skipped)
   --missing-order-id ID     an id no order has (default: one absent from the list)
   --hooks FILE              a .js, .mjs or .ts module whose beforeRun(context) may return those ids
-                            and whose afterRun(context, report) runs last
+                            and whose afterRun(context, report) runs last; "mock-control" names the
+                            shipped hook that creates them through this project's mock control API
   --session NAME            send X-Mock-Session: NAME on every request: against the project's mock,
                             a run in a new session starts from fresh fixtures
 

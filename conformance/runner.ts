@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { ValidateFunction } from "ajv";
+import { builtInContract } from "../contract/built-in.ts";
+import type { Contract } from "../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
-import { type Contract, loadContract } from "../contract/openapi.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../server/core/sessions.ts";
 import { type ConformanceHooks, type HookContext, hideSecrets, hookId, loadHooks, runHook } from "./hooks.ts";
@@ -140,9 +141,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     warnings.push("certificates were not checked (--insecure): the run trusted whoever answered");
   }
 
-  const contract = options.contract ?? loadContract();
+  const contract = options.contract ?? builtInContract();
   const operations = readOperations(contract);
-  const client = createHttpClient(baseUrl, {
+  const client = await createHttpClient(baseUrl, {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     commonHeaders: {
       ...options.headers,

@@ -1,79 +1,39 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import { _, Ajv, type Code } from "ajv";
 import addFormats from "ajv-formats";
-import { isInt64Projection } from "./exact-json.ts";
+import { type Contract, contractOf, type NamedDocument } from "./contract.ts";
+import { INT64_FORMAT } from "./formats.ts";
 
-// Contracts compiled from parsed documents, with no file access: what every runtime (Node, a browser, a
-// Service Worker) shares. Reading the documents from disk is openapi.ts's job.
+// Contracts compiled by ajv at run time: for the ahead-of-time build itself, and for documents other than the
+// built-in ones (tests of the compilation). The mock and the suite use built-in.ts instead.
 
-export const DOCUMENT_ID = "openapi.yaml";
-export const CONTROL_DOCUMENT_ID = "control.openapi.yaml";
 // Top-level OpenAPI keys are not JSON Schema keywords; declaring them lets strict ajv load the whole
 // document once and resolve every schema by JSON pointer, so no schema is ever copied out of it.
 const OPENAPI_ROOT_KEYS = ["openapi", "info", "servers", "security", "tags", "paths", "components"];
 
-export interface OpenApiDocument {
-  info: { version: string };
-  paths: Record<string, Record<string, OperationObject>>;
-  components: { schemas: Record<string, SchemaObject>; responses: Record<string, ResponseObject> };
-}
-export interface SchemaObject {
-  properties?: Record<string, SchemaObject>;
-  required?: string[];
-  [keyword: string]: unknown;
-}
-export interface OperationObject {
-  operationId: string;
-  responses: Record<string, ResponseObject | { $ref: string }>;
-}
-export interface ResponseObject {
-  description: string;
-  content?: Record<string, { schema: SchemaObject }>;
-}
-
-export interface Contract {
-  document: OpenApiDocument;
-  /** The validator of the schema at a JSON pointer into openapi.yaml, compiled once. */
-  validator(pointer: string): ValidateFunction;
-  /** Validator of `#/components/schemas/<name>`. */
-  schema(name: string): ValidateFunction;
-  ajv: Ajv;
-}
-
-export interface NamedDocument {
-  /** The id other documents' `$ref`s use for it: its file name. */
-  id: string;
-  document: unknown;
+/**
+ * One ajv holding every document, strict, with every error and the exact int64 format. With `formats`, the
+ * validators are compiled for standalone code that looks formats up in that expression.
+ */
+export function createContractAjv(documents: readonly NamedDocument[], formats?: Code): Ajv {
+  const ajv = new Ajv({
+    strict: true,
+    allErrors: true,
+    ...(formats ? { code: { source: true, esm: true, formats } } : {}),
+  });
+  addFormats.default(ajv);
+  ajv.addFormat("int64", INT64_FORMAT);
+  for (const keyword of OPENAPI_ROOT_KEYS) ajv.addKeyword({ keyword });
+  for (const { id, document } of documents) ajv.addSchema(document as object, id);
+  return ajv;
 }
 
 /**
- * A contract from parsed documents, with no file access: the primary document's schemas by pointer, the
- * others there for the `$ref`s that cross into them.
+ * A contract from parsed documents, compiled now: the primary document's schemas by pointer, the others there
+ * for the `$ref`s that cross into them.
  */
 export function compileContract(primary: NamedDocument, references: readonly NamedDocument[] = []): Contract {
-  const ajv = new Ajv({ strict: true, allErrors: true });
-  addFormats.default(ajv);
-  // ajv-formats accepts any integer as int64; values reach us projected so that the bounds can be exact.
-  ajv.addFormat("int64", { type: "number", validate: isInt64Projection });
-  for (const keyword of OPENAPI_ROOT_KEYS) ajv.addKeyword({ keyword });
-  for (const { id, document } of [primary, ...references]) ajv.addSchema(document as object, id);
-  const compiled = new Map<string, ValidateFunction>();
-  const validator = (pointer: string): ValidateFunction => {
-    let validate = compiled.get(pointer);
-    if (!validate) {
-      validate = ajv.getSchema(`${primary.id}${pointer}`);
-      if (!validate) throw new Error(`${primary.id} has no schema at ${pointer}`);
-      compiled.set(pointer, validate);
-    }
-    return validate;
-  };
-  return {
-    document: primary.document as OpenApiDocument,
-    ajv,
-    validator,
-    schema: (name) => validator(`#/components/schemas/${escapePointer(name)}`),
-  };
+  const ajv = createContractAjv([primary, ...references]);
+  return contractOf(primary, (reference) => ajv.getSchema(reference));
 }
 
-export function escapePointer(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
-}
+export { _ };

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import { type Contract, escapePointer, type ResponseObject } from "./compile.ts";
+import { type Contract, escapePointer, type ResponseObject } from "./contract.ts";
 
 const JSON_MEDIA_TYPE = "application/json";
 

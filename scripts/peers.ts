@@ -140,7 +140,8 @@ export async function startJsonServer(
   return startTool(
     "json-server",
     args,
-    options.quiet ? "http" : /Done|localhost|127\.0\.0\.1/,
+    // Its banner is printed before its server listens, so only an answer says it is up.
+    "http",
     `http://127.0.0.1:${port}/v1`,
   );
 }

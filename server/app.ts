@@ -7,10 +7,11 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import type { Logger } from "pino";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
 import { errorResponse, type MockResponse, pathOf } from "./core/exchange.ts";
 import type { MockCore } from "./core/mock.ts";
+import { SESSION_HEADER } from "./core/sessions.ts";
+import type { MockLog } from "./request-log.ts";
 
 export { BASE_PATH } from "./core/api.ts";
 
@@ -23,8 +24,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 export interface MockServerOptions {
   core: MockCore;
-  /** Structured request log; omitted means no logging at all (the fastest path). */
-  logger?: Logger;
+  /** Request log (pretty or JSON lines); omitted means no logging at all (the fastest path). */
+  log?: MockLog;
   /** Time a client has to send a whole request (default 30 s); slower ones get 408 and are cut off. */
   requestTimeoutMs?: number;
   /** Time a client has to send the request head (default 10 s). */
@@ -47,7 +48,7 @@ export interface MockServer {
  * the core routes (BENCHMARKS.md measures the difference).
  */
 export function createServer(options: MockServerOptions): MockServer {
-  const { core, logger } = options;
+  const { core, log } = options;
   let closing = false;
   let requestCount = 0;
   const write = createWriter();
@@ -62,7 +63,7 @@ export function createServer(options: MockServerOptions): MockServer {
         ...(body ? { body } : {}),
       });
     } catch (error) {
-      logger?.error({ err: error }, "unexpected error");
+      log?.error(error, "unexpected error");
       answered = errorResponse("internal_error", "Unexpected error.");
     }
     if (answered.delayMs) {
@@ -77,7 +78,7 @@ export function createServer(options: MockServerOptions): MockServer {
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
     // Connections that carried a request during shutdown are closed after their answer.
     if (closing) response.shouldKeepAlive = false;
-    if (logger) logEachRequest(logger, request, response, ++requestCount);
+    if (log) logEachRequest(log, request, response, ++requestCount);
     const declared = request.headers["content-length"];
     if ((declared === undefined || declared === "0") && request.headers["transfer-encoding"] === undefined) {
       return answer(request, response);
@@ -236,25 +237,19 @@ const LINGER_MS = 2_000;
 const LINGER_BYTES = 1024 * 1024;
 
 /** One line per request once it is answered (or cut off), with no header in it: keys never reach the log. */
-function logEachRequest(
-  logger: Logger,
-  request: IncomingMessage,
-  response: ServerResponse,
-  id: number,
-): void {
+function logEachRequest(log: MockLog, request: IncomingMessage, response: ServerResponse, id: number): void {
   const started = performance.now();
   response.once("close", () => {
-    logger.info(
-      {
-        reqId: `req-${id.toString(36)}`,
-        method: request.method,
-        path: pathOf(request.url as string),
-        status: response.headersSent ? response.statusCode : null,
-        ms: Math.round((performance.now() - started) * 1000) / 1000,
-        ...(response.writableFinished ? {} : { completed: false }),
-      },
-      "request",
-    );
+    const session = request.headers[SESSION_HEADER];
+    log.request({
+      reqId: `req-${id.toString(36)}`,
+      method: request.method as string,
+      path: pathOf(request.url as string),
+      status: response.headersSent ? response.statusCode : null,
+      ms: Math.round((performance.now() - started) * 1000) / 1000,
+      ...(typeof session === "string" ? { session } : {}),
+      ...(response.writableFinished ? {} : { completed: false }),
+    });
   });
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { packageFile } from "../common/package-root.ts";
 import type { Asset } from "./core/control.ts";
 
 const FILES: Array<[path: string, file: string, contentType: string]> = [
@@ -13,7 +14,7 @@ export function loadDashboardAssets(): Map<string, Asset> {
   return new Map(
     FILES.map(([path, file, contentType]) => [
       path,
-      { contentType, body: readFileSync(new URL(`./dashboard/${file}`, import.meta.url)) },
+      { contentType, body: readFileSync(packageFile(`server/dashboard/${file}`)) },
     ]),
   );
 }

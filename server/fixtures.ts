@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import type { Contract } from "../contract/compile.ts";
+import type { Contract } from "../contract/contract.ts";
 import { type Fixture, FixtureError, parseFixture } from "./core/fixture.ts";
 
 export { type Fixture, FixtureError, parseFixture } from "./core/fixture.ts";

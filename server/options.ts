@@ -1,8 +1,9 @@
-import { fileURLToPath } from "node:url";
 import type { ParseArgsConfig } from "node:util";
 import { parseFlags, UsageError } from "../common/command-line.ts";
+import { packageFile } from "../common/package-root.ts";
+import { LOG_FORMATS, type LogFormat } from "./request-log.ts";
 
-export const BUNDLED_FIXTURES = fileURLToPath(new URL("../fixtures/orders.json", import.meta.url));
+export const BUNDLED_FIXTURES = packageFile("fixtures/orders.json");
 
 export interface CliOptions {
   port: number;
@@ -13,6 +14,8 @@ export interface CliOptions {
   corsOrigins: string[] | "*";
   quiet: boolean;
   logLevel: LogLevel;
+  /** Unset: pretty on a terminal, JSON lines otherwise. */
+  logFormat?: LogFormat;
   /** False with --no-control; a non-loopback bind without a token also keeps it off (see controlState). */
   control: boolean;
   controlToken?: string;
@@ -26,8 +29,7 @@ export interface CliOptions {
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const USAGE = `Usage: npm start -- [options]
-       tsx server/main.ts [options]
+export const USAGE = `Usage: petstore-mock [options]
 
 Runs the stateful Petstore Store Orders mock at http://HOST:PORT/v1.
 
@@ -43,6 +45,9 @@ Options (each flag overrides its environment variable):
                                                                           comma-separated, default any)
   --quiet                no log at all                                   (PETSTORE_QUIET=1)
   --log-level LEVEL      fatal, error, warn, info, debug or trace        (PETSTORE_LOG_LEVEL, default info)
+  --log-format FORMAT    pretty (a short line per request) or json
+                         (pino's JSON lines)                             (PETSTORE_LOG_FORMAT, default pretty
+                                                                          on a terminal, json otherwise)
   --watch                reload the fixture file when it changes         (PETSTORE_WATCH=1)
 
 Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
@@ -66,6 +71,7 @@ const FLAGS = {
   "cors-origin": { type: "string", multiple: true },
   quiet: { type: "boolean" },
   "log-level": { type: "string" },
+  "log-format": { type: "string" },
   watch: { type: "boolean" },
   "no-control": { type: "boolean" },
   "control-token": { type: "string" },
@@ -84,6 +90,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   }
   const corsOrigins = values["cors-origin"] ?? splitList(env.PETSTORE_CORS_ORIGINS);
   const controlToken = values["control-token"] ?? env.PETSTORE_CONTROL_TOKEN;
+  const logFormat = values["log-format"] ?? env.PETSTORE_LOG_FORMAT;
   if (controlToken !== undefined && (controlToken.length < 8 || /\s/.test(controlToken))) {
     throw new UsageError("--control-token must be at least 8 characters without white space");
   }
@@ -95,6 +102,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     corsOrigins: !corsOrigins || corsOrigins.includes("*") ? "*" : corsOrigins,
     quiet: values.quiet ?? isOn(env.PETSTORE_QUIET),
     logLevel: parseLogLevel(values["log-level"] ?? env.PETSTORE_LOG_LEVEL ?? "info"),
+    ...(logFormat !== undefined ? { logFormat: parseLogFormat(logFormat) } : {}),
     control: !(values["no-control"] ?? isOn(env.PETSTORE_NO_CONTROL)),
     ...(controlToken !== undefined ? { controlToken } : {}),
     maxSessions: parseCount("--max-sessions", values["max-sessions"] ?? "1000", 1),
@@ -109,6 +117,12 @@ function parseLogLevel(text: string): LogLevel {
   if (!LOG_LEVELS.includes(text as LogLevel))
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${text}")`);
   return text as LogLevel;
+}
+
+function parseLogFormat(text: string): LogFormat {
+  if (!LOG_FORMATS.includes(text as LogFormat))
+    throw new UsageError(`--log-format must be one of ${LOG_FORMATS.join(", ")} (got "${text}")`);
+  return text as LogFormat;
 }
 
 const isOn = (value: string | undefined) => ["1", "true"].includes(value ?? "");

@@ -8,7 +8,7 @@ import type { HookContext, ProvidedIds } from "../hooks.ts";
  * every scenario runs, and run after run starts clean without restarting the mock.
  *
  *   petstore-conformance --base-url http://127.0.0.1:4010/v1 --api-key dev-key-123 \
- *     --hooks conformance/hooks/mock-control.ts --session "ci-$RUN_ID"
+ *     --hooks mock-control --session "ci-$RUN_ID"
  *
  * A mock started with --control-token needs PETSTORE_CONTROL_TOKEN in the environment.
  */

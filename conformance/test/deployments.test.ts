@@ -5,7 +5,6 @@ import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createProxy } from "proxy";
 import { generate } from "selfsigned";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
@@ -17,7 +16,7 @@ import { cli } from "./run-cli.ts";
 import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
 
 const IDS = ["--pending-order-id", PENDING_ID, "--shipped-order-id", SHIPPED_ID];
-const MOCK_CONTROL_HOOK = fileURLToPath(new URL("../hooks/mock-control.ts", import.meta.url));
+const MOCK_CONTROL_HOOK = "mock-control";
 const folder = mkdtempSync(join(tmpdir(), "conformance-deployments-"));
 const file = (name: string, content: string) => {
   const path = join(folder, name);

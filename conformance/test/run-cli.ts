@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const BIN = fileURLToPath(new URL("../bin.mjs", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
 
 /** Runs the installed command as a user would, and collects its exit code and output. */
 export function cli(
@@ -11,7 +11,7 @@ export function cli(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      ["--import", "tsx", BIN, ...args],
       { env: { ...process.env, NO_COLOR: "", ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error ? Number(error.code) : 0, stdout, stderr });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { builtInContract, builtInControlContract } from "../built-in.ts";
 import { CONTROL_OPENAPI_PATH, loadContract, loadControlContract, OPENAPI_PATH } from "../openapi.ts";
 
 const GENERATOR = fileURLToPath(new URL("../../node_modules/openapi-typescript/bin/cli.js", import.meta.url));
@@ -87,13 +88,44 @@ async function assertTypesFresh(document: string, generatedName: string): Promis
   );
 }
 
-describe("contract/documents.generated.ts", () => {
-  it("holds both documents as openapi.yaml and control.openapi.yaml say them", async () => {
+describe("what the shipped contracts are built from", () => {
+  it("contract/documents.generated.ts holds both documents and the bundled fixtures as the files say them", async () => {
     const { documentsModule, DOCUMENTS_MODULE } = await import("../../scripts/generate-documents.ts");
     assert.equal(
       readFileSync(DOCUMENTS_MODULE, "utf8"),
       documentsModule(),
       "contract/documents.generated.ts is stale: run npm run generate:types",
     );
+  });
+
+  it("contract/validators.generated.ts is ajv's code for the documents as they are now", async () => {
+    const { validatorsModule, VALIDATORS_MODULE } = await import("../../scripts/generate-documents.ts");
+    assert.equal(
+      readFileSync(VALIDATORS_MODULE, "utf8"),
+      validatorsModule(),
+      "contract/validators.generated.ts is stale: run npm run generate:types",
+    );
+  });
+
+  it("the built-in contracts judge as contracts compiled from the YAML files now do", () => {
+    const cases: Array<[schema: string, value: unknown]> = [
+      ["Order", { id: 1, petId: 2, quantity: 3, shipDate: "2026-11-02T10:00:00Z", complete: true }],
+      ["Order", { id: 2 ** 64 }],
+      ["Order", { shipDate: "tomorrow" }],
+      ["Order", { id: "1" }],
+      ["Error", { code: "c", message: "m", status: 404 }],
+      ["Error", { code: "c", message: "m" }],
+    ];
+    for (const [schema, value] of cases) {
+      const compiled = loadContract().schema(schema);
+      const builtIn = builtInContract().schema(schema);
+      assert.equal(builtIn(value), compiled(value), `${schema} ${JSON.stringify(value)}`);
+      assert.deepEqual(builtIn.errors ?? null, compiled.errors ?? null);
+    }
+    const input = { id: 1, shipDate: "2026-11-02T10:00:00Z", status: "lost", colour: "red" };
+    const compiledInput = loadControlContract().schema("ControlOrderInput");
+    const builtInInput = builtInControlContract().schema("ControlOrderInput");
+    assert.equal(builtInInput(input), compiledInput(input));
+    assert.deepEqual(builtInInput.errors, compiledInput.errors);
   });
 });

@@ -1,4 +1,3 @@
-import type { Route } from "playwright-core";
 import type { PetstoreMock } from "../core/petstore-mock.ts";
 import { webHandler } from "../core/web.ts";
 
@@ -11,7 +10,7 @@ import { webHandler } from "../core/web.ts";
 export function petstoreRoute(
   mock: PetstoreMock,
   options: { baseUrl?: string } = {},
-): (route: Route) => Promise<void> {
+): (route: PlaywrightRoute) => Promise<void> {
   const prefix = options.baseUrl
     ? new URL(options.baseUrl).pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
     : "";
@@ -37,4 +36,19 @@ export function petstoreRoute(
       body: Buffer.from(bytes),
     });
   };
+}
+
+/**
+ * What the handler uses of Playwright's `Route`, written out so that the types need no Playwright package of
+ * a particular name: `@playwright/test`, `playwright` and `playwright-core` all pass their Route here.
+ */
+export interface PlaywrightRoute {
+  request(): {
+    method(): string;
+    url(): string;
+    allHeaders(): Promise<Record<string, string>>;
+    postDataBuffer(): Buffer | null;
+  };
+  fulfill(response: { status: number; headers: Record<string, string>; body: Buffer }): Promise<void>;
+  abort(errorCode?: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import type { Contract } from "../../contract/compile.ts";
+import type { Contract } from "../../contract/contract.ts";
 import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
 import { type SeedOrder, type StoredOrderRecord, storedValue } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";

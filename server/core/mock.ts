@@ -1,4 +1,4 @@
-import type { Contract } from "../../contract/compile.ts";
+import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
 import type { OperationId } from "../../contract/types.ts";
 import { type ApiContext, handleApi } from "./api.ts";
@@ -8,7 +8,7 @@ import { type Asset, CONTROL_PATH, type ControlContext, handleControl } from "./
 import { createCorsPolicy } from "./cors.ts";
 import { errorResponse, type MockRequest, type MockResponse, pathOf } from "./exchange.ts";
 import type { Seed } from "./seed.ts";
-import { createSessions, SESSION_NAME, type Sessions } from "./sessions.ts";
+import { createSessions, SESSION_HEADER, SESSION_NAME, type Sessions } from "./sessions.ts";
 import { createWorld, type World } from "./world.ts";
 
 export const DEFAULT_MAX_SESSIONS = 1_000;
@@ -112,7 +112,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
       const path = sentPath.length > 1 && sentPath.endsWith("/") ? sentPath.slice(0, -1) : sentPath;
 
       let world = defaultWorld;
-      const session = steerable ? headers["x-mock-session"] : undefined;
+      const session = steerable ? headers[SESSION_HEADER] : undefined;
       if (session !== undefined) {
         if (!SESSION_NAME.test(session)) {
           return errorResponse(

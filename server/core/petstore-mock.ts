@@ -1,4 +1,4 @@
-import type { Contract } from "../../contract/compile.ts";
+import type { Contract } from "../../contract/contract.ts";
 import { type ControlClient, createControlClient } from "../control-client.ts";
 import { parseFixture } from "./fixture.ts";
 import { createMockCore, type MockCore, type MockCoreOptions } from "./mock.ts";
@@ -6,8 +6,11 @@ import { createSeed } from "./seed.ts";
 import { webHandler } from "./web.ts";
 
 export interface PetstoreMockOptions {
-  /** A fixture file's content: its JSON text, or the object it parses to. */
-  fixtures: string | object;
+  /**
+   * A fixture file's content: its JSON text (ids above 2^53 survive), or the object it parses to. By default
+   * the bundled fixtures (12 orders, API key `dev-key-123`), the same as `petstore-mock` serves.
+   */
+  fixtures?: string | object;
   /** Accepted API keys; by default the fixture's `apiKeys`. */
   apiKeys?: readonly string[];
   /** Turn the control API, sessions and Prefer off (default on). */
@@ -34,7 +37,9 @@ export function createPetstoreMockWith(
   options: PetstoreMockOptions,
   contracts: { contract: Contract; controlContract: Contract },
 ): PetstoreMock {
-  const text = typeof options.fixtures === "string" ? options.fixtures : JSON.stringify(options.fixtures);
+  const { fixtures } = options;
+  if (fixtures === undefined) throw new TypeError("createPetstoreMockWith needs fixtures");
+  const text = typeof fixtures === "string" ? fixtures : JSON.stringify(fixtures);
   const fixture = parseFixture(new TextEncoder().encode(text), "fixtures", contracts.contract);
   const apiKeys = options.apiKeys ?? fixture.apiKeys;
   if (apiKeys.length === 0)

@@ -1,5 +1,7 @@
 import type { World } from "./world.ts";
 
+/** The header naming the session a request plays in (lower case, as Node and the core see headers). */
+export const SESSION_HEADER = "x-mock-session";
 export const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export interface SessionLimits {

@@ -250,7 +250,7 @@ describe("the mock as a process (npm start)", () => {
       for (const args of [["--port", "http"], ["--port", "70000"], ["--frobnicate"]]) {
         const result = await runMainToExit(args);
         assert.equal(result.code, 2, args.join(" "));
-        assert.match(result.stderr, /Usage: npm start/);
+        assert.match(result.stderr, /Usage: petstore-mock/);
       }
     });
 

@@ -51,10 +51,10 @@ export interface ListeningApp {
 export async function bundledApp(
   overrides: Partial<MockCoreOptions> & Omit<Partial<MockServerOptions>, "core"> = {},
 ): Promise<ListeningApp> {
-  const { logger, requestTimeoutMs, headersTimeoutMs, timeoutCheckIntervalMs, ...core } = overrides;
+  const { log, requestTimeoutMs, headersTimeoutMs, timeoutCheckIntervalMs, ...core } = overrides;
   const app = createServer({
     core: bundledCore(core),
-    ...(logger ? { logger } : {}),
+    ...(log ? { log } : {}),
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     ...(headersTimeoutMs !== undefined ? { headersTimeoutMs } : {}),
     ...(timeoutCheckIntervalMs !== undefined ? { timeoutCheckIntervalMs } : {}),

@@ -1,0 +1,129 @@
+import { relative, resolve } from "node:path";
+import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
+import { BASE_PATH, createServer } from "./app.ts";
+import { controlAccess, isLoopback } from "./control-access.ts";
+import { CONTROL_PATH } from "./core/control.ts";
+import { createMockCore } from "./core/mock.ts";
+import { createSeed } from "./core/seed.ts";
+import { loadDashboardAssets } from "./dashboard-assets.ts";
+import { type Fixture, FixtureError, loadFixtureFile } from "./fixtures.ts";
+import { BUNDLED_FIXTURES, type CliOptions } from "./options.ts";
+import { jsonLog, type MockLog, prettyLog } from "./request-log.ts";
+import { watchFile } from "./watch.ts";
+
+/** Runs the mock as `petstore-mock` does, until SIGINT or SIGTERM; resolves to the exit code. */
+export async function serve(options: CliOptions): Promise<number> {
+  const contract = builtInContract();
+  /** The fixture and the keys it yields, or the one-line problem that makes it unusable. */
+  const load = (): { fixture: Fixture; apiKeys: string[] } | string => {
+    let fixture: Fixture;
+    try {
+      fixture = loadFixtureFile(options.fixtures, contract);
+    } catch (error) {
+      if (!(error instanceof FixtureError)) throw error;
+      return error.message;
+    }
+    const apiKeys = options.apiKeys ?? fixture.apiKeys;
+    if (apiKeys.length === 0) {
+      return `${options.fixtures}: field "apiKeys": no API key; add one to the file or pass --api-key`;
+    }
+    return { fixture, apiKeys };
+  };
+  const loaded = load();
+  if (typeof loaded === "string") {
+    process.stderr.write(`error: ${loaded}\n`);
+    return 1;
+  }
+  const { fixture } = loaded;
+
+  const log = options.quiet ? undefined : await chooseLog(options);
+  const access = controlAccess(options.host, options.control, options.controlToken);
+  const core = createMockCore({
+    seed: createSeed(fixture.orders),
+    apiKeys: loaded.apiKeys,
+    contract,
+    ...(access.enabled
+      ? {
+          control: {
+            contract: builtInControlContract(),
+            assets: loadDashboardAssets(),
+            ...(access.token ? { token: access.token } : {}),
+          },
+        }
+      : {}),
+    corsOrigins: options.corsOrigins,
+    maxSessions: options.maxSessions,
+    sessionIdleMs: options.sessionIdleMs,
+    journalSize: options.journalSize,
+  });
+  const app = createServer({ core, ...(log ? { log } : {}) });
+
+  let port: number;
+  try {
+    ({ port } = await app.listen(options.port, options.host));
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    process.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${code ?? message}\n`);
+    return 1;
+  }
+  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const origin = `http://${host}:${port}`;
+  // The one start-up event in the structured log too, for those who read only the JSON lines.
+  log?.info(`Server listening at ${origin}`);
+  const fixtureName = relative(process.cwd(), options.fixtures);
+  const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
+  lines.push(
+    `  fixtures: ${fixtureName} (${fixture.orders.length} orders)${options.watch ? ", watched" : ""}`,
+  );
+  lines.push(
+    access.enabled
+      ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}\n` +
+          `  dashboard: ${origin}${CONTROL_PATH}/`
+      : `  control API: ${access.reason}`,
+  );
+  if (!isLoopback(options.host)) {
+    lines.push(`  bound to ${options.host}: reachable from other machines, not only this one`);
+  }
+  // Only the bundled file's key is documented and public; any other key is a secret and never printed.
+  if (!options.apiKeys && resolve(options.fixtures) === BUNDLED_FIXTURES) {
+    lines.push(`  dev API key (bundled fixtures): ${fixture.apiKeys[0]}`);
+  }
+  // Watching starts before the ready line, so an edit made as soon as it appears is seen.
+  const stopWatching = options.watch
+    ? watchFile(options.fixtures, () => {
+        const next = load();
+        if (typeof next === "string") {
+          process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
+          return;
+        }
+        core.reload(createSeed(next.fixture.orders), next.apiKeys);
+        process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.fixture.orders.length} orders)\n`);
+      })
+    : () => {};
+
+  process.stdout.write(`${lines.join("\n")}\n`);
+
+  return new Promise((done) => {
+    let closing = false;
+    const shutDown = () => {
+      if (closing) return done(1);
+      closing = true;
+      stopWatching();
+      app.close().then(
+        () => done(0),
+        () => done(1),
+      );
+    };
+    process.on("SIGINT", shutDown);
+    process.on("SIGTERM", shutDown);
+  });
+}
+
+function chooseLog(options: CliOptions): MockLog | Promise<MockLog> {
+  const format = options.logFormat ?? (process.stdout.isTTY ? "pretty" : "json");
+  if (format === "json") return jsonLog(options.logLevel);
+  return prettyLog({
+    level: options.logLevel,
+    color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+  });
+}

@@ -1,0 +1,54 @@
+import { defineConfig } from "tsup";
+
+// Three outputs from the same sources:
+// - the library entry points, as ES modules and CommonJS (Jest's default), each with its declarations
+//   (.d.ts and .d.cts), dependencies left to the installer;
+// - the two commands, ES modules with their dependencies bundled in and each feature in a chunk of its own,
+//   because a command started in every CI job should load as little as it can;
+// - the browser build of the in-process mock, one ES module (msw left to the app).
+export const LIBRARY_ENTRIES = {
+  "in-process": "server/in-process.ts",
+  msw: "server/adapters/msw.ts",
+  playwright: "server/adapters/playwright.ts",
+  browser: "server/browser.ts",
+  "control-client": "server/control-client.ts",
+  conformance: "conformance/index.ts",
+};
+
+export default defineConfig([
+  {
+    entry: LIBRARY_ENTRIES,
+    outDir: "dist/lib",
+    format: ["esm", "cjs"],
+    platform: "node",
+    target: "node20",
+    dts: true,
+    shims: true,
+    clean: true,
+    sourcemap: false,
+  },
+  {
+    entry: { "petstore-mock": "server/main.ts", "petstore-conformance": "conformance/bin.ts" },
+    outDir: "dist/bin",
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    splitting: true,
+    noExternal: [/.*/],
+    // Bundled CommonJS dependencies (pino) call require for Node's own modules.
+    banner: {
+      js: 'import { createRequire as __createRequire } from "node:module";const require = __createRequire(import.meta.url);',
+    },
+    clean: true,
+  },
+  {
+    entry: { "petstore-mock.browser": "server/browser.ts" },
+    outDir: "dist",
+    format: ["esm"],
+    platform: "browser",
+    target: "es2022",
+    noExternal: [/^(?!msw)/],
+    external: ["msw"],
+    outExtension: () => ({ js: ".js" }),
+  },
+]);

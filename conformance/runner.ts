@@ -51,7 +51,7 @@ export interface ConformanceOptions {
   only?: readonly string[];
   /** Scenario ids not to run. */
   skip?: readonly string[];
-  /** Provisioning hooks: a module path (.js, .mjs, .ts) or the hooks themselves. */
+  /** Provisioning hooks: a module path (.js, .mjs, .ts), "mock-control" for the shipped one, or the hooks. */
   hooks?: string | ConformanceHooks;
   scenarios?: readonly Scenario[];
   contract?: Contract;

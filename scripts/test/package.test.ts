@@ -1,0 +1,426 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { chromiumSkip } from "../../server/test/chromium.ts";
+import { documentedExamples } from "../examples.ts";
+
+// The package as its users meet it: packed, installed into a fresh project that cannot see this
+// repository's sources, and used from plain Node, Jest, Vitest, Playwright Test, TypeScript and npx.
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const run = promisify(execFile);
+const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  name: string;
+  devDependencies: Record<string, string>;
+  exports: Record<string, unknown>;
+};
+// The test runners a consumer brings, at the versions this project's own install put in npm's cache.
+const CONSUMER_TOOLS = ["msw", "jest", "vitest", "@playwright/test", "typescript", "@types/node"];
+const ENTRY_POINTS = Object.keys(manifest.exports)
+  .filter((path) => !/\.(json|yaml)$/.test(path))
+  .map((path) => path.slice(2));
+const INSTALL_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"];
+
+/** Runs a command in the consumer project; resolves with its output, rejects with it on failure. */
+async function sh(cwd: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  try {
+    return await run(command, args, {
+      cwd,
+      env: { ...process.env, NODE_OPTIONS: "", CI: "true", ...env },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 240_000,
+    });
+  } catch (error) {
+    const { stdout, stderr, message } = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(
+      `${command} ${args.join(" ")} failed in ${cwd}:\n${message}\n${stdout ?? ""}\n${stderr ?? ""}`,
+    );
+  }
+}
+
+function writeFiles(folder: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true });
+    writeFileSync(join(folder, path), text);
+  }
+}
+
+interface RunningMock {
+  origin: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** `npx petstore-mock --port 0` in the consumer project, as its README line says, up to its URL. */
+async function startInstalledMock(cwd: string): Promise<RunningMock> {
+  const child = spawn("npx", ["--no-install", "petstore-mock", "--port", "0"], {
+    cwd,
+    env: {
+      ...process.env,
+      NODE_OPTIONS: "",
+      PORT: "",
+      HOST: "",
+      PETSTORE_FIXTURES: "",
+      PETSTORE_API_KEYS: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start-up line:\n${output}`)), 20_000);
+    const look = () => {
+      const match = /listening on (http:\/\/\S+)\/v1/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on("data", look);
+    child.once("exit", (code) => reject(new Error(`petstore-mock exited with ${code}:\n${output}`)));
+  });
+  return { origin, child, output: () => output };
+}
+
+describe("the package as users install it", { concurrency: true }, () => {
+  let work: string;
+  let tarball: string;
+  let project: string;
+  let mock: RunningMock;
+
+  before(async () => {
+    assert.ok(existsSync(join(ROOT, "dist/bin/petstore-mock.js")), "dist/ is missing: run npm run build");
+    work = mkdtempSync(join(tmpdir(), "petstore-package-"));
+    // dist/ was built by `npm test` (or `prepare`); packing again without scripts packs exactly that.
+    await sh(ROOT, "npm", ["pack", "--ignore-scripts", "--pack-destination", work, "--loglevel=error"]);
+    const packed = readdirSync(work).find((name) => name.endsWith(".tgz"));
+    assert.ok(packed, "npm pack wrote no tarball");
+    tarball = join(work, packed);
+    project = join(work, "consumer");
+    mkdirSync(project);
+    writeFiles(project, {
+      "package.json": JSON.stringify({ name: "consumer", version: "1.0.0", private: true }),
+    });
+    const tools = CONSUMER_TOOLS.map((name) => `${name}@${manifest.devDependencies[name]}`);
+    await sh(project, "npm", ["install", ...INSTALL_FLAGS, tarball, ...tools]);
+    mock = await startInstalledMock(project);
+    const examples = documentedExamples(ROOT);
+    writeFiles(
+      project,
+      Object.fromEntries(
+        examples.map(({ file, code }) => [file, code.replaceAll("http://127.0.0.1:4010", mock.origin)]),
+      ),
+    );
+  });
+
+  after(async () => {
+    if (mock && mock.child.exitCode === null) {
+      mock.child.kill("SIGKILL");
+      await once(mock.child, "exit");
+    }
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("passes @arethetypeswrong/cli in every module mode and publint, on the packed tarball", async () => {
+    // The YAML documents are exported as files for other tools to read, not as modules to resolve.
+    await sh(ROOT, join(ROOT, "node_modules/.bin/attw"), [
+      tarball,
+      "--exclude-entrypoints",
+      "openapi.yaml",
+      "control.openapi.yaml",
+    ]);
+    const { stdout } = await sh(ROOT, join(ROOT, "node_modules/.bin/publint"), ["run", tarball, "--strict"]);
+    assert.match(stdout, /All good!/);
+  });
+
+  it("holds what users need and nothing else", async () => {
+    const { stdout } = await sh(work, "tar", ["-tzf", tarball]);
+    const files = stdout.split("\n").filter(Boolean);
+    for (const needed of [
+      "package/dist/bin/petstore-mock.js",
+      "package/dist/bin/petstore-conformance.js",
+      "package/dist/lib/in-process.cjs",
+      "package/dist/petstore-mock.browser.js",
+      "package/openapi.yaml",
+      "package/control.openapi.yaml",
+      "package/fixtures/orders.json",
+      "package/server/dashboard/index.html",
+      "package/README.md",
+      "package/LICENSE",
+      "package/docs/in-process.md",
+    ]) {
+      assert.ok(files.includes(needed), `${needed} is not in the tarball`);
+    }
+    const leaked = files.filter((file) => /\.test\.|\/test\/|\.ts$/.test(file) && !file.endsWith(".d.ts"));
+    assert.deepEqual(leaked, [], "tests or TypeScript sources in the tarball");
+    const installed = JSON.parse(
+      readFileSync(join(project, "node_modules", manifest.name, "package.json"), "utf8"),
+    ) as { dependencies: Record<string, string> };
+    assert.equal(installed.dependencies.tsx, undefined, "tsx is a runtime dependency");
+  });
+
+  it("imports every entry point from ES modules and requires it from CommonJS; ids past 2^53 stay exact", async () => {
+    const names = JSON.stringify(ENTRY_POINTS);
+    const check = `
+      const names = ${names};
+      const loaded = await Promise.all(names.map((name) => load("${manifest.name}/" + name)));
+      const empty = names.filter((_, index) => Object.keys(loaded[index]).length === 0);
+      if (empty.length > 0) throw new Error("nothing exported by " + empty.join(", "));
+      const { createPetstoreMock } = loaded[names.indexOf("in-process")];
+      const mock = createPetstoreMock();
+      await mock.control.putOrder({ id: "9223372036854775806", petId: "9007199254740995", status: "pending" });
+      const response = await mock.handle(new Request("http://localhost/v1/store/orders", {
+        headers: { authorization: "Bearer dev-key-123" } }));
+      const text = await response.text();
+      if (!text.includes('"id":9223372036854775806,"petId":9007199254740995'))
+        throw new Error("ids not exact: " + text);
+      const cancel = await mock.handle(new Request("http://localhost/v1/store/orders/9223372036854775806", {
+        method: "DELETE", headers: { authorization: "Bearer dev-key-123" } }));
+      if (cancel.status !== 204) throw new Error("cancel: " + cancel.status);
+      console.log("ok", names.length);`;
+    writeFiles(project, {
+      "entry/esm.mjs": `const load = (name) => import(name);\n${check}`,
+      "entry/cjs.cjs": `const load = async (name) => require(name);\n(async () => {${check}})().catch((e) => { console.error(e); process.exit(1); });`,
+    });
+    for (const file of ["entry/esm.mjs", "entry/cjs.cjs"]) {
+      const { stdout } = await sh(project, process.execPath, [file]);
+      assert.equal(stdout.trim(), `ok ${ENTRY_POINTS.length}`, file);
+    }
+  });
+
+  it("runs the documented plain-Node example", async () => {
+    const { stdout } = await sh(project, process.execPath, ["node/exact-ids.mjs"]);
+    assert.equal(stdout, "200 true\nshipped\n");
+  });
+
+  it("runs the documented Jest test with MSW, in Jest's default CommonJS mode", async () => {
+    const { stderr } = await sh(project, "npx", [
+      "--no-install",
+      "jest",
+      "--roots",
+      "<rootDir>/jest",
+      "--ci",
+    ]);
+    assert.match(stderr, /Tests:\s+1 passed, 1 total/);
+  });
+
+  it("runs the documented Vitest tests with MSW (the README's and the in-process page's)", async () => {
+    const { stdout } = await sh(project, "npx", ["--no-install", "vitest", "run", "vitest/", "readme/"]);
+    assert.match(stdout, /Tests\s+2 passed/);
+  });
+
+  it("runs the documented Playwright Test spec with petstoreRoute in Chromium", {
+    skip: chromiumSkip,
+  }, async () => {
+    writeFiles(project, {
+      // Debian's Chromium: this machine downloads no browser of Playwright's own.
+      "playwright/playwright.config.ts": `import { defineConfig } from "@playwright/test";
+export default defineConfig({
+  testDir: ".",
+  reporter: "list",
+  use: {
+    browserName: "chromium",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+    },
+  },
+});
+`,
+    });
+    const { stdout } = await sh(project, "npx", [
+      "--no-install",
+      "playwright",
+      "test",
+      "-c",
+      "playwright/playwright.config.ts",
+    ]);
+    assert.match(stdout, /1 passed/);
+  });
+
+  it("runs the documented Playwright Test project against npx petstore-mock, a session per worker", async () => {
+    const { stdout } = await sh(project, "npx", [
+      "--no-install",
+      "playwright",
+      "test",
+      "-c",
+      "control/playwright.config.ts",
+    ]);
+    assert.match(stdout, /2 passed/);
+  });
+
+  it("type-checks a consumer of every entry point in node16 and bundler resolution; a wrong call does not", async () => {
+    const consumer = `import { runConformance, renderJunit, type Report } from "${manifest.name}/conformance";
+import { createControlClient } from "${manifest.name}/control-client";
+import { createPetstoreMock, type PetstoreMock } from "${manifest.name}/in-process";
+import { createPetstoreMock as createInBrowser, petstoreHandlers as browserHandlers } from "${manifest.name}/browser";
+import { petstoreHandlers } from "${manifest.name}/msw";
+import { petstoreRoute } from "${manifest.name}/playwright";
+import type { Page } from "@playwright/test";
+
+export async function use(page: Page): Promise<number> {
+  const mock: PetstoreMock = createPetstoreMock({ fixtures: "{}", apiKeys: ["k"] });
+  const handlers = petstoreHandlers(mock, { baseUrl: "https://api.example.test/v1" });
+  browserHandlers(createInBrowser(), { baseUrl: "https://api.example.test/v1" });
+  await page.route("https://api.example.test/**", petstoreRoute(mock));
+  const orders = await createControlClient("http://127.0.0.1:4010", { session: "s" }).orders();
+  const id: string = orders[0]?.id ?? "";
+  const report: Report = await runConformance({ baseUrl: "http://127.0.0.1:4010/v1", apiKey: "k" });
+  return handlers.length + id.length + renderJunit(report).length;
+}
+`;
+    const wrong = `import { createPetstoreMock } from "${manifest.name}/in-process";
+import { runConformance } from "${manifest.name}/conformance";
+createPetstoreMock({ fixture: "{}" });
+runConformance({ baseUrl: 1 });
+`;
+    writeFiles(project, {
+      "types/consumer.ts": consumer,
+      "types/consumer.mts": consumer,
+      "types/wrong.ts": wrong,
+    });
+    const tsc = join(project, "node_modules/typescript/bin/tsc");
+    const common = [
+      "--noEmit",
+      "--strict",
+      "--skipLibCheck",
+      "false",
+      "--types",
+      "node",
+      "--target",
+      "es2022",
+    ];
+    await sh(project, process.execPath, [
+      tsc,
+      ...common,
+      "--module",
+      "node16",
+      "types/consumer.ts",
+      "types/consumer.mts",
+    ]);
+    await sh(project, process.execPath, [
+      tsc,
+      ...common,
+      "--module",
+      "esnext",
+      "--moduleResolution",
+      "bundler",
+      "types/consumer.ts",
+    ]);
+    for (const mode of [
+      ["--module", "node16"],
+      ["--module", "esnext", "--moduleResolution", "bundler"],
+    ]) {
+      const failed = await sh(project, process.execPath, [tsc, ...common, ...mode, "types/wrong.ts"]).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      assert.ok(failed, `a wrong call type-checked with ${mode.join(" ")}`);
+      assert.match(failed, /'fixture' does not exist/);
+      assert.match(failed, /Type 'number' is not assignable to type 'string'/);
+    }
+  });
+
+  it("type-checks every TypeScript example of the documentation as the package's types say", async () => {
+    const files = documentedExamples(ROOT)
+      .map(({ file }) => file)
+      .filter((file) => file.endsWith(".ts"));
+    const tsc = join(project, "node_modules/typescript/bin/tsc");
+    await sh(project, process.execPath, [
+      tsc,
+      "--noEmit",
+      "--strict",
+      "--types",
+      "node",
+      "--target",
+      "es2022",
+      "--module",
+      "esnext",
+      "--moduleResolution",
+      "bundler",
+      ...files,
+    ]);
+  });
+
+  it("npx petstore-conformance with the mock-control hook passes every scenario against npx petstore-mock", async () => {
+    const { stdout } = await sh(project, "npx", [
+      "--no-install",
+      "petstore-conformance",
+      "--base-url",
+      `${mock.origin}/v1`,
+      "--api-key",
+      "dev-key-123",
+      "--hooks",
+      "mock-control",
+      "--session",
+      "package-test",
+    ]);
+    assert.match(stdout, /\d+ passed, 0 failed, 0 skipped/);
+  });
+
+  it("runs the documented library run of the suite and the control client against the installed mock", async () => {
+    const { stdout } = await sh(project, process.execPath, ["conformance/run.mjs"]);
+    assert.match(stdout, /0 failed/);
+    const fromBrowser = await sh(project, process.execPath, ["browser/from-another-origin.mjs"]);
+    assert.equal(fromBrowser.stdout, "204\n");
+  });
+
+  it("npx petstore-mock serves the list, logs JSON lines when piped, and exits 0 on SIGTERM", async () => {
+    const response = await fetch(`${mock.origin}/v1/store/orders`, {
+      headers: { authorization: "Bearer dev-key-123" },
+    });
+    assert.equal(response.status, 200);
+    assert.ok(Array.isArray(await response.json()));
+    const own = await startInstalledMock(project);
+    await fetch(`${own.origin}/v1/store/orders`, { headers: { authorization: "Bearer dev-key-123" } });
+    const exited = once(own.child, "exit");
+    // Let the request's log line out before asking it to stop.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    own.child.kill("SIGTERM");
+    const [code] = await exited;
+    assert.equal(code, 0);
+    assert.match(own.output(), /"msg":"request"/);
+    assert.doesNotMatch(own.output(), /Bearer/);
+  });
+
+  it("installs from a git URL, building dist/ on the way, and works as from the tarball", async () => {
+    // A clone of the committed tree, as a team's internal git server would hold it.
+    const clone = join(work, "clone");
+    await sh(work, "git", ["clone", "--quiet", "--depth", "1", `file://${ROOT}`, clone]);
+    const fromGit = join(work, "from-git");
+    mkdirSync(fromGit);
+    writeFiles(fromGit, {
+      "package.json": JSON.stringify({ name: "from-git", version: "1.0.0", private: true }),
+    });
+    await sh(fromGit, "npm", ["install", ...INSTALL_FLAGS, `git+file://${clone}`]);
+    const installed = join(fromGit, "node_modules", manifest.name);
+    assert.ok(existsSync(join(installed, "dist/bin/petstore-mock.js")), "prepare did not build dist/");
+    const { stdout } = await sh(fromGit, process.execPath, [
+      "-e",
+      `const { createPetstoreMock } = require("${manifest.name}/in-process");
+       createPetstoreMock().control.orders().then((orders) => console.log(orders.length));`,
+    ]);
+    assert.equal(stdout, "12\n");
+    const help = await sh(fromGit, "npx", ["--no-install", "petstore-mock", "--help"]);
+    assert.match(help.stdout, /Usage: petstore-mock/);
+  });
+});

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
 import { type MockProcess, startListeningProcess, startMockProcess } from "../server/spawn-mock.ts";
+import { startup } from "./bench-startup.ts";
 import { runDredd } from "./dredd.ts";
 import { generateFixture } from "./generate-fixture.ts";
 import { startJsonServer, startPrismMock } from "./peers.ts";
@@ -22,7 +23,7 @@ const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
 const CEILING = join(ROOT, "scripts/ceiling-server.ts");
 const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
 const ROUTER_FLOOR = join(ROOT, "scripts/router-floor-server.ts");
-const CONFORMANCE_CLI = join(ROOT, "conformance/cli.ts");
+const CONFORMANCE_CLI = join(ROOT, "dist/bin/petstore-conformance.js");
 const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
 const DEV_KEY = "dev-key-123";
 const BENCH_KEY = "bench-key";
@@ -36,7 +37,7 @@ const { values: flags } = parseArgs({
     scale: { type: "string", default: "1000,10000,100000" },
     repeats: { type: "string", default: "5" },
     rounds: { type: "string", default: "5" },
-    sections: { type: "string", default: "throughput,side-by-side,sessions,scale,conformance" },
+    sections: { type: "string", default: "startup,throughput,side-by-side,sessions,scale,conformance" },
     sessions: { type: "string", default: "1000" },
     // Another build of the mock (a checkout's server/main.ts), measured beside the ceiling like this one.
     "also-mock": { type: "string" },
@@ -626,8 +627,6 @@ async function conformanceWallTime(): Promise<string[]> {
   for (let run = 0; run < REPEATS; run++) {
     await withServer(ours(BUNDLED_FIXTURES), async (server) => {
       const result = await timeProcess(process.execPath, [
-        "--import",
-        "tsx",
         CONFORMANCE_CLI,
         "--base-url",
         server.url,
@@ -672,6 +671,11 @@ async function conformanceWallTime(): Promise<string[]> {
 async function main(): Promise<void> {
   const chosen = new Set(flags.sections.split(","));
   const sections: string[][] = [];
+  if (chosen.has("startup")) {
+    if (!existsSync(CONFORMANCE_CLI))
+      throw new Error("the start-up section measures dist/: run npm run build");
+    sections.push(await withServer(ours(BUNDLED_FIXTURES), (server) => startup(ROOT, 15, server.url)));
+  }
   if (chosen.has("throughput")) sections.push(await throughput());
   if (chosen.has("side-by-side")) sections.push(await sideBySide());
   if (chosen.has("sessions")) sections.push(await sessions());

@@ -1,0 +1,144 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { OPENAPI_PATH } from "../contract/openapi.ts";
+import { BUNDLED_FIXTURES } from "../server/options.ts";
+
+/**
+ * Start-up as CI meets it: the built commands (plain Node on dist/, as installed) beside Prism's mock and a
+ * bare node:http server, each run in turn in every round so that the machine's load falls on all alike.
+ */
+
+const KEY = "dev-key-123";
+
+interface Timed {
+  name: string;
+  run: () => Promise<number>;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** Spawn to the first 200 of the list: the ready line gives the address, then one GET. */
+async function spawnToFirstList(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  listUrl: (match: RegExpExecArray) => string,
+) {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    let output = "";
+    const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const look = (chunk: Buffer) => {
+        output += chunk;
+        const found = ready.exec(output);
+        if (found) resolve(found);
+      };
+      child.stdout?.on("data", look);
+      child.stderr?.on("data", look);
+      child.once("exit", (code) => reject(new Error(`${command} exited with ${code}:\n${output}`)));
+    });
+    const response = await fetch(listUrl(match), { headers: { authorization: `Bearer ${KEY}` } });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${command}: first list answered ${response.status}`);
+    return performance.now() - started;
+  } finally {
+    await stop(child);
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGKILL");
+  await exited;
+}
+
+async function wallTime(command: string, args: string[]): Promise<number> {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: "ignore" });
+  const [code] = await once(child, "exit");
+  if (code !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${code}`);
+  return performance.now() - started;
+}
+
+export async function startup(root: string, rounds: number, mockUrl: string): Promise<string[]> {
+  const mockBin = join(root, "dist/bin/petstore-mock.js");
+  const conformanceBin = join(root, "dist/bin/petstore-conformance.js");
+  const prism = join(root, "node_modules/.bin/prism");
+  const bare = `require("node:http").createServer((q, s) => s.end("[]")).listen(0, "127.0.0.1", function () {
+    console.log("listening on http://127.0.0.1:" + this.address().port + "/v1"); });`;
+  const mockReady = /listening on (http:\/\/\S+)/;
+  const contenders: Timed[] = [
+    {
+      name: "`node -e` bare node:http server (floor)",
+      run: () => spawnToFirstList(process.execPath, ["-e", bare], mockReady, (m) => `${m[1]}/store/orders`),
+    },
+    {
+      name: "`petstore-mock --port 0` (bundled fixtures, JSON log)",
+      run: () =>
+        spawnToFirstList(
+          process.execPath,
+          [mockBin, "--port", "0"],
+          mockReady,
+          (m) => `${m[1]}/store/orders`,
+        ),
+    },
+    {
+      name: "Prism 5.14 `prism mock openapi.yaml`",
+      run: () =>
+        spawnToFirstList(
+          prism,
+          ["mock", OPENAPI_PATH, "-p", String(40000 + Math.floor(Math.random() * 20000)), "-h", "127.0.0.1"],
+          /Prism is listening on (http:\/\/\S+)/,
+          (m) => `${m[1]}/store/orders`,
+        ),
+    },
+    { name: "`node -e 0` (Node's own start)", run: () => wallTime(process.execPath, ["-e", "0"]) },
+    { name: "`petstore-mock --help`", run: () => wallTime(process.execPath, [mockBin, "--help"]) },
+    {
+      name: "`petstore-conformance --help`",
+      run: () => wallTime(process.execPath, [conformanceBin, "--help"]),
+    },
+    {
+      name: "`petstore-conformance` full run against a running mock (`--hooks mock-control`, every scenario)",
+      run: () =>
+        wallTime(process.execPath, [
+          conformanceBin,
+          "--base-url",
+          mockUrl,
+          "--api-key",
+          KEY,
+          "--hooks",
+          "mock-control",
+          "--session",
+          `bench-${Math.random().toString(36).slice(2)}`,
+        ]),
+    },
+  ];
+  const times = new Map(contenders.map(({ name }) => [name, [] as number[]]));
+  for (let round = 0; round < rounds; round++) {
+    for (const { name, run } of contenders) times.get(name)?.push(await run());
+  }
+  const prismMs = median(times.get(contenders[2]?.name as string) ?? []);
+  const mockMs = median(times.get(contenders[1]?.name as string) ?? []);
+  return [
+    `### Start-up: spawn to the first 200 of the list, and whole commands (median of ${rounds} rounds, run in turn)`,
+    "",
+    `Built commands (\`npm run build\`), bundled fixtures (${BUNDLED_FIXTURES.split("/").pop()}), as \`npx\` runs them`,
+    "once installed. Targets: first list ≤ 150 ms, `--help` ≤ 100 ms, a full conformance run ≤ 300 ms.",
+    "",
+    "| Command | median ms | fastest ms |",
+    "|---|---:|---:|",
+    ...contenders.map(({ name }) => {
+      const values = times.get(name) ?? [];
+      return `| ${name} | ${median(values).toFixed(0)} | ${Math.min(...values).toFixed(0)} |`;
+    }),
+    "",
+    `Prism's mock / this mock, to the first list: **${(prismMs / mockMs).toFixed(1)}×**.`,
+  ];
+}

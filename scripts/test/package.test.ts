@@ -86,6 +86,8 @@ async function startInstalledMock(cwd: string, viaScript = false): Promise<Runni
       PETSTORE_API_KEYS: "",
     },
     stdio: ["ignore", "pipe", "pipe"],
+    // A group of its own: npx runs the command through a shell, and the whole group is stopped together.
+    detached: true,
   });
   let output = "";
   child.stdout?.on("data", (chunk) => {
@@ -141,9 +143,12 @@ describe("the package as users install it", { concurrency: true }, () => {
   });
 
   after(async () => {
-    if (mock && mock.child.exitCode === null) {
-      mock.child.kill("SIGKILL");
-      await once(mock.child, "exit");
+    if (mock?.child.pid !== undefined) {
+      try {
+        process.kill(-mock.child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
     }
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -222,16 +227,23 @@ describe("the package as users install it", { concurrency: true }, () => {
 
   it("runs the documented Jest test with MSW, in Jest's default CommonJS mode", async () => {
     // MSW from 2.11 on needs an ES-module-only package that Jest's CommonJS mode can load only on Node
-    // 22.12 or later; on Node 20 the Jest test uses MSW 2.10, as the in-process page says.
-    writeFiles(project, { "jest/package.json": JSON.stringify({ private: true }) });
-    await sh(join(project, "jest"), "npm", ["install", ...INSTALL_FLAGS, `msw@${JEST_MSW_ON_NODE_20}`]);
-    const { stderr } = await sh(project, "npx", [
-      "--no-install",
-      "jest",
-      "--roots",
-      "<rootDir>/jest",
-      "--ci",
+    // 22.12 or later; on Node 20 a Jest project uses MSW 2.10, as the in-process page says.
+    const jestProject = join(work, "jest-consumer");
+    mkdirSync(jestProject);
+    const example = documentedExamples(ROOT).find(({ file }) => file.startsWith("jest/"));
+    assert.ok(example, "no Jest example in the documentation");
+    writeFiles(jestProject, {
+      "package.json": JSON.stringify({ name: "jest-consumer", version: "1.0.0", private: true }),
+      [example.file]: example.code,
+    });
+    await sh(jestProject, "npm", [
+      "install",
+      ...INSTALL_FLAGS,
+      tarball,
+      `jest@${manifest.devDependencies.jest}`,
+      `msw@${JEST_MSW_ON_NODE_20}`,
     ]);
+    const { stderr } = await sh(jestProject, "npx", ["--no-install", "jest", "--ci"]);
     assert.match(stderr, /Tests:\s+1 passed, 1 total/);
   });
 

@@ -1,6 +1,6 @@
 import type { ErrorRecord } from "../../contract/types.ts";
 
-/** Every `code` the mock puts in an Error record, with its status or statuses; the README lists them. */
+/** Every `code` the mock puts in an Error record, with its status or statuses; docs/mock-server.md lists them. */
 export const ERROR_CODES = {
   unauthorized: 401,
   order_not_found: 404,

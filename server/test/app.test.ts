@@ -273,14 +273,14 @@ describe("mock HTTP behaviour (Node transport in-process, over real sockets)", (
     });
   });
 
-  it("lists every Error code it can send in the README", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("lists every Error code it can send in docs/mock-server.md", () => {
+    const readme = readFileSync(new URL("../../docs/mock-server.md", import.meta.url), "utf8");
     for (const code of Object.keys(ERROR_CODES) as ErrorCode[]) {
       const statuses = statusesOf(code).join(", ");
       assert.match(
         readme,
         new RegExp(`\\| \`${code}\`\\s*\\| ${statuses}\\s*\\|`),
-        `${code} (${statuses}) is in the README's table`,
+        `${code} (${statuses}) is in the table of docs/mock-server.md`,
       );
     }
   });

@@ -213,7 +213,7 @@ function send(agent: Agent, base: URL, fuzz: FuzzRequest): Promise<Answer> {
   });
 }
 
-/** Statuses the spec documents for the operation, or the README's 404/405/400/413 and the CORS 204. */
+/** Statuses the spec documents for the operation, or docs/mock-server.md's 404/405/400/413 and the CORS 204. */
 function allowedStatuses(fuzz: FuzzRequest): number[] {
   const extra = [400, 413];
   if (fuzz.method === "OPTIONS") return [204, ...extra];

@@ -104,7 +104,7 @@ export function writeFixture(content: string | Uint8Array | object, name = "fixt
 
 const validateErrorRecord = contract.schema("Error");
 
-/** An error answer as the README promises it: JSON, an Error record, a listed code sent with this status. */
+/** An error answer as docs/mock-server.md promises it: JSON, an Error record, a listed code sent with this status. */
 export function assertListedError(
   status: number,
   contentType: string | null | undefined,

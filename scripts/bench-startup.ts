@@ -3,6 +3,9 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { OPENAPI_PATH } from "../contract/openapi.ts";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
+import { READY_LINE } from "../server/spawn-mock.ts";
+import { median } from "./median.ts";
+import { freePort } from "./peers.ts";
 
 /**
  * Start-up as CI meets it: the built commands (plain Node on dist/, as installed) beside Prism's mock and a
@@ -14,11 +17,6 @@ const KEY = "dev-key-123";
 interface Timed {
   name: string;
   run: () => Promise<number>;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /** Spawn to the first 200 of the list: the ready line gives the address, then one GET. */
@@ -72,11 +70,10 @@ export async function startup(root: string, rounds: number, mockUrl: string): Pr
   const prism = join(root, "node_modules/.bin/prism");
   const bare = `require("node:http").createServer((q, s) => s.end("[]")).listen(0, "127.0.0.1", function () {
     console.log("listening on http://127.0.0.1:" + this.address().port + "/v1"); });`;
-  const mockReady = /listening on (http:\/\/\S+)/;
   const contenders: Timed[] = [
     {
       name: "`node -e` bare node:http server (floor)",
-      run: () => spawnToFirstList(process.execPath, ["-e", bare], mockReady, (m) => `${m[1]}/store/orders`),
+      run: () => spawnToFirstList(process.execPath, ["-e", bare], READY_LINE, (m) => `${m[1]}/store/orders`),
     },
     {
       name: "`petstore-mock --port 0` (bundled fixtures, JSON log)",
@@ -84,16 +81,16 @@ export async function startup(root: string, rounds: number, mockUrl: string): Pr
         spawnToFirstList(
           process.execPath,
           [mockBin, "--port", "0"],
-          mockReady,
+          READY_LINE,
           (m) => `${m[1]}/store/orders`,
         ),
     },
     {
       name: "Prism 5.14 `prism mock openapi.yaml`",
-      run: () =>
+      run: async () =>
         spawnToFirstList(
           prism,
-          ["mock", OPENAPI_PATH, "-p", String(40000 + Math.floor(Math.random() * 20000)), "-h", "127.0.0.1"],
+          ["mock", OPENAPI_PATH, "-p", String(await freePort()), "-h", "127.0.0.1"],
           /Prism is listening on (http:\/\/\S+)/,
           (m) => `${m[1]}/store/orders`,
         ),

@@ -9,6 +9,7 @@ import { type MockProcess, startListeningProcess, startMockProcess } from "../se
 import { startup } from "./bench-startup.ts";
 import { runDredd } from "./dredd.ts";
 import { generateFixture } from "./generate-fixture.ts";
+import { median } from "./median.ts";
 import { startJsonServer, startPrismMock } from "./peers.ts";
 
 /**
@@ -192,8 +193,6 @@ const ours = (fixtures: string) => () => startMockProcess(["--quiet", "--fixture
 const ratio = (value: number, base: number) => `${((value / base) * 100).toFixed(0)}%`;
 const ms = (value: number) => value.toFixed(2);
 const micros = (value: number) => (Number.isNaN(value) ? "n/a" : value.toFixed(1));
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 interface Contender {
   name: string;

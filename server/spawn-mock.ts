@@ -3,7 +3,8 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
-const READY_LINE = /listening on (http:\/\/\S+)/;
+/** The start-up line that gives the mock's address. */
+export const READY_LINE = /listening on (http:\/\/\S+)/;
 
 export interface MockProcess {
   /** The base address, ending in /v1. */

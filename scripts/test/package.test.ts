@@ -53,6 +53,11 @@ async function sh(cwd: string, command: string, args: string[], env: NodeJS.Proc
   }
 }
 
+/** Playwright Test in the consumer project, with the configuration at that path. */
+function playwrightTest(project: string, config: string) {
+  return sh(project, "npx", ["--no-install", "playwright", "test", "-c", config]);
+}
+
 function writeFiles(folder: string, files: Record<string, string>): void {
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(folder, path)), { recursive: true });
@@ -271,24 +276,12 @@ export default defineConfig({
 });
 `,
     });
-    const { stdout } = await sh(project, "npx", [
-      "--no-install",
-      "playwright",
-      "test",
-      "-c",
-      "playwright/playwright.config.ts",
-    ]);
+    const { stdout } = await playwrightTest(project, "playwright/playwright.config.ts");
     assert.match(stdout, /1 passed/);
   });
 
   it("runs the documented Playwright Test project against npx petstore-mock, a session per worker", async () => {
-    const { stdout } = await sh(project, "npx", [
-      "--no-install",
-      "playwright",
-      "test",
-      "-c",
-      "control/playwright.config.ts",
-    ]);
+    const { stdout } = await playwrightTest(project, "control/playwright.config.ts");
     assert.match(stdout, /2 passed/);
   });
 

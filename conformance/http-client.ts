@@ -64,16 +64,8 @@ export interface HttpClient {
 export async function createHttpClient(baseUrl: URL, options: ClientOptions): Promise<HttpClient> {
   const secure = baseUrl.protocol === "https:";
   const agent = await createAgent(secure, options);
-  // Given with every request too: through a proxy, the tunnel's TLS is set up from the request's options,
-  // and without the host among them, so the certificate is checked against the target's name here.
-  const hostname = baseUrl.hostname.replace(/^\[|\]$/g, "");
-  const tls = secure
-    ? {
-        ...tlsSettings(options.tls),
-        checkServerIdentity: (_host: string, certificate: PeerCertificate) =>
-          checkServerIdentity(hostname, certificate),
-      }
-    : {};
+  const hostname = hostnameOf(baseUrl);
+  const tls = requestTls(baseUrl, options.tls);
   // Looked up on the module at each call, so that in-process interceptors (Mock Service Worker's, nock)
   // that replace http.request see the suite's requests too.
   const request = (options: http.RequestOptions, callback: (incoming: IncomingMessage) => void) =>
@@ -172,8 +164,31 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
   };
 }
 
+/** A URL's host name as sockets take it: IPv6 addresses without their brackets. */
+export function hostnameOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, "");
+}
+
+/**
+ * TLS options for each request to the target. Given with every request as well as to the agent: through a
+ * proxy, the tunnel's TLS is set up from the request's options, and without the host among them, so the
+ * certificate is checked against the target's own name here.
+ */
+export function requestTls(target: URL, tls: TlsOptions | undefined) {
+  if (target.protocol !== "https:") return {};
+  const hostname = hostnameOf(target);
+  return {
+    ...tlsSettings(tls),
+    checkServerIdentity: (_host: string, certificate: PeerCertificate) =>
+      checkServerIdentity(hostname, certificate),
+  };
+}
+
 // The proxy agents are loaded only for runs through a proxy: most runs go direct, and start faster without.
-async function createAgent(secure: boolean, options: ClientOptions): Promise<Agent> {
+export async function createAgent(
+  secure: boolean,
+  options: Pick<ClientOptions, "tls" | "proxy">,
+): Promise<Agent> {
   const tls = tlsSettings(options.tls);
   if (options.proxy) {
     if (secure) {
@@ -227,7 +242,10 @@ export function recordResponse(response: NonNullable<Exchange["response"]>): Rec
   return { status: response.status, headers: response.headers, body };
 }
 
-function maskHeaders(headers: Record<string, string>, secret?: ReadonlySet<string>): Record<string, string> {
+export function maskHeaders(
+  headers: Record<string, string>,
+  secret?: ReadonlySet<string>,
+): Record<string, string> {
   const masked: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
@@ -242,7 +260,7 @@ export function maskAuthorization(value: string): string {
   return rest.length === 0 || rest.join("") === "" ? value : `${scheme} ***`;
 }
 
-function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;

@@ -66,14 +66,8 @@ Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage 
 the target (unreachable, untrusted certificate, redirect, proxy refusal, failing hook).
 `;
 
-const FLAGS = {
-  "base-url": { type: "string" },
-  "api-key": { type: "string" },
-  "pending-order-id": { type: "string" },
-  "shipped-order-id": { type: "string" },
-  "missing-order-id": { type: "string" },
-  hooks: { type: "string" },
-  session: { type: "string" },
+/** How a deployment is reached: the same flags for the suite and for the validating proxy. */
+export const REACH_FLAGS = {
   "ca-file": { type: "string", multiple: true },
   cert: { type: "string" },
   key: { type: "string" },
@@ -82,6 +76,17 @@ const FLAGS = {
   header: { type: "string", multiple: true },
   "show-header": { type: "string", multiple: true },
   timeout: { type: "string" },
+} satisfies NonNullable<ParseArgsConfig["options"]>;
+
+const FLAGS = {
+  "base-url": { type: "string" },
+  "api-key": { type: "string" },
+  "pending-order-id": { type: "string" },
+  "shipped-order-id": { type: "string" },
+  "missing-order-id": { type: "string" },
+  hooks: { type: "string" },
+  session: { type: "string" },
+  ...REACH_FLAGS,
   concurrency: { type: "string" },
   "max-retry-wait": { type: "string" },
   list: { type: "boolean" },
@@ -149,7 +154,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   };
 }
 
-function parseReporters(specs: readonly string[], output: string | undefined): ReporterTarget[] {
+export function parseReporters(specs: readonly string[], output: string | undefined): ReporterTarget[] {
   const reporters = specs.map((spec): ReporterTarget => {
     const colon = spec.indexOf(":");
     const name = colon === -1 ? spec : spec.slice(0, colon);
@@ -177,7 +182,7 @@ function parseReporters(specs: readonly string[], output: string | undefined): R
   return reporters;
 }
 
-function parseHeaders(specs: readonly string[]): Record<string, string> {
+export function parseHeaders(specs: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const spec of specs) {
     const colon = spec.indexOf(":");
@@ -194,7 +199,7 @@ function parseHeaders(specs: readonly string[]): Record<string, string> {
 }
 
 /** TLS settings from the flags: extra CAs are added to Node's roots (and NODE_EXTRA_CA_CERTS), not instead. */
-function readTls(
+export function readTls(
   values: { "ca-file"?: string[]; cert?: string; key?: string; insecure?: boolean },
   env: NodeJS.ProcessEnv,
 ): TlsOptions | undefined {
@@ -224,7 +229,7 @@ function readTls(
   return Object.keys(tls).length > 0 ? tls : undefined;
 }
 
-function positiveInteger(flag: string, text: string): number {
+export function positiveInteger(flag: string, text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < 1)
     throw new UsageError(`${flag} must be a positive whole number (got "${text}")`);

@@ -46,6 +46,32 @@ export interface Report {
   retries: number;
   durationMs: number;
   scenarios: ScenarioResult[];
+  /** Reports of observed traffic (the validating proxy): which documented statuses were seen. */
+  coverage?: CoverageRow[];
+  /** Reports of observed traffic: what passed through and what of it was judged. */
+  traffic?: TrafficSummary;
+}
+
+export interface CoverageRow {
+  operation: string;
+  method: string;
+  path: string;
+  status: number;
+  /** False for a status the traffic showed that openapi.yaml does not document. */
+  documented: boolean;
+  seen: number;
+}
+
+export interface TrafficSummary {
+  exchanges: number;
+  /** Exchanges with an operation of the contract, judged by its checks. */
+  judged: number;
+  /** Forwarded but not judged: paths outside /v1, methods and paths the contract does not have, preflights. */
+  notJudged: number;
+  /** Requests the upstream never answered: the client got a 502 from the proxy. */
+  upstreamFailures: number;
+  /** Answers replaced by a 502 naming the violation (--errors). */
+  replaced: number;
 }
 
 export function summarize(scenarios: readonly ScenarioResult[]): Report["summary"] {

@@ -5,9 +5,11 @@ import type { Contract } from "../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../server/core/sessions.ts";
-import { type ConformanceHooks, type HookContext, hideSecrets, hookId, loadHooks, runHook } from "./hooks.ts";
+import { createHealth } from "./health.ts";
+import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";
 import { createHttpClient, type Exchange, type HttpClient, type TlsOptions } from "./http-client.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
+import { redactSecrets } from "./redact.ts";
 import { type CheckResult, type Report, type ScenarioResult, summarize } from "./report.ts";
 import { checkResponse } from "./response-checks.ts";
 import { checkRule, type RuleContext } from "./rules.ts";
@@ -286,26 +288,6 @@ function selectScenarios(
   );
 }
 
-/** Notices a target that answers nothing but 5xx or pages that are not JSON: a gateway with the service down. */
-function createHealth() {
-  let answers = 0;
-  let healthy = 0;
-  return {
-    see(exchange: Exchange) {
-      const response = exchange.response;
-      if (!response) return;
-      answers++;
-      const json = /json/i.test(response.headers["content-type"] ?? "");
-      if (response.status < 500 && (response.body.length === 0 || json)) healthy++;
-    },
-    verdict(): string | undefined {
-      return answers > 0 && healthy === 0
-        ? `the target looks down: all ${answers} answers were 5xx or not JSON (a gateway's error page?), so the failures below say more about what stands in front of the service than about the service`
-        : undefined;
-    },
-  };
-}
-
 interface ScenarioRun {
   scenario: Scenario;
   result: ScenarioResult;
@@ -463,23 +445,4 @@ function parseOrderIdOption(flag: string, text: string | undefined): string | un
     throw new ConformanceUsageError(`${flag} must be an int64 integer (got "${text}")`);
   }
   return BigInt(text).toString();
-}
-
-/**
- * Secrets (the key, masked header values) never appear in a report, whatever a server echoes back.
- * Requests are masked when recorded; this covers what came back: messages and response excerpts.
- */
-function redactSecrets(report: Report, secrets: readonly string[]): Report {
-  const hide = (text: string) => hideSecrets(text, secrets);
-  for (const scenario of report.scenarios) {
-    for (const check of scenario.checks) {
-      check.message = hide(check.message);
-      if (check.response) {
-        check.response.body = hide(check.response.body);
-        for (const [name, value] of Object.entries(check.response.headers))
-          check.response.headers[name] = hide(value);
-      }
-    }
-  }
-  return report;
 }

@@ -53,7 +53,30 @@ const REFUSED_AUTH: ReadonlyArray<{ auth: AuthVariant; label: string }> = [
   { auth: "empty-bearer", label: "empty-token" },
   { auth: "unknown-key", label: "unknown-key" },
 ];
-const UNAUTHORIZED = "§5.4, §7: a missing or invalid API key gets 401 with an Error record";
+export const UNAUTHORIZED = "§5.4, §7: a missing or invalid API key gets 401 with an Error record";
+
+/** How list parameters the spec does not define are judged, strictly and by default. */
+export const LIST_PARAMETERS = {
+  expect: [200],
+  because: "§4.1, §8, §9.2: no parameters; the call returns every order placed in the store",
+  lenient: {
+    expect: [200, 400],
+    because:
+      "§4.1, §8, §9.2: no parameters; the call returns every order placed in the store. The spec documents no answer to parameters it does not define, so 400 with an Error record is accepted too (--strict: 200 only)",
+  },
+} as const;
+
+/** How an orderId that is not an int64 is judged, strictly and by default. */
+export const MALFORMED_ORDER_ID = {
+  expect: [404, 409],
+  because:
+    "§4.2: orderId is an int64, so no order has this id; cancelOrder documents 204, 401, 404 and 409 only",
+  lenient: {
+    expect: [400, 404, 422],
+    because:
+      "§4.2: orderId is an int64; an id that is not one matches no documented case, and valid backends refuse such input with 400, 404 or 422 and an Error record, never 2xx or 5xx (--strict: 404 or 409 only)",
+  },
+} as const;
 
 export const MALFORMED_ORDER_IDS: ReadonlyArray<{ label: string; raw: string }> = [
   { label: "letters", raw: "abc" },
@@ -99,13 +122,7 @@ export const SCENARIOS: readonly Scenario[] = [
         name: "with-parameters",
         operation: "listOrders",
         query: "limit=1&offset=1&page=2&pageSize=1&status=shipped",
-        expect: [200],
-        because: "§4.1, §8, §9.2: no parameters; the call returns every order placed in the store",
-        lenient: {
-          expect: [200, 400],
-          because:
-            "§4.1, §8, §9.2: no parameters; the call returns every order placed in the store. The spec documents no answer to parameters it does not define, so 400 with an Error record is accepted too (--strict: 200 only)",
-        },
+        ...LIST_PARAMETERS,
       },
     ],
     rules: ["list-ignores-paging-parameters"],
@@ -148,14 +165,7 @@ export const SCENARIOS: readonly Scenario[] = [
       name: label,
       operation: "cancelOrder",
       order: { raw },
-      expect: [404, 409],
-      because:
-        "§4.2: orderId is an int64, so no order has this id; cancelOrder documents 204, 401, 404 and 409 only",
-      lenient: {
-        expect: [400, 404, 422],
-        because:
-          "§4.2: orderId is an int64; an id that is not one matches no documented case, and valid backends refuse such input with 400, 404 or 422 and an Error record, never 2xx or 5xx (--strict: 404 or 409 only)",
-      },
+      ...MALFORMED_ORDER_ID,
     })),
   },
   {

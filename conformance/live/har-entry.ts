@@ -1,0 +1,105 @@
+import { maskAuthorization } from "../http-client.ts";
+import type { HarEntry } from "./har-writer.ts";
+
+/** What the HAR keeps of one exchange; headers as [name, value] pairs in the order they came. */
+export interface HarSource {
+  startedAt: number;
+  durationMs: number;
+  waitMs: number;
+  method: string;
+  url: URL;
+  requestHeaders: Array<[string, string]>;
+  requestBody: Buffer;
+  response?: {
+    status: number;
+    statusText: string;
+    headers: Array<[string, string]>;
+    /** Decoded from any Content-Encoding. */
+    body: Buffer;
+    /** Bytes on the wire. */
+    size: number;
+  };
+  comment?: string;
+}
+
+// Headers whose values are credentials wherever they appear.
+const ALWAYS_SECRET = new Set(["proxy-authorization", "cookie", "set-cookie"]);
+
+/**
+ * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, cookies and
+ * masked headers become `***`, and any known secret in a URL or body is replaced too.
+ */
+export function harEntryOf(
+  source: HarSource,
+  secretHeaders: ReadonlySet<string>,
+  hide: (text: string) => string,
+): HarEntry {
+  const headers = (pairs: Array<[string, string]>) =>
+    pairs.map(([name, value]) => {
+      const lower = name.toLowerCase();
+      const masked =
+        lower === "authorization"
+          ? maskAuthorization(value)
+          : ALWAYS_SECRET.has(lower) || secretHeaders.has(lower)
+            ? "***"
+            : hide(value);
+      return { name, value: masked };
+    });
+  const contentType = (pairs: Array<[string, string]>) =>
+    pairs.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
+  const response = source.response;
+  const responseType = response ? contentType(response.headers) : "";
+  const textual = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i.test(
+    responseType,
+  );
+  return {
+    startedDateTime: new Date(source.startedAt).toISOString(),
+    time: round(source.durationMs),
+    request: {
+      method: source.method,
+      url: hide(source.url.href),
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: headers(source.requestHeaders),
+      queryString: [...source.url.searchParams].map(([name, value]) => ({ name, value: hide(value) })),
+      ...(source.requestBody.length > 0
+        ? {
+            postData: {
+              mimeType: contentType(source.requestHeaders),
+              text: hide(source.requestBody.toString("utf8")),
+            },
+          }
+        : {}),
+      headersSize: -1,
+      bodySize: source.requestBody.length,
+    },
+    response: {
+      status: response?.status ?? 0,
+      statusText: response?.statusText ?? "",
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: headers(response?.headers ?? []),
+      content: {
+        size: response?.body.length ?? 0,
+        mimeType: responseType,
+        ...(response && response.body.length > 0
+          ? textual
+            ? { text: hide(response.body.toString("utf8")) }
+            : { text: response.body.toString("base64"), encoding: "base64" as const }
+          : {}),
+      },
+      redirectURL: "",
+      headersSize: -1,
+      bodySize: response?.size ?? 0,
+    },
+    cache: {},
+    timings: {
+      send: 0,
+      wait: round(source.waitMs),
+      receive: round(Math.max(source.durationMs - source.waitMs, 0)),
+    },
+    ...(source.comment ? { comment: hide(source.comment) } : {}),
+  };
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;

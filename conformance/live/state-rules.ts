@@ -1,0 +1,252 @@
+/**
+ * The spec's state rules judged across live traffic, from what the proxy saw and nothing else: it never
+ * sends a request of its own to find out. Each view of the store (one API key, in one mock session) is
+ * remembered apart, per order, within bounds: the oldest views and orders are forgotten first.
+ */
+
+/** An exchange as findings name it: its number in the traffic and what it was. */
+export interface ExchangeRef {
+  seq: number;
+  /** `#12 DELETE /v1/store/orders/5 → 204` */
+  label: string;
+}
+
+export const STATE_RULES = {
+  "cancel-once":
+    "§3 rule 1, §4.2: only a pending order can be cancelled, so an order is cancelled (204) once",
+  "no-cancel-after-conflict":
+    "§3, §4.2: an order answered 409 is not pending (shipped orders cannot be reversed), so it is never cancelled later",
+  "listed-orders-stay":
+    "§4.1: the list returns every order placed in the store, so a listed order stays listed unless it is cancelled",
+  "cancel-leaves-fields":
+    "§2, §3: a cancel changes the order's status, which the Order record does not carry, so its fields stay as they were",
+  "refusals-change-nothing":
+    "§4.2, §5.4: a refused request (401, 404, 409) changes nothing, so the next list shows the order as before",
+} as const;
+
+export type StateRuleName = keyof typeof STATE_RULES;
+
+export interface StateFinding {
+  rule: StateRuleName;
+  message: string;
+  earlier: ExchangeRef;
+  later: ExchangeRef;
+}
+
+/** What the traffic showed, as the state rules read it. */
+export type StateEvent =
+  | {
+      kind: "list";
+      /** The view of the store the list is of (key and session); lists are always authenticated. */
+      view: string;
+      session: string;
+      /** Each listed order's JSON with sorted fields, by exact id. */
+      orders: ReadonlyMap<string, string>;
+      at: ExchangeRef;
+    }
+  | {
+      kind: "cancel";
+      /** Undefined for a request without a bearer token: its refusal concerns every view of the session. */
+      view: string | undefined;
+      session: string;
+      orderId: string;
+      status: number;
+      at: ExchangeRef;
+    };
+
+export interface StateLimits {
+  /** Views (key × session) remembered at once. */
+  views: number;
+  /** Orders remembered per view. */
+  ordersPerView: number;
+}
+
+export const DEFAULT_STATE_LIMITS: StateLimits = { views: 1000, ordersPerView: 100_000 };
+
+interface OrderMemory {
+  listed?: { record: string; at: ExchangeRef };
+  cancelled?: ExchangeRef;
+  conflicted?: ExchangeRef;
+  /** A refusal since the order was last listed. */
+  refused?: ExchangeRef;
+}
+
+interface View {
+  session: string;
+  orders: Map<string, OrderMemory>;
+  lastList?: ExchangeRef;
+}
+
+export interface StateNote {
+  message: string;
+  count: number;
+}
+
+export class TrafficState {
+  readonly #views = new Map<string, View>();
+  readonly #limits: StateLimits;
+  /** How often each rule was put to the test, so that a rule never tested is reported as such. */
+  readonly evaluations: Record<StateRuleName, number> = {
+    "cancel-once": 0,
+    "no-cancel-after-conflict": 0,
+    "listed-orders-stay": 0,
+    "cancel-leaves-fields": 0,
+    "refusals-change-nothing": 0,
+  };
+  /** What the spec leaves open and the traffic showed: said, never failed. */
+  readonly notes = new Map<string, StateNote>();
+
+  constructor(limits: Partial<StateLimits> = {}) {
+    this.#limits = { ...DEFAULT_STATE_LIMITS, ...limits };
+  }
+
+  observe(event: StateEvent): StateFinding[] {
+    return event.kind === "list" ? this.#list(event) : this.#cancel(event);
+  }
+
+  #cancel(event: Extract<StateEvent, { kind: "cancel" }>): StateFinding[] {
+    const { orderId, status, at } = event;
+    if (status === 401) {
+      // Refused for the key, which is not the key of any view that lists: whichever view of the session
+      // lists the order must still show it as it was.
+      for (const view of this.#views.values()) {
+        const memory = view.orders.get(orderId);
+        if (view.session === event.session && memory?.listed) memory.refused ??= at;
+      }
+      return [];
+    }
+    if (event.view === undefined) return [];
+    const view = this.#view(event.view, event.session);
+    const memory = this.#order(view, orderId);
+    const findings: StateFinding[] = [];
+    if (status === 204) {
+      this.evaluations["cancel-once"]++;
+      this.evaluations["no-cancel-after-conflict"]++;
+      if (memory.cancelled) {
+        findings.push({
+          rule: "cancel-once",
+          message: `order ${orderId} was cancelled twice: ${at.label} after ${memory.cancelled.label}`,
+          earlier: memory.cancelled,
+          later: at,
+        });
+      } else if (memory.conflicted) {
+        findings.push({
+          rule: "no-cancel-after-conflict",
+          message: `order ${orderId} was cancelled by ${at.label} after ${memory.conflicted.label} said it could not be (409)`,
+          earlier: memory.conflicted,
+          later: at,
+        });
+      }
+      memory.cancelled ??= at;
+    } else if (status === 409 || status === 404) {
+      if (status === 409) memory.conflicted ??= at;
+      if (memory.listed) memory.refused ??= at;
+    }
+    return findings;
+  }
+
+  #list(event: Extract<StateEvent, { kind: "list" }>): StateFinding[] {
+    const view = this.#view(event.view, event.session);
+    const findings: StateFinding[] = [];
+    const { at } = event;
+    if (view.lastList) this.evaluations["listed-orders-stay"]++;
+    for (const [id, memory] of view.orders) {
+      const listed = memory.listed;
+      if (!listed) continue;
+      const now = event.orders.get(id);
+      const refused = memory.refused;
+      const cancelledSinceListed =
+        memory.cancelled !== undefined && memory.cancelled.seq > listed.at.seq ? memory.cancelled : undefined;
+      if (refused) this.evaluations["refusals-change-nothing"]++;
+      if (now === undefined) {
+        if (memory.cancelled) {
+          this.#note(
+            "cancelled-not-listed",
+            `order ${id} was cancelled (${memory.cancelled.label}) and is not in the later list ${at.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
+          );
+        } else if (refused) {
+          findings.push({
+            rule: "refusals-change-nothing",
+            message: `order ${id} is missing from ${at.label} after the refused ${refused.label}; it was listed by ${listed.at.label}`,
+            earlier: refused,
+            later: at,
+          });
+        } else {
+          findings.push({
+            rule: "listed-orders-stay",
+            message: `order ${id}, listed by ${listed.at.label}, is missing from ${at.label}, and no cancel of it went through the proxy in between`,
+            earlier: listed.at,
+            later: at,
+          });
+        }
+        memory.listed = undefined;
+        memory.refused = undefined;
+        continue;
+      }
+      if (cancelledSinceListed) {
+        this.evaluations["cancel-leaves-fields"]++;
+        if (now !== listed.record) {
+          findings.push({
+            rule: "cancel-leaves-fields",
+            message: `order ${id} changed when ${cancelledSinceListed.label} cancelled it: ${listed.record} (${listed.at.label}), then ${now} (${at.label})`,
+            earlier: cancelledSinceListed,
+            later: at,
+          });
+        }
+      } else if (refused && now !== listed.record) {
+        findings.push({
+          rule: "refusals-change-nothing",
+          message: `order ${id} changed after the refused ${refused.label}: ${listed.record} (${listed.at.label}), then ${now} (${at.label})`,
+          earlier: refused,
+          later: at,
+        });
+      }
+      memory.refused = undefined;
+    }
+    for (const [id, record] of event.orders) this.#order(view, id).listed = { record, at };
+    view.lastList = at;
+    return findings;
+  }
+
+  #note(kind: string, message: string): void {
+    const note = this.notes.get(kind);
+    if (note) note.count++;
+    else this.notes.set(kind, { message, count: 1 });
+  }
+
+  #view(key: string, session: string): View {
+    let view = this.#views.get(key);
+    if (view) {
+      // Most recently used last, so that the cap forgets the views least used.
+      this.#views.delete(key);
+    } else {
+      view = { session, orders: new Map() };
+      if (this.#views.size >= this.#limits.views) {
+        const oldest = this.#views.keys().next().value;
+        if (oldest !== undefined) this.#views.delete(oldest);
+      }
+    }
+    this.#views.set(key, view);
+    return view;
+  }
+
+  #order(view: View, id: string): OrderMemory {
+    let memory = view.orders.get(id);
+    if (!memory) {
+      memory = {};
+      if (view.orders.size >= this.#limits.ordersPerView) {
+        const oldest = view.orders.keys().next().value;
+        if (oldest !== undefined) view.orders.delete(oldest);
+      }
+      view.orders.set(id, memory);
+    }
+    return memory;
+  }
+
+  /** Orders remembered across all views, for the bounds' tests and the benchmark. */
+  get remembered(): number {
+    let total = 0;
+    for (const view of this.#views.values()) total += view.orders.size;
+    return total;
+  }
+}

@@ -1,0 +1,41 @@
+import { writeFileSync } from "node:fs";
+import type { ReporterName, ReporterTarget } from "./options.ts";
+import type { Report } from "./report.ts";
+
+/** Each report to its file, one to standard output (pretty when all have files); 2 when a file cannot be written. */
+export async function writeReports(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+  color: boolean,
+): Promise<number | undefined> {
+  for (const reporter of reporters) {
+    if (reporter.file === undefined) continue;
+    try {
+      writeFileSync(reporter.file, await render(report, reporter.name, false));
+    } catch (error) {
+      process.stderr.write(
+        `error: cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
+      );
+      return 2;
+    }
+  }
+  const toStdout = reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
+  process.stdout.write(await render(report, toStdout, color));
+  return undefined;
+}
+
+// Each reporter is loaded when a run asks for it: JUnit's XML builder alone outweighs the rest of the suite.
+async function render(report: Report, reporter: ReporterName, color: boolean): Promise<string> {
+  switch (reporter) {
+    case "json":
+      return (await import("./reporters/json.ts")).renderJson(report);
+    case "junit":
+      return (await import("./reporters/junit.ts")).renderJunit(report);
+    case "html":
+      return (await import("./reporters/html.ts")).renderHtml(report);
+    case "markdown":
+      return (await import("./reporters/markdown.ts")).renderMarkdown(report);
+    case "pretty":
+      return (await import("./reporters/pretty.ts")).renderPretty(report, { color });
+  }
+}

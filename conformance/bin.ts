@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 import { readCommandLine } from "../common/command-line.ts";
+import { PROXY_USAGE, parseProxyOptions } from "./live/proxy-options.ts";
 import { parseCliOptions, USAGE } from "./options.ts";
 
-// The `petstore-conformance` command. --help and usage errors are answered from the options alone; the
-// runner and the reporters are loaded once the options pass.
+// The `petstore-conformance` command, and its `proxy` command. --help and usage errors are answered from the
+// options alone; the runner, the proxy and the reporters are loaded once the options pass.
 async function start(): Promise<number> {
+  if (process.argv[2] === "proxy") {
+    const options = readCommandLine(() => parseProxyOptions(process.argv.slice(3), process.env), PROXY_USAGE);
+    if (typeof options === "number") return options;
+    const { proxyMain } = await import("./live/proxy-cli.ts");
+    return proxyMain(options, process.env);
+  }
   const options = readCommandLine(() => parseCliOptions(process.argv.slice(2), process.env), USAGE);
   if (typeof options === "number") return options;
   const { main } = await import("./cli.ts");

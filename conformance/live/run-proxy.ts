@@ -25,6 +25,7 @@ import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
 import { type ForwardedExchange, type JudgedExchange, judgeExchange, violates } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
+import { DEFAULT_PROXY_PORT } from "./proxy-options.ts";
 import { type StateLimits, TrafficState } from "./state-rules.ts";
 
 export interface ProxyOptions {
@@ -68,7 +69,6 @@ export interface RunningProxy {
   close(): Promise<Report>;
 }
 
-export const DEFAULT_PROXY_PORT = 4020;
 const BASE_PATH = "/v1";
 const MAX_JUDGED_BYTES = 64 * 1024 * 1024;
 const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
@@ -202,6 +202,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         | { status: number; statusText: string; headers: Array<[string, string]>; body: Buffer; size: number }
         | undefined,
     ) => {
+      // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
+      for (const check of judged.checks) check.message = hide(check.message);
+      for (const finding of judged.findings) finding.message = hide(finding.message);
       ledger.record(judged);
       if (har) {
         har.add(

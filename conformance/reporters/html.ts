@@ -1,4 +1,5 @@
 import type { CheckResult, Report, ScenarioResult } from "../report.ts";
+import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 
 const MARK = { passed: "✔", failed: "✖", skipped: "–" } as const;
 
@@ -35,7 +36,7 @@ ${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warn
 <p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
 </section>
 ${report.scenarios.map(renderScenario).join("\n")}
-</main>
+${renderCoverage(report)}</main>
 <script>
 document.getElementById("failures-only").addEventListener("change", function (event) {
   document.body.classList.toggle("failures-only", event.target.checked);
@@ -43,6 +44,25 @@ document.getElementById("failures-only").addEventListener("change", function (ev
 </script>
 </body>
 </html>
+`;
+}
+
+function renderCoverage(report: Report): string {
+  const groups = coverageByOperation(report);
+  if (groups.length === 0) return "";
+  const rows = groups.flatMap((group) =>
+    group.rows.map(
+      (row) =>
+        `<tr class="${row.seen === 0 ? "never" : row.documented ? "seen" : "undocumented"}"><td><code>${escapeHtml(`${group.method} ${group.path}`)}</code></td><td>${row.status}</td><td>${row.seen === 0 ? "never" : `${row.seen}${row.documented ? "" : " (undocumented)"}`}</td></tr>`,
+    ),
+  );
+  const missing = neverSeen(report);
+  const traffic = trafficSentence(report);
+  return `<section aria-labelledby="coverage-heading">
+<h2 id="coverage-heading">Coverage</h2>
+<table><thead><tr><th scope="col">Operation</th><th scope="col">Status</th><th scope="col">Seen</th></tr></thead><tbody>${rows.join("")}</tbody></table>
+${missing.length > 0 ? `<p>Never seen: ${escapeHtml(missing.join(", "))}</p>` : ""}${traffic ? `<p>${escapeHtml(traffic)}</p>` : ""}
+</section>
 `;
 }
 
@@ -97,6 +117,7 @@ span.passed,.status-word.passed{color:#0a6b2d}span.failed{color:#b00020}
 summary{cursor:pointer}
 pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 code{font-family:ui-monospace,Menlo,monospace}
+table{border-collapse:collapse}th,td{text-align:left;padding:.2rem .8rem .2rem 0;border-bottom:1px solid #eaeef2}tr.never td:last-child{color:#8a4500}tr.undocumented td:last-child{color:#b00020}
 .failures-only .scenario:not(.failed),.failures-only .check:not(.failed){display:none}
 :focus-visible{outline:3px solid #ffbf47}
 `;

@@ -29,6 +29,12 @@ export function renderJunit(report: Report): string {
   properties.ele("property", { name: "target", value: report.target });
   if (report.health) properties.ele("property", { name: "health", value: report.health });
   for (const warning of report.warnings) properties.ele("property", { name: "warning", value: warning });
+  for (const row of report.coverage ?? []) {
+    properties.ele("property", {
+      name: `coverage ${row.operation} ${row.status}${row.documented ? "" : " (undocumented)"}`,
+      value: String(row.seen),
+    });
+  }
 
   for (const scenario of report.scenarios) {
     const testcase = suite.ele("testcase", { classname: SUITE, name: `${scenario.id}: ${scenario.title}` });

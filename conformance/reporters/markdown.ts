@@ -1,4 +1,5 @@
 import type { Report } from "../report.ts";
+import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 
 /** A short summary and a table of failed checks, for a CI job summary or a merge-request comment. */
 export function renderMarkdown(report: Report): string {
@@ -30,6 +31,21 @@ export function renderMarkdown(report: Report): string {
         `| ${scenario.id} | \`${check.id}\` | ${cell(check.message)} | ${request} | ${cell(check.spec ?? "")} |`,
       );
     }
+  }
+  const groups = coverageByOperation(report);
+  if (groups.length > 0) {
+    lines.push("", "| Operation | Status | Seen |", "|---|---|---|");
+    for (const group of groups) {
+      for (const row of group.rows) {
+        const seen = row.seen === 0 ? "never" : `${row.seen}${row.documented ? "" : " (undocumented)"}`;
+        lines.push(`| \`${group.method} ${cell(group.path)}\` | ${row.status} | ${seen} |`);
+      }
+    }
+    const missing = neverSeen(report);
+    if (missing.length > 0)
+      lines.push("", `Never seen: ${missing.map((entry) => `\`${entry}\``).join(", ")}`);
+    const traffic = trafficSentence(report);
+    if (traffic) lines.push("", traffic);
   }
   return `${lines.join("\n")}\n`;
 }

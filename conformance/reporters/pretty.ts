@@ -1,5 +1,6 @@
 import { styleText } from "node:util";
 import type { Report } from "../report.ts";
+import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 import { describeCheck } from "./describe.ts";
 
 type Style = Parameters<typeof styleText>[0];
@@ -25,6 +26,7 @@ export function renderPretty(report: Report, options: { color: boolean }): strin
       }
     }
   }
+  lines.push(...coverageLines(report, paint));
   const { passed, failed, skipped } = report.summary;
   const scenarios = report.scenarios.length;
   const failedScenarios = report.scenarios.filter((scenario) => scenario.status === "failed").length;
@@ -34,4 +36,27 @@ export function renderPretty(report: Report, options: { color: boolean }): strin
     paint(failed > 0 ? "red" : "green", `${passed} passed, ${failed} failed, ${skipped} skipped`),
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** For a traffic report: each operation's documented statuses with how often they were seen. */
+function coverageLines(report: Report, paint: (style: Style, text: string) => string): string[] {
+  const groups = coverageByOperation(report);
+  if (groups.length === 0) return [];
+  const lines = ["", paint("bold", "Coverage: documented statuses seen in the traffic")];
+  const width = Math.max(...groups.map((group) => `${group.method} ${group.path}`.length));
+  for (const group of groups) {
+    const cells = group.rows.map((row) =>
+      row.seen === 0
+        ? paint("yellow", `${row.status} never`)
+        : row.documented
+          ? paint("green", `${row.status} ×${row.seen}`)
+          : paint("red", `${row.status} ×${row.seen} (undocumented)`),
+    );
+    lines.push(`  ${`${group.method} ${group.path}`.padEnd(width)}  ${cells.join("  ")}`);
+  }
+  const missing = neverSeen(report);
+  if (missing.length > 0) lines.push(paint("yellow", `  never seen: ${missing.join(", ")}`));
+  const traffic = trafficSentence(report);
+  if (traffic) lines.push(`  ${traffic}`);
+  return lines;
 }

@@ -1,0 +1,99 @@
+import { parseFlags, UsageError } from "../../common/command-line.ts";
+import {
+  parseHeaders,
+  parseReporters,
+  positiveInteger,
+  REACH_FLAGS,
+  type ReporterTarget,
+  readTls,
+} from "../options.ts";
+import type { ProxyOptions } from "./run-proxy.ts";
+
+export const DEFAULT_PROXY_PORT = 4020;
+
+export interface ProxyCliOptions {
+  proxy: ProxyOptions;
+  reporters: ReporterTarget[];
+  failOnViolation: boolean;
+  help: boolean;
+}
+
+export const PROXY_USAGE = `Usage: petstore-conformance proxy --upstream URL [options]
+
+A reverse proxy on this machine that forwards every request under its /v1 to the upstream unchanged and
+judges each exchange with the suite's checks: the contract, and the spec's state rules across the traffic.
+Point the app or its end-to-end tests at http://127.0.0.1:PORT/v1; stop with Ctrl-C or SIGTERM to get
+the reports.
+
+  --upstream URL            the deployment's base address, ending in /v1   (PETSTORE_UPSTREAM)
+  --port N                  where the proxy listens (default ${DEFAULT_PROXY_PORT}; 0 for any free port)
+  --host ADDRESS            the address it listens on (default 127.0.0.1)
+  --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
+  --errors                  answer an exchange that breaks a rule with 502 and an Error record naming it
+                            (off by default: the proxy changes nothing)
+
+Reaching the upstream (as the suite reaches a target):
+  --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
+  all_proxy, no_proxy/NO_PROXY as curl reads them), --header 'Name: value' (masked unless --show-header
+  NAME), --timeout MS (per request, default 10000)
+
+Reports:
+  one line per exchange as it happens: readable on a terminal, JSON lines otherwise
+  --reporter NAME[:FILE]    on exit: pretty (default), json, junit, html or markdown, to FILE or standard
+                            output; repeatable
+  --har FILE                write every exchange to FILE as HAR 1.2 as it happens, credentials hidden
+  --fail-on-violation       exit 1 when any check failed (for CI: start, run the tests through it, stop)
+  --help                    show this help
+
+Exit codes: 0 stopped (and, with --fail-on-violation, nothing failed), 1 a check failed with
+--fail-on-violation, 2 bad usage or an upstream it cannot reach at start.
+`;
+
+const FLAGS = {
+  upstream: { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  strict: { type: "boolean" },
+  errors: { type: "boolean" },
+  ...REACH_FLAGS,
+  reporter: { type: "string", multiple: true },
+  har: { type: "string" },
+  "fail-on-violation": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ProxyCliOptions {
+  const values = parseFlags(argv, FLAGS);
+  const reporters = parseReporters(values.reporter ?? ["pretty"], undefined);
+  const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
+  if (values.help) return { proxy: { upstream: "" }, reporters, failOnViolation: false, help: true };
+  if (!upstream) throw new UsageError("--upstream (or PETSTORE_UPSTREAM) is required");
+  const port = values.port === undefined ? DEFAULT_PROXY_PORT : portNumber(values.port);
+  const headers = parseHeaders(values.header ?? []);
+  const tls = readTls(values, env);
+  return {
+    proxy: {
+      upstream,
+      port,
+      env,
+      timeoutMs: positiveInteger("--timeout", values.timeout ?? "10000"),
+      ...(values.host !== undefined ? { host: values.host } : {}),
+      ...(values.strict ? { strict: true } : {}),
+      ...(values.errors ? { errors: true } : {}),
+      ...(values.har !== undefined ? { har: values.har } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
+      ...(tls ? { tls } : {}),
+      ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
+    },
+    reporters,
+    failOnViolation: values["fail-on-violation"] ?? false,
+    help: false,
+  };
+}
+
+function portNumber(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be 0 to 65535 (got "${text}")`);
+  return port;
+}

@@ -110,7 +110,8 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   // The token itself keys the view in memory; it is never written anywhere.
   const view = token === undefined ? undefined : `${token}\n${session}`;
   let findings: StateFinding[] = [];
-  if (operation.operationId === "listOrders" && status === 200 && view !== undefined && query === "") {
+  // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
+  if (operation.operationId === "listOrders" && status === 200 && view !== undefined) {
     const orders = snapshotOf(exchange, status, checked.body).orders;
     if (orders) findings = context.state.observe({ kind: "list", view, session, orders, at: ref });
   } else if (

@@ -1,0 +1,529 @@
+import assert from "node:assert/strict";
+import { Agent, request as httpRequest } from "node:http";
+import { after, before, describe, it } from "node:test";
+import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import type { JudgedExchange } from "../live/judged-exchange.ts";
+import { type ProxyOptions, type RunningProxy, runProxy } from "../live/run-proxy.ts";
+import type { Report } from "../report.ts";
+import { runConformance } from "../runner.ts";
+import { MOCK_KEY } from "./mock-ids.ts";
+import { errorRecord, json, startScriptedUpstream } from "./scripted-upstream.ts";
+import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
+
+const NO_PROXY_ENV = {};
+
+async function withProxy<T>(
+  upstream: string,
+  options: Partial<ProxyOptions>,
+  use: (proxy: RunningProxy, seen: JudgedExchange[]) => Promise<T>,
+): Promise<{ result: T; report: Report }> {
+  const seen: JudgedExchange[] = [];
+  const proxy = await runProxy({
+    upstream,
+    port: 0,
+    env: NO_PROXY_ENV,
+    ...options,
+    onExchange: (judged) => seen.push(judged),
+  });
+  try {
+    const result = await use(proxy, seen);
+    return { result, report: await proxy.close() };
+  } catch (error) {
+    await proxy.close();
+    throw error;
+  }
+}
+
+function failedIds(report: Report): string[] {
+  return [
+    ...new Set(
+      report.scenarios.flatMap((s) => s.checks.filter((c) => c.status === "failed").map((c) => c.id)),
+    ),
+  ].sort();
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+describe("the validating proxy in front of the project's mock", () => {
+  let mock: MockProcess;
+  before(async () => {
+    mock = await startMockProcess(["--quiet"]);
+  });
+  after(() => mock.stop());
+
+  it("a full conformance run through it finds no violation, and the coverage shows every documented status", async () => {
+    const { result: suite, report } = await withProxy(mock.url, {}, (proxy) =>
+      runConformance({
+        baseUrl: proxy.url,
+        apiKey: MOCK_KEY,
+        hooks: "mock-control",
+        session: "proxy-full-run",
+      }),
+    );
+    assert.equal(suite.summary.failed, 0, "the suite itself passes through the proxy");
+    assert.deepEqual(failedIds(report), []);
+    assert.equal(report.summary.failed, 0);
+    assert.ok(report.summary.passed > 100, `only ${report.summary.passed} checks`);
+    const coverage = (report.coverage ?? []).map((row) => `${row.operation} ${row.status} ${row.seen > 0}`);
+    assert.deepEqual(coverage, [
+      "listOrders 200 true",
+      "listOrders 401 true",
+      "cancelOrder 204 true",
+      "cancelOrder 401 true",
+      "cancelOrder 404 true",
+      "cancelOrder 409 true",
+    ]);
+    assert.equal(report.traffic?.judged, suite.requests);
+    assert.equal(report.traffic?.upstreamFailures, 0);
+    // The hook's control calls go outside /v1: forwarded, counted, not judged.
+    assert.ok((report.traffic?.notJudged ?? 0) >= 1);
+    const state = report.scenarios.find((s) => s.id === "state");
+    assert.ok(state?.checks.some((c) => c.id === "state.cancel-once" && c.status === "passed"));
+  });
+
+  it("CORS preflights pass through to the upstream and are not judged", async () => {
+    const { result, report } = await withProxy(mock.url, {}, async (proxy) => {
+      const response = await fetch(`${proxy.url}/store/orders/2`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "http://app.example",
+          "access-control-request-method": "DELETE",
+          "access-control-request-headers": "authorization",
+        },
+      });
+      return {
+        status: response.status,
+        allow: response.headers.get("access-control-allow-methods"),
+        origin: response.headers.get("access-control-allow-origin"),
+      };
+    });
+    assert.equal(result.status, 204);
+    assert.match(result.allow ?? "", /DELETE/);
+    assert.ok(result.origin === "*" || result.origin === "http://app.example");
+    assert.equal(report.traffic?.notJudged, 1);
+    assert.match(report.warnings.join("\n"), /CORS preflight/);
+  });
+});
+
+describe("the proxy finds each defect of a broken server, naming the suite's check", () => {
+  // The defect, and the checks that must fail when the suite's traffic goes through the proxy.
+  const defects: Array<[string, TargetBehaviour, string[]]> = [
+    ["a list that is not an array", { listNotArray: true }, ["listOrders.body"]],
+    ["quantity as a string", { quantityAsString: true }, ["listOrders.body"]],
+    // The exposed status also changes when the order is cancelled: a field changed by a cancel.
+    [
+      "orders that expose their status",
+      { statusExposed: true },
+      ["listOrders.no-status-field", "state.cancel-leaves-fields"],
+    ],
+    // The order with that id answers the suite's cancel of "9223372036854775808" with 409, as if it were an id.
+    ["an id beyond int64", { idBeyondInt64: true }, ["cancelOrder.status", "listOrders.body"]],
+    ["duplicate ids", { duplicateIds: true }, ["listOrders.unique-ids"]],
+    [
+      "text/plain on JSON bodies",
+      { textContentType: true },
+      ["cancelOrder.content-type", "listOrders.content-type"],
+    ],
+    [
+      "Error records without a message",
+      { errorWithoutMessage: true },
+      ["cancelOrder.body", "listOrders.body"],
+    ],
+    [
+      "an Error status unlike the HTTP status",
+      { errorStatusMismatch: true },
+      ["cancelOrder.error-status", "listOrders.error-status"],
+    ],
+    ["404 before 401", { lookupBeforeAuth: true }, ["cancelOrder.status"]],
+    ["a 500 for malformed ids", { serverErrorOnMalformedId: true }, ["cancelOrder.status"]],
+    ["Basic accepted", { acceptsBasic: true }, ["cancelOrder.status", "listOrders.status"]],
+    ["403 instead of 401", { unauthorizedAs403: true }, ["cancelOrder.status", "listOrders.status"]],
+    ["a 409 whose body is not an Error record", { conflictNonErrorBody: true }, ["cancelOrder.body"]],
+    ["414 for a long id", { uriTooLongOnLongId: true }, ["cancelOrder.status"]],
+    ["a cancel that leaves the order pending", { cancelWithoutTransition: true }, ["state.cancel-once"]],
+    ["a paginating list", { paginates: true }, ["state.listed-orders-stay"]],
+    [
+      "a refused cancel that cancels",
+      { cancelsWhenRefused: true, removeCancelled: true },
+      ["state.refusals-change-nothing"],
+    ],
+  ];
+  for (const [name, behaviour, expected] of defects) {
+    it(name, async () => {
+      const target = await startTarget(behaviour);
+      try {
+        const { report } = await withProxy(target.url, {}, (proxy) =>
+          runConformance({
+            baseUrl: proxy.url,
+            apiKey: TARGET_KEY,
+            pendingOrderId: PENDING_ID,
+            shippedOrderId: SHIPPED_ID,
+          }),
+        );
+        assert.deepEqual(failedIds(report), expected);
+      } finally {
+        await target.close();
+      }
+    });
+  }
+
+  it("a correct server that removes cancelled orders gets a note, not a failure", async () => {
+    const target = await startTarget({ removeCancelled: true });
+    try {
+      const { report } = await withProxy(target.url, {}, (proxy) =>
+        runConformance({
+          baseUrl: proxy.url,
+          apiKey: TARGET_KEY,
+          pendingOrderId: PENDING_ID,
+          shippedOrderId: SHIPPED_ID,
+        }),
+      );
+      assert.deepEqual(failedIds(report), []);
+      assert.match(
+        report.warnings.join("\n"),
+        /note: order 9007199254740993 was cancelled \(#\d+ DELETE .*\) and is not in the later list .*the spec does not say whether cancelled orders stay listed/,
+      );
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+describe("state findings from scripted traffic name both exchanges", () => {
+  const ORDER_5 = '{"id":5,"petId":1,"quantity":1,"complete":false}';
+  const ORDER_6 = '{"id":6,"petId":2,"quantity":1,"complete":false}';
+
+  async function play(
+    answers: Array<ReturnType<typeof json>>,
+    requests: Array<{ method: string; path: string; key?: string; session?: string }>,
+  ): Promise<{ report: Report; seen: JudgedExchange[] }> {
+    let next = 0;
+    const upstream = await startScriptedUpstream((got) =>
+      got.method === "GET" && !got.rawHeaders.some((name) => name.toLowerCase() === "authorization")
+        ? errorRecord(401, "unauthorized")
+        : (answers[next++] ?? errorRecord(500, "script_ran_out")),
+    );
+    try {
+      // The probe at start is the one request of the proxy's own; the script begins after it.
+      const { result: seen, report } = await withProxy(upstream.url, {}, async (proxy, seen) => {
+        for (const request of requests) {
+          const headers: Record<string, string> = {
+            ...(request.key ? bearer(request.key) : {}),
+            ...(request.session ? { "x-mock-session": request.session } : {}),
+          };
+          await (
+            await fetch(`${proxy.url}${request.path}`, { method: request.method, headers })
+          ).arrayBuffer();
+        }
+        return seen;
+      });
+      return { report, seen };
+    } finally {
+      await upstream.close();
+    }
+  }
+
+  it("a second 204 for the same order", async () => {
+    const { report } = await play(
+      [json(200, `[${ORDER_5}]`), { status: 204 }, { status: 204 }],
+      [
+        { method: "GET", path: "/store/orders", key: "k" },
+        { method: "DELETE", path: "/store/orders/5", key: "k" },
+        { method: "DELETE", path: "/store/orders/5", key: "k" },
+      ],
+    );
+    const finding = findingsOf(report, "state.cancel-once");
+    assert.equal(finding.length, 1);
+    assert.match(
+      finding[0] ?? "",
+      /^order 5 was cancelled twice: #3 DELETE \/v1\/store\/orders\/5 → 204 after #2 DELETE \/v1\/store\/orders\/5 → 204$/,
+    );
+  });
+
+  it("a 204 for an order the proxy saw answered 409", async () => {
+    const { report } = await play(
+      [errorRecord(409, "order_not_cancellable"), { status: 204 }],
+      [
+        { method: "DELETE", path: "/store/orders/9223372036854775807", key: "k" },
+        { method: "DELETE", path: "/store/orders/9223372036854775807", key: "k" },
+      ],
+    );
+    assert.deepEqual(findingsOf(report, "state.no-cancel-after-conflict"), [
+      "order 9223372036854775807 was cancelled by #2 DELETE /v1/store/orders/9223372036854775807 → 204 after #1 DELETE /v1/store/orders/9223372036854775807 → 409 said it could not be (409)",
+    ]);
+  });
+
+  it("a 401 after which the list changed", async () => {
+    const { report } = await play(
+      [json(200, `[${ORDER_5},${ORDER_6}]`), errorRecord(401, "unauthorized"), json(200, `[${ORDER_5}]`)],
+      [
+        { method: "GET", path: "/store/orders", key: "k" },
+        { method: "DELETE", path: "/store/orders/6", key: "wrong" },
+        { method: "GET", path: "/store/orders", key: "k" },
+      ],
+    );
+    assert.deepEqual(findingsOf(report, "state.refusals-change-nothing"), [
+      "order 6 is missing from #3 GET /v1/store/orders → 200 after the refused #2 DELETE /v1/store/orders/6 → 401; it was listed by #1 GET /v1/store/orders → 200",
+    ]);
+  });
+
+  it("a cancelled order listed with changed fields, and a listed order gone without a cancel", async () => {
+    const changed = '{"id":5,"petId":1,"quantity":2,"complete":false}';
+    const { report } = await play(
+      [json(200, `[${ORDER_5},${ORDER_6}]`), { status: 204 }, json(200, `[${changed}]`)],
+      [
+        { method: "GET", path: "/store/orders", key: "k" },
+        { method: "DELETE", path: "/store/orders/5", key: "k" },
+        { method: "GET", path: "/store/orders", key: "k" },
+      ],
+    );
+    assert.equal(findingsOf(report, "state.cancel-leaves-fields").length, 1);
+    assert.match(findingsOf(report, "state.cancel-leaves-fields")[0] ?? "", /"quantity":1.*"quantity":2/);
+    assert.deepEqual(findingsOf(report, "state.listed-orders-stay"), [
+      "order 6, listed by #1 GET /v1/store/orders → 200, is missing from #3 GET /v1/store/orders → 200, and no cancel of it went through the proxy in between",
+    ]);
+  });
+
+  it("keys and mock sessions are views of their own: one cancel in each is no second cancel", async () => {
+    const { report } = await play(
+      [{ status: 204 }, { status: 204 }, { status: 204 }],
+      [
+        { method: "DELETE", path: "/store/orders/5", key: "alice" },
+        { method: "DELETE", path: "/store/orders/5", key: "bob" },
+        { method: "DELETE", path: "/store/orders/5", key: "alice", session: "other" },
+      ],
+    );
+    assert.deepEqual(failedIds(report), []);
+  });
+
+  it("rules the traffic never tested are reported as skipped, never as passed", async () => {
+    const { report } = await play(
+      [json(200, `[${ORDER_5}]`)],
+      [{ method: "GET", path: "/store/orders", key: "k" }],
+    );
+    const state = report.scenarios.find((s) => s.id === "state");
+    const statuses = Object.fromEntries(state?.checks.map((c) => [c.id, c.status]) ?? []);
+    assert.deepEqual(statuses, {
+      "state.cancel-once": "skipped",
+      "state.no-cancel-after-conflict": "skipped",
+      "state.listed-orders-stay": "skipped",
+      "state.cancel-leaves-fields": "skipped",
+      "state.refusals-change-nothing": "skipped",
+    });
+    assert.equal(report.scenarios.find((s) => s.id === "cancelOrder")?.status, "skipped");
+  });
+});
+
+function findingsOf(report: Report, id: string): string[] {
+  return report.scenarios.flatMap((s) =>
+    s.checks.filter((c) => c.id === id && c.status === "failed").map((c) => c.message),
+  );
+}
+
+describe("never in the way", () => {
+  it("forwards requests and answers byte for byte: ids above 2^53, a non-JSON body, headers in order", async () => {
+    const listBody = '[ {"id": 9007199254740993, "petId":9223372036854775807 ,"quantity":1} ]';
+    const binary = Buffer.from([0, 255, 1, 254, 10, 13, 0x7b]);
+    const upstream = await startScriptedUpstream((got) =>
+      got.url.startsWith("/v1/store/orders")
+        ? {
+            status: 200,
+            headers: [
+              ["Content-Type", "application/json"],
+              ["X-Trace", "a"],
+              ["x-trace", "b"],
+            ],
+            body: listBody,
+          }
+        : { status: 200, headers: [["Content-Type", "application/octet-stream"]], body: binary },
+    );
+    try {
+      const send = (base: string, path: string, method: string, body?: string) =>
+        new Promise<{ status: number; headers: string[]; body: Buffer }>((resolve, reject) => {
+          const url = new URL(`${base}${path}`);
+          const outgoing = httpRequest(
+            {
+              host: url.hostname,
+              port: url.port,
+              path: url.pathname + url.search,
+              method,
+              // As a raw list, Node sends exactly these, Host included.
+              headers: [
+                "Host",
+                url.host,
+                "Authorization",
+                "Bearer k",
+                "X-Custom",
+                "1",
+                "x-custom",
+                "2",
+                "Content-Type",
+                "text/plain",
+              ],
+            },
+            (incoming) => {
+              const chunks: Buffer[] = [];
+              incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+              incoming.on("end", () =>
+                resolve({
+                  status: incoming.statusCode ?? 0,
+                  headers: incoming.rawHeaders,
+                  body: Buffer.concat(chunks),
+                }),
+              );
+            },
+          );
+          outgoing.on("error", reject);
+          outgoing.end(body);
+        });
+      const endToEnd = (headers: string[]) =>
+        headers
+          .filter((_, index) => index % 2 === 0)
+          .filter((name) => !/^(connection|keep-alive|date|transfer-encoding)$/i.test(name));
+      const { result } = await withProxy(upstream.url, {}, async (proxy) => {
+        const cases: Array<[string, string, string?]> = [
+          ["/store/orders?x=1&y=%20z", "GET"],
+          ["/../other/raw%2Fpath?q", "POST", "a body\u0000 with bytes"],
+        ];
+        for (const [path, method, body] of cases) {
+          upstream.received.length = 0;
+          const direct = await send(upstream.url, path, method, body);
+          const proxied = await send(proxy.url, path, method, body);
+          assert.equal(proxied.status, direct.status);
+          assert.ok(proxied.body.equals(direct.body), `the body of ${method} ${path} is unchanged`);
+          assert.deepEqual(endToEnd(proxied.headers), endToEnd(direct.headers));
+          const [viaDirect, viaProxy] = upstream.received;
+          assert.equal(viaProxy?.method, viaDirect?.method);
+          assert.equal(viaProxy?.url, viaDirect?.url, "path and query as sent");
+          assert.ok(viaProxy?.body.equals(viaDirect?.body ?? Buffer.alloc(0)), "the request body as sent");
+          const withoutHost = (raw: string[] = []) => {
+            const pairs: string[] = [];
+            for (let i = 0; i < raw.length; i += 2)
+              if (!/^(host|connection)$/i.test(raw[i] ?? "")) pairs.push(`${raw[i]}: ${raw[i + 1]}`);
+            return pairs;
+          };
+          assert.deepEqual(withoutHost(viaProxy?.rawHeaders), withoutHost(viaDirect?.rawHeaders));
+        }
+        return undefined;
+      });
+      void result;
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("keeps connections alive and serves concurrent clients", async () => {
+    const upstream = await startScriptedUpstream(() => json(200, "[]"));
+    try {
+      await withProxy(upstream.url, {}, async (proxy) => {
+        const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+        let sockets = 0;
+        agent.on("free", () => {});
+        const created = agent.createConnection.bind(agent);
+        agent.createConnection = ((...args: Parameters<typeof created>) => {
+          sockets++;
+          return created(...args);
+        }) as typeof agent.createConnection;
+        const one = () =>
+          new Promise<number>((resolve, reject) => {
+            const outgoing = httpRequest(
+              `${proxy.url}/store/orders`,
+              { agent, headers: bearer("k") },
+              (incoming) => {
+                incoming.resume();
+                incoming.on("end", () => resolve(incoming.statusCode ?? 0));
+              },
+            );
+            outgoing.on("error", reject);
+            outgoing.end();
+          });
+        const statuses = await Promise.all(Array.from({ length: 60 }, one));
+        agent.destroy();
+        assert.deepEqual(new Set(statuses), new Set([200]));
+        assert.ok(sockets <= 4, `${sockets} client connections for 60 requests`);
+        assert.ok(upstream.connections <= 5, `${upstream.connections} upstream connections for 60 requests`);
+      });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("an upstream that goes away mid-run: the client gets a 502 Error record with the reason, counted and not judged", async () => {
+    const target = await startTarget({});
+    let targetOpen = true;
+    try {
+      const { result, report } = await withProxy(target.url, {}, async (proxy) => {
+        const before = await fetch(`${proxy.url}/store/orders`, { headers: bearer(TARGET_KEY) });
+        await before.arrayBuffer();
+        await target.close();
+        targetOpen = false;
+        const after = await fetch(`${proxy.url}/store/orders`, { headers: bearer(TARGET_KEY) });
+        return {
+          before: before.status,
+          status: after.status,
+          type: after.headers.get("content-type"),
+          body: await after.json(),
+        };
+      });
+      assert.equal(result.before, 200);
+      assert.equal(result.status, 502);
+      assert.equal(result.type, "application/json");
+      assert.equal(result.body.code, "upstream_unreachable");
+      assert.equal(result.body.status, 502);
+      assert.match(result.body.message, /ECONNREFUSED/);
+      assert.equal(report.traffic?.upstreamFailures, 1);
+      assert.equal(report.summary.failed, 0, "the proxy's own 502 is no deviation of the upstream");
+      assert.match(
+        report.warnings.join("\n"),
+        /1 request got a 502 from the proxy because the upstream gave no answer/,
+      );
+    } finally {
+      if (targetOpen) await target.close();
+    }
+  });
+
+  it("--errors answers a violating exchange with a 502 naming the violation, and passes the others", async () => {
+    const target = await startTarget({ quantityAsString: true });
+    try {
+      const { result, report } = await withProxy(target.url, { errors: true }, async (proxy) => {
+        const list = await fetch(`${proxy.url}/store/orders`, { headers: bearer(TARGET_KEY) });
+        const refused = await fetch(`${proxy.url}/store/orders`);
+        return { list: list.status, body: await list.json(), refused: refused.status };
+      });
+      assert.equal(result.list, 502);
+      assert.equal(result.body.code, "contract_violation");
+      assert.match(
+        result.body.message,
+        /^the upstream's answer \(200\) breaks the contract: listOrders\.body: .*quantity/,
+      );
+      assert.equal(result.refused, 401);
+      assert.equal(report.traffic?.replaced, 1);
+      assert.deepEqual(failedIds(report), ["listOrders.body"]);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+describe("bounds", () => {
+  it("failures past the cap are counted, not kept", async () => {
+    const upstream = await startScriptedUpstream(() => json(200, '{"not":"a list"}'));
+    try {
+      const { report } = await withProxy(upstream.url, {}, async (proxy) => {
+        for (let i = 0; i < 110; i++)
+          await (await fetch(`${proxy.url}/store/orders`, { headers: bearer("k") })).arrayBuffer();
+      });
+      const kept = report.scenarios
+        .find((s) => s.id === "listOrders")
+        ?.checks.filter((c) => c.status === "failed");
+      assert.equal(kept?.length, 100);
+      assert.equal(report.summary.failed, 110);
+      assert.match(
+        report.warnings.join("\n"),
+        /listOrders\.body: the first 100 failures are shown with their exchanges, 10 more were counted/,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+});

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import type { Browser } from "playwright-core";
+import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { chromiumSkip, launchChromium } from "../../server/test/chromium.ts";
+import { type RunningProxy, runProxy } from "../live/run-proxy.ts";
+import { MOCK_KEY, MOCK_PENDING_ID } from "./mock-ids.ts";
+import { startScriptedUpstream } from "./scripted-upstream.ts";
+
+describe("a browser app on another origin calling the proxy", { skip: chromiumSkip }, () => {
+  let mock: MockProcess;
+  let page: Server;
+  let pageUrl: string;
+  let browser: Browser;
+
+  before(async () => {
+    mock = await startMockProcess(["--quiet"]);
+    page = createServer((_request, response) => {
+      response.setHeader("content-type", "text/html");
+      response.end("<!doctype html><title>app</title><p>app</p>");
+    });
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+    pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    page?.close();
+    await mock?.stop();
+  });
+
+  const fromPage = async (proxy: RunningProxy, session: string) => {
+    const tab = await browser.newPage();
+    await tab.goto(pageUrl);
+    const result = await tab.evaluate(
+      async ({ base, key, id, session }) => {
+        const headers = { Authorization: `Bearer ${key}`, "X-Mock-Session": session };
+        const list = await fetch(`${base}/store/orders`, { headers });
+        const text = await list.text();
+        const cancel = await fetch(`${base}/store/orders/${id}`, { method: "DELETE", headers });
+        const again = await fetch(`${base}/store/orders/${id}`, { method: "DELETE", headers });
+        return {
+          list: list.status,
+          text,
+          cancel: cancel.status,
+          again: again.status,
+          againBody: await again.text(),
+        };
+      },
+      { base: proxy.url, key: MOCK_KEY, id: MOCK_PENDING_ID, session },
+    );
+    await tab.close();
+    return result;
+  };
+
+  it("lists and cancels through the proxy; the preflights pass through unjudged and nothing fails", async () => {
+    const proxy = await runProxy({ upstream: mock.url, port: 0, env: {} });
+    let report: Awaited<ReturnType<RunningProxy["close"]>>;
+    try {
+      const result = await fromPage(proxy, "browser-through-proxy");
+      assert.equal(result.list, 200);
+      assert.match(result.text, /"id":9007199254740993/, "the id reaches the page exactly");
+      assert.equal(result.cancel, 204);
+      assert.equal(result.again, 409);
+      assert.match(result.againBody, /"status":409/);
+    } finally {
+      report = await proxy.close();
+    }
+    assert.equal(report.summary.failed, 0);
+    assert.equal(report.traffic?.judged, 3);
+    assert.ok((report.traffic?.notJudged ?? 0) >= 1, "the CORS preflights went through, not judged");
+    assert.match(report.warnings.join("\n"), /CORS preflight/);
+  });
+
+  it("with --errors the page can read the proxy's own 502 naming the violation", async () => {
+    // An upstream that answers preflights, and lists orders that expose their status.
+    const cors: Array<[string, string]> = [["Access-Control-Allow-Origin", "*"]];
+    const broken = await startScriptedUpstream((got) =>
+      got.method === "OPTIONS"
+        ? { status: 204, headers: [...cors, ["Access-Control-Allow-Headers", "Authorization"]] }
+        : {
+            status: 200,
+            headers: [...cors, ["Content-Type", "application/json"]],
+            body: '[{"id":1,"status":"pending"}]',
+          },
+    );
+    const proxy = await runProxy({ upstream: broken.url, port: 0, env: {}, errors: true });
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(pageUrl);
+      const result = await tab.evaluate(async (base) => {
+        const list = await fetch(`${base}/store/orders`, {
+          headers: { Authorization: "Bearer target-key-42" },
+        });
+        return { status: list.status, body: await list.json() };
+      }, proxy.url);
+      await tab.close();
+      assert.equal(result.status, 502);
+      assert.equal(result.body.code, "contract_violation");
+      assert.match(result.body.message, /listOrders\.no-status-field/);
+    } finally {
+      await proxy.close();
+      await broken.close();
+    }
+  });
+});

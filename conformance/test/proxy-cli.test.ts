@@ -1,0 +1,240 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { XMLParser } from "fast-xml-parser";
+import { createProxy } from "proxy";
+import { generate } from "selfsigned";
+import type { HarEntry } from "../live/har-writer.ts";
+import type { Report } from "../report.ts";
+import { runConformance } from "../runner.ts";
+import { cli } from "./run-cli.ts";
+import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
+
+const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
+const folder = mkdtempSync(join(tmpdir(), "conformance-proxy-cli-"));
+const NO_PROXY_ENV = {
+  http_proxy: "",
+  https_proxy: "",
+  HTTPS_PROXY: "",
+  HTTP_PROXY: "",
+  all_proxy: "",
+  ALL_PROXY: "",
+};
+
+interface ProxyProcess {
+  url: string;
+  child: ChildProcess;
+  /** Sends the signal and waits for the exit code and everything written. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** The proxy command as CI starts it: a process of its own, stopped with a signal. */
+async function startProxy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ProxyProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, "proxy", "--port", "0", ...args], {
+    env: { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/\S+),/.exec(stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`proxy exited ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    async stop(signal = "SIGTERM") {
+      const exited = once(child, "exit");
+      child.kill(signal);
+      const [code] = await exited;
+      return { code: code as number | null, stdout, stderr };
+    },
+  };
+}
+
+async function withTarget<T>(behaviour: TargetBehaviour, use: (url: string) => Promise<T>): Promise<T> {
+  const target = await startTarget(behaviour);
+  try {
+    return await use(target.url);
+  } finally {
+    await target.close();
+  }
+}
+
+const suiteThrough = (url: string) =>
+  runConformance({
+    baseUrl: url,
+    apiKey: TARGET_KEY,
+    pendingOrderId: PENDING_ID,
+    shippedOrderId: SHIPPED_ID,
+    env: {},
+  });
+
+describe("petstore-conformance proxy (the command)", () => {
+  it("needs --upstream: exit 2 with the usage", async () => {
+    const result = await cli(["proxy"], { PETSTORE_UPSTREAM: "" });
+    assert.equal(result.code, 2);
+    assert.match(
+      result.stderr,
+      /^error: --upstream \(or PETSTORE_UPSTREAM\) is required\n\nUsage: petstore-conformance proxy/,
+    );
+  });
+
+  it("an upstream it cannot reach at start: exit 2 with one line that says what to do", async () => {
+    const result = await cli(["proxy", "--upstream", "http://127.0.0.1:9/v1", "--port", "0"], NO_PROXY_ENV);
+    assert.equal(result.code, 2);
+    assert.equal(
+      result.stderr,
+      "error: nothing accepts connections at 127.0.0.1:9 (ECONNREFUSED): is the service running, and is --upstream right?\n",
+    );
+  });
+
+  it("SIGTERM writes every report over the traffic; --har keeps each exchange; no secret anywhere", async () => {
+    await withTarget({ quantityAsString: true }, async (upstream) => {
+      const files = Object.fromEntries(
+        ["json", "junit", "html", "markdown"].map((name) => [name, join(folder, `traffic.${name}`)]),
+      );
+      const har = join(folder, "traffic.har");
+      const proxy = await startProxy([
+        "--upstream",
+        upstream,
+        ...Object.entries(files).flatMap(([name, file]) => ["--reporter", `${name}:${file}`]),
+        "--har",
+        har,
+        "--header",
+        "X-Gateway-Key: gateway-secret-1",
+      ]);
+      const suite = await suiteThrough(proxy.url);
+      const { code, stdout, stderr } = await proxy.stop("SIGTERM");
+      assert.equal(code, 0, "without --fail-on-violation a violation does not fail the exit code");
+      assert.match(stderr, /SIGTERM: stopping/);
+
+      // One JSON line per exchange when standard output is not a terminal, then the pretty report.
+      const lines = stdout.split("\n").filter((line) => line.startsWith("{"));
+      assert.equal(lines.length, suite.requests);
+      const list = lines
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.operation === "listOrders" && entry.status === 200);
+      assert.equal(list.verdict, "failed");
+      assert.equal(list.failed[0].id, "listOrders.body");
+      assert.match(stdout, /✖ listOrders {2}GET \/store\/orders/);
+      assert.match(stdout, /Coverage: documented statuses seen in the traffic/);
+
+      const json = JSON.parse(readFileSync(files.json as string, "utf8")) as Report;
+      assert.ok(json.summary.failed > 0);
+      assert.equal(json.traffic?.exchanges, suite.requests);
+      const junit = new XMLParser({ ignoreAttributes: false }).parse(
+        readFileSync(files.junit as string, "utf8"),
+      );
+      assert.equal(junit.testsuites["@_failures"], "1");
+      assert.match(readFileSync(files.html as string, "utf8"), /<h2 id="coverage-heading">Coverage<\/h2>/);
+      assert.match(
+        readFileSync(files.markdown as string, "utf8"),
+        /\| `DELETE \/store\/orders\/\{orderId\}` \| 409 \| \d+ \|/,
+      );
+
+      const document = JSON.parse(readFileSync(har, "utf8")) as {
+        log: { version: string; entries: HarEntry[] };
+      };
+      assert.equal(document.log.version, "1.2");
+      assert.equal(document.log.entries.length, suite.requests);
+      const listEntry = document.log.entries.find((entry) => entry.response.status === 200);
+      assert.match(listEntry?.response.content.text ?? "", /"id":9007199254740993/, "ids exact in the HAR");
+      const authorizations = document.log.entries.flatMap((entry) =>
+        entry.request.headers
+          .filter((header) => header.name.toLowerCase() === "authorization")
+          .map((header) => header.value),
+      );
+      assert.ok(authorizations.includes("Bearer ***"));
+
+      for (const [where, text] of [
+        ["stdout", stdout],
+        ["stderr", stderr],
+        ["HAR", readFileSync(har, "utf8")],
+        ...Object.values(files).map((file) => [file, readFileSync(file, "utf8")]),
+      ] as Array<[string, string]>) {
+        assert.ok(!text.includes(TARGET_KEY), `the key is not in ${where}`);
+        assert.ok(!text.includes("gateway-secret-1"), `the gateway header is not in ${where}`);
+      }
+    });
+  });
+
+  it("--fail-on-violation: exit 1 when a check failed, 0 when none did; SIGINT stops it too", async () => {
+    await withTarget({ textContentType: true }, async (upstream) => {
+      const proxy = await startProxy(["--upstream", upstream, "--fail-on-violation", "--reporter", "json"]);
+      await suiteThrough(proxy.url);
+      const { code, stdout } = await proxy.stop("SIGINT");
+      assert.equal(code, 1);
+      const report = JSON.parse(stdout.slice(stdout.indexOf("{\n"))) as Report;
+      assert.ok(report.summary.failed > 0);
+    });
+    await withTarget({}, async (upstream) => {
+      const proxy = await startProxy(["--upstream", upstream, "--fail-on-violation"]);
+      await suiteThrough(proxy.url);
+      const { code, stdout } = await proxy.stop("SIGTERM");
+      assert.equal(code, 0, stdout);
+    });
+  });
+});
+
+describe("the proxy reaches an upstream as the suite reaches a target", () => {
+  let certificate: { cert: string; private: string };
+  let forward: Server;
+  let forwardUrl: string;
+  const tunnelled: string[] = [];
+  before(async () => {
+    certificate = (await generate([{ name: "commonName", value: "127.0.0.1" }], {
+      keySize: 2048,
+      algorithm: "sha256",
+      extensions: [{ name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] }],
+    })) as typeof certificate;
+    forward = createProxy(createServer());
+    forward.on("connect", (request: IncomingMessage) => tunnelled.push(`CONNECT ${request.url}`));
+    await new Promise<void>((resolve) => forward.listen(0, "127.0.0.1", resolve));
+    forwardUrl = `http://127.0.0.1:${(forward.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => forward.close(() => resolve())));
+
+  it("an untrusted certificate stops it at start; --ca-file trusts it, through a forward proxy as well", async () => {
+    await withTarget({ tls: { key: certificate.private, cert: certificate.cert } }, async (upstream) => {
+      const untrusted = await cli(["proxy", "--upstream", upstream, "--port", "0"], NO_PROXY_ENV);
+      assert.equal(untrusted.code, 2);
+      assert.match(
+        untrusted.stderr,
+        /^error: the certificate of 127\.0\.0\.1:\d+ is not trusted \(\w+\): pass --ca-file/,
+      );
+
+      const ca = join(folder, "ca.pem");
+      writeFileSync(ca, certificate.cert);
+      tunnelled.length = 0;
+      const proxy = await startProxy(["--upstream", upstream, "--ca-file", ca, "--fail-on-violation"], {
+        https_proxy: forwardUrl.replace("http://", "http://user:proxy-secret@"),
+      });
+      const suite = await suiteThrough(proxy.url);
+      assert.equal(suite.summary.failed, 0);
+      const { code, stdout, stderr } = await proxy.stop();
+      assert.equal(code, 0, stdout);
+      assert.ok(
+        tunnelled.length > 0 && tunnelled.every((line) => line === `CONNECT ${new URL(upstream).host}`),
+      );
+      assert.ok(
+        !`${stdout}${stderr}`.includes("proxy-secret"),
+        "the forward proxy's password is never shown",
+      );
+    });
+  });
+});

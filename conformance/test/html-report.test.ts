@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { chromiumSkip, launchChromium } from "../../server/test/chromium.ts";
+import { runProxy } from "../live/run-proxy.ts";
 import { renderHtml } from "../reporters/html.ts";
 import { runConformance } from "../runner.ts";
 import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server.ts";
@@ -75,6 +76,47 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
   it("has no serious or critical accessibility violation (axe-core)", async () => {
     const page = await browser.newPage();
     await page.goto(reportUrl);
+    await page.addScriptTag({ path: AXE });
+    const results = (await page.evaluate(() =>
+      (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
+    )) as { violations: Array<{ id: string; impact: string; help: string }> };
+    assert.deepEqual(
+      results.violations
+        .filter((v) => ["serious", "critical"].includes(v.impact))
+        .map((v) => `${v.id}: ${v.help}`),
+      [],
+    );
+    await page.close();
+  });
+
+  it("a report of traffic through the proxy: the state finding open, the coverage table readable, no axe violation", async () => {
+    const target = await startTarget({ cancelWithoutTransition: true });
+    let path: string;
+    try {
+      const proxy = await runProxy({ upstream: target.url, port: 0, env: {} });
+      await runConformance({ baseUrl: proxy.url, apiKey: TARGET_KEY, pendingOrderId: PENDING_ID, env: {} });
+      path = `${OUTPUT}proxy-traffic-report.html`;
+      writeFileSync(path, renderHtml(await proxy.close()));
+    } finally {
+      await target.close();
+    }
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(path).href);
+    const finding = page.locator("li.check.failed", { hasText: "state.cancel-once" });
+    assert.ok(await finding.locator("details").evaluate((details) => (details as HTMLDetailsElement).open));
+    assert.match(
+      await finding.innerText(),
+      /order 9007199254740993 was cancelled twice: #\d+ DELETE .* after #\d+ DELETE/,
+    );
+    const coverage = page.getByRole("table");
+    assert.match(await coverage.innerText(), /DELETE \/store\/orders\/\{orderId\}\s+204\s+\d+/);
+    assert.match(
+      await coverage.innerText(),
+      /409\s+never/,
+      "the shipped order was never named, so no 409 was seen",
+    );
+    await page.getByRole("heading", { name: "Coverage" }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${OUTPUT}proxy-traffic-report.png`, fullPage: true });
     await page.addScriptTag({ path: AXE });
     const results = (await page.evaluate(() =>
       (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { TrafficState } from "../live/state-rules.ts";
+
+const at = (seq: number) => ({ seq, label: `#${seq}` });
+
+describe("what the state rules remember stays within its bounds", () => {
+  it("forgets the oldest orders of a view first, past the cap", () => {
+    const state = new TrafficState({ ordersPerView: 3 });
+    const orders = new Map(["1", "2", "3", "4", "5"].map((id) => [id, `{"id":${id}}`]));
+    state.observe({ kind: "list", view: "k", session: "", orders, at: at(1) });
+    assert.equal(state.remembered, 3);
+    // Order 1 was forgotten: its disappearance is no longer judged; order 5's still is.
+    const findings = state.observe({
+      kind: "list",
+      view: "k",
+      session: "",
+      orders: new Map([
+        ["2", '{"id":2}'],
+        ["3", '{"id":3}'],
+        ["4", '{"id":4}'],
+      ]),
+      at: at(2),
+    });
+    assert.deepEqual(
+      findings.map((finding) => finding.message),
+      ["order 5, listed by #1, is missing from #2, and no cancel of it went through the proxy in between"],
+    );
+  });
+
+  it("forgets the least recently used view first, past the cap", () => {
+    const state = new TrafficState({ views: 2 });
+    for (const view of ["a", "b", "c"]) {
+      state.observe({ kind: "cancel", view, session: "", orderId: "7", status: 204, at: at(1) });
+    }
+    assert.equal(state.remembered, 2);
+    // View "a" was forgotten, so its second cancel is not known to be one; "c"'s is.
+    assert.deepEqual(
+      state.observe({ kind: "cancel", view: "a", session: "", orderId: "7", status: 204, at: at(2) }),
+      [],
+    );
+    assert.equal(
+      state.observe({ kind: "cancel", view: "c", session: "", orderId: "7", status: 204, at: at(3) })[0]
+        ?.rule,
+      "cancel-once",
+    );
+  });
+
+  it("a long run of distinct keys keeps at most views × orders per view", () => {
+    const state = new TrafficState({ views: 10, ordersPerView: 100 });
+    for (let key = 0; key < 1000; key++) {
+      const orders = new Map(Array.from({ length: 200 }, (_, id) => [String(id), `{"id":${id}}`]));
+      state.observe({ kind: "list", view: `key-${key}`, session: "", orders, at: at(key) });
+    }
+    assert.equal(state.remembered, 10 * 100);
+  });
+});

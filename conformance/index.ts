@@ -1,8 +1,8 @@
 export type { ConformanceHooks, HookContext, ProvidedIds } from "./hooks.ts";
 export { HookError } from "./hooks.ts";
 export type { Exchange } from "./http-client.ts";
+export { DEFAULT_PROXY_PORT } from "./live/defaults.ts";
 export type { JudgedExchange } from "./live/judged-exchange.ts";
-export { DEFAULT_PROXY_PORT } from "./live/proxy-options.ts";
 export { type ProxyOptions, type RunningProxy, runProxy } from "./live/run-proxy.ts";
 export { DEFAULT_STATE_LIMITS, STATE_RULES, type StateLimits } from "./live/state-rules.ts";
 export type { CheckResult, CoverageRow, Outcome, Report, ScenarioResult, TrafficSummary } from "./report.ts";

@@ -226,10 +226,12 @@ export class TrafficLedger {
           );
       }
     }
+    const status = statusOf(checks);
     return {
       id: "state",
       title: "The spec's state rules across the traffic, per API key and mock session",
-      status: statusOf(checks),
+      status,
+      ...(status === "skipped" ? { reason: "the traffic put none of the rules to the test" } : {}),
       checks,
     };
   }

@@ -7,9 +7,8 @@ import {
   type ReporterTarget,
   readTls,
 } from "../options.ts";
+import { DEFAULT_PROXY_PORT } from "./defaults.ts";
 import type { ProxyOptions } from "./run-proxy.ts";
-
-export const DEFAULT_PROXY_PORT = 4020;
 
 export interface ProxyCliOptions {
   proxy: ProxyOptions;

@@ -19,13 +19,13 @@ import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
 import { ConformanceUsageError, DEFAULT_TIMEOUT_MS, TargetUnreachableError } from "../runner.ts";
 import { decodeBody } from "./decode-body.ts";
+import { DEFAULT_PROXY_PORT } from "./defaults.ts";
 import { bearerToken } from "./expectation.ts";
 import { forwardedRequestHeaders, forwardedResponseHeaders, pairsOf } from "./forward-headers.ts";
 import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
 import { type ForwardedExchange, type JudgedExchange, judgeExchange, violates } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
-import { DEFAULT_PROXY_PORT } from "./proxy-options.ts";
 import { type StateLimits, TrafficState } from "./state-rules.ts";
 
 export interface ProxyOptions {

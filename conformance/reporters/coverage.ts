@@ -38,5 +38,5 @@ export function trafficSentence(report: Report): string | undefined {
   if (traffic.upstreamFailures > 0)
     parts.push(`${traffic.upstreamFailures} without an answer from the upstream (502)`);
   if (traffic.replaced > 0) parts.push(`${traffic.replaced} answered 502 for a violation (--errors)`);
-  return `${traffic.exchanges} exchanges: ${parts.join(", ")}`;
+  return `${traffic.exchanges} ${traffic.exchanges === 1 ? "exchange" : "exchanges"}: ${parts.join(", ")}`;
 }

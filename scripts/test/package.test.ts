@@ -401,6 +401,40 @@ runConformance({ baseUrl: 1 });
     assert.equal(fromBrowser.stdout, "204\n");
   });
 
+  it("runs the documented proxy example; the installed proxy command judges traffic and reports on SIGTERM", async () => {
+    const example = await sh(project, process.execPath, ["proxy/run.mjs"]);
+    assert.match(example.stdout, /\d+ passed, 0 failed, 0 skipped/);
+    assert.match(example.stdout, /Coverage: documented statuses seen in the traffic/);
+
+    const proxy = spawn(
+      join(project, "node_modules/.bin/petstore-conformance"),
+      ["proxy", "--upstream", `${mock.origin}/v1`, "--port", "0", "--fail-on-violation"],
+      { cwd: project, env: { ...process.env, NODE_OPTIONS: "" }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    proxy.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      proxy.stderr?.on("data", (chunk) => {
+        stderr += chunk;
+        const match = /listening on (http:\/\/\S+),/.exec(stderr);
+        if (match?.[1]) resolve(match[1]);
+      });
+      proxy.once("exit", (code) => reject(new Error(`the proxy exited ${code}:\n${stderr}`)));
+    });
+    const list = await fetch(`${url}/store/orders`, { headers: { authorization: "Bearer dev-key-123" } });
+    assert.match(await list.text(), /"id":9007199254740993/);
+    const exited = once(proxy, "exit");
+    proxy.kill("SIGTERM");
+    const [code] = await exited;
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /"verdict":"passed","operation":"listOrders"/);
+    assert.match(stdout, /\d+ passed, 0 failed, \d+ skipped/);
+    assert.doesNotMatch(stdout, /dev-key-123/);
+  });
+
   it("petstore-mock serves the list, logs JSON lines when piped, and exits 0 on SIGTERM", async () => {
     const response = await fetch(`${mock.origin}/v1/store/orders`, {
       headers: { authorization: "Bearer dev-key-123" },

@@ -4,13 +4,16 @@ import type { Exchange } from "./http-client.ts";
 export function createHealth() {
   let answers = 0;
   let healthy = 0;
+  const answer = (status: number, contentType: string, empty: boolean) => {
+    answers++;
+    if (status < 500 && (empty || /json/i.test(contentType))) healthy++;
+  };
   return {
+    answer,
     see(exchange: Exchange) {
       const response = exchange.response;
-      if (!response) return;
-      answers++;
-      const json = /json/i.test(response.headers["content-type"] ?? "");
-      if (response.status < 500 && (response.body.length === 0 || json)) healthy++;
+      if (response)
+        answer(response.status, response.headers["content-type"] ?? "", response.body.length === 0);
     },
     verdict(): string | undefined {
       return answers > 0 && healthy === 0

@@ -24,6 +24,7 @@ const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
 const CEILING = join(ROOT, "scripts/ceiling-server.ts");
 const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
 const ROUTER_FLOOR = join(ROOT, "scripts/router-floor-server.ts");
+const FORWARDING_FLOOR = join(ROOT, "scripts/forwarding-floor-server.ts");
 const CONFORMANCE_CLI = join(ROOT, "dist/bin/petstore-conformance.js");
 const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
 const DEV_KEY = "dev-key-123";
@@ -38,7 +39,10 @@ const { values: flags } = parseArgs({
     scale: { type: "string", default: "1000,10000,100000" },
     repeats: { type: "string", default: "5" },
     rounds: { type: "string", default: "5" },
-    sections: { type: "string", default: "startup,throughput,side-by-side,sessions,scale,conformance" },
+    sections: {
+      type: "string",
+      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy",
+    },
     sessions: { type: "string", default: "1000" },
     // Another build of the mock (a checkout's server/main.ts), measured beside the ceiling like this one.
     "also-mock": { type: "string" },
@@ -667,6 +671,79 @@ async function conformanceWallTime(): Promise<string[]> {
   ];
 }
 
+/**
+ * The built `petstore-conformance proxy` as CI runs it (stdout piped, so it formats a JSON line per
+ * exchange, here thrown away), up to its start-up line on standard error.
+ */
+async function startProxyCommand(upstream: string): Promise<StartedServer> {
+  const child = spawn(
+    process.execPath,
+    [CONFORMANCE_CLI, "proxy", "--upstream", upstream, "--port", "0", "--reporter", "json:/dev/null"],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/[^\s,]+)/.exec(stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    pid: child.pid,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+/** The validating proxy in front of the mock, beside the mock alone and a bare forwarding proxy. */
+async function proxyOverhead(): Promise<string[]> {
+  if (!existsSync(CONFORMANCE_CLI)) throw new Error("the proxy section measures dist/: run npm run build");
+  const upstream = await ours(BUNDLED_FIXTURES)();
+  pinServer(pidOf(upstream));
+  // All three are started here and stopped after the rounds, so that the proxy's memory can be read after them.
+  const floorServer = await startListeningProcess(FORWARDING_FLOOR, ["--upstream", upstream.url]);
+  const proxyServer = await startProxyCommand(upstream.url);
+  const kept = (server: StartedServer) => async () => ({ ...server, stop: async () => {} });
+  try {
+    const list = "/store/orders";
+    const contenders: Contender[] = [
+      { name: "the mock, called directly", start: kept(upstream), path: list },
+      { name: "bare node:http forwarding proxy (floor)", start: kept(floorServer), path: list },
+      { name: "petstore-conformance proxy", start: kept(proxyServer), path: list },
+    ];
+    const [direct, floor, proxy] = (await rounds(contenders, { key: DEV_KEY })) as [Load, Load, Load];
+    const rss = rssMegabytes(pidOf(proxyServer));
+    const row = (name: string, load: Load, cpu: string) =>
+      `| ${name} | ${load.rps.toFixed(0)} | ${ms(load.p50)} | ${ms(load.p99)} | ${cpu} | ${load.statuses} |`;
+    return [
+      "### The validating proxy: `GET /v1/store/orders` through it, bundled fixtures (12 orders)",
+      "",
+      "The mock is the upstream in every row (pinned with the proxy to core 0). CPU per request is the process",
+      "in front of the mock: the mock itself in the first row, the proxy in the others.",
+      "",
+      "| Path | req/s | p50 ms | p99 ms | CPU µs/request | statuses |",
+      "|---|---:|---:|---:|---:|---|",
+      row("the mock, called directly", direct, micros(direct.cpuMicros)),
+      row("bare node:http forwarding proxy → mock", floor, micros(floor.cpuMicros)),
+      row("petstore-conformance proxy → mock", proxy, micros(proxy.cpuMicros)),
+      "",
+      `Added latency of the proxy over calling the mock directly: p50 +${ms(proxy.p50 - direct.p50)} ms, p99 +${ms(proxy.p99 - direct.p99)} ms` +
+        ` (the forwarding floor: p50 +${ms(floor.p50 - direct.p50)} ms, p99 +${ms(floor.p99 - direct.p99)} ms).`,
+      `The proxy's CPU per request is **${(proxy.cpuMicros / floor.cpuMicros).toFixed(2)}×** the forwarding floor's (target: at most 1.5×);` +
+        ` its resident memory after ${ROUNDS} rounds: ${rss.toFixed(0)} MB.`,
+    ];
+  } finally {
+    await Promise.all([proxyServer.stop(), floorServer.stop()]);
+    await upstream.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const chosen = new Set(flags.sections.split(","));
   const sections: string[][] = [];
@@ -680,6 +757,7 @@ async function main(): Promise<void> {
   if (chosen.has("sessions")) sections.push(await sessions());
   if (chosen.has("scale")) sections.push(await scale());
   if (chosen.has("conformance")) sections.push(await conformanceWallTime());
+  if (chosen.has("proxy")) sections.push(await proxyOverhead());
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Node ${process.version}, with`,

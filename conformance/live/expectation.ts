@@ -2,95 +2,109 @@ import { exactInteger, isInt64 } from "../../contract/exact-json.ts";
 import type { Operation } from "../../contract/operations.ts";
 import { LIST_PARAMETERS, MALFORMED_ORDER_ID, UNAUTHORIZED } from "../scenarios.ts";
 
-/** The request as the contract sees it: which operation, and what the spec lets it be answered with. */
+/** What the spec lets one kind of request be answered with, and why: the suite's readings. */
 export interface Expectation {
   operation: Operation;
   expect: readonly number[];
   because: string;
-  /** The order a cancel names, as exact digits, when it is an int64. */
+}
+
+/** A request as the contract sees it: its expectation, and the order a cancel names when it is an int64. */
+export interface Reading {
+  expectation: Expectation;
   orderId?: string;
-  /** Whether the request carries a bearer token at all; without one only 401 is right. */
-  credentialed: boolean;
 }
 
 export interface LiveRequest {
   method: string;
   /** The path under the base address (`/store/orders/5`), percent-encoded as sent. */
   path: string;
-  /** The query string without its `?`, empty when there is none. */
-  query: string;
-  authorization: string | undefined;
+  /** Whether the request has a query string. */
+  hasQuery: boolean;
+  /** The bearer token, when the request has a well-formed `Authorization: Bearer <token>`. */
+  token: string | undefined;
 }
 
 const CANCEL_PATH = /^\/store\/orders\/([^/]+)$/;
 
 /**
- * What the suite would expect of this request: the same readings as its scenarios. A request without a
- * bearer token must get 401 whatever it asks for (authentication comes before the order is looked at);
+ * What the suite would expect of each request, with the same readings as its scenarios. A request without
+ * a bearer token must get 401 whatever it asks for (authentication comes before the order is looked at);
  * one with a token may get any status the operation documents, since the proxy cannot know whether the
- * token is valid. Undefined for requests the contract has no operation for.
+ * token is valid. The expectations are made once: reading a request allocates nothing but its order id.
  */
-export function expectationFor(
-  request: LiveRequest,
+export function createReader(
   operations: ReadonlyMap<string, Operation>,
   strict: boolean,
-): Expectation | undefined {
-  const credentialed = bearerToken(request.authorization) !== undefined;
+): (request: LiveRequest) => Reading | undefined {
+  const list = operations.get("listOrders");
+  const cancel = operations.get("cancelOrder");
   const documented = (operation: Operation) => [...operation.responses.keys()];
-  if (request.path === "/store/orders" && request.method === "GET") {
-    const operation = operations.get("listOrders");
-    if (!operation) return undefined;
-    if (!credentialed) return { operation, expect: [401], because: UNAUTHORIZED, credentialed };
-    if (request.query === "")
-      return {
-        operation,
-        expect: documented(operation),
+  const parameters = strict ? LIST_PARAMETERS : LIST_PARAMETERS.lenient;
+  const malformed = strict ? MALFORMED_ORDER_ID : MALFORMED_ORDER_ID.lenient;
+  const lists = list && {
+    refused: { expectation: { operation: list, expect: [401], because: UNAUTHORIZED } },
+    plain: {
+      expectation: {
+        operation: list,
+        expect: documented(list),
         because: "§4.1: 200 with an array of Order records, or 401 for a key that is not valid",
-        credentialed,
-      };
-    const reading = strict ? LIST_PARAMETERS : LIST_PARAMETERS.lenient;
-    return { operation, expect: [...reading.expect, 401], because: reading.because, credentialed };
-  }
-  const match = CANCEL_PATH.exec(request.path);
-  if (match?.[1] === undefined || request.method !== "DELETE") return undefined;
-  const operation = operations.get("cancelOrder");
-  if (!operation) return undefined;
-  const segment = safeDecode(match[1]);
-  const exact = segment !== undefined && /^-?\d+$/.test(segment) ? exactInteger(segment) : null;
-  const orderId = exact !== null && isInt64(exact) ? exact.toString() : undefined;
-  if (!credentialed) {
-    return {
-      operation,
+      },
+    },
+    withQuery: {
+      expectation: { operation: list, expect: [...parameters.expect, 401], because: parameters.because },
+    },
+  };
+  const cancels = cancel && {
+    refused: {
+      operation: cancel,
       expect: [401],
       because: `${UNAUTHORIZED}; authentication applies to every operation, so an unknown order with a bad key is 401, not 404`,
-      credentialed,
-      ...(orderId !== undefined ? { orderId } : {}),
-    };
-  }
-  if (orderId === undefined) {
-    const reading = strict ? MALFORMED_ORDER_ID : MALFORMED_ORDER_ID.lenient;
-    return { operation, expect: [...reading.expect, 401], because: reading.because, credentialed };
-  }
-  return {
-    operation,
-    expect: documented(operation),
-    because:
-      "§4.2: cancelOrder answers 204 (cancelled), 401 (key not valid), 404 (no such order) or 409 (not pending)",
-    credentialed,
-    orderId,
+    },
+    malformed: {
+      expectation: { operation: cancel, expect: [...malformed.expect, 401], because: malformed.because },
+    },
+    int64: {
+      operation: cancel,
+      expect: documented(cancel),
+      because:
+        "§4.2: cancelOrder answers 204 (cancelled), 401 (key not valid), 404 (no such order) or 409 (not pending)",
+    },
+  };
+  return (request) => {
+    if (request.path === "/store/orders" && request.method === "GET") {
+      if (!lists) return undefined;
+      if (request.token === undefined) return lists.refused;
+      return request.hasQuery ? lists.withQuery : lists.plain;
+    }
+    if (request.method !== "DELETE" || !cancels) return undefined;
+    const match = CANCEL_PATH.exec(request.path);
+    if (match?.[1] === undefined) return undefined;
+    const orderId = int64Id(match[1]);
+    if (request.token === undefined)
+      return orderId === undefined
+        ? { expectation: cancels.refused }
+        : { expectation: cancels.refused, orderId };
+    return orderId === undefined ? cancels.malformed : { expectation: cancels.int64, orderId };
   };
 }
 
 /** The token of a well-formed `Authorization: Bearer <token>`, the only form §5 accepts. */
 export function bearerToken(authorization: string | undefined): string | undefined {
-  const match = /^Bearer +(\S+)$/i.exec(authorization ?? "");
+  if (authorization === undefined) return undefined;
+  const match = /^Bearer +(\S+)$/i.exec(authorization);
   return match?.[1];
 }
 
-function safeDecode(segment: string): string | undefined {
+/** A path segment's order id as exact digits, when it is an int64. */
+function int64Id(segment: string): string | undefined {
+  let text: string;
   try {
-    return decodeURIComponent(segment);
+    text = decodeURIComponent(segment);
   } catch {
     return undefined;
   }
+  if (!/^-?\d+$/.test(text)) return undefined;
+  const exact = exactInteger(text);
+  return exact !== null && isInt64(exact) ? exact.toString() : undefined;
 }

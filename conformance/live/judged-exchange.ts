@@ -1,10 +1,9 @@
 import type { ValidateFunction } from "ajv";
-import type { Operation } from "../../contract/operations.ts";
 import type { Exchange } from "../http-client.ts";
-import type { CheckResult } from "../report.ts";
-import { checkResponse } from "../response-checks.ts";
+import type { CheckResult, RecordedRequest } from "../report.ts";
+import { type CheckedResponse, checkResponse } from "../response-checks.ts";
 import { snapshotOf } from "../snapshot.ts";
-import { bearerToken, expectationFor } from "./expectation.ts";
+import type { Expectation, LiveRequest, Reading } from "./expectation.ts";
 import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";
 
 /** One exchange through the proxy, as it was forwarded. */
@@ -13,14 +12,17 @@ export interface ForwardedExchange {
   method: string;
   /** The path and query the client asked the proxy for. */
   url: string;
-  /** The client's headers, for the checks and the state views; reports see them masked. */
-  authorization: string | undefined;
+  /** The bearer token of the client's request, for the checks and the state views; never shown. */
+  token: string | undefined;
   session: string | undefined;
-  /** The request as reports show it: headers masked. */
-  recorded: Exchange["request"];
+  /** The request as reports show it, headers masked: made only for a report that shows it. */
+  recorded: () => RecordedRequest;
   durationMs: number;
-  /** The upstream's answer, its body decoded from any Content-Encoding; absent when there was none. */
-  response?: NonNullable<Exchange["response"]>;
+  /**
+   * The upstream's answer, its body decoded from any Content-Encoding; absent when there was none. Its
+   * headers and body text are made when first read: an answer the same as the last is compared as bytes.
+   */
+  response?: NonNullable<Exchange["response"]> & { bytes: Buffer; contentType: string };
   upstreamError?: string;
 }
 
@@ -41,13 +43,23 @@ export interface JudgedExchange {
   /** The answer was replaced by a 502 naming the violation (--errors). */
   replaced?: boolean;
   exchange: Exchange;
+  /** What the upstream answered, as bytes. */
+  answer?: ForwardedExchange["response"];
+}
+
+interface PassedAnswer {
+  contentType: string;
+  bytes: Buffer;
+  checks: CheckResult[];
+  parsed: unknown;
 }
 
 export interface JudgeContext {
-  operations: ReadonlyMap<string, Operation>;
+  read: (request: LiveRequest) => Reading | undefined;
   errorRecord: ValidateFunction;
-  strict: boolean;
   state: TrafficState;
+  /** The last answer that passed every check, per expectation and status (see `judgeResponse`). */
+  passed: Map<Expectation, Map<number, PassedAnswer>>;
 }
 
 const BASE_PATH = "/v1";
@@ -59,77 +71,135 @@ const BASE_PATH = "/v1";
 export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContext): JudgedExchange {
   const queryAt = forwarded.url.indexOf("?");
   const pathname = queryAt === -1 ? forwarded.url : forwarded.url.slice(0, queryAt);
-  const query = queryAt === -1 ? "" : forwarded.url.slice(queryAt + 1);
   const status = forwarded.response?.status;
   const ref = {
     seq: forwarded.seq,
     label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${status ?? "no answer"}`,
   };
   const exchange: Exchange = {
-    request: forwarded.recorded,
-    ...(forwarded.response ? { response: forwarded.response } : {}),
-    ...(forwarded.upstreamError !== undefined ? { error: forwarded.upstreamError } : {}),
+    get request() {
+      return forwarded.recorded();
+    },
   };
-  const base = {
+  if (forwarded.response) exchange.response = forwarded.response;
+  if (forwarded.upstreamError !== undefined) exchange.error = forwarded.upstreamError;
+  // Built once and filled in: this runs for every exchange, on the proxy's hot path.
+  const judged: JudgedExchange = {
     ref,
     method: forwarded.method,
     pathname,
-    ...(status !== undefined ? { status } : {}),
     durationMs: forwarded.durationMs,
     checks: [],
     findings: [],
     exchange,
   };
-  if (forwarded.upstreamError !== undefined) return { ...base, upstreamError: forwarded.upstreamError };
-  if (pathname !== BASE_PATH && !pathname.startsWith(`${BASE_PATH}/`))
-    return { ...base, notJudged: "outside /v1" };
-  if (forwarded.method === "OPTIONS") return { ...base, notJudged: "CORS preflight" };
-  const expectation = expectationFor(
-    {
-      method: forwarded.method,
-      path: pathname.slice(BASE_PATH.length),
-      query,
-      authorization: forwarded.authorization,
-    },
-    context.operations,
-    context.strict,
-  );
-  if (!expectation) return { ...base, notJudged: "no operation of openapi.yaml" };
-
+  if (status !== undefined) judged.status = status;
+  if (forwarded.response) judged.answer = forwarded.response;
+  if (forwarded.upstreamError !== undefined) {
+    judged.upstreamError = forwarded.upstreamError;
+    return judged;
+  }
+  if (pathname !== BASE_PATH && !pathname.startsWith(`${BASE_PATH}/`)) {
+    judged.notJudged = "outside /v1";
+    return judged;
+  }
+  if (forwarded.method === "OPTIONS") {
+    judged.notJudged = "CORS preflight";
+    return judged;
+  }
+  const reading = context.read({
+    method: forwarded.method,
+    path: pathname.slice(BASE_PATH.length),
+    hasQuery: queryAt !== -1,
+    token: forwarded.token,
+  });
+  if (!reading) {
+    judged.notJudged = "no operation of openapi.yaml";
+    return judged;
+  }
+  const { expectation } = reading;
   const { operation } = expectation;
-  const checked = checkResponse(
-    exchange,
-    operation,
-    expectation.expect,
-    expectation.because,
-    operation.operationId,
-    context.errorRecord,
-  );
+  const checked = judgeResponse(exchange, forwarded.response, expectation, context);
   const session = forwarded.session ?? "";
-  const token = bearerToken(forwarded.authorization);
   // The token itself keys the view in memory; it is never written anywhere.
-  const view = token === undefined ? undefined : `${token}\n${session}`;
-  let findings: StateFinding[] = [];
+  const view = forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`;
+  judged.operation = operation.operationId;
+  judged.checks = checked.checks;
   // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
-  if (operation.operationId === "listOrders" && status === 200 && view !== undefined) {
-    const orders = snapshotOf(exchange, status, checked.body).orders;
-    if (orders) findings = context.state.observe({ kind: "list", view, session, orders, at: ref });
+  if (
+    operation.operationId === "listOrders" &&
+    status === 200 &&
+    view !== undefined &&
+    Array.isArray(checked.body) &&
+    forwarded.response
+  ) {
+    judged.findings = context.state.observe({
+      kind: "list",
+      view,
+      session,
+      bytes: forwarded.response.bytes,
+      orders: () => snapshotOf(exchange, status, checked.body).orders ?? new Map(),
+      at: ref,
+    });
   } else if (
     operation.operationId === "cancelOrder" &&
-    expectation.orderId !== undefined &&
+    reading.orderId !== undefined &&
     status !== undefined &&
     [204, 401, 404, 409].includes(status)
   ) {
-    findings = context.state.observe({
+    judged.findings = context.state.observe({
       kind: "cancel",
       view,
       session,
-      orderId: expectation.orderId,
+      orderId: reading.orderId,
       status,
       at: ref,
     });
   }
-  return { ...base, operation: operation.operationId, checks: checked.checks, findings };
+  return judged;
+}
+
+/**
+ * The suite's response checks. An answer identical to the last one that passed them all, for the same
+ * operation, status and reading, passes them again without being parsed: lists polled again and again
+ * cost a comparison of their text, and any difference is judged in full.
+ */
+function judgeResponse(
+  exchange: Exchange,
+  response: ForwardedExchange["response"],
+  expectation: Expectation,
+  context: JudgeContext,
+): CheckedResponse {
+  const { operation, expect, because } = expectation;
+  if (!response)
+    return checkResponse(exchange, operation, expect, because, operation.operationId, context.errorRecord);
+  let byStatus = context.passed.get(expectation);
+  const last = byStatus?.get(response.status);
+  if (last && last.contentType === response.contentType && last.bytes.equals(response.bytes)) {
+    return { checks: last.checks, status: response.status, body: last.parsed };
+  }
+  const checked = checkResponse(
+    exchange,
+    operation,
+    expect,
+    because,
+    operation.operationId,
+    context.errorRecord,
+  );
+  if (checked.checks.every((check) => check.status === "passed")) {
+    if (!byStatus) {
+      byStatus = new Map();
+      context.passed.set(expectation, byStatus);
+    }
+    byStatus.set(response.status, {
+      contentType: response.contentType,
+      // A copy: the answer's bytes may share their memory with the rest of what the socket read.
+      bytes: Buffer.from(response.bytes),
+      checks: checked.checks,
+      parsed: checked.body,
+    });
+  }
+  return checked;
 }
 
 /** Whether the exchange broke the contract or a state rule. */

@@ -63,7 +63,8 @@ export class TrafficLedger {
       return;
     }
     traffic.judged++;
-    this.#health.see(judged.exchange);
+    if (judged.answer)
+      this.#health.answer(judged.status ?? 0, judged.answer.contentType, judged.answer.bytes.length === 0);
     const operation = judged.operation;
     this.#exchangesPerOperation.set(operation, (this.#exchangesPerOperation.get(operation) ?? 0) + 1);
     if (judged.status !== undefined) {

@@ -22,34 +22,27 @@ export function liveLine(judged: JudgedExchange, options: { color: boolean }): s
   return `${paint("red", "✖")} ${head}${replaced}\n${problems.map((problem) => `    ${paint("red", problem)}\n`).join("")}`;
 }
 
-/** One exchange as a JSON line, for logs and machines. */
+/** One exchange as a JSON line, for logs and machines; written by hand, as it is written for every exchange. */
 export function jsonLine(judged: JudgedExchange): string {
+  const failed = judged.checks.filter((check) => check.status === "failed");
   const verdict =
     judged.upstreamError !== undefined
       ? "no-answer"
       : judged.operation === undefined
         ? "not-judged"
-        : judged.findings.length > 0 || judged.checks.some((check) => check.status === "failed")
+        : judged.findings.length > 0 || failed.length > 0
           ? "failed"
           : "passed";
-  return `${JSON.stringify({
-    seq: judged.ref.seq,
-    method: judged.method,
-    path: judged.pathname,
-    status: judged.status ?? 502,
-    durationMs: Math.round(judged.durationMs * 10) / 10,
-    verdict,
-    ...(judged.operation ? { operation: judged.operation } : {}),
-    ...(judged.notJudged ? { notJudged: judged.notJudged } : {}),
-    ...(judged.upstreamError !== undefined ? { upstreamError: judged.upstreamError } : {}),
-    ...(judged.replaced ? { replaced: true } : {}),
-    failed: judged.checks
-      .filter((check) => check.status === "failed")
-      .map((check) => ({ id: check.id, message: check.message, spec: check.spec })),
-    findings: judged.findings.map((finding) => ({
-      id: `state.${finding.rule}`,
-      message: finding.message,
-      exchanges: [finding.earlier.seq, finding.later.seq],
-    })),
-  })}\n`;
+  let line = `{"seq":${judged.ref.seq},"method":${JSON.stringify(judged.method)},"path":${JSON.stringify(judged.pathname)},"status":${judged.status ?? 502},"durationMs":${Math.round(judged.durationMs * 10) / 10},"verdict":"${verdict}"`;
+  if (judged.operation) line += `,"operation":"${judged.operation}"`;
+  if (judged.notJudged) line += `,"notJudged":${JSON.stringify(judged.notJudged)}`;
+  if (judged.upstreamError !== undefined) line += `,"upstreamError":${JSON.stringify(judged.upstreamError)}`;
+  if (judged.replaced) line += `,"replaced":true`;
+  const failures = failed.map((check) => ({ id: check.id, message: check.message, spec: check.spec }));
+  const findings = judged.findings.map((finding) => ({
+    id: `state.${finding.rule}`,
+    message: finding.message,
+    exchanges: [finding.earlier.seq, finding.later.seq],
+  }));
+  return `${line},"failed":${failures.length === 0 ? "[]" : JSON.stringify(failures)},"findings":${findings.length === 0 ? "[]" : JSON.stringify(findings)}}\n`;
 }

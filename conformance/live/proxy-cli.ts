@@ -11,12 +11,20 @@ import { runProxy } from "./run-proxy.ts";
 export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const tty = process.stdout.isTTY === true;
   const color = tty && !env.NO_COLOR;
+  // Lines are written once per turn of the event loop: under load, one write for many exchanges.
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    process.stdout.write(pending.join(""));
+    pending = [];
+  };
   let proxy: Awaited<ReturnType<typeof runProxy>>;
   try {
     proxy = await runProxy({
       ...options.proxy,
       onExchange(judged) {
-        process.stdout.write(tty ? liveLine(judged, { color }) : jsonLine(judged));
+        if (pending.length === 0) setImmediate(flush);
+        pending.push(tty ? liveLine(judged, { color }) : jsonLine(judged));
       },
     });
   } catch (error) {
@@ -35,6 +43,7 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   });
   process.stderr.write(`${signal}: stopping; the reports cover every exchange\n`);
   const report = await proxy.close();
+  flush();
   const written = await writeReports(report, options.reporters, color);
   if (written !== undefined) return written;
   return options.failOnViolation && report.summary.failed > 0 ? 1 : 0;

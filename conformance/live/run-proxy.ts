@@ -5,26 +5,17 @@ import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
 import { hideSecrets } from "../hooks.ts";
-import {
-  createAgent,
-  createHttpClient,
-  flattenHeaders,
-  hostnameOf,
-  maskHeaders,
-  requestTls,
-  type TlsOptions,
-} from "../http-client.ts";
+import { createAgent, createHttpClient, requestTls, type TlsOptions } from "../http-client.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
 import { ConformanceUsageError, DEFAULT_TIMEOUT_MS, TargetUnreachableError } from "../runner.ts";
-import { decodeBody } from "./decode-body.ts";
 import { DEFAULT_PROXY_PORT } from "./defaults.ts";
-import { bearerToken } from "./expectation.ts";
-import { forwardedRequestHeaders, forwardedResponseHeaders, pairsOf } from "./forward-headers.ts";
+import { createReader } from "./expectation.ts";
+import { createForwarder, type ExchangeOutcome } from "./forward-exchange.ts";
 import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
-import { type ForwardedExchange, type JudgedExchange, judgeExchange, violates } from "./judged-exchange.ts";
+import { type JudgedExchange, judgeExchange, violates } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
 import { type StateLimits, TrafficState } from "./state-rules.ts";
 
@@ -70,8 +61,6 @@ export interface RunningProxy {
 }
 
 const BASE_PATH = "/v1";
-const MAX_JUDGED_BYTES = 64 * 1024 * 1024;
-const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
 const MAX_TOKENS_HIDDEN = 1000;
 
 /**
@@ -123,178 +112,64 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const state = new TrafficState(options.limits);
   const ledger = new TrafficLedger(operations);
   const judgeContext = {
-    operations,
+    read: createReader(operations, options.strict ?? false),
     errorRecord: contract.schema("Error"),
-    strict: options.strict ?? false,
     state,
+    passed: new Map(),
   };
   const secure = upstream.protocol === "https:";
   const agent = await createAgent(secure, {
     ...(options.tls ? { tls: options.tls } : {}),
     ...(route.proxy ? { proxy: route.proxy } : {}),
   });
-  const tls = requestTls(upstream, options.tls);
-  const send = secure ? https.request : http.request;
-  const upstreamBase = upstream.pathname.replace(/\/+$/, "");
   const har = options.har
     ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" })
     : undefined;
-  const extraHeaders = Object.entries(options.headers ?? {});
-  const inFlight = new Set<Promise<void>>();
-  let seq = 0;
+  // Exchanges forwarded but not yet judged; close() waits for them.
+  let open = 0;
+  let drained: (() => void) | undefined;
 
-  const handle = (request: IncomingMessage, response: ServerResponse) => {
-    const number = ++seq;
-    const begun = performance.now();
-    const begunAt = Date.now();
-    const url = request.url ?? "/";
-    const underBase = url === BASE_PATH || url.startsWith(`${BASE_PATH}/`) || url.startsWith(`${BASE_PATH}?`);
-    const upstreamPath = underBase ? `${upstreamBase}${url.slice(BASE_PATH.length)}` : url;
-    const requestPairs = pairsOf(request.rawHeaders);
-    const authorization = request.headers.authorization;
-    const token = bearerToken(authorization);
+  const finish = ({ forwarded, har: source, answer }: ExchangeOutcome) => {
+    const { token } = forwarded;
     if (token !== undefined && tokens.size < MAX_TOKENS_HIDDEN) tokens.add(token);
-    const requestChunks: Buffer[] = [];
-    let requestSize = 0;
-    let waitMs = 0;
-    let done!: () => void;
-    const finished = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    inFlight.add(finished);
-
-    const complete = (
-      answer:
-        | { status: number; statusText: string; headers: Array<[string, string]>; raw: Buffer }
-        | undefined,
-      upstreamError?: string,
-    ) => {
-      const durationMs = performance.now() - begun;
-      const decoded = answer ? decodeBody(answer.raw, answer.headers) : undefined;
-      const recordedHeaders = maskHeaders(flattenHeaders(request.headers), ALWAYS_MASKED);
-      const forwarded: ForwardedExchange = {
-        seq: number,
-        method: request.method ?? "GET",
-        url,
-        authorization,
-        session: headerValue(request.headers["x-mock-session"]),
-        recorded: { method: request.method ?? "GET", path: url, headers: recordedHeaders },
-        durationMs,
-        ...(answer && decoded
-          ? {
-              response: {
-                status: answer.status,
-                headers: Object.fromEntries(answer.headers.map(([n, v]) => [n.toLowerCase(), v])),
-                body: decoded.toString("utf8"),
-              },
-            }
-          : {}),
-        ...(upstreamError !== undefined ? { upstreamError } : {}),
-      };
-      const judged = judgeExchange(forwarded, judgeContext);
-      return { judged, decoded, durationMs };
-    };
-
-    const record = (
-      judged: JudgedExchange,
-      durationMs: number,
-      answer:
-        | { status: number; statusText: string; headers: Array<[string, string]>; body: Buffer; size: number }
-        | undefined,
-    ) => {
-      // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
-      for (const check of judged.checks) check.message = hide(check.message);
-      for (const finding of judged.findings) finding.message = hide(finding.message);
-      ledger.record(judged);
-      if (har) {
-        har.add(
-          harEntryOf(
-            {
-              startedAt: begunAt,
-              durationMs,
-              waitMs,
-              method: request.method ?? "GET",
-              url: new URL(url, `http://${request.headers.host ?? "127.0.0.1"}`),
-              requestHeaders: requestPairs,
-              requestBody: Buffer.concat(requestChunks),
-              ...(answer ? { response: answer } : {}),
-              ...(judged.upstreamError
-                ? { comment: `no answer from the upstream: ${judged.upstreamError}` }
-                : {}),
-            },
-            secretHeaders,
-            hide,
-          ),
-        );
+    const judged = judgeExchange(forwarded, judgeContext);
+    // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
+    for (const check of judged.checks) if (check.status === "failed") check.message = hide(check.message);
+    for (const finding of judged.findings) finding.message = hide(finding.message);
+    if (answer) {
+      if (violates(judged)) {
+        judged.replaced = true;
+        answer.replace(502, { code: "contract_violation", message: hide(violationMessage(judged)) });
+      } else answer.pass();
+    }
+    ledger.record(judged);
+    if (har && source) har.add(harEntryOf(source, secretHeaders, hide));
+    options.onExchange?.(judged);
+  };
+  const forward = createForwarder(
+    {
+      upstream,
+      agent,
+      tls: requestTls(upstream, options.tls),
+      send: secure ? https.request : http.request,
+      timeoutMs,
+      added: Object.entries(options.headers ?? {}),
+      holdAnswers: options.errors ?? false,
+      keepForHar: har !== undefined,
+      hide,
+    },
+    (outcome) => {
+      try {
+        finish(outcome);
+      } finally {
+        open--;
+        if (open === 0) drained?.();
       }
-      options.onExchange?.(judged);
-      inFlight.delete(finished);
-      done();
-    };
-
-    const outgoing = send(
-      {
-        agent,
-        method: request.method,
-        protocol: upstream.protocol,
-        hostname: hostnameOf(upstream),
-        port: upstream.port,
-        path: upstreamPath,
-        headers: forwardedRequestHeaders(requestPairs, upstream.host, extraHeaders),
-        timeout: timeoutMs,
-        ...tls,
-      },
-      (incoming) => {
-        waitMs = performance.now() - begun;
-        const status = incoming.statusCode ?? 502;
-        const statusText = incoming.statusMessage ?? "";
-        const headers = forwardedResponseHeaders(incoming.rawHeaders);
-        const chunks: Buffer[] = [];
-        let size = 0;
-        if (!options.errors) {
-          response.writeHead(status, statusText, headers.flat());
-          incoming.pipe(response);
-        }
-        incoming.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size <= MAX_JUDGED_BYTES) chunks.push(chunk);
-        });
-        incoming.on("end", () => {
-          const raw = Buffer.concat(chunks);
-          const { judged, decoded, durationMs } = complete({ status, statusText, headers, raw });
-          if (options.errors) {
-            if (violates(judged)) {
-              judged.replaced = true;
-              sendError(response, request, 502, "contract_violation", hide(violationMessage(judged)));
-            } else response.writeHead(status, statusText, headers.flat()).end(raw);
-          }
-          record(judged, durationMs, { status, statusText, headers, body: decoded ?? raw, size });
-        });
-        incoming.on("error", (error) => {
-          // Broken off after the answer began: the client sees the same, and nothing is judged.
-          response.destroy();
-          const { judged, durationMs } = complete(undefined, `the answer broke off: ${error.message}`);
-          record(judged, durationMs, undefined);
-        });
-      },
-    );
-    outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    outgoing.on("error", (error: NodeJS.ErrnoException) => {
-      if (response.headersSent) return;
-      const reason = error.code ? `${error.code}: ${error.message}` : error.message;
-      const { judged, durationMs } = complete(undefined, hide(reason));
-      const message = `the proxy got no answer from ${hide(redactUrl(upstream))}: ${hide(reason)}`;
-      sendError(response, request, 502, "upstream_unreachable", message);
-      record(judged, durationMs, undefined);
-    });
-    request.on("data", (chunk: Buffer) => {
-      requestSize += chunk.length;
-      if (requestSize <= MAX_HAR_REQUEST_BYTES) requestChunks.push(chunk);
-    });
-    request.pipe(outgoing);
-    response.on("close", () => {
-      if (!response.writableFinished) outgoing.destroy();
-    });
+    },
+  );
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    open++;
+    forward(request, response);
   };
 
   const server = http.createServer(handle);
@@ -338,10 +213,14 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       closing ??= (async () => {
         const stopped = new Promise((resolve) => server.close(resolve));
         server.closeIdleConnections();
-        await Promise.race([
-          Promise.all(inFlight),
-          new Promise((resolve) => setTimeout(resolve, timeoutMs + 1000).unref()),
-        ]);
+        if (open > 0) {
+          await Promise.race([
+            new Promise<void>((resolve) => {
+              drained = resolve;
+            }),
+            new Promise((resolve) => setTimeout(resolve, timeoutMs + 1000).unref()),
+          ]);
+        }
         server.closeAllConnections();
         await stopped;
         agent.destroy();
@@ -352,9 +231,6 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
   };
 }
-
-// Credentials of the client's own request, hidden wherever a report shows it.
-const ALWAYS_MASKED = new Set(["proxy-authorization", "cookie"]);
 
 /**
  * One request of the proxy's own at start, without a key (the suite's "no header" request: refused with 401,
@@ -374,24 +250,6 @@ async function probe(upstream: URL, route: ProxyChoice, options: ProxyOptions, t
   } finally {
     client.close();
   }
-}
-
-function sendError(
-  response: ServerResponse,
-  request: IncomingMessage,
-  status: number,
-  code: string,
-  message: string,
-): void {
-  const origin = request.headers.origin;
-  response
-    .writeHead(status, {
-      "content-type": "application/json",
-      "cache-control": "no-store",
-      // The proxy's own answers reach a browser app on another origin too, as the upstream's would.
-      ...(origin ? { "access-control-allow-origin": origin, vary: "Origin" } : {}),
-    })
-    .end(JSON.stringify({ code, message, status }));
 }
 
 function violationMessage(judged: JudgedExchange): string {
@@ -426,8 +284,4 @@ function redactUrl(url: URL): string {
     `${url.protocol}//${url.username}${url.password ? `:${url.password}` : ""}@`,
     `${url.protocol}//***@`,
   );
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

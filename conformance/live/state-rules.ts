@@ -40,8 +40,10 @@ export type StateEvent =
       /** The view of the store the list is of (key and session); lists are always authenticated. */
       view: string;
       session: string;
-      /** Each listed order's JSON with sorted fields, by exact id. */
-      orders: ReadonlyMap<string, string>;
+      /** The list's bytes, to notice a list the same as the view's last one. */
+      bytes: Buffer;
+      /** Each listed order's JSON with sorted fields, by exact id: read only when the list must be compared. */
+      orders: () => ReadonlyMap<string, string>;
       at: ExchangeRef;
     }
   | {
@@ -75,6 +77,9 @@ interface View {
   session: string;
   orders: Map<string, OrderMemory>;
   lastList?: ExchangeRef;
+  lastBytes?: Buffer;
+  /** A cancel or a refusal touched the view's orders since its last list. */
+  touched: boolean;
 }
 
 export interface StateNote {
@@ -111,13 +116,17 @@ export class TrafficState {
       // lists the order must still show it as it was.
       for (const view of this.#views.values()) {
         const memory = view.orders.get(orderId);
-        if (view.session === event.session && memory?.listed) memory.refused ??= at;
+        if (view.session === event.session && memory?.listed) {
+          memory.refused ??= at;
+          view.touched = true;
+        }
       }
       return [];
     }
     if (event.view === undefined) return [];
     const view = this.#view(event.view, event.session);
     const memory = this.#order(view, orderId);
+    view.touched = true;
     const findings: StateFinding[] = [];
     if (status === 204) {
       this.evaluations["cancel-once"]++;
@@ -150,10 +159,16 @@ export class TrafficState {
     const findings: StateFinding[] = [];
     const { at } = event;
     if (view.lastList) this.evaluations["listed-orders-stay"]++;
+    // The same list as last time, with nothing done to its orders since: every rule holds as it did.
+    if (!view.touched && view.lastBytes?.equals(event.bytes)) {
+      view.lastList = at;
+      return findings;
+    }
+    const current = event.orders();
     for (const [id, memory] of view.orders) {
       const listed = memory.listed;
       if (!listed) continue;
-      const now = event.orders.get(id);
+      const now = current.get(id);
       const refused = memory.refused;
       const cancelledSinceListed =
         memory.cancelled !== undefined && memory.cancelled.seq > listed.at.seq ? memory.cancelled : undefined;
@@ -203,8 +218,11 @@ export class TrafficState {
       }
       memory.refused = undefined;
     }
-    for (const [id, record] of event.orders) this.#order(view, id).listed = { record, at };
+    for (const [id, record] of current) this.#order(view, id).listed = { record, at };
     view.lastList = at;
+    // A copy: the answer's bytes may share their memory with the rest of what the socket read.
+    view.lastBytes = Buffer.from(event.bytes);
+    view.touched = false;
     return findings;
   }
 
@@ -220,7 +238,7 @@ export class TrafficState {
       // Most recently used last, so that the cap forgets the views least used.
       this.#views.delete(key);
     } else {
-      view = { session, orders: new Map() };
+      view = { session, orders: new Map(), touched: false };
       if (this.#views.size >= this.#limits.views) {
         const oldest = this.#views.keys().next().value;
         if (oldest !== undefined) this.#views.delete(oldest);

@@ -412,6 +412,19 @@ describe("never in the way", () => {
     }
   });
 
+  it("maps its /v1 onto the upstream's base path, whatever it is", async () => {
+    const upstream = await startScriptedUpstream(() => json(200, "[]"));
+    try {
+      const { report } = await withProxy(upstream.url.replace(/\/v1$/, "/petstore/v1"), {}, async (proxy) => {
+        await (await fetch(`${proxy.url}/store/orders?x=1`, { headers: bearer("k") })).arrayBuffer();
+      });
+      assert.equal(upstream.received.at(-1)?.url, "/petstore/v1/store/orders?x=1");
+      assert.equal(report.traffic?.judged, 1);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("keeps connections alive and serves concurrent clients", async () => {
     const upstream = await startScriptedUpstream(() => json(200, "[]"));
     try {

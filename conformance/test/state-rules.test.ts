@@ -8,18 +8,27 @@ describe("what the state rules remember stays within its bounds", () => {
   it("forgets the oldest orders of a view first, past the cap", () => {
     const state = new TrafficState({ ordersPerView: 3 });
     const orders = new Map(["1", "2", "3", "4", "5"].map((id) => [id, `{"id":${id}}`]));
-    state.observe({ kind: "list", view: "k", session: "", orders, at: at(1) });
+    state.observe({
+      kind: "list",
+      view: "k",
+      session: "",
+      bytes: Buffer.from("first"),
+      orders: () => orders,
+      at: at(1),
+    });
     assert.equal(state.remembered, 3);
     // Order 1 was forgotten: its disappearance is no longer judged; order 5's still is.
     const findings = state.observe({
       kind: "list",
       view: "k",
       session: "",
-      orders: new Map([
-        ["2", '{"id":2}'],
-        ["3", '{"id":3}'],
-        ["4", '{"id":4}'],
-      ]),
+      bytes: Buffer.from("second"),
+      orders: () =>
+        new Map([
+          ["2", '{"id":2}'],
+          ["3", '{"id":3}'],
+          ["4", '{"id":4}'],
+        ]),
       at: at(2),
     });
     assert.deepEqual(
@@ -46,11 +55,34 @@ describe("what the state rules remember stays within its bounds", () => {
     );
   });
 
+  it("a list the same as the view's last one, with nothing done since, is not compared again", () => {
+    const state = new TrafficState();
+    let reads = 0;
+    const orders = () => {
+      reads++;
+      return new Map([["1", '{"id":1}']]);
+    };
+    for (let seq = 1; seq <= 3; seq++)
+      state.observe({ kind: "list", view: "k", session: "", bytes: Buffer.from("[1]"), orders, at: at(seq) });
+    assert.equal(reads, 1);
+    state.observe({ kind: "cancel", view: "k", session: "", orderId: "1", status: 204, at: at(4) });
+    state.observe({ kind: "list", view: "k", session: "", bytes: Buffer.from("[1]"), orders, at: at(5) });
+    assert.equal(reads, 2, "a cancel since the last list makes the next one compared");
+    assert.equal(state.evaluations["cancel-leaves-fields"], 1);
+  });
+
   it("a long run of distinct keys keeps at most views × orders per view", () => {
     const state = new TrafficState({ views: 10, ordersPerView: 100 });
     for (let key = 0; key < 1000; key++) {
       const orders = new Map(Array.from({ length: 200 }, (_, id) => [String(id), `{"id":${id}}`]));
-      state.observe({ kind: "list", view: `key-${key}`, session: "", orders, at: at(key) });
+      state.observe({
+        kind: "list",
+        view: `key-${key}`,
+        session: "",
+        bytes: Buffer.from(""),
+        orders: () => orders,
+        at: at(key),
+      });
     }
     assert.equal(state.remembered, 10 * 100);
   });

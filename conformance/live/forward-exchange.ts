@@ -1,0 +1,253 @@
+import type http from "node:http";
+import type { Agent, IncomingMessage, ServerResponse } from "node:http";
+import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
+import type { RecordedRequest } from "../report.ts";
+import { decodeBody } from "./decode-body.ts";
+import { bearerToken } from "./expectation.ts";
+import { forwardedRequestHeaders, forwardedResponseHeaders, pairsOf } from "./forward-headers.ts";
+import type { HarSource } from "./har-entry.ts";
+import type { ForwardedExchange } from "./judged-exchange.ts";
+
+const BASE_PATH = "/v1";
+const MAX_JUDGED_BYTES = 64 * 1024 * 1024;
+const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
+// Credentials of the client's own request, hidden wherever a report shows it.
+const ALWAYS_MASKED = new Set(["proxy-authorization", "cookie"]);
+
+export interface ForwarderSettings {
+  upstream: URL;
+  agent: Agent;
+  /** TLS options for each request to an https upstream. */
+  tls: Record<string, unknown>;
+  send: typeof http.request;
+  timeoutMs: number;
+  /** Headers added to every request to the upstream. */
+  added: ReadonlyArray<[string, string]>;
+  /** Hold each answer until it is judged, and replace a violating one (--errors). */
+  holdAnswers: boolean;
+  /** Keep what the HAR needs: the request's headers and body. */
+  keepForHar: boolean;
+  /** Hides secrets in what the proxy says itself. */
+  hide: (text: string) => string;
+}
+
+/** What the forwarder hands on once an exchange is over. */
+export interface ExchangeOutcome {
+  forwarded: ForwardedExchange;
+  har?: HarSource;
+  /** With held answers: sends the upstream's answer as it came, or the proxy's own instead. */
+  answer?: {
+    pass(): void;
+    replace(status: number, record: { code: string; message: string }): void;
+  };
+}
+
+/**
+ * The request handler: sends each request on to the upstream as it came (only Host names the upstream),
+ * streams the answer back as it came while keeping a copy to judge, and answers 502 with an Error record
+ * when the upstream gives none. Judging happens after, in `done`, off the bytes' way.
+ */
+export function createForwarder(
+  settings: ForwarderSettings,
+  done: (outcome: ExchangeOutcome) => void,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const { upstream, agent, send, timeoutMs } = settings;
+  const upstreamBase = upstream.pathname.replace(/\/+$/, "");
+  const hostname = hostnameOf(upstream);
+  let seq = 0;
+
+  return (request, response) => {
+    const number = ++seq;
+    const begun = performance.now();
+    const begunAt = Date.now();
+    const url = request.url ?? "/";
+    const method = request.method ?? "GET";
+    const underBase = url === BASE_PATH || url.startsWith(`${BASE_PATH}/`) || url.startsWith(`${BASE_PATH}?`);
+    // Reports show the request only when a check fails: its masked headers are made then.
+    let recorded: RecordedRequest | undefined;
+    const record = () => {
+      recorded ??= {
+        method,
+        path: url,
+        headers: maskHeaders(flattenHeaders(request.headers), ALWAYS_MASKED),
+      };
+      return recorded;
+    };
+    const requestChunks: Buffer[] = [];
+    let waitMs = 0;
+    let over = false;
+
+    const finish = (
+      answer:
+        | { status: number; statusText: string; incoming: IncomingMessage; raw: Buffer; size: number }
+        | undefined,
+      upstreamError: string | undefined,
+      reply?: ExchangeOutcome["answer"],
+    ) => {
+      if (over) return;
+      over = true;
+      const durationMs = performance.now() - begun;
+      const decoded = answer
+        ? decodeBody(answer.raw, headerText(answer.incoming.headers["content-encoding"]))
+        : undefined;
+      const forwarded: ForwardedExchange = {
+        seq: number,
+        method,
+        url,
+        token: bearerToken(request.headers.authorization),
+        session: headerText(request.headers["x-mock-session"]),
+        recorded: record,
+        durationMs,
+      };
+      if (answer && decoded) forwarded.response = lazyResponse(answer.status, answer.incoming, decoded);
+      if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
+      const har: HarSource | undefined = settings.keepForHar
+        ? {
+            startedAt: begunAt,
+            durationMs,
+            waitMs,
+            method,
+            url: new URL(url, `http://${request.headers.host ?? "127.0.0.1"}`),
+            requestHeaders: pairsOf(request.rawHeaders),
+            requestBody: Buffer.concat(requestChunks),
+            ...(answer && decoded
+              ? {
+                  response: {
+                    status: answer.status,
+                    statusText: answer.statusText,
+                    headers: pairsOf(forwardedResponseHeaders(answer.incoming.rawHeaders)),
+                    body: decoded,
+                    size: answer.size,
+                  },
+                }
+              : {}),
+            ...(upstreamError !== undefined
+              ? { comment: `no answer from the upstream: ${upstreamError}` }
+              : {}),
+          }
+        : undefined;
+      done({ forwarded, ...(har ? { har } : {}), ...(reply ? { answer: reply } : {}) });
+    };
+
+    const outgoing = send(
+      {
+        agent,
+        method,
+        protocol: upstream.protocol,
+        hostname,
+        port: upstream.port,
+        path: underBase ? `${upstreamBase}${url.slice(BASE_PATH.length)}` : url,
+        headers: forwardedRequestHeaders(request.rawHeaders, upstream.host, settings.added),
+        timeout: timeoutMs,
+        ...settings.tls,
+      },
+      (incoming) => {
+        waitMs = performance.now() - begun;
+        const status = incoming.statusCode ?? 502;
+        const statusText = incoming.statusMessage ?? "";
+        const headers = forwardedResponseHeaders(incoming.rawHeaders);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const streaming = !settings.holdAnswers;
+        if (streaming) response.writeHead(status, statusText, headers);
+        // Written chunk by chunk rather than piped: one listener instead of pipe's six, on every exchange.
+        incoming.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_JUDGED_BYTES) chunks.push(chunk);
+          if (streaming && !response.write(chunk)) {
+            incoming.pause();
+            response.once("drain", () => incoming.resume());
+          }
+        });
+        incoming.on("end", () => {
+          const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+          if (streaming) response.end();
+          const reply = settings.holdAnswers
+            ? {
+                pass: () => response.writeHead(status, statusText, headers).end(raw),
+                replace: (replacement: number, record: { code: string; message: string }) =>
+                  sendError(response, request, replacement, record),
+              }
+            : undefined;
+          finish({ status, statusText, incoming, raw, size }, undefined, reply);
+        });
+        incoming.on("error", (error) => {
+          // Broken off after the answer began: the client sees the same, and nothing is judged.
+          response.destroy();
+          finish(undefined, `the answer broke off: ${error.message}`);
+        });
+      },
+    );
+    outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    outgoing.on("error", (error: NodeJS.ErrnoException) => {
+      if (response.headersSent) return;
+      const reason = error.code ? `${error.code}: ${error.message}` : error.message;
+      sendError(response, request, 502, {
+        code: "upstream_unreachable",
+        message: settings.hide(`the proxy got no answer from the upstream ${upstream.origin}: ${reason}`),
+      });
+      finish(undefined, settings.hide(reason));
+    });
+    if (settings.keepForHar) {
+      let requestSize = 0;
+      request.on("data", (chunk: Buffer) => {
+        requestSize += chunk.length;
+        if (requestSize <= MAX_HAR_REQUEST_BYTES) requestChunks.push(chunk);
+      });
+    }
+    const { "content-length": length, "transfer-encoding": chunked } = request.headers;
+    if ((length !== undefined && length !== "0") || chunked !== undefined) request.pipe(outgoing);
+    else {
+      // No body to stream: the upstream request ends at once, as most of this API's requests do.
+      request.resume();
+      outgoing.end();
+    }
+    response.on("close", () => {
+      if (!response.writableFinished) outgoing.destroy();
+    });
+  };
+}
+
+/** The proxy's own answer, an Error record; readable by a browser app on another origin, as the upstream's. */
+export function sendError(
+  response: ServerResponse,
+  request: IncomingMessage,
+  status: number,
+  record: { code: string; message: string },
+): void {
+  const origin = request.headers.origin;
+  response
+    .writeHead(status, {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      ...(origin ? { "access-control-allow-origin": origin, vary: "Origin" } : {}),
+    })
+    .end(JSON.stringify({ ...record, status }));
+}
+
+/** The answer as the checks read it; its headers and text are made only when a check reads them. */
+function lazyResponse(
+  status: number,
+  incoming: IncomingMessage,
+  bytes: Buffer,
+): NonNullable<ForwardedExchange["response"]> {
+  let headers: Record<string, string> | undefined;
+  let body: string | undefined;
+  return {
+    status,
+    bytes,
+    contentType: headerText(incoming.headers["content-type"]) ?? "",
+    get headers() {
+      headers ??= flattenHeaders(incoming.headers);
+      return headers;
+    },
+    get body() {
+      body ??= bytes.toString("utf8");
+      return body;
+    },
+  };
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

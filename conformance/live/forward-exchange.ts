@@ -4,7 +4,7 @@ import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { RecordedRequest } from "../report.ts";
 import { decodeBody } from "./decode-body.ts";
 import { bearerToken } from "./expectation.ts";
-import { forwardedRequestHeaders, forwardedResponseHeaders, pairsOf } from "./forward-headers.ts";
+import { forwardedResponseHeaders, pairsOf, requestHeaderFilter } from "./forward-headers.ts";
 import type { HarSource } from "./har-entry.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 
@@ -50,13 +50,29 @@ export interface ExchangeOutcome {
 export function createForwarder(
   settings: ForwarderSettings,
   done: (outcome: ExchangeOutcome) => void,
-): (request: IncomingMessage, response: ServerResponse) => void {
+): { forward: (request: IncomingMessage, response: ServerResponse) => void; stop: () => void } {
   const { upstream, agent, send, timeoutMs } = settings;
   const upstreamBase = upstream.pathname.replace(/\/+$/, "");
   const hostname = hostnameOf(upstream);
+  const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
   let seq = 0;
+  // Requests still waiting for the upstream's answer, oldest first, with their deadlines. One sweep for all
+  // of them instead of a timer per request: per-request socket timers keep every exchange alive for the
+  // garbage collector long after it ended, which under load cost more than the judging.
+  const waiting = new Map<http.ClientRequest, number>();
+  const sweep = setInterval(
+    () => {
+      const now = performance.now();
+      for (const [outgoing, deadline] of waiting) {
+        if (deadline > now) break;
+        waiting.delete(outgoing);
+        outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`));
+      }
+    },
+    Math.max(Math.min(timeoutMs / 4, 250), 10),
+  ).unref();
 
-  return (request, response) => {
+  const forward = (request: IncomingMessage, response: ServerResponse) => {
     const number = ++seq;
     const begun = performance.now();
     const begunAt = Date.now();
@@ -137,11 +153,11 @@ export function createForwarder(
         hostname,
         port: upstream.port,
         path: underBase ? `${upstreamBase}${url.slice(BASE_PATH.length)}` : url,
-        headers: forwardedRequestHeaders(request.rawHeaders, upstream.host, settings.added),
-        timeout: timeoutMs,
+        headers: requestHeaders(request.rawHeaders),
         ...settings.tls,
       },
       (incoming) => {
+        waiting.delete(outgoing);
         waitMs = performance.now() - begun;
         const status = incoming.statusCode ?? 502;
         const statusText = incoming.statusMessage ?? "";
@@ -178,8 +194,9 @@ export function createForwarder(
         });
       },
     );
-    outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    waiting.set(outgoing, begun + timeoutMs);
     outgoing.on("error", (error: NodeJS.ErrnoException) => {
+      waiting.delete(outgoing);
       if (response.headersSent) return;
       const reason = error.code ? `${error.code}: ${error.message}` : error.message;
       sendError(response, request, 502, {
@@ -206,6 +223,8 @@ export function createForwarder(
       if (!response.writableFinished) outgoing.destroy();
     });
   };
+
+  return { forward, stop: () => clearInterval(sweep) };
 }
 
 /** The proxy's own answer, an Error record; readable by a browser app on another origin, as the upstream's. */

@@ -16,51 +16,59 @@ const HOP_BY_HOP = new Set([
 ]);
 
 const initialOf = (name: string) => name.charCodeAt(0) | 0x20;
-const HOP_BY_HOP_INITIALS = new Set([...HOP_BY_HOP].map(initialOf));
 const CONNECTION = initialOf("connection");
 
 /**
- * The raw headers without the hop-by-hop ones, those the Connection header names, and `drop`. Runs twice
- * per exchange: a name is lower-cased only when its first letter is one a dropped name starts with.
+ * A filter of raw headers: without the hop-by-hop ones, those the Connection header names, and `drop`.
+ * It runs twice per exchange, so what it can know in advance is computed once: a name is lower-cased only
+ * when its length and first letter are those of a dropped name.
  */
-function endToEnd(raw: readonly string[], drop?: ReadonlySet<string>): string[] {
-  let named: Set<string> | undefined;
-  for (let index = 0; index < raw.length; index += 2) {
-    const name = raw[index] as string;
-    if (name.length !== 10 || initialOf(name) !== CONNECTION || name.toLowerCase() !== "connection") continue;
-    named ??= new Set();
-    for (const token of (raw[index + 1] as string).split(",")) named.add(token.trim().toLowerCase());
-  }
-  const initials =
-    named || drop
-      ? new Set([...HOP_BY_HOP_INITIALS, ...[...(named ?? []), ...(drop ?? [])].map(initialOf)])
-      : HOP_BY_HOP_INITIALS;
-  const kept: string[] = [];
-  for (let index = 0; index < raw.length; index += 2) {
-    const name = raw[index] as string;
-    if (initials.has(initialOf(name))) {
-      const lower = name.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || named?.has(lower) || drop?.has(lower)) continue;
+function createFilter(drop: ReadonlySet<string>): (raw: readonly string[]) => string[] {
+  const dropped = new Set([...HOP_BY_HOP, ...drop]);
+  const initials = new Set([...dropped].map(initialOf));
+  const lengths = new Set([...dropped].map((name) => name.length));
+  return (raw) => {
+    let named: Set<string> | undefined;
+    for (let index = 0; index < raw.length; index += 2) {
+      const name = raw[index] as string;
+      if (name.length !== 10 || initialOf(name) !== CONNECTION || name.toLowerCase() !== "connection")
+        continue;
+      named ??= new Set();
+      for (const token of (raw[index + 1] as string).split(",")) named.add(token.trim().toLowerCase());
     }
-    kept.push(name, raw[index + 1] as string);
-  }
-  return kept;
+    const kept: string[] = [];
+    for (let index = 0; index < raw.length; index += 2) {
+      const name = raw[index] as string;
+      if (named !== undefined || (lengths.has(name.length) && initials.has(initialOf(name)))) {
+        const lower = name.toLowerCase();
+        if (dropped.has(lower) || named?.has(lower)) continue;
+      }
+      kept.push(name, raw[index + 1] as string);
+    }
+    return kept;
+  };
 }
 
-/** The client's headers for the upstream: Host names the upstream, and the proxy's own headers are added. */
-export function forwardedRequestHeaders(
-  raw: readonly string[],
+/**
+ * The client's headers for the upstream: Host names the upstream, and the proxy's own headers (`added`)
+ * replace any of the same name.
+ */
+export function requestHeaderFilter(
   upstreamHost: string,
   added: ReadonlyArray<[string, string]>,
-): string[] {
-  const replaced = new Set(["host", ...added.map(([name]) => name.toLowerCase())]);
-  return ["Host", upstreamHost, ...endToEnd(raw, replaced), ...added.flat()];
+): (raw: readonly string[]) => string[] {
+  const filter = createFilter(new Set(["host", ...added.map(([name]) => name.toLowerCase())]));
+  const tail = added.flat();
+  return (raw) => {
+    const kept = filter(raw);
+    kept.unshift("Host", upstreamHost);
+    if (tail.length > 0) kept.push(...tail);
+    return kept;
+  };
 }
 
 /** The upstream's headers for the client. */
-export function forwardedResponseHeaders(raw: readonly string[]): string[] {
-  return endToEnd(raw);
-}
+export const forwardedResponseHeaders = createFilter(new Set());
 
 /** Raw headers as [name, value] pairs, for the HAR. */
 export function pairsOf(raw: readonly string[]): Array<[string, string]> {

@@ -146,7 +146,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (har && source) har.add(harEntryOf(source, secretHeaders, hide));
     options.onExchange?.(judged);
   };
-  const forward = createForwarder(
+  const forwarder = createForwarder(
     {
       upstream,
       agent,
@@ -169,7 +169,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   );
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     open++;
-    forward(request, response);
+    forwarder.forward(request, response);
   };
 
   const server = http.createServer(handle);
@@ -223,6 +223,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         }
         server.closeAllConnections();
         await stopped;
+        forwarder.stop();
         agent.destroy();
         har?.close();
         return report();

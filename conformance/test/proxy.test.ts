@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent, createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import type { JudgedExchange } from "../live/judged-exchange.ts";
@@ -492,6 +493,27 @@ describe("never in the way", () => {
       );
     } finally {
       if (targetOpen) await target.close();
+    }
+  });
+
+  it("an upstream that does not answer in time: a 502 naming the timeout, counted", async () => {
+    // It answers the proxy's probe at start, then nothing.
+    const hanging = createServer((request, response) => {
+      if (!request.headers.authorization) response.writeHead(401).end();
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    try {
+      const upstream = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v1`;
+      const { result, report } = await withProxy(upstream, { timeoutMs: 200 }, async (proxy) => {
+        const response = await fetch(`${proxy.url}/store/orders`, { headers: bearer("k") });
+        return { status: response.status, body: await response.json() };
+      });
+      assert.equal(result.status, 502);
+      assert.match(result.body.message, /no answer within 200 ms/);
+      assert.equal(report.traffic?.upstreamFailures, 1);
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
     }
   });
 

@@ -115,7 +115,7 @@ export function createForwarder(
         recorded: record,
         durationMs,
       };
-      if (answer && decoded) forwarded.response = lazyResponse(answer.status, answer.incoming, decoded);
+      if (answer && decoded) forwarded.response = new LazyResponse(answer.status, answer.incoming, decoded);
       if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
       const har: HarSource | undefined = settings.keepForHar
         ? {
@@ -244,27 +244,32 @@ export function sendError(
     .end(JSON.stringify({ ...record, status }));
 }
 
-/** The answer as the checks read it; its headers and text are made only when a check reads them. */
-function lazyResponse(
-  status: number,
-  incoming: IncomingMessage,
-  bytes: Buffer,
-): NonNullable<ForwardedExchange["response"]> {
-  let headers: Record<string, string> | undefined;
-  let body: string | undefined;
-  return {
-    status,
-    bytes,
-    contentType: headerText(incoming.headers["content-type"]) ?? "",
-    get headers() {
-      headers ??= flattenHeaders(incoming.headers);
-      return headers;
-    },
-    get body() {
-      body ??= bytes.toString("utf8");
-      return body;
-    },
-  };
+/**
+ * The answer as the checks read it; its headers and text are made only when a check reads them. A class,
+ * not an object literal with getters, which V8 keeps alive through young-generation collections.
+ */
+class LazyResponse {
+  readonly contentType: string;
+  #headers: Record<string, string> | undefined;
+  #body: string | undefined;
+
+  constructor(
+    readonly status: number,
+    private readonly incoming: IncomingMessage,
+    readonly bytes: Buffer,
+  ) {
+    this.contentType = headerText(incoming.headers["content-type"]) ?? "";
+  }
+
+  get headers(): Record<string, string> {
+    this.#headers ??= flattenHeaders(this.incoming.headers);
+    return this.#headers;
+  }
+
+  get body(): string {
+    this.#body ??= this.bytes.toString("utf8");
+    return this.#body;
+  }
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

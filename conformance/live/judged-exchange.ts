@@ -65,6 +65,27 @@ export interface JudgeContext {
 const BASE_PATH = "/v1";
 
 /**
+ * An exchange as the suite's checks read it; the request's masked copy is made only if a check shows it.
+ * A class, not an object literal with a getter: V8 keeps such literals alive through young-generation
+ * collections, which under load cost the proxy more than all its checks.
+ */
+class LiveExchange implements Exchange {
+  readonly #forwarded: ForwardedExchange;
+  readonly response?: Exchange["response"];
+  readonly error?: string;
+
+  constructor(forwarded: ForwardedExchange) {
+    this.#forwarded = forwarded;
+    if (forwarded.response) this.response = forwarded.response;
+    if (forwarded.upstreamError !== undefined) this.error = forwarded.upstreamError;
+  }
+
+  get request(): RecordedRequest {
+    return this.#forwarded.recorded();
+  }
+}
+
+/**
  * The suite's checks applied to one live exchange: the response checks with the expectation the suite
  * would have of the request, then the state rules over what the traffic showed before.
  */
@@ -76,13 +97,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     seq: forwarded.seq,
     label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${status ?? "no answer"}`,
   };
-  const exchange: Exchange = {
-    get request() {
-      return forwarded.recorded();
-    },
-  };
-  if (forwarded.response) exchange.response = forwarded.response;
-  if (forwarded.upstreamError !== undefined) exchange.error = forwarded.upstreamError;
+  const exchange = new LiveExchange(forwarded);
   // Built once and filled in: this runs for every exchange, on the proxy's hot path.
   const judged: JudgedExchange = {
     ref,

@@ -1,6 +1,6 @@
-import { stringifyExact } from "../contract/exact-json.ts";
+import { isJsonNumber, numberText, stringifyExact } from "../contract/exact-json.ts";
 import type { Exchange } from "./http-client.ts";
-import { orderIdOf } from "./response-checks.ts";
+import { isRecord, orderIdOf } from "./response-checks.ts";
 
 /** One reading of the list: each order's exact JSON by id, or why there is none. */
 export interface ListSnapshot {
@@ -15,17 +15,30 @@ export function snapshotOf(exchange: Exchange, status: number | undefined, body:
   const orders = new Map<string, string>();
   for (const order of body) {
     const id = orderIdOf(order);
-    if (id !== undefined) orders.set(id, stringifyExact(sortKeys(order)));
+    if (id !== undefined) orders.set(id, recordText(order));
   }
   return { exchange, orders };
 }
 
-// Field order is not meaning: a server may write the same record's fields in another order next time.
-function sortKeys(order: unknown): unknown {
-  if (order === null || typeof order !== "object" || Array.isArray(order)) return order;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(order).sort()) {
-    Object.defineProperty(sorted, key, { value: (order as Record<string, unknown>)[key], enumerable: true });
+/**
+ * An order's JSON with its fields in sorted order, numbers digit for digit: field order is not meaning, and
+ * a server may write the same record's fields in another order next time. Written field by field, since
+ * the validating proxy does this for every order of every list that changed.
+ */
+function recordText(order: unknown): string {
+  if (!isRecord(order)) return stringifyExact(order);
+  const keys = Object.keys(order).sort();
+  let text = "{";
+  for (const [index, key] of keys.entries()) {
+    const value = order[key];
+    const written = isJsonNumber(value)
+      ? numberText(value)
+      : typeof value === "string"
+        ? JSON.stringify(value)
+        : value === null || typeof value === "boolean"
+          ? String(value)
+          : stringifyExact(value);
+    text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${written}`;
   }
-  return sorted;
+  return `${text}}`;
 }

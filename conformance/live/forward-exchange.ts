@@ -248,7 +248,7 @@ export function sendError(
  * The answer as the checks read it; its headers and text are made only when a check reads them. A class,
  * not an object literal with getters, which V8 keeps alive through young-generation collections.
  */
-class LazyResponse {
+export class LazyResponse {
   readonly contentType: string;
   #headers: Record<string, string> | undefined;
   #body: string | undefined;

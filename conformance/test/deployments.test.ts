@@ -12,8 +12,8 @@ import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
 import { runConformance } from "../runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
-import { cli } from "./run-cli.ts";
-import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
+import { cli, NO_PROXY_ENV } from "./run-cli.ts";
+import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "./target-server.ts";
 
 const IDS = ["--pending-order-id", PENDING_ID, "--shipped-order-id", SHIPPED_ID];
 const MOCK_CONTROL_HOOK = "mock-control";
@@ -23,24 +23,6 @@ const file = (name: string, content: string) => {
   writeFileSync(path, content);
   return path;
 };
-// No proxy from the machine's environment reaches these runs unless a test sets one.
-const NO_PROXY_ENV = {
-  http_proxy: "",
-  https_proxy: "",
-  HTTPS_PROXY: "",
-  HTTP_PROXY: "",
-  all_proxy: "",
-  ALL_PROXY: "",
-};
-
-async function withTarget<T>(behaviour: TargetBehaviour, use: (url: string) => Promise<T>): Promise<T> {
-  const target = await startTarget(behaviour);
-  try {
-    return await use(target.url);
-  } finally {
-    await target.close();
-  }
-}
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

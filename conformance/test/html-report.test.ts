@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
-import { chromiumSkip, launchChromium } from "../../server/test/chromium.ts";
+import { chromiumSkip, launchChromium, seriousAxeViolations } from "../../server/test/chromium.ts";
 import { runProxy } from "../live/run-proxy.ts";
 import { renderHtml } from "../reporters/html.ts";
 import { runConformance } from "../runner.ts";
@@ -11,7 +11,6 @@ import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server
 
 const skip = chromiumSkip;
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
-const AXE = fileURLToPath(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 
 describe("the HTML report in Chromium, opened from disk", { skip }, () => {
   let browser: Browser;
@@ -76,16 +75,7 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
   it("has no serious or critical accessibility violation (axe-core)", async () => {
     const page = await browser.newPage();
     await page.goto(reportUrl);
-    await page.addScriptTag({ path: AXE });
-    const results = (await page.evaluate(() =>
-      (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-    )) as { violations: Array<{ id: string; impact: string; help: string }> };
-    assert.deepEqual(
-      results.violations
-        .filter((v) => ["serious", "critical"].includes(v.impact))
-        .map((v) => `${v.id}: ${v.help}`),
-      [],
-    );
+    assert.deepEqual(await seriousAxeViolations(page), []);
     await page.close();
   });
 
@@ -117,16 +107,7 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
     );
     await page.getByRole("heading", { name: "Coverage" }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${OUTPUT}proxy-traffic-report.png`, fullPage: true });
-    await page.addScriptTag({ path: AXE });
-    const results = (await page.evaluate(() =>
-      (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-    )) as { violations: Array<{ id: string; impact: string; help: string }> };
-    assert.deepEqual(
-      results.violations
-        .filter((v) => ["serious", "critical"].includes(v.impact))
-        .map((v) => `${v.id}: ${v.help}`),
-      [],
-    );
+    assert.deepEqual(await seriousAxeViolations(page), []);
     await page.close();
   });
 });

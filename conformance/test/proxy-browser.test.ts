@@ -1,28 +1,20 @@
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
-import { chromiumSkip, launchChromium } from "../../server/test/chromium.ts";
+import { chromiumSkip, launchChromium, serveAppPage } from "../../server/test/chromium.ts";
 import { type RunningProxy, runProxy } from "../live/run-proxy.ts";
 import { MOCK_KEY, MOCK_PENDING_ID } from "./mock-ids.ts";
 import { startScriptedUpstream } from "./scripted-upstream.ts";
 
 describe("a browser app on another origin calling the proxy", { skip: chromiumSkip }, () => {
   let mock: MockProcess;
-  let page: Server;
-  let pageUrl: string;
+  let page: { url: string; close: () => void };
   let browser: Browser;
 
   before(async () => {
     mock = await startMockProcess(["--quiet"]);
-    page = createServer((_request, response) => {
-      response.setHeader("content-type", "text/html");
-      response.end("<!doctype html><title>app</title><p>app</p>");
-    });
-    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-    pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
+    page = await serveAppPage();
     browser = await launchChromium();
   });
   after(async () => {
@@ -33,7 +25,7 @@ describe("a browser app on another origin calling the proxy", { skip: chromiumSk
 
   const fromPage = async (proxy: RunningProxy, session: string) => {
     const tab = await browser.newPage();
-    await tab.goto(pageUrl);
+    await tab.goto(page.url);
     const result = await tab.evaluate(
       async ({ base, key, id, session }) => {
         const headers = { Authorization: `Bearer ${key}`, "X-Mock-Session": session };
@@ -89,7 +81,7 @@ describe("a browser app on another origin calling the proxy", { skip: chromiumSk
     const proxy = await runProxy({ upstream: broken.url, port: 0, env: {}, errors: true });
     try {
       const tab = await browser.newPage();
-      await tab.goto(pageUrl);
+      await tab.goto(page.url);
       const result = await tab.evaluate(async (base) => {
         const list = await fetch(`${base}/store/orders`, {
           headers: { Authorization: "Bearer target-key-42" },

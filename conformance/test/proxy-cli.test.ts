@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,65 +12,17 @@ import { generate } from "selfsigned";
 import type { HarEntry } from "../live/har-writer.ts";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
-import { cli } from "./run-cli.ts";
-import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
+import { type ProxyProcess, startProxyProcess } from "./proxy-process.ts";
+import { cli, NO_PROXY_ENV } from "./run-cli.ts";
+import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "./target-server.ts";
 
 const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), "conformance-proxy-cli-"));
-const NO_PROXY_ENV = {
-  http_proxy: "",
-  https_proxy: "",
-  HTTPS_PROXY: "",
-  HTTP_PROXY: "",
-  all_proxy: "",
-  ALL_PROXY: "",
-};
-
-interface ProxyProcess {
-  url: string;
-  child: ChildProcess;
-  /** Sends the signal and waits for the exit code and everything written. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
-/** The proxy command as CI starts it: a process of its own, stopped with a signal. */
-async function startProxy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ProxyProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, "proxy", "--port", "0", ...args], {
+/** The proxy command from the sources, on a free port, with no proxy from this machine's environment. */
+function startProxy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ProxyProcess> {
+  return startProxyProcess(process.execPath, ["--import", "tsx", BIN, "proxy", "--port", "0", ...args], {
     env: { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (chunk) => {
-      stderr += chunk;
-      const match = /listening on (http:\/\/\S+),/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`proxy exited ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    child,
-    async stop(signal = "SIGTERM") {
-      const exited = once(child, "exit");
-      child.kill(signal);
-      const [code] = await exited;
-      return { code: code as number | null, stdout, stderr };
-    },
-  };
-}
-
-async function withTarget<T>(behaviour: TargetBehaviour, use: (url: string) => Promise<T>): Promise<T> {
-  const target = await startTarget(behaviour);
-  try {
-    return await use(target.url);
-  } finally {
-    await target.close();
-  }
 }
 
 const suiteThrough = (url: string) =>

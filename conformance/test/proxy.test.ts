@@ -11,8 +11,6 @@ import { MOCK_KEY } from "./mock-ids.ts";
 import { errorRecord, json, startScriptedUpstream } from "./scripted-upstream.ts";
 import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
 
-const NO_PROXY_ENV = {};
-
 async function withProxy<T>(
   upstream: string,
   options: Partial<ProxyOptions>,
@@ -22,7 +20,8 @@ async function withProxy<T>(
   const proxy = await runProxy({
     upstream,
     port: 0,
-    env: NO_PROXY_ENV,
+    // No proxy from the machine's environment between the proxy and its upstream.
+    env: {},
     ...options,
     onExchange: (judged) => seen.push(judged),
   });
@@ -106,6 +105,24 @@ describe("the validating proxy in front of the project's mock", () => {
   });
 });
 
+/** The suite's own traffic, through a proxy, to a target server with this behaviour: the proxy's report. */
+async function suiteThroughProxy(behaviour: TargetBehaviour): Promise<Report> {
+  const target = await startTarget(behaviour);
+  try {
+    const { report } = await withProxy(target.url, {}, (proxy) =>
+      runConformance({
+        baseUrl: proxy.url,
+        apiKey: TARGET_KEY,
+        pendingOrderId: PENDING_ID,
+        shippedOrderId: SHIPPED_ID,
+      }),
+    );
+    return report;
+  } finally {
+    await target.close();
+  }
+}
+
 describe("the proxy finds each defect of a broken server, naming the suite's check", () => {
   // The defect, and the checks that must fail when the suite's traffic goes through the proxy.
   const defects: Array<[string, TargetBehaviour, string[]]> = [
@@ -151,42 +168,17 @@ describe("the proxy finds each defect of a broken server, naming the suite's che
   ];
   for (const [name, behaviour, expected] of defects) {
     it(name, async () => {
-      const target = await startTarget(behaviour);
-      try {
-        const { report } = await withProxy(target.url, {}, (proxy) =>
-          runConformance({
-            baseUrl: proxy.url,
-            apiKey: TARGET_KEY,
-            pendingOrderId: PENDING_ID,
-            shippedOrderId: SHIPPED_ID,
-          }),
-        );
-        assert.deepEqual(failedIds(report), expected);
-      } finally {
-        await target.close();
-      }
+      assert.deepEqual(failedIds(await suiteThroughProxy(behaviour)), expected);
     });
   }
 
   it("a correct server that removes cancelled orders gets a note, not a failure", async () => {
-    const target = await startTarget({ removeCancelled: true });
-    try {
-      const { report } = await withProxy(target.url, {}, (proxy) =>
-        runConformance({
-          baseUrl: proxy.url,
-          apiKey: TARGET_KEY,
-          pendingOrderId: PENDING_ID,
-          shippedOrderId: SHIPPED_ID,
-        }),
-      );
-      assert.deepEqual(failedIds(report), []);
-      assert.match(
-        report.warnings.join("\n"),
-        /note: order 9007199254740993 was cancelled \(#\d+ DELETE .*\) and is not in the later list .*the spec does not say whether cancelled orders stay listed/,
-      );
-    } finally {
-      await target.close();
-    }
+    const report = await suiteThroughProxy({ removeCancelled: true });
+    assert.deepEqual(failedIds(report), []);
+    assert.match(
+      report.warnings.join("\n"),
+      /note: order 9007199254740993 was cancelled \(#\d+ DELETE .*\) and is not in the later list .*the spec does not say whether cancelled orders stay listed/,
+    );
   });
 });
 

@@ -131,6 +131,19 @@ export async function startTarget(behaviour: TargetBehaviour = {}): Promise<Runn
   };
 }
 
+/** Runs `use` against a fresh target with this behaviour, closed afterwards whatever happens. */
+export async function withTarget<T>(
+  behaviour: TargetBehaviour,
+  use: (url: string) => Promise<T>,
+): Promise<T> {
+  const target = await startTarget(behaviour);
+  try {
+    return await use(target.url);
+  } finally {
+    await target.close();
+  }
+}
+
 function seedOrders(behaviour: TargetBehaviour): TargetOrder[] {
   if (behaviour.emptyStore) return [];
   const extra = behaviour.extraFields ? ',"note":"gift wrap","tags":["a"]' : "";

@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { startProxyProcess } from "../../conformance/test/proxy-process.ts";
 import { chromiumSkip } from "../../server/test/chromium.ts";
 import { documentedExamples } from "../examples.ts";
 
@@ -406,29 +407,16 @@ runConformance({ baseUrl: 1 });
     assert.match(example.stdout, /\d+ passed, 0 failed, 0 skipped/);
     assert.match(example.stdout, /Coverage: documented statuses seen in the traffic/);
 
-    const proxy = spawn(
+    const proxy = await startProxyProcess(
       join(project, "node_modules/.bin/petstore-conformance"),
       ["proxy", "--upstream", `${mock.origin}/v1`, "--port", "0", "--fail-on-violation"],
-      { cwd: project, env: { ...process.env, NODE_OPTIONS: "" }, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: project, env: { ...process.env, NODE_OPTIONS: "" } },
     );
-    let stdout = "";
-    let stderr = "";
-    proxy.stdout?.on("data", (chunk) => {
-      stdout += chunk;
+    const list = await fetch(`${proxy.url}/store/orders`, {
+      headers: { authorization: "Bearer dev-key-123" },
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      proxy.stderr?.on("data", (chunk) => {
-        stderr += chunk;
-        const match = /listening on (http:\/\/\S+),/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      proxy.once("exit", (code) => reject(new Error(`the proxy exited ${code}:\n${stderr}`)));
-    });
-    const list = await fetch(`${url}/store/orders`, { headers: { authorization: "Bearer dev-key-123" } });
     assert.match(await list.text(), /"id":9007199254740993/);
-    const exited = once(proxy, "exit");
-    proxy.kill("SIGTERM");
-    const [code] = await exited;
+    const { code, stdout, stderr } = await proxy.stop("SIGTERM");
     assert.equal(code, 0, stderr);
     assert.match(stdout, /"verdict":"passed","operation":"listOrders"/);
     assert.match(stdout, /\d+ passed, 0 failed, \d+ skipped/);

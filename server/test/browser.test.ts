@@ -1,28 +1,20 @@
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { chromiumSkip, launchChromium } from "./chromium.ts";
+import { chromiumSkip, launchChromium, serveAppPage } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;
 
 describe("the mock from a browser page on another origin", { skip }, () => {
   let mock: MockProcess;
-  let page: Server;
-  let pageUrl: string;
+  let page: { url: string; close: () => void };
   let browser: Browser;
 
   before(async () => {
     mock = await startMockProcess(["--quiet"]);
-    page = createServer((_request, response) => {
-      response.setHeader("content-type", "text/html");
-      response.end("<!doctype html><title>frontend</title><p>frontend</p>");
-    });
-    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-    pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
+    page = await serveAppPage();
     browser = await launchChromium();
   });
   after(async () => {
@@ -33,7 +25,7 @@ describe("the mock from a browser page on another origin", { skip }, () => {
 
   it("lists and cancels orders with fetch and reads error records", async () => {
     const tab = await browser.newPage();
-    await tab.goto(pageUrl);
+    await tab.goto(page.url);
     const result = await tab.evaluate(
       async ({ base, key }) => {
         const headers = { Authorization: `Bearer ${key}` };

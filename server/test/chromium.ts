@@ -1,5 +1,10 @@
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
+
+const AXE = fileURLToPath(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -45,4 +50,28 @@ export function fourRequests(page: Page, api: string, key: string): Promise<Four
     },
     { api, key },
   );
+}
+
+/** axe-core's serious and critical findings on the page as it is, one line each; none is the goal. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const results = (await page.evaluate(() =>
+    (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
+  )) as { violations: Array<{ id: string; impact: string; help: string; nodes: unknown[] }> };
+  return results.violations
+    .filter((violation) => ["serious", "critical"].includes(violation.impact))
+    .map(({ id, help, nodes }) => `${id}: ${help} (${nodes.length})`);
+}
+
+/**
+ * A page of a frontend app on an origin of its own (localhost, while the servers under test answer on
+ * 127.0.0.1), so that the browser's calls from it are cross-origin.
+ */
+export async function serveAppPage(): Promise<{ url: string; close: () => void }> {
+  const page = createServer((_request, response) => {
+    response.setHeader("content-type", "text/html");
+    response.end("<!doctype html><title>frontend</title><p>frontend</p>");
+  });
+  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+  return { url: `http://localhost:${(page.address() as AddressInfo).port}/`, close: () => page.close() };
 }

@@ -6,12 +6,11 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { createControlClient } from "../control-client.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { chromiumSkip, launchChromium } from "./chromium.ts";
+import { chromiumSkip, launchChromium, seriousAxeViolations } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
-const AXE = fileURLToPath(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 
 describe("the dashboard page in Chromium", { skip }, () => {
   let mock: MockProcess;
@@ -192,17 +191,7 @@ describe("the dashboard page in Chromium", { skip }, () => {
   it("has no serious or critical accessibility violation (axe-core)", async () => {
     // axe is injected as an inline script, which the page's own policy rightly forbids.
     const page = await open("axe", { bypassCSP: true });
-    await page.addScriptTag({ path: AXE });
-    const results = (await page.evaluate(() =>
-      (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-    )) as { violations: Array<{ id: string; impact: string; help: string; nodes: unknown[] }> };
-    const serious = results.violations.filter((violation) =>
-      ["serious", "critical"].includes(violation.impact),
-    );
-    assert.deepEqual(
-      serious.map(({ id, help, nodes }) => `${id}: ${help} (${nodes.length})`),
-      [],
-    );
+    assert.deepEqual(await seriousAxeViolations(page), []);
     await page.context().close();
   });
 

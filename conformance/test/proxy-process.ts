@@ -1,0 +1,49 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+
+export interface ProxyProcess {
+  /** The proxy's base address, from its start-up line. */
+  url: string;
+  child: ChildProcess;
+  /** Sends the signal and waits for the exit code and everything written. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/**
+ * `petstore-conformance proxy` as CI starts it, a process of its own stopped with a signal: from the
+ * sources or as installed, up to the start-up line on standard error that names its address.
+ */
+export async function startProxyProcess(
+  command: string,
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string },
+): Promise<ProxyProcess> {
+  const child = spawn(command, [...args], {
+    env: options.env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/\S+),/.exec(stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`the proxy exited ${code}:\n${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    async stop(signal = "SIGTERM") {
+      const exited = once(child, "exit");
+      child.kill(signal);
+      const [code] = await exited;
+      return { code: code as number | null, stdout, stderr };
+    },
+  };
+}

@@ -9,6 +9,7 @@ import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
+import { replayValue } from "./reproduction.ts";
 
 export interface Exchange {
   request: RecordedRequest;
@@ -30,6 +31,8 @@ export interface TlsOptions {
   key?: string;
   /** No certificate check at all. */
   insecure?: boolean;
+  /** The files the PEMs came from, for commands that repeat a request (`curl --cacert …`). */
+  files?: { ca?: string; cert?: string; key?: string };
 }
 
 export interface ClientOptions {
@@ -38,6 +41,8 @@ export interface ClientOptions {
   commonHeaders?: Readonly<Record<string, string>>;
   /** Lower-case names of headers whose values reports show as `***`. */
   secretHeaders?: ReadonlySet<string>;
+  /** Secret values and the variables a reproduction reads them from (the key, masked headers). */
+  replaySecrets?: ReadonlyMap<string, string>;
   tls?: TlsOptions;
   proxy?: URL;
   /** Requests in flight at most; unbounded when absent. */
@@ -149,6 +154,14 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
         method,
         path: fullPath,
         headers: maskHeaders(headers, options.secretHeaders),
+        replay: {
+          method,
+          url: `${baseUrl.origin}${fullPath}`,
+          headers: Object.entries(headers).map(([name, value]) => [
+            name,
+            replayValue(value, options.replaySecrets ?? new Map()),
+          ]),
+        },
       };
       return limit(async () => {
         let exchange = await once(method, fullPath, headers, recorded);

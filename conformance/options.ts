@@ -3,6 +3,7 @@ import { rootCertificates } from "node:tls";
 import type { ParseArgsConfig } from "node:util";
 import { parseFlags, UsageError } from "../common/command-line.ts";
 import type { TlsOptions } from "./http-client.ts";
+import type { ReproduceAs } from "./reproduction.ts";
 import type { ConformanceOptions } from "./runner.ts";
 
 export const REPORTERS = ["pretty", "json", "junit", "html", "markdown"] as const;
@@ -61,6 +62,9 @@ Reports:
   --reporter NAME[:FILE]    pretty (default), json, junit, html or markdown, to FILE or standard output;
                             repeatable: --reporter pretty --reporter junit:conformance.xml
   --output FILE             with one reporter: write it to FILE; the pretty report still goes to stdout
+  --reproduce-as curl|fetch each failed check says how to send its requests again: curl commands
+                            (default) or a fetch snippet; the key as $PETSTORE_API_KEY, masked headers
+                            as $NAME
   --help                    show this help
 
 Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage or a run that cannot judge
@@ -96,6 +100,7 @@ const FLAGS = {
   strict: { type: "boolean" },
   reporter: { type: "string", multiple: true },
   output: { type: "string" },
+  "reproduce-as": { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -146,6 +151,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
         ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
         : {}),
       ...(values.strict ? { strict: true } : {}),
+      ...(values["reproduce-as"] !== undefined
+        ? { reproduceAs: parseReproduceAs(values["reproduce-as"]) }
+        : {}),
       ...(only ? { only } : {}),
       ...(skip ? { skip } : {}),
     },
@@ -153,6 +161,12 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     list: false,
     help: false,
   };
+}
+
+function parseReproduceAs(text: string): ReproduceAs {
+  if (text !== "curl" && text !== "fetch")
+    throw new UsageError(`--reproduce-as takes curl or fetch (got "${text}")`);
+  return text;
 }
 
 export function parseReporters(specs: readonly string[], output: string | undefined): ReporterTarget[] {
@@ -227,7 +241,13 @@ export function readTls(
     ...(values.key !== undefined ? { key: read("--key", values.key) } : {}),
     ...(values.insecure ? { insecure: true } : {}),
   };
-  return Object.keys(tls).length > 0 ? tls : undefined;
+  if (Object.keys(tls).length === 0) return undefined;
+  const paths = {
+    ...(files[0] !== undefined ? { ca: files[0] } : {}),
+    ...(values.cert !== undefined ? { cert: values.cert } : {}),
+    ...(values.key !== undefined ? { key: values.key } : {}),
+  };
+  return Object.keys(paths).length > 0 ? { ...tls, files: paths } : tls;
 }
 
 export function positiveInteger(flag: string, text: string): number {

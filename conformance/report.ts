@@ -1,3 +1,5 @@
+import type { Replay } from "./reproduction.ts";
+
 export type Outcome = "passed" | "failed" | "skipped";
 
 export interface RecordedRequest {
@@ -5,6 +7,8 @@ export interface RecordedRequest {
   path: string;
   /** Headers as sent, with every Authorization value masked. */
   headers: Record<string, string>;
+  /** The request as it can be sent again, secrets as variables; reports turn it into `reproduce`. */
+  replay?: Replay;
 }
 
 export interface RecordedResponse {
@@ -22,6 +26,8 @@ export interface CheckResult {
   spec?: string;
   request?: RecordedRequest;
   response?: RecordedResponse;
+  /** For a failed check: commands that send its requests again (curl, or fetch with --reproduce-as fetch). */
+  reproduce?: string;
 }
 
 export interface ScenarioResult {

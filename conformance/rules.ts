@@ -96,6 +96,11 @@ const RULES: Record<RuleName, Rule> = {
   },
 };
 
+/** The list readings a rule compares, earlier first: the ends of its reproduction. */
+export function ruleSnapshots(name: RuleName, context: RuleContext): Array<ListSnapshot | undefined> {
+  return RULES[name].compare(context);
+}
+
 export function checkRule(name: RuleName, scenarioId: string, context: RuleContext): CheckResult {
   const rule = RULES[name];
   const id = `${scenarioId}.${name}`;

@@ -10,9 +10,23 @@ import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } f
 import { createHttpClient, type Exchange, type HttpClient, type TlsOptions } from "./http-client.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
 import { redactSecrets } from "./redact.ts";
-import { type CheckResult, type Report, type ScenarioResult, summarize } from "./report.ts";
+import {
+  type CheckResult,
+  type RecordedRequest,
+  type Report,
+  type ScenarioResult,
+  summarize,
+} from "./report.ts";
+import {
+  API_KEY_VARIABLE,
+  headerVariable,
+  type Replay,
+  type ReplayTls,
+  type ReproduceAs,
+  renderReplays,
+} from "./reproduction.ts";
 import { checkResponse } from "./response-checks.ts";
-import { checkRule, type RuleContext } from "./rules.ts";
+import { checkRule, type RuleContext, ruleSnapshots } from "./rules.ts";
 import { runProblem } from "./run-problems.ts";
 import { type AuthVariant, type OrderRef, SCENARIOS, type Scenario, type Step } from "./scenarios.ts";
 import { type ListSnapshot, snapshotOf } from "./snapshot.ts";
@@ -57,6 +71,8 @@ export interface ConformanceOptions {
   hooks?: string | ConformanceHooks;
   scenarios?: readonly Scenario[];
   contract?: Contract;
+  /** How failed checks say to send their requests again: curl commands (default) or a fetch snippet. */
+  reproduceAs?: ReproduceAs;
   /** Sees every request and its response as sent and received (its Authorization header masked). */
   onExchange?: (exchange: Exchange) => void;
 }
@@ -152,6 +168,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       ...(options.session !== undefined ? { "x-mock-session": options.session } : {}),
     },
     secretHeaders,
+    replaySecrets: new Map([
+      [options.apiKey, API_KEY_VARIABLE],
+      ...Object.entries(options.headers ?? {})
+        .filter(([name]) => secretHeaders.has(name.toLowerCase()))
+        .map(([name, value]): [string, string] => [value, headerVariable(name)]),
+    ]),
     ...(options.tls ? { tls: options.tls } : {}),
     ...(route.proxy ? { proxy: route.proxy } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
@@ -192,7 +214,17 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const phaseTwo = await runPhase(2);
     const final = await session.snapshot();
 
-    const judged = [...phaseOne, ...phaseTwo].map(({ scenario, result, scenarioList }) => {
+    const replayTls: ReplayTls = {
+      ...(options.tls?.insecure ? { insecure: true } : {}),
+      ...(options.tls?.files?.ca ? { caFile: options.tls.files.ca } : {}),
+      ...(options.tls?.files?.cert ? { certFile: options.tls.files.cert } : {}),
+      ...(options.tls?.files?.key ? { keyFile: options.tls.files.key } : {}),
+    };
+    const reproduce = (replays: Array<Replay | undefined>) => {
+      const known = [...new Set(replays)].filter((replay): replay is Replay => replay !== undefined);
+      return known.length > 0 ? renderReplays(known, options.reproduceAs ?? "curl", replayTls) : undefined;
+    };
+    const judged = [...phaseOne, ...phaseTwo].map(({ scenario, result, scenarioList, replays }) => {
       if (result.status === "skipped") return result;
       const context: RuleContext = {
         initial,
@@ -215,9 +247,23 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
                   message:
                     "not compared: the parameters were refused with 400, which the default reading accepts",
                 }
-              : checkRule(rule, scenario.id, context),
+              : withReproduction(checkRule(rule, scenario.id, context), () => {
+                  // The list before, the scenario's own requests, the list after: what shows the finding.
+                  const [before, after] = ruleSnapshots(rule, context);
+                  return reproduce([
+                    before?.exchange.request.replay,
+                    ...replays,
+                    after?.exchange.request.replay,
+                  ]);
+                }),
         ),
-      ];
+      ].map((check) =>
+        check.status === "failed" && check.reproduce === undefined
+          ? withReproduction(check, () => reproduce([check.request?.replay]))
+          : check,
+      );
+      // The replays became commands; reports keep the masked request only.
+      for (const check of checks) if (check.request?.replay) check.request = withoutReplay(check.request);
       return {
         ...result,
         checks,
@@ -292,6 +338,18 @@ interface ScenarioRun {
   scenario: Scenario;
   result: ScenarioResult;
   scenarioList?: ListSnapshot;
+  /** Every request the scenario sent, as it can be sent again. */
+  replays: Replay[];
+}
+
+function withReproduction(check: CheckResult, reproduce: () => string | undefined): CheckResult {
+  if (check.status !== "failed") return check;
+  const commands = reproduce();
+  return commands === undefined ? check : { ...check, reproduce: commands };
+}
+
+function withoutReplay({ replay: _replay, ...request }: RecordedRequest): RecordedRequest {
+  return request;
 }
 
 class Session {
@@ -320,9 +378,10 @@ class Session {
     const base = { id: scenario.id, title: scenario.title };
     if (scenario.needs && !ids[scenario.needs]) {
       const reason = `no --${scenario.needs}-order-id given: the run cancels or refuses only orders named for it`;
-      return { scenario, result: { ...base, status: "skipped", reason, checks: [] } };
+      return { scenario, result: { ...base, status: "skipped", reason, checks: [] }, replays: [] };
     }
     const checks: CheckResult[] = [];
+    const replays: Replay[] = [];
     let scenarioList: ListSnapshot | undefined;
     for (const step of scenario.steps) {
       const checkId = `${scenario.id}.${step.name}`;
@@ -334,6 +393,7 @@ class Session {
       }
       const operation = this.operation(step.operation);
       const exchange = await this.send(operation, path, step.auth ?? "valid");
+      if (exchange.request.replay) replays.push(exchange.request.replay);
       const reading = this.strict || !step.lenient ? step : step.lenient;
       const checked = checkResponse(
         exchange,
@@ -359,6 +419,7 @@ class Session {
         checks,
       },
       ...(scenarioList ? { scenarioList } : {}),
+      replays,
     };
   }
 

@@ -19,5 +19,9 @@ export function describeCheck(check: CheckResult): string[] {
       if (body.length > BODY_LINES) lines.push("    | …");
     }
   }
+  if (check.reproduce) {
+    lines.push("  reproduce:");
+    lines.push(...check.reproduce.split("\n").map((line) => `    ${line}`));
+  }
   return lines;
 }

@@ -35,11 +35,19 @@ ${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</
 ${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warning) => `<li>warning: ${escapeHtml(warning)}</li>`).join("")}</ul>` : ""}
 <p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
 </section>
-${report.scenarios.map(renderScenario).join("\n")}
+${orderedForReading(report.scenarios).map(renderScenario).join("\n")}
 ${renderCoverage(report)}</main>
 <script>
 document.getElementById("failures-only").addEventListener("change", function (event) {
   document.body.classList.toggle("failures-only", event.target.checked);
+});
+document.addEventListener("click", function (event) {
+  var button = event.target.closest("button.copy");
+  if (!button) return;
+  var text = document.getElementById(button.getAttribute("aria-controls")).textContent;
+  var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 2000); };
+  if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, function () {});
+  else done();
 });
 </script>
 </body>
@@ -66,11 +74,26 @@ ${missing.length > 0 ? `<p>Never seen: ${escapeHtml(missing.join(", "))}</p>` : 
 `;
 }
 
-function renderScenario(scenario: ScenarioResult): string {
+/** What failed first, then what was skipped, then what passed: a reader opens the page on the failures. */
+function orderedForReading(scenarios: readonly ScenarioResult[]): ScenarioResult[] {
+  const rank = { failed: 0, skipped: 1, passed: 2 } as const;
+  return [...scenarios].sort((a, b) => rank[a.status] - rank[b.status]);
+}
+
+function renderScenario(scenario: ScenarioResult, index: number): string {
+  if (scenario.status === "passed") {
+    // One line until opened: the passing checks are there for whoever wants them, not in the way.
+    const passed = scenario.checks.filter((check) => check.status === "passed").length;
+    return `<section class="scenario passed" aria-label="${escapeHtml(scenario.id)}: passed">
+<details><summary><span class="mark" aria-hidden="true">${MARK.passed}</span> <strong>${escapeHtml(scenario.id)}</strong> ${escapeHtml(scenario.title)} <span class="count">(${passed} ${passed === 1 ? "check" : "checks"} passed)</span></summary>
+<ul class="checks">${scenario.checks.map((check, checkIndex) => renderCheck(check, `${index}-${checkIndex}`)).join("")}</ul>
+</details>
+</section>`;
+  }
   const detail =
     scenario.status === "skipped"
       ? `<p class="reason">Skipped: ${escapeHtml(scenario.reason ?? "")}</p>`
-      : `<ul class="checks">${scenario.checks.map(renderCheck).join("")}</ul>`;
+      : `<ul class="checks">${scenario.checks.map((check, checkIndex) => renderCheck(check, `${index}-${checkIndex}`)).join("")}</ul>`;
   return `<section class="scenario ${scenario.status}" aria-labelledby="scenario-${escapeHtml(scenario.id)}">
 <h2 id="scenario-${escapeHtml(scenario.id)}"><span class="mark" aria-hidden="true">${MARK[scenario.status]}</span> ${escapeHtml(scenario.id)} <span class="status">${scenario.status}</span></h2>
 <p>${escapeHtml(scenario.title)}</p>
@@ -78,7 +101,7 @@ ${detail}
 </section>`;
 }
 
-function renderCheck(check: CheckResult): string {
+function renderCheck(check: CheckResult, key: string): string {
   const summary = `<summary><span class="mark" aria-hidden="true">${MARK[check.status]}</span> <span class="status">${check.status}</span> <code>${escapeHtml(check.id)}</code>: ${escapeHtml(check.message)}</summary>`;
   const evidence: string[] = [];
   if (check.spec) evidence.push(`<p><strong>Spec:</strong> ${escapeHtml(check.spec)}</p>`);
@@ -92,6 +115,11 @@ function renderCheck(check: CheckResult): string {
     const headers = Object.entries(check.response.headers).map(([name, value]) => `${name}: ${value}`);
     evidence.push(
       `<p><strong>Response</strong></p><pre>${escapeHtml([String(check.response.status), ...headers, "", check.response.body].join("\n"))}</pre>`,
+    );
+  }
+  if (check.reproduce) {
+    evidence.push(
+      `<p><strong>Reproduce</strong> <button type="button" class="copy" aria-controls="reproduce-${key}">Copy</button></p><pre id="reproduce-${key}">${escapeHtml(check.reproduce)}</pre>`,
     );
   }
   return `<li class="check ${check.status}"><details${check.status === "failed" ? " open" : ""}>${summary}${evidence.join("")}</details></li>`;
@@ -118,6 +146,8 @@ summary{cursor:pointer}
 pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 code{font-family:ui-monospace,Menlo,monospace}
 table{border-collapse:collapse}th,td{text-align:left;padding:.2rem .8rem .2rem 0;border-bottom:1px solid #eaeef2}tr.never td:last-child{color:#8a4500}tr.undocumented td:last-child{color:#b00020}
+.scenario.passed summary{font-weight:400}.count{color:#57606a}
+button.copy{font:inherit;font-size:.85em;padding:.1rem .6rem;border:1px solid #8c959f;border-radius:6px;background:#f6f8fa;cursor:pointer}
 .failures-only .scenario:not(.failed),.failures-only .check:not(.failed){display:none}
 :focus-visible{outline:3px solid #ffbf47}
 `;

@@ -24,13 +24,25 @@ export function renderMarkdown(report: Report): string {
     scenario.checks.filter((check) => check.status === "failed").map((check) => ({ scenario, check })),
   );
   if (failures.length > 0) {
+    const shown = failures.slice(0, FAILURES_SHOWN);
     lines.push("", "| Scenario | Check | What happened | Request | Spec |", "|---|---|---|---|---|");
-    for (const { scenario, check } of failures) {
+    for (const { scenario, check } of shown) {
       const request = check.request ? `\`${cell(`${check.request.method} ${check.request.path}`)}\`` : "";
       lines.push(
         `| ${scenario.id} | \`${check.id}\` | ${cell(check.message)} | ${request} | ${cell(check.spec ?? "")} |`,
       );
     }
+    const reproductions = shown.filter(({ check }) => check.reproduce);
+    if (reproductions.length > 0) {
+      lines.push("", "<details><summary>Reproduce</summary>");
+      for (const { check } of reproductions) {
+        const fence = check.reproduce?.startsWith("curl") ? "sh" : "js";
+        lines.push("", `\`${check.id}\`:`, "", `\`\`\`${fence}`, fenceSafe(check.reproduce ?? ""), "```");
+      }
+      lines.push("", "</details>");
+    }
+    if (failures.length > shown.length)
+      lines.push("", `…and ${failures.length - shown.length} more failed checks: see the full report.`);
   }
   const groups = coverageByOperation(report);
   if (groups.length > 0) {
@@ -48,6 +60,14 @@ export function renderMarkdown(report: Report): string {
     if (traffic) lines.push("", traffic);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** Failed checks shown in full: a job summary or a comment stays short. */
+const FAILURES_SHOWN = 20;
+
+/** Code that cannot close its fence early. */
+function fenceSafe(code: string): string {
+  return code.replace(/```/g, "`\u200b``");
 }
 
 /** Text made safe for one table cell: no pipes, no line breaks, no HTML. */

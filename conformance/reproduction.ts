@@ -60,7 +60,9 @@ export function renderCurl(replays: readonly Replay[], tls: ReplayTls = {}): str
 }
 
 function curlCommand(replay: Replay, tls: ReplayTls): string {
-  const options = ["curl -sS -i --path-as-is"];
+  // A line break after each answer: bodies do not end with one, and the next command's status line would
+  // run on from it.
+  const options = ["curl -sS -i --path-as-is -w '\\n'"];
   if (tls.insecure) options.push("--insecure");
   if (tls.caFile) options.push(`--cacert ${singleQuoted(tls.caFile)}`);
   if (tls.certFile) options.push(`--cert ${singleQuoted(tls.certFile)}`);

@@ -44,10 +44,19 @@ document.getElementById("failures-only").addEventListener("change", function (ev
 document.addEventListener("click", function (event) {
   var button = event.target.closest("button.copy");
   if (!button) return;
-  var text = document.getElementById(button.getAttribute("aria-controls")).textContent;
-  var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 2000); };
-  if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, function () {});
-  else done();
+  var pre = document.getElementById(button.getAttribute("aria-controls"));
+  var copied = function () { button.textContent = "Copied"; };
+  // The text is selected at once, so Ctrl+C works where the page may not write to the clipboard (some
+  // browsers, for files opened from disk); where it may, the button then says so.
+  var select = function () {
+    var range = document.createRange();
+    range.selectNodeContents(pre);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    button.textContent = "Selected: press Ctrl+C";
+  };
+  select();
+  if (navigator.clipboard) navigator.clipboard.writeText(pre.textContent).then(copied, function () {});
 });
 </script>
 </body>

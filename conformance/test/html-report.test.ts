@@ -63,6 +63,28 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
       assert.ok(await failure.getByText(evidence, { exact: false }).first().isVisible(), evidence);
     }
     assert.match(await page.getByText("Skipped: skipped with --skip").innerText(), /--skip/);
+
+    // It opens on what failed: the failed scenario first, the passed ones one closed line each.
+    const sections = page.locator("section.scenario");
+    assert.match((await sections.first().getAttribute("class")) ?? "", /\bfailed\b/);
+    assert.match(await sections.first().innerText(), /^✖ cancel-shipped/);
+    const passed = page.locator("section.scenario.passed");
+    assert.ok((await passed.count()) >= 5);
+    for (const open of await passed
+      .locator("> details")
+      .evaluateAll((all) => all.map((details) => (details as HTMLDetailsElement).open)))
+      assert.equal(open, false);
+    assert.match(await passed.first().innerText(), /^✔ \S+ .* \(\d+ checks passed\)$/);
+    const reproduction = failure.locator("pre[id^=reproduce-]");
+    assert.match(
+      await reproduction.innerText(),
+      /^curl -sS -i --path-as-is .* -X DELETE '.*\/v1\/store\/orders\/2'/s,
+    );
+    assert.match(await reproduction.innerText(), /\$\{PETSTORE_API_KEY\}/);
+    await failure.getByRole("button", { name: "Copy" }).click();
+    const selected = await page.evaluate(() => getSelection()?.toString() ?? "");
+    assert.equal(selected.trim(), (await reproduction.innerText()).trim(), "the reproduction is selected");
+    assert.match(await failure.locator("button.copy").innerText(), /^(Copied|Selected: press Ctrl\+C)$/);
     await page.screenshot({ path: `${OUTPUT}conformance-report.png`, fullPage: false });
 
     await page.getByLabel("Show failures only").check();

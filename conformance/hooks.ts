@@ -15,6 +15,8 @@ export interface ProvidedIds {
   pendingOrderId?: string;
   shippedOrderId?: string;
   missingOrderId?: string;
+  /** A pending order for the race scenario, cancelled by many clients at once. */
+  raceOrderId?: string;
 }
 
 /** A `--hooks` module's exports: provisioning before the run, clean-up or publishing after it. */

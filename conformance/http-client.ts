@@ -22,6 +22,8 @@ export interface Exchange {
   proxyRefused?: number;
   /** How many 429 answers were waited out and retried before this one. */
   retries?: number;
+  /** When the request was fully written (performance.now()), to tell how close together requests went out. */
+  sentAt?: number;
 }
 
 export interface TlsOptions {
@@ -57,7 +59,16 @@ const EXCERPT_CHARS = 2000;
 const DEFAULT_RETRY_WAIT_MS = 1000;
 
 export interface HttpClient {
-  send(method: string, path: string, headers: Record<string, string>): Promise<Exchange>;
+  /**
+   * Sends a request under the base address. `fresh`: on a connection of its own, outside --concurrency
+   * and without retries, as a burst of simultaneous clients needs.
+   */
+  send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    options?: { fresh?: boolean },
+  ): Promise<Exchange>;
   /** How many requests were sent, retries included. */
   readonly count: number;
   /** How many 429 answers were retried. */
@@ -85,13 +96,15 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
     fullPath: string,
     headers: Record<string, string>,
     recorded: RecordedRequest,
+    through: Agent = agent,
   ) =>
     new Promise<Exchange>((resolve) => {
       count++;
       let proxyRefused: number | undefined;
+      let sentAt: number | undefined;
       const outgoing: ClientRequest = request(
         {
-          agent,
+          agent: through,
           method,
           protocol: baseUrl.protocol,
           hostname,
@@ -117,6 +130,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
                 body: Buffer.concat(chunks).toString("utf8"),
               },
               ...(proxyRefused !== undefined ? { proxyRefused } : {}),
+              ...(sentAt !== undefined ? { sentAt } : {}),
             }),
           );
           incoming.on("error", (error) =>
@@ -127,6 +141,9 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
       // https-proxy-agent hands a refused tunnel back as the proxy's own answer; it must not pass for the target's.
       outgoing.on("proxyConnect", (connect: { statusCode: number }) => {
         if (connect.statusCode !== 200) proxyRefused = connect.statusCode;
+      });
+      outgoing.on("finish", () => {
+        sentAt = performance.now();
       });
       outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
       outgoing.on("error", (error: NodeJS.ErrnoException) =>
@@ -147,7 +164,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
       return retries;
     },
     close: () => agent.destroy(),
-    send(method, path, ownHeaders) {
+    async send(method, path, ownHeaders, sendOptions) {
       const headers = { ...options.commonHeaders, ...ownHeaders };
       const fullPath = `${basePath}${path}`;
       const recorded: RecordedRequest = {
@@ -163,6 +180,14 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           ]),
         },
       };
+      if (sendOptions?.fresh) {
+        const own = await createAgent(secure, { ...options, keepAlive: false });
+        try {
+          return await once(method, fullPath, headers, recorded, own);
+        } finally {
+          own.destroy();
+        }
+      }
       return limit(async () => {
         let exchange = await once(method, fullPath, headers, recorded);
         const retry = options.retry;
@@ -200,18 +225,19 @@ export function requestTls(target: URL, tls: TlsOptions | undefined) {
 // The proxy agents are loaded only for runs through a proxy: most runs go direct, and start faster without.
 export async function createAgent(
   secure: boolean,
-  options: Pick<ClientOptions, "tls" | "proxy">,
+  options: Pick<ClientOptions, "tls" | "proxy"> & { keepAlive?: boolean },
 ): Promise<Agent> {
   const tls = tlsSettings(options.tls);
+  const keepAlive = options.keepAlive ?? true;
   if (options.proxy) {
     if (secure) {
       const { HttpsProxyAgent } = await import("https-proxy-agent");
-      return new HttpsProxyAgent(options.proxy, { keepAlive: true, ...tls });
+      return new HttpsProxyAgent(options.proxy, { keepAlive, ...tls });
     }
     const { HttpProxyAgent } = await import("http-proxy-agent");
-    return new HttpProxyAgent(options.proxy, { keepAlive: true });
+    return new HttpProxyAgent(options.proxy, { keepAlive });
   }
-  return secure ? new HttpsAgent({ keepAlive: true, ...tls }) : new HttpAgent({ keepAlive: true });
+  return secure ? new HttpsAgent({ keepAlive, ...tls }) : new HttpAgent({ keepAlive });
 }
 
 function tlsSettings(tls: TlsOptions | undefined) {

@@ -34,6 +34,9 @@ Target and orders:
   --pending-order-id ID     a pending order the run may cancel (else that scenario is skipped)
   --shipped-order-id ID     an order that has shipped (else the 409 scenario is skipped)
   --missing-order-id ID     an id no order has (default: one absent from the list)
+  --race-order-id ID        another pending order, which many clients then cancel at once (else the race
+                            scenario is skipped)
+  --race-concurrency N      how many at once (default 20, each on a connection of its own)
   --hooks FILE              a .js, .mjs or .ts module whose beforeRun(context) may return those ids
                             and whose afterRun(context, report) runs last; "mock-control" names the
                             shipped hook that creates them through this project's mock control API
@@ -89,6 +92,8 @@ const FLAGS = {
   "pending-order-id": { type: "string" },
   "shipped-order-id": { type: "string" },
   "missing-order-id": { type: "string" },
+  "race-order-id": { type: "string" },
+  "race-concurrency": { type: "string" },
   hooks: { type: "string" },
   session: { type: "string" },
   ...REACH_FLAGS,
@@ -138,6 +143,10 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
       ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),
       ...(values["missing-order-id"] ? { missingOrderId: values["missing-order-id"] } : {}),
+      ...(values["race-order-id"] ? { raceOrderId: values["race-order-id"] } : {}),
+      ...(values["race-concurrency"] !== undefined
+        ? { raceConcurrency: positiveInteger("--race-concurrency", values["race-concurrency"]) }
+        : {}),
       ...(values.session !== undefined ? { session: values.session } : {}),
       ...(values.hooks !== undefined ? { hooks: values.hooks } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),

@@ -13,6 +13,8 @@ export interface RuleContext {
   /** The list read by the scenario's own listOrders step, if it has one. */
   scenarioList?: ListSnapshot;
   pendingId?: string;
+  /** The race scenario's order, which the run cancels too. */
+  raceId?: string;
   shippedId?: string;
 }
 
@@ -84,8 +86,8 @@ const RULES: Record<RuleName, Rule> = {
   "other-orders-still-listed": {
     spec: "§4.1: the list returns every order placed; §4.2: a cancel concerns one order",
     compare: (context) => [context.initial, context.final],
-    judge(before, after, { pendingId }) {
-      const gone = [...before.keys()].filter((id) => id !== pendingId && !after.has(id));
+    judge(before, after, { pendingId, raceId }) {
+      const gone = [...before.keys()].filter((id) => id !== pendingId && id !== raceId && !after.has(id));
       return gone.length === 0
         ? { success: "every other order is still listed after the cancel" }
         : {

@@ -2,12 +2,18 @@ import { randomBytes } from "node:crypto";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../contract/built-in.ts";
 import type { Contract } from "../contract/contract.ts";
-import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
+import { INT64_MAX, isInt64, parseExact } from "../contract/exact-json.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../server/core/sessions.ts";
 import { createHealth } from "./health.ts";
 import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";
-import { createHttpClient, type Exchange, type HttpClient, type TlsOptions } from "./http-client.ts";
+import {
+  createHttpClient,
+  type Exchange,
+  type HttpClient,
+  recordResponse,
+  type TlsOptions,
+} from "./http-client.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
 import { redactSecrets } from "./redact.ts";
 import {
@@ -25,11 +31,14 @@ import {
   type ReproduceAs,
   renderReplays,
 } from "./reproduction.ts";
-import { checkResponse } from "./response-checks.ts";
+import { checkResponse, orderIdOf } from "./response-checks.ts";
 import { checkRule, type RuleContext, ruleSnapshots } from "./rules.ts";
 import { runProblem } from "./run-problems.ts";
 import { type AuthVariant, type OrderRef, SCENARIOS, type Scenario, type Step } from "./scenarios.ts";
 import { type ListSnapshot, snapshotOf } from "./snapshot.ts";
+
+/** The orders a run may name, as exact digits. */
+type OrderIds = Partial<Record<"pending" | "shipped" | "missing" | "race", string>>;
 
 export interface ConformanceOptions {
   /** The deployment's base address, ending in /v1. */
@@ -38,6 +47,10 @@ export interface ConformanceOptions {
   /** A pending order the run may cancel; without it nothing is cancelled. */
   pendingOrderId?: string;
   shippedOrderId?: string;
+  /** A pending order for the race scenario: it is cancelled by many clients at once. */
+  raceOrderId?: string;
+  /** How many clients cancel the race order at once (default 20). */
+  raceConcurrency?: number;
   /** An id no order has; by default one absent from the list. */
   missingOrderId?: string;
   timeoutMs?: number;
@@ -91,6 +104,9 @@ export class TargetUnreachableError extends Error {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_RACE_CONCURRENCY = 20;
+/** Lists sent while the race's cancels are in flight. */
+const RACE_LISTS = 5;
 export const DEFAULT_MAX_RETRIES = 5;
 export const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
 
@@ -148,6 +164,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       "--missing-order-id",
       options.missingOrderId ?? hookId(provided, "missingOrderId"),
     ),
+    race: parseOrderIdOption("--race-order-id", options.raceOrderId ?? hookId(provided, "raceOrderId")),
   };
   const warnings: string[] = [...ignoredProxyVariables(env)];
   if (!/\/v1\/?$/.test(baseUrl.pathname)) {
@@ -194,6 +211,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         health.see(exchange);
         options.onExchange?.(exchange);
       },
+      options.raceConcurrency ?? DEFAULT_RACE_CONCURRENCY,
     );
     const initial = await session.snapshot();
     const problem = runProblem(initial.exchange, baseUrl, route);
@@ -201,7 +219,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const missing = ids.missing ?? absentId(initial);
     if (!ids.missing && !initial.orders)
       warnings.push(`the list could not be read, so order ${missing} is assumed not to exist`);
-    const resolved: Partial<Record<"pending" | "shipped" | "missing", string>> = { ...ids, missing };
+    const resolved: OrderIds = { ...ids, missing };
 
     const runPhase = (phase: number) =>
       Promise.all(
@@ -233,6 +251,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         ...(scenarioList ? { scenarioList } : {}),
         ...(resolved.pending ? { pendingId: resolved.pending } : {}),
         ...(resolved.shipped ? { shippedId: resolved.shipped } : {}),
+        ...(resolved.race && selected.some(({ scenario, reason }) => scenario.id === "cancel-race" && !reason)
+          ? { raceId: resolved.race }
+          : {}),
       };
       // Under the default reading a list with parameters may be refused (400); then there is no list to compare.
       const listRefused = scenarioList?.exchange.response?.status;
@@ -342,6 +363,90 @@ interface ScenarioRun {
   replays: Replay[];
 }
 
+const RACE_LISTS_RULE =
+  "§4.1, §2: a list is an array of Order records, each order once, even while orders change";
+
+/** Many answers' checks as one each: a tally when all passed, every failure (the first five) when not. */
+function collapse(results: ReadonlyArray<{ checks: CheckResult[] }>): CheckResult[] {
+  const byId = new Map<string, CheckResult[]>();
+  for (const result of results)
+    for (const check of result.checks) byId.set(check.id, [...(byId.get(check.id) ?? []), check]);
+  return [...byId.entries()].flatMap(([id, checks]) => {
+    const failed = checks.filter((check) => check.status === "failed");
+    if (failed.length > 0) return failed.slice(0, 5);
+    return [
+      {
+        ...(checks[0] as CheckResult),
+        id,
+        message: `${checks.length} of ${checks.length} answers: ${checks[0]?.message}`,
+      },
+    ];
+  });
+}
+
+/** Exactly one of the concurrent cancels may be 204; and how close together they went out. */
+function raceVerdict(cancels: readonly Exchange[], checkId: string, because: string): CheckResult {
+  const statuses = new Map<string, number>();
+  for (const exchange of cancels) {
+    const status = exchange.response ? String(exchange.response.status) : "no answer";
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  }
+  const sent = cancels.map((exchange) => exchange.sentAt).filter((at): at is number => at !== undefined);
+  const spread = sent.length > 1 ? Math.max(...sent) - Math.min(...sent) : 0;
+  const tally = [...statuses].map(([status, count]) => `${status}×${count}`).join(" ");
+  const went = `${cancels.length} cancels sent within ${spread.toFixed(1)} ms of each other (${tally})`;
+  const cancelled = statuses.get("204") ?? 0;
+  const id = `${checkId}.one-204`;
+  if (cancelled === 1) return { id, status: "passed", message: `exactly one 204: ${went}`, spec: because };
+  const winner = cancels.find((exchange) => exchange.response?.status === 204) ?? cancels[0];
+  return {
+    id,
+    status: "failed",
+    message:
+      cancelled === 0
+        ? `no cancel was 204: ${went}`
+        : `${cancelled} cancels were 204, so the order was cancelled ${cancelled} times: ${went}`,
+    spec: because,
+    ...(winner ? { request: winner.request } : {}),
+    ...(winner?.response ? { response: recordResponse(winner.response) } : {}),
+  };
+}
+
+/** After the race the order is listed at most once (the spec does not say whether a cancelled one stays). */
+function listedOnce(after: ListSnapshot, orderId: string, checkId: string): CheckResult {
+  const id = `${checkId}.listed-once`;
+  const spec = "§2: id is the unique order identifier; §4.1: the list returns every order placed";
+  const body = after.exchange.response?.body;
+  if (!after.orders || body === undefined)
+    return {
+      id,
+      status: "failed",
+      message: `cannot check: listing the orders failed (${after.problem})`,
+      spec,
+    };
+  const times = countListed(body, orderId);
+  if (times <= 1)
+    return {
+      id,
+      status: "passed",
+      message: times === 1 ? `order ${orderId} listed once, id exact` : `order ${orderId} no longer listed`,
+      spec,
+    };
+  return {
+    id,
+    status: "failed",
+    message: `order ${orderId} is listed ${times} times after the concurrent cancels`,
+    spec,
+    request: after.exchange.request,
+    ...(after.exchange.response ? { response: recordResponse(after.exchange.response) } : {}),
+  };
+}
+
+function countListed(body: string, orderId: string): number {
+  const parsed = parseExact(body);
+  return Array.isArray(parsed) ? parsed.filter((order) => orderIdOf(order) === orderId).length : 0;
+}
+
 function withReproduction(check: CheckResult, reproduce: () => string | undefined): CheckResult {
   if (check.status !== "failed") return check;
   const commands = reproduce();
@@ -362,6 +467,7 @@ class Session {
     private readonly errorRecord: ValidateFunction,
     private readonly strict: boolean,
     private readonly onExchange: ((exchange: Exchange) => void) | undefined,
+    private readonly raceConcurrency: number,
   ) {}
 
   async snapshot(): Promise<ListSnapshot> {
@@ -371,10 +477,7 @@ class Session {
     return snapshotOf(exchange, checked.status, checked.body);
   }
 
-  async run(
-    scenario: Scenario,
-    ids: Partial<Record<"pending" | "shipped" | "missing", string>>,
-  ): Promise<ScenarioRun> {
+  async run(scenario: Scenario, ids: OrderIds): Promise<ScenarioRun> {
     const base = { id: scenario.id, title: scenario.title };
     if (scenario.needs && !ids[scenario.needs]) {
       const reason = `no --${scenario.needs}-order-id given: the run cancels or refuses only orders named for it`;
@@ -392,6 +495,10 @@ class Session {
         continue;
       }
       const operation = this.operation(step.operation);
+      if (step.race) {
+        checks.push(...(await this.race(step, operation, path, checkId, ids.race as string, replays)));
+        continue;
+      }
       const exchange = await this.send(operation, path, step.auth ?? "valid");
       if (exchange.request.replay) replays.push(exchange.request.replay);
       const reading = this.strict || !step.lenient ? step : step.lenient;
@@ -423,10 +530,7 @@ class Session {
     };
   }
 
-  private pathOf(
-    step: Step,
-    ids: Partial<Record<"pending" | "shipped" | "missing", string>>,
-  ): string | undefined {
+  private pathOf(step: Step, ids: OrderIds): string | undefined {
     const query = step.query ? `?${step.query}` : "";
     if (step.operation === "listOrders") return `/store/orders${query}`;
     const segment = orderSegment(step.order ?? "missing", ids);
@@ -439,11 +543,60 @@ class Session {
     return operation;
   }
 
-  private async send(operation: Operation, path: string, auth: AuthVariant): Promise<Exchange> {
+  /**
+   * The same cancel from many clients at once, each on a connection of its own, with lists sent among
+   * them: every answer through the usual checks, then exactly one 204, well-formed lists, and the order
+   * listed at most once afterwards.
+   */
+  private async race(
+    step: Step,
+    operation: Operation,
+    path: string,
+    checkId: string,
+    orderId: string,
+    replays: Replay[],
+  ): Promise<CheckResult[]> {
+    const list = this.operation("listOrders");
+    const [cancels, lists] = await Promise.all([
+      Promise.all(
+        Array.from({ length: this.raceConcurrency }, () =>
+          this.send(operation, path, "valid", { fresh: true }),
+        ),
+      ),
+      Promise.all(
+        Array.from({ length: RACE_LISTS }, () => this.send(list, "/store/orders", "valid", { fresh: true })),
+      ),
+    ]);
+    const [first] = cancels;
+    if (first?.request.replay) replays.push(first.request.replay);
+    const checks = [
+      ...collapse(
+        cancels.map((exchange) =>
+          checkResponse(exchange, operation, step.expect, step.because, checkId, this.errorRecord),
+        ),
+      ),
+      ...collapse(
+        lists.map((exchange) =>
+          checkResponse(exchange, list, [200], RACE_LISTS_RULE, `${checkId}.list-during`, this.errorRecord),
+        ),
+      ),
+    ];
+    checks.push(raceVerdict(cancels, checkId, step.because));
+    const after = await this.snapshot();
+    checks.push(listedOnce(after, orderId, checkId));
+    return checks;
+  }
+
+  private async send(
+    operation: Operation,
+    path: string,
+    auth: AuthVariant,
+    options?: { fresh?: boolean },
+  ): Promise<Exchange> {
     const headers: Record<string, string> = { accept: "application/json" };
     const authorization = this.authorization(auth);
     if (authorization !== undefined) headers.authorization = authorization;
-    const exchange = await this.client.send(operation.method, path, headers);
+    const exchange = await this.client.send(operation.method, path, headers, options);
     this.onExchange?.(exchange);
     return exchange;
   }
@@ -464,10 +617,7 @@ class Session {
   }
 }
 
-function orderSegment(
-  ref: OrderRef,
-  ids: Partial<Record<"pending" | "shipped" | "missing", string>>,
-): string | undefined {
+function orderSegment(ref: OrderRef, ids: OrderIds): string | undefined {
   return typeof ref === "string" ? ids[ref] : ref.raw;
 }
 

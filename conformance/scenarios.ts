@@ -7,7 +7,7 @@
 export type AuthVariant = "valid" | "none" | "basic" | "empty-bearer" | "unknown-key";
 
 /** Which order a cancel names: an order given by the user, one found absent, or a raw path segment. */
-export type OrderRef = "pending" | "shipped" | "missing" | { raw: string };
+export type OrderRef = "pending" | "shipped" | "missing" | "race" | { raw: string };
 
 export interface Step {
   name: string;
@@ -26,6 +26,11 @@ export interface Step {
    * record when it has a body. Without it, the strict reading is the only one.
    */
   lenient?: { expect: readonly number[]; because: string };
+  /**
+   * Sent by many clients at once (`--race-concurrency`, each on a connection of its own) while others list
+   * the orders: of the answers exactly one may be 204.
+   */
+  race?: boolean;
 }
 
 /** State checks between snapshots of the list; rules.ts says what each one checks. */
@@ -42,7 +47,7 @@ export interface Scenario {
   /** Phase 1 changes nothing; phase 2 cancels. Scenarios of a phase run concurrently, steps in order. */
   phase: 1 | 2;
   /** Ids the user must supply, since the run never guesses which order it may change. */
-  needs?: "pending" | "shipped";
+  needs?: "pending" | "shipped" | "race";
   steps: readonly Step[];
   rules?: readonly RuleName[];
 }
@@ -215,5 +220,22 @@ export const SCENARIOS: readonly Scenario[] = [
       },
     ],
     rules: ["shipped-order-unchanged"],
+  },
+  {
+    id: "cancel-race",
+    title: "Concurrent cancels of one pending order: exactly one 204, the others 409 (or 404)",
+    phase: 2,
+    needs: "race",
+    steps: [
+      {
+        name: "cancel",
+        operation: "cancelOrder",
+        order: "race",
+        race: true,
+        expect: [204, 409, 404],
+        because:
+          "§3 rule 1, §4.2: only a pending order can be cancelled, so of cancels arriving together one is 204 and the others find it cancelled: 409 (404 accepted: the spec does not say whether a cancelled order still exists)",
+      },
+    ],
   },
 ];

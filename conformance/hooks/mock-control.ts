@@ -3,8 +3,9 @@ import { createControlClient } from "../../server/control-client.ts";
 import type { HookContext, ProvidedIds } from "../hooks.ts";
 
 /**
- * Provisioning for runs against this project's mock: a fresh pending order and a fresh shipped order,
- * created through the control API in the run's session (`--session`), and an id no order has. With it,
+ * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)
+ * and a fresh shipped order, created through the control API in the run's session (`--session`), and an id
+ * no order has. With it,
  * every scenario runs, and run after run starts clean without restarting the mock.
  *
  *   petstore-conformance --base-url http://127.0.0.1:4010/v1 --api-key dev-key-123 \
@@ -20,16 +21,18 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
     fetch: context.fetch,
   });
   const taken = new Set((await control.orders()).map((order) => order.id));
-  const [pending, shipped, missing] = freeIds(taken, 3);
+  const [pending, shipped, missing, race] = freeIds(taken, 4);
   const shipDate = new Date().toISOString();
-  await control.putOrder({
-    id: pending as string,
-    petId: 1,
-    quantity: 1,
-    shipDate,
-    complete: false,
-    status: "pending",
-  });
+  for (const id of [pending, race]) {
+    await control.putOrder({
+      id: id as string,
+      petId: 1,
+      quantity: 1,
+      shipDate,
+      complete: false,
+      status: "pending",
+    });
+  }
   await control.putOrder({
     id: shipped as string,
     petId: 1,
@@ -38,7 +41,12 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
     complete: true,
     status: "shipped",
   });
-  return { pendingOrderId: pending, shippedOrderId: shipped, missingOrderId: missing };
+  return {
+    pendingOrderId: pending as string,
+    shippedOrderId: shipped as string,
+    missingOrderId: missing as string,
+    raceOrderId: race as string,
+  };
 }
 
 /** Ids no order has, counting down from the top of int64 (fixtures rarely reach it; the bundled one does). */

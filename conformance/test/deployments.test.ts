@@ -373,7 +373,7 @@ describe("provisioning hooks", () => {
       "ids.mjs",
       `export async function beforeRun(context) {
         if (!context.baseUrl.endsWith("/v1") || typeof context.fetch !== "function") throw new Error("bad context");
-        return { pendingOrderId: "${PENDING_ID}", shippedOrderId: "424242" };
+        return { pendingOrderId: "${PENDING_ID}", shippedOrderId: "424242", raceOrderId: "1" };
       }
       export async function afterRun(context, report) { globalThis.afterRunSaw = report.summary; }`,
     );

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { createControlClient } from "../../server/control-client.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import { runConformance } from "../runner.ts";
-import { MOCK_KEY, MOCK_PENDING_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
+import { MOCK_KEY, MOCK_PENDING_ID, MOCK_RACE_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
 
 describe("the suite against the project's own mock", () => {
   let mock: MockProcess;
@@ -18,6 +18,7 @@ describe("the suite against the project's own mock", () => {
       apiKey: MOCK_KEY,
       pendingOrderId: MOCK_PENDING_ID,
       shippedOrderId: MOCK_SHIPPED_ID,
+      raceOrderId: MOCK_RACE_ID,
       session,
     });
 
@@ -44,7 +45,11 @@ describe("the suite against the project's own mock", () => {
     assert.equal(inSession[MOCK_PENDING_ID], "cancelled", "the run cancelled the named order");
     assert.equal(fixtures[MOCK_PENDING_ID], "pending", "the default world is untouched");
     const changed = Object.keys(inSession).filter((id) => inSession[id] !== fixtures[id]);
-    assert.deepEqual(changed, [MOCK_PENDING_ID], "the run cancelled nothing else");
+    assert.deepEqual(
+      changed.sort(),
+      [MOCK_RACE_ID, MOCK_PENDING_ID].sort(),
+      "the run cancelled nothing else",
+    );
   });
 
   it("refuses a session name the mock would refuse, before sending anything", async () => {

@@ -56,6 +56,8 @@ export interface TargetBehaviour {
 export const TARGET_KEY = "target-key-42";
 export const PENDING_ID = "9007199254740993";
 export const SHIPPED_ID = "2";
+/** The other pending order, for the race scenario. */
+export const RACE_ID = "1";
 
 interface TargetOrder {
   id: string;

@@ -51,6 +51,11 @@ export interface TargetBehaviour {
   seen?: { count: number };
   /** Tracks requests in flight; each is held 5 ms so that concurrent ones overlap. */
   inFlight?: { now: number; most: number };
+  // Defects that only concurrency shows.
+  /** A cancel that reads the status, waits, then writes it: cancels arriving together all see it pending. */
+  racyCancel?: boolean;
+  /** Takes 5 ms a request and answers 503 while another is in flight, as an overloaded backend does. */
+  failsUnderConcurrency?: boolean;
 }
 
 export const TARGET_KEY = "target-key-42";
@@ -73,8 +78,24 @@ export interface RunningTarget {
 export async function startTarget(behaviour: TargetBehaviour = {}): Promise<RunningTarget> {
   const orders = seedOrders(behaviour);
   const limited = new Map<string, number>();
+  let busy = 0;
   const listener = (request: IncomingMessage, response: ServerResponse) => {
     if (behaviour.seen) behaviour.seen.count++;
+    if (behaviour.failsUnderConcurrency) {
+      busy++;
+      response.on("close", () => {
+        busy--;
+      });
+      if (busy > 1) {
+        response
+          .writeHead(503, { "content-type": "application/json" })
+          .end('{"code":"overloaded","message":"try again later","status":503}');
+        return;
+      }
+      // Each request takes a while, so that requests sent together meet.
+      setTimeout(() => serve(request, response), 5);
+      return;
+    }
     const { inFlight } = behaviour;
     if (inFlight) {
       inFlight.now++;
@@ -231,6 +252,13 @@ function handle(
     if (!order || (behaviour.removeCancelled && order.status === "cancelled"))
       return sendError(404, "order_not_found");
     if (order.status === "pending" || (behaviour.shippedCancellable && order.status === "shipped")) {
+      if (behaviour.racyCancel) {
+        setTimeout(() => {
+          order.status = "cancelled";
+          send(204);
+        }, 5);
+        return;
+      }
       if (!behaviour.cancelWithoutTransition) order.status = "cancelled";
       return send(204);
     }

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import type { Report } from "../report.ts";
+import { runConformance } from "../runner.ts";
+import { MOCK_KEY } from "./mock-ids.ts";
+import { RACE_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "./target-server.ts";
+
+const race = (report: Report) => report.scenarios.find((scenario) => scenario.id === "cancel-race");
+
+function raceAgainst(behaviour: TargetBehaviour, raceConcurrency?: number): Promise<Report> {
+  return withTarget(behaviour, (url) =>
+    runConformance({
+      baseUrl: url,
+      apiKey: TARGET_KEY,
+      raceOrderId: RACE_ID,
+      only: ["cancel-race"],
+      env: {},
+      ...(raceConcurrency !== undefined ? { raceConcurrency } : {}),
+    }),
+  );
+}
+
+describe("the race scenario: concurrent cancels of one pending order", () => {
+  let mock: MockProcess;
+  before(async () => {
+    mock = await startMockProcess(["--quiet"]);
+  });
+  after(() => mock.stop());
+
+  it("passes against this project's mock, with the order from the mock-control hook, and says how close together the cancels went", async () => {
+    const report = await runConformance({
+      baseUrl: mock.url,
+      apiKey: MOCK_KEY,
+      hooks: "mock-control",
+      session: "race-run",
+      only: ["cancel-race"],
+    });
+    const scenario = race(report);
+    assert.equal(scenario?.status, "passed", JSON.stringify(scenario?.checks, null, 1));
+    const verdict = scenario?.checks.find((check) => check.id === "cancel-race.cancel.one-204");
+    assert.match(
+      verdict?.message ?? "",
+      /^exactly one 204: 20 cancels sent within \d+\.\d ms of each other \(/,
+    );
+    assert.match(verdict?.message ?? "", /204×1/);
+    assert.ok(scenario?.checks.some((check) => check.id === "cancel-race.cancel.listed-once"));
+    assert.ok(scenario?.checks.some((check) => check.id === "cancel-race.cancel.list-during.body"));
+  });
+
+  it("fails a server whose cancel checks, waits, then writes, with the count of 204s", async () => {
+    const report = await raceAgainst({ racyCancel: true }, 10);
+    const verdict = race(report)?.checks.find((check) => check.id === "cancel-race.cancel.one-204");
+    assert.equal(verdict?.status, "failed");
+    assert.match(verdict?.message ?? "", /^10 cancels were 204, so the order was cancelled 10 times: /);
+    assert.ok(verdict?.reproduce?.startsWith("curl "), "with the command that repeats a cancel");
+  });
+
+  it("fails a server that answers 5xx under concurrency, naming the status check", async () => {
+    const report = await raceAgainst({ failsUnderConcurrency: true });
+    const failed = race(report)?.checks.filter((check) => check.status === "failed") ?? [];
+    const ids = new Set(failed.map((check) => check.id));
+    assert.ok(ids.has("cancel-race.cancel.status"), [...ids].join(", "));
+    assert.match(
+      failed.find((check) => check.id === "cancel-race.cancel.status")?.message ?? "",
+      /got 503: a 5xx is never an acceptable answer/,
+    );
+  });
+
+  it("is skipped, with the reason, when no race order is given", async () => {
+    const report = await withTarget({}, (url) =>
+      runConformance({ baseUrl: url, apiKey: TARGET_KEY, only: ["cancel-race"], env: {} }),
+    );
+    assert.equal(race(report)?.status, "skipped");
+    assert.match(race(report)?.reason ?? "", /^no --race-order-id given/);
+  });
+});

@@ -43,6 +43,8 @@ export async function judgementCost(
           token: key,
           session: undefined,
           recorded: () => ({ method: "GET", path: "/v1/store/orders", headers: {} }),
+          // One after the other, as a polling client sends them.
+          startedAt: index * 2,
           durationMs: 1,
           response: new LazyResponse(200, incoming, bytes),
         },

@@ -9,6 +9,7 @@ import type { HarSource } from "./har-entry.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 
 const BASE_PATH = "/v1";
+const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
 const MAX_JUDGED_BYTES = 64 * 1024 * 1024;
 const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
 // Credentials of the client's own request, hidden wherever a report shows it.
@@ -50,12 +51,18 @@ export interface ExchangeOutcome {
 export function createForwarder(
   settings: ForwarderSettings,
   done: (outcome: ExchangeOutcome) => void,
-): { forward: (request: IncomingMessage, response: ServerResponse) => void; stop: () => void } {
+): {
+  forward: (request: IncomingMessage, response: ServerResponse) => void;
+  stop: () => void;
+  cancelInFlight: (orderId: string) => boolean;
+} {
   const { upstream, agent, send, timeoutMs } = settings;
   const upstreamBase = upstream.pathname.replace(/\/+$/, "");
   const hostname = hostnameOf(upstream);
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
   let seq = 0;
+  // Cancels sent on and not yet answered, by the path segment that names the order.
+  const cancelling = new Map<string, number>();
   // Requests still waiting for the upstream's answer, oldest first, with their deadlines. One sweep for all
   // of them instead of a timer per request: per-request socket timers keep every exchange alive for the
   // garbage collector long after it ended, which under load cost more than the judging.
@@ -92,6 +99,8 @@ export function createForwarder(
     const requestChunks: Buffer[] = [];
     let waitMs = 0;
     let over = false;
+    const cancelled = method === "DELETE" ? CANCEL_URL.exec(url)?.[1] : undefined;
+    if (cancelled !== undefined) cancelling.set(cancelled, (cancelling.get(cancelled) ?? 0) + 1);
 
     const finish = (
       answer:
@@ -102,6 +111,11 @@ export function createForwarder(
     ) => {
       if (over) return;
       over = true;
+      if (cancelled !== undefined) {
+        const left = (cancelling.get(cancelled) ?? 1) - 1;
+        if (left === 0) cancelling.delete(cancelled);
+        else cancelling.set(cancelled, left);
+      }
       const durationMs = performance.now() - begun;
       const decoded = answer
         ? decodeBody(answer.raw, headerText(answer.incoming.headers["content-encoding"]))
@@ -113,6 +127,7 @@ export function createForwarder(
         token: bearerToken(request.headers.authorization),
         session: headerText(request.headers["x-mock-session"]),
         recorded: record,
+        startedAt: begun,
         durationMs,
       };
       if (answer && decoded) forwarded.response = new LazyResponse(answer.status, answer.incoming, decoded);
@@ -224,7 +239,11 @@ export function createForwarder(
     });
   };
 
-  return { forward, stop: () => clearInterval(sweep) };
+  return {
+    forward,
+    stop: () => clearInterval(sweep),
+    cancelInFlight: (orderId) => cancelling.has(orderId),
+  };
 }
 
 /** The proxy's own answer, an Error record; readable by a browser app on another origin, as the upstream's. */

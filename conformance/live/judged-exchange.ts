@@ -17,6 +17,8 @@ export interface ForwardedExchange {
   session: string | undefined;
   /** The request as reports show it, headers masked: made only for a report that shows it. */
   recorded: () => RecordedRequest;
+  /** When the request came in (performance.now()). */
+  startedAt: number;
   durationMs: number;
   /**
    * The upstream's answer, its body decoded from any Content-Encoding; absent when there was none. Its
@@ -58,6 +60,8 @@ export interface JudgeContext {
   read: (request: LiveRequest) => Reading | undefined;
   errorRecord: ValidateFunction;
   state: TrafficState;
+  /** Whether a cancel of this order is on its way through the proxy, not yet answered. */
+  cancelInFlight?: (orderId: string) => boolean;
   /** The last answer that passed every check, per expectation and status (see `judgeResponse`). */
   passed: Map<Expectation, Map<number, PassedAnswer>>;
 }
@@ -96,6 +100,8 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   const ref = {
     seq: forwarded.seq,
     label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${status ?? "no answer"}`,
+    startedAt: forwarded.startedAt,
+    endedAt: forwarded.startedAt + forwarded.durationMs,
   };
   const exchange = new LiveExchange(forwarded);
   // Built once and filled in: this runs for every exchange, on the proxy's hot path.
@@ -154,6 +160,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
       session,
       bytes: forwarded.response.bytes,
       orders: () => snapshotOf(exchange, status, checked.body).orders ?? new Map(),
+      ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
       at: ref,
     });
   } else if (

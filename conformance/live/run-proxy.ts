@@ -116,6 +116,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     errorRecord: contract.schema("Error"),
     state,
     passed: new Map(),
+    cancelInFlight: (orderId: string) => forwarder.cancelInFlight(orderId),
   };
   const secure = upstream.protocol === "https:";
   const agent = await createAgent(secure, {

@@ -9,6 +9,17 @@ export interface ExchangeRef {
   seq: number;
   /** `#12 DELETE /v1/store/orders/5 → 204` */
   label: string;
+  /** When the request came in and when its answer was over (performance.now()), to order exchanges. */
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
+ * Whether `earlier` was over before `later` began. Concurrent exchanges are in no order: the upstream may
+ * have handled them either way round, so no rule reads one as the cause or the sequel of the other.
+ */
+function before(earlier: ExchangeRef, later: ExchangeRef): boolean {
+  return earlier.endedAt <= later.startedAt;
 }
 
 export const STATE_RULES = {
@@ -44,6 +55,8 @@ export type StateEvent =
       bytes: Buffer;
       /** Each listed order's JSON with sorted fields, by exact id: read only when the list must be compared. */
       orders: () => ReadonlyMap<string, string>;
+      /** Whether a cancel of the order has been sent and not yet answered: the list may already show it. */
+      cancelInFlight?: (orderId: string) => boolean;
       at: ExchangeRef;
     }
   | {
@@ -139,7 +152,7 @@ export class TrafficState {
           earlier: memory.cancelled,
           later: at,
         });
-      } else if (memory.conflicted) {
+      } else if (memory.conflicted && before(memory.conflicted, at)) {
         findings.push({
           rule: "no-cancel-after-conflict",
           message: `order ${orderId} was cancelled by ${at.label} after ${memory.conflicted.label} said it could not be (409)`,
@@ -149,7 +162,8 @@ export class TrafficState {
       }
       memory.cancelled ??= at;
     } else if (status === 409 || status === 404) {
-      if (status === 409) memory.conflicted ??= at;
+      if (status === 409 && (memory.conflicted === undefined || at.endedAt < memory.conflicted.endedAt))
+        memory.conflicted = at;
       if (memory.listed) memory.refused ??= at;
     }
     return findings;
@@ -168,17 +182,23 @@ export class TrafficState {
     const current = event.orders();
     for (const [id, memory] of view.orders) {
       const listed = memory.listed;
-      if (!listed) continue;
+      // Lists that overlapped show the store at moments in no known order: nothing to compare.
+      if (!listed || !before(listed.at, at)) continue;
       const now = current.get(id);
-      const refused = memory.refused;
+      const refused =
+        memory.refused && before(listed.at, memory.refused) && before(memory.refused, at)
+          ? memory.refused
+          : undefined;
       const cancelledSinceListed =
-        memory.cancelled !== undefined && memory.cancelled.seq > listed.at.seq ? memory.cancelled : undefined;
+        memory.cancelled !== undefined && before(listed.at, memory.cancelled) && before(memory.cancelled, at)
+          ? memory.cancelled
+          : undefined;
       if (refused) this.evaluations["refusals-change-nothing"]++;
       if (now === undefined) {
-        if (memory.cancelled) {
+        if (memory.cancelled || event.cancelInFlight?.(id)) {
           this.#note(
             "cancelled-not-listed",
-            `order ${id} was cancelled (${memory.cancelled.label}) and is not in the later list ${at.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
+            `order ${id} was cancelled (${memory.cancelled?.label ?? "a cancel still in flight"}) and is not in the later list ${at.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
           );
         } else if (refused) {
           findings.push({

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { TrafficState } from "../live/state-rules.ts";
 
-const at = (seq: number) => ({ seq, label: `#${seq}` });
+// Exchanges one after the other, each over before the next begins.
+const at = (seq: number) => ({ seq, label: `#${seq}`, startedAt: seq * 10, endedAt: seq * 10 + 5 });
 
 describe("what the state rules remember stays within its bounds", () => {
   it("forgets the oldest orders of a view first, past the cap", () => {
@@ -85,5 +86,22 @@ describe("what the state rules remember stays within its bounds", () => {
       });
     }
     assert.equal(state.remembered, 10 * 100);
+  });
+
+  it("reads concurrent exchanges in no order: a 409 answered while the 204 was still in flight is no finding", () => {
+    const state = new TrafficState();
+    const exchange = (seq: number, startedAt: number, endedAt: number) => ({
+      seq,
+      label: `#${seq}`,
+      startedAt,
+      endedAt,
+    });
+    const cancel = (status: number, at: ReturnType<typeof exchange>) =>
+      state.observe({ kind: "cancel", view: "k", session: "", orderId: "9", status, at });
+    // Two cancels sent together: the upstream took the first, and the second's 409 came back first.
+    assert.deepEqual(cancel(409, exchange(2, 1, 5)), []);
+    assert.deepEqual(cancel(204, exchange(1, 0, 10)), []);
+    // A 204 sent after that 409 was answered is one.
+    assert.equal(cancel(204, exchange(3, 20, 25))[0]?.rule, "cancel-once");
   });
 });

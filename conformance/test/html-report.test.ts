@@ -85,7 +85,7 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
     const selected = await page.evaluate(() => getSelection()?.toString() ?? "");
     assert.equal(selected.trim(), (await reproduction.innerText()).trim(), "the reproduction is selected");
     assert.match(await failure.locator("button.copy").innerText(), /^(Copied|Selected: press Ctrl\+C)$/);
-    await page.screenshot({ path: `${OUTPUT}conformance-report.png`, fullPage: false });
+    await page.screenshot({ path: `${OUTPUT}conformance-report.png`, fullPage: true });
 
     await page.getByLabel("Show failures only").check();
     assert.equal(await page.locator("section.scenario.passed").first().isVisible(), false);

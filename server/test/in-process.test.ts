@@ -67,6 +67,7 @@ describe("Mock Service Worker in Node (msw/node)", () => {
       apiKey: DEV_KEY,
       pendingOrderId: "9007199254740993",
       shippedOrderId: "9223372036854775807",
+      raceOrderId: "3",
       env: {},
     });
     assert.deepEqual(

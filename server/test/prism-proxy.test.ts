@@ -59,12 +59,14 @@ describe("Prism's validating proxy as an independent judge of the mock", () => {
         apiKey: DEV_KEY,
         pendingOrderId: "2",
         shippedOrderId: "1",
+        // The race judges the mock under concurrency, not Prism's reading of the contract.
+        skip: ["cancel-race"],
         onExchange: (exchange) => exchanges.push(exchange),
       });
       assert.equal(exchanges.length, 32);
       const failed = report.scenarios.flatMap((s) => s.checks.filter((c) => c.status === "failed"));
       assert.deepEqual(failed, []);
-      assert.equal(report.summary.skipped, 0);
+      assert.equal(report.summary.skipped, 1, "the race, skipped on purpose");
 
       const violations = exchanges.map((exchange) => ({ exchange, found: parseViolations(exchange) }));
       assert.deepEqual(
@@ -90,6 +92,7 @@ describe("Prism's validating proxy as an independent judge of the mock", () => {
         apiKey: DEV_KEY,
         pendingOrderId: "2",
         shippedOrderId: "1",
+        skip: ["cancel-race"],
         onExchange: (exchange) => exchanges.push(exchange),
       });
       assert.deepEqual(

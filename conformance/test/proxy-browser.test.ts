@@ -1,27 +1,23 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
-import { chromiumSkip, launchChromium, serveAppPage } from "../../server/test/chromium.ts";
+import type { MockProcess } from "../../server/spawn-mock.ts";
+import { type CrossOriginScene, chromiumSkip, startCrossOriginScene } from "../../server/test/chromium.ts";
 import { type RunningProxy, runProxy } from "../live/run-proxy.ts";
 import { MOCK_KEY, MOCK_PENDING_ID } from "./mock-ids.ts";
 import { startScriptedUpstream } from "./scripted-upstream.ts";
 
 describe("a browser app on another origin calling the proxy", { skip: chromiumSkip }, () => {
+  let scene: CrossOriginScene;
   let mock: MockProcess;
-  let page: { url: string; close: () => void };
+  let page: CrossOriginScene["page"];
   let browser: Browser;
 
   before(async () => {
-    mock = await startMockProcess(["--quiet"]);
-    page = await serveAppPage();
-    browser = await launchChromium();
+    scene = await startCrossOriginScene();
+    ({ mock, page, browser } = scene);
   });
-  after(async () => {
-    await browser?.close();
-    page?.close();
-    await mock?.stop();
-  });
+  after(() => scene?.close());
 
   const fromPage = async (proxy: RunningProxy, session: string) => {
     const tab = await browser.newPage();

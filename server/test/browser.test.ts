@@ -1,27 +1,23 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { chromiumSkip, launchChromium, serveAppPage } from "./chromium.ts";
+import type { MockProcess } from "../spawn-mock.ts";
+import { type CrossOriginScene, chromiumSkip, startCrossOriginScene } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;
 
 describe("the mock from a browser page on another origin", { skip }, () => {
+  let scene: CrossOriginScene;
   let mock: MockProcess;
-  let page: { url: string; close: () => void };
+  let page: CrossOriginScene["page"];
   let browser: Browser;
 
   before(async () => {
-    mock = await startMockProcess(["--quiet"]);
-    page = await serveAppPage();
-    browser = await launchChromium();
+    scene = await startCrossOriginScene();
+    ({ mock, page, browser } = scene);
   });
-  after(async () => {
-    await browser?.close();
-    page?.close();
-    await mock?.stop();
-  });
+  after(() => scene?.close());
 
   it("lists and cancels orders with fetch and reads error records", async () => {
     const tab = await browser.newPage();

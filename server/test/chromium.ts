@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
 
 const AXE = fileURLToPath(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 
@@ -74,4 +75,28 @@ export async function serveAppPage(): Promise<{ url: string; close: () => void }
   });
   await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
   return { url: `http://localhost:${(page.address() as AddressInfo).port}/`, close: () => page.close() };
+}
+
+/** The mock as a process, a frontend page on another origin, and Chromium: what a CORS test needs. */
+export interface CrossOriginScene {
+  mock: MockProcess;
+  page: { url: string; close: () => void };
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startCrossOriginScene(): Promise<CrossOriginScene> {
+  const mock = await startMockProcess(["--quiet"]);
+  const page = await serveAppPage();
+  const browser = await launchChromium();
+  return {
+    mock,
+    page,
+    browser,
+    async close() {
+      await browser.close();
+      page.close();
+      await mock.stop();
+    },
+  };
 }

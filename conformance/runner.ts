@@ -14,6 +14,7 @@ import {
   recordResponse,
   type TlsOptions,
 } from "./http-client.ts";
+import { maskedHeaders } from "./masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
 import { redactSecrets } from "./redact.ts";
 import {
@@ -138,17 +139,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     ...(options.session !== undefined ? { session: options.session } : {}),
     fetch: globalThis.fetch,
   };
-  const secretHeaders = new Set(
-    Object.keys(options.headers ?? {})
-      .map((name) => name.toLowerCase())
-      .filter((name) => !(options.showHeaders ?? []).some((shown) => shown.toLowerCase() === name)),
-  );
-  const secrets = [
-    options.apiKey,
-    ...Object.entries(options.headers ?? {})
-      .filter(([name]) => secretHeaders.has(name.toLowerCase()))
-      .map(([, value]) => value),
-  ];
+  const masked = maskedHeaders(options.headers, options.showHeaders);
+  const secrets = [options.apiKey, ...masked.entries.map(([, value]) => value)];
   const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
   // Ids from options win over ids from the hook.
   const ids = {
@@ -184,12 +176,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       ...options.headers,
       ...(options.session !== undefined ? { "x-mock-session": options.session } : {}),
     },
-    secretHeaders,
+    secretHeaders: masked.names,
     replaySecrets: new Map([
       [options.apiKey, API_KEY_VARIABLE],
-      ...Object.entries(options.headers ?? {})
-        .filter(([name]) => secretHeaders.has(name.toLowerCase()))
-        .map(([name, value]): [string, string] => [value, headerVariable(name)]),
+      ...masked.entries.map(([name, value]): [string, string] => [value, headerVariable(name)]),
     ]),
     ...(options.tls ? { tls: options.tls } : {}),
     ...(route.proxy ? { proxy: route.proxy } : {}),

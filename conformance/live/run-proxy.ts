@@ -6,6 +6,7 @@ import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
 import { hideSecrets } from "../hooks.ts";
 import { createAgent, createHttpClient, requestTls, type TlsOptions } from "../http-client.ts";
+import { maskedHeaders } from "../masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
@@ -81,16 +82,11 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     throw error;
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const secretHeaders = new Set(
-    Object.keys(options.headers ?? {})
-      .map((name) => name.toLowerCase())
-      .filter((name) => !(options.showHeaders ?? []).some((shown) => shown.toLowerCase() === name)),
-  );
+  const masked = maskedHeaders(options.headers, options.showHeaders);
+  const secretHeaders = masked.names;
   // Every token the traffic carried, with the masked headers' values and the proxy's credentials.
   const fixedSecrets = [
-    ...Object.entries(options.headers ?? {})
-      .filter(([name]) => secretHeaders.has(name.toLowerCase()))
-      .map(([, value]) => value),
+    ...masked.entries.map(([, value]) => value),
     ...(route.proxy ? [route.proxy.password, route.proxy.username].filter(Boolean) : []),
   ];
   const tokens = new Set<string>();

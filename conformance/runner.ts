@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../contract/built-in.ts";
 import type { Contract } from "../contract/contract.ts";
-import { INT64_MAX, isInt64, parseExact } from "../contract/exact-json.ts";
+import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../server/core/sessions.ts";
 import { createHealth } from "./health.ts";
@@ -360,7 +360,11 @@ const RACE_LISTS_RULE =
 function collapse(results: ReadonlyArray<{ checks: CheckResult[] }>): CheckResult[] {
   const byId = new Map<string, CheckResult[]>();
   for (const result of results)
-    for (const check of result.checks) byId.set(check.id, [...(byId.get(check.id) ?? []), check]);
+    for (const check of result.checks) {
+      const same = byId.get(check.id);
+      if (same) same.push(check);
+      else byId.set(check.id, [check]);
+    }
   return [...byId.entries()].flatMap(([id, checks]) => {
     const failed = checks.filter((check) => check.status === "failed");
     if (failed.length > 0) return failed.slice(0, 5);
@@ -406,15 +410,14 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
 function listedOnce(after: ListSnapshot, orderId: string, checkId: string): CheckResult {
   const id = `${checkId}.listed-once`;
   const spec = "§2: id is the unique order identifier; §4.1: the list returns every order placed";
-  const body = after.exchange.response?.body;
-  if (!after.orders || body === undefined)
+  if (!after.listed)
     return {
       id,
       status: "failed",
       message: `cannot check: listing the orders failed (${after.problem})`,
       spec,
     };
-  const times = countListed(body, orderId);
+  const times = after.listed.filter((order) => orderIdOf(order) === orderId).length;
   if (times <= 1)
     return {
       id,
@@ -430,11 +433,6 @@ function listedOnce(after: ListSnapshot, orderId: string, checkId: string): Chec
     request: after.exchange.request,
     ...(after.exchange.response ? { response: recordResponse(after.exchange.response) } : {}),
   };
-}
-
-function countListed(body: string, orderId: string): number {
-  const parsed = parseExact(body);
-  return Array.isArray(parsed) ? parsed.filter((order) => orderIdOf(order) === orderId).length : 0;
 }
 
 function withReproduction(check: CheckResult, reproduce: () => string | undefined): CheckResult {

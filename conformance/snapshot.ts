@@ -6,6 +6,8 @@ import { isRecord, orderIdOf } from "./response-checks.ts";
 export interface ListSnapshot {
   exchange: Exchange;
   orders?: Map<string, string>;
+  /** The list as parsed, repeated ids and all (`orders` keeps one per id). */
+  listed?: readonly unknown[];
   problem?: string;
 }
 
@@ -17,7 +19,7 @@ export function snapshotOf(exchange: Exchange, status: number | undefined, body:
     const id = orderIdOf(order);
     if (id !== undefined) orders.set(id, recordText(order));
   }
-  return { exchange, orders };
+  return { exchange, orders, listed: body };
 }
 
 /**

@@ -1,2 +1,5 @@
 /** Where the validating proxy listens unless told otherwise: next to the mock's 4010. */
 export const DEFAULT_PROXY_PORT = 4020;
+
+/** Where the proxy takes the API, whatever the upstream's own base path is. */
+export const PROXY_BASE_PATH = "/v1";

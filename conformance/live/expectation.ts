@@ -97,7 +97,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
 }
 
 /** A path segment's order id as exact digits, when it is an int64. */
-function int64Id(segment: string): string | undefined {
+export function int64Id(segment: string): string | undefined {
   let text: string;
   try {
     text = decodeURIComponent(segment);

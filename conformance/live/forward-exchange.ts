@@ -3,12 +3,12 @@ import type { Agent, IncomingMessage, ServerResponse } from "node:http";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { RecordedRequest } from "../report.ts";
 import { decodeBody } from "./decode-body.ts";
-import { bearerToken } from "./expectation.ts";
+import { PROXY_BASE_PATH } from "./defaults.ts";
+import { bearerToken, int64Id } from "./expectation.ts";
 import { forwardedResponseHeaders, pairsOf, requestHeaderFilter } from "./forward-headers.ts";
 import type { HarSource } from "./har-entry.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 
-const BASE_PATH = "/v1";
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
 const MAX_JUDGED_BYTES = 64 * 1024 * 1024;
 const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
@@ -61,7 +61,7 @@ export function createForwarder(
   const hostname = hostnameOf(upstream);
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
   let seq = 0;
-  // Cancels sent on and not yet answered, by the path segment that names the order.
+  // Cancels sent on and not yet answered, by the order's exact id.
   const cancelling = new Map<string, number>();
   // Requests still waiting for the upstream's answer, oldest first, with their deadlines. One sweep for all
   // of them instead of a timer per request: per-request socket timers keep every exchange alive for the
@@ -85,7 +85,10 @@ export function createForwarder(
     const begunAt = Date.now();
     const url = request.url ?? "/";
     const method = request.method ?? "GET";
-    const underBase = url === BASE_PATH || url.startsWith(`${BASE_PATH}/`) || url.startsWith(`${BASE_PATH}?`);
+    const underBase =
+      url === PROXY_BASE_PATH ||
+      url.startsWith(`${PROXY_BASE_PATH}/`) ||
+      url.startsWith(`${PROXY_BASE_PATH}?`);
     // Reports show the request only when a check fails: its masked headers are made then.
     let recorded: RecordedRequest | undefined;
     const record = () => {
@@ -99,7 +102,9 @@ export function createForwarder(
     const requestChunks: Buffer[] = [];
     let waitMs = 0;
     let over = false;
-    const cancelled = method === "DELETE" ? CANCEL_URL.exec(url)?.[1] : undefined;
+    // Keyed as the state rules name the order: its exact digits, however the path spelled them.
+    const segment = method === "DELETE" ? CANCEL_URL.exec(url)?.[1] : undefined;
+    const cancelled = segment === undefined ? undefined : int64Id(segment);
     if (cancelled !== undefined) cancelling.set(cancelled, (cancelling.get(cancelled) ?? 0) + 1);
 
     const finish = (
@@ -167,7 +172,7 @@ export function createForwarder(
         protocol: upstream.protocol,
         hostname,
         port: upstream.port,
-        path: underBase ? `${upstreamBase}${url.slice(BASE_PATH.length)}` : url,
+        path: underBase ? `${upstreamBase}${url.slice(PROXY_BASE_PATH.length)}` : url,
         headers: requestHeaders(request.rawHeaders),
         ...settings.tls,
       },

@@ -3,6 +3,7 @@ import type { Exchange } from "../http-client.ts";
 import type { CheckResult, RecordedRequest } from "../report.ts";
 import { type CheckedResponse, checkResponse } from "../response-checks.ts";
 import { snapshotOf } from "../snapshot.ts";
+import { PROXY_BASE_PATH } from "./defaults.ts";
 import type { Expectation, LiveRequest, Reading } from "./expectation.ts";
 import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";
 
@@ -66,8 +67,6 @@ export interface JudgeContext {
   passed: Map<Expectation, Map<number, PassedAnswer>>;
 }
 
-const BASE_PATH = "/v1";
-
 /**
  * An exchange as the suite's checks read it; the request's masked copy is made only if a check shows it.
  * A class, not an object literal with a getter: V8 keeps such literals alive through young-generation
@@ -120,7 +119,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     judged.upstreamError = forwarded.upstreamError;
     return judged;
   }
-  if (pathname !== BASE_PATH && !pathname.startsWith(`${BASE_PATH}/`)) {
+  if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`)) {
     judged.notJudged = "outside /v1";
     return judged;
   }
@@ -130,7 +129,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   }
   const reading = context.read({
     method: forwarded.method,
-    path: pathname.slice(BASE_PATH.length),
+    path: pathname.slice(PROXY_BASE_PATH.length),
     hasQuery: queryAt !== -1,
     token: forwarded.token,
   });

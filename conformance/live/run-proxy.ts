@@ -11,7 +11,7 @@ import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } f
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
 import { ConformanceUsageError, DEFAULT_TIMEOUT_MS, TargetUnreachableError } from "../runner.ts";
-import { DEFAULT_PROXY_PORT } from "./defaults.ts";
+import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
 import { createReader } from "./expectation.ts";
 import { createForwarder, type ExchangeOutcome } from "./forward-exchange.ts";
 import { harEntryOf } from "./har-entry.ts";
@@ -61,7 +61,6 @@ export interface RunningProxy {
   close(): Promise<Report>;
 }
 
-const BASE_PATH = "/v1";
 const MAX_TOKENS_HIDDEN = 1000;
 
 /**
@@ -200,7 +199,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   let closing: Promise<Report> | undefined;
   return {
-    url: `http://${address}:${port}${BASE_PATH}`,
+    url: `http://${address}:${port}${PROXY_BASE_PATH}`,
     upstream: redactUrl(upstream),
     get failed() {
       return ledger.failed;

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
 import { errorResponse, type MockResponse, pathOf } from "./core/exchange.ts";
+import type { Maybe } from "./core/maybe.ts";
 import type { MockCore } from "./core/mock.ts";
 import { SESSION_HEADER } from "./core/sessions.ts";
 import type { MockLog } from "./request-log.ts";
@@ -53,8 +54,22 @@ export function createServer(options: MockServerOptions): MockServer {
   let requestCount = 0;
   const write = createWriter();
 
+  const deliver = (request: IncomingMessage, response: ServerResponse, answered: MockResponse) => {
+    if (answered.delayMs) {
+      const timer = setTimeout(() => write(request, response, answered), answered.delayMs);
+      // A client that gives up during the delay gets nothing; the timer must not keep a closing server up.
+      response.once("close", () => clearTimeout(timer));
+      return;
+    }
+    write(request, response, answered);
+  };
+  const unexpected = (error: unknown): MockResponse => {
+    log?.error(error, "unexpected error");
+    return errorResponse("internal_error", "Unexpected error.");
+  };
+
   const answer = (request: IncomingMessage, response: ServerResponse, body?: Uint8Array) => {
-    let answered: MockResponse;
+    let answered: Maybe<MockResponse>;
     try {
       answered = core.handle({
         method: request.method as string,
@@ -63,16 +78,11 @@ export function createServer(options: MockServerOptions): MockServer {
         ...(body ? { body } : {}),
       });
     } catch (error) {
-      log?.error(error, "unexpected error");
-      answered = errorResponse("internal_error", "Unexpected error.");
+      answered = unexpected(error);
     }
-    if (answered.delayMs) {
-      const timer = setTimeout(() => write(request, response, answered), answered.delayMs);
-      // A client that gives up during the delay gets nothing; the timer must not keep a closing server up.
-      response.once("close", () => clearTimeout(timer));
-      return;
-    }
-    write(request, response, answered);
+    if (answered instanceof Promise) {
+      answered.catch(unexpected).then((settled) => deliver(request, response, settled));
+    } else deliver(request, response, answered);
   };
 
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {

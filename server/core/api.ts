@@ -1,11 +1,12 @@
 import type { OperationId } from "../../contract/types.ts";
 import type { AuthResult } from "./auth.ts";
-import { takeRule } from "./behaviour.ts";
 import { JSON_CONTENT_TYPE } from "./errors.ts";
 import { errorResponse, type MockRequest, type MockResponse, truncate, withHeader } from "./exchange.ts";
+import { type Maybe, then } from "./maybe.ts";
 import { parseOrderId } from "./order-id.ts";
+import type { CancelOutcome } from "./order-status.ts";
 import { type Preferences, parsePrefer } from "./prefer.ts";
-import type { World } from "./world.ts";
+import type { Arrangement, World } from "./world.ts";
 
 export const BASE_PATH = "/v1";
 export const LIST_PATH = `${BASE_PATH}/store/orders`;
@@ -30,7 +31,7 @@ export function handleApi(
   path: string,
   cors: Readonly<Record<string, string>>,
   auth: AuthResult,
-): MockResponse {
+): Maybe<MockResponse> {
   const { method } = request;
   if (path === LIST_PATH) {
     if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
@@ -62,8 +63,8 @@ function operate(
   request: MockRequest,
   cors: Readonly<Record<string, string>>,
   auth: AuthResult,
-  run: () => MockResponse,
-): MockResponse {
+  run: () => Maybe<MockResponse>,
+): Maybe<MockResponse> {
   let preferences = NO_PREFERENCES;
   const prefer = context.steerable ? request.headers.prefer : undefined;
   if (prefer !== undefined) {
@@ -79,28 +80,46 @@ function operate(
     }
     preferences = parsed;
   }
-  const response = answer(world, operation, cors, auth, preferences, run);
-  const delayMs = preferences.delayMs ?? world.behaviour.delayMs;
-  if (delayMs > 0) response.delayMs = delayMs;
-  return response;
+  // A refused key and a Prefer code take no use from the rules: they answer before any rule would.
+  const arranged = world.arrange(auth.ok && preferences.code === undefined ? operation : undefined);
+  if (arranged instanceof Promise) {
+    return arranged.then((settled) =>
+      delayed(answer(world, cors, auth, preferences, settled, run), preferences, settled),
+    );
+  }
+  return delayed(answer(world, cors, auth, preferences, arranged, run), preferences, arranged);
+}
+
+function delayed(
+  response: Maybe<MockResponse>,
+  preferences: Preferences,
+  arranged: Arrangement,
+): Maybe<MockResponse> {
+  const delayMs = preferences.delayMs ?? arranged.delayMs;
+  if (delayMs === 0) return response;
+  return then(response, (settled) => {
+    settled.delayMs = delayMs;
+    return settled;
+  });
 }
 
 function answer(
   world: World,
-  operation: OperationId,
   cors: Readonly<Record<string, string>>,
   auth: AuthResult,
   preferences: Preferences,
-  run: () => MockResponse,
-): MockResponse {
+  { rule }: Arrangement,
+  run: () => Maybe<MockResponse>,
+): Maybe<MockResponse> {
   if (!auth.ok) return unauthorized(cors, auth.tokenGiven);
   if (preferences.code !== undefined) {
     return forced(world, preferences.code, cors, `Prefer: code=${preferences.code}`);
   }
-  const rule = world.behaviour.rules.length === 0 ? undefined : takeRule(world.behaviour, operation);
   if (!rule) return run();
   if (rule.fault === "close") return { status: 0, headers: {}, fault: "close" };
-  if (rule.fault === "truncate") return { ...listResponse(world, cors), fault: "truncate" };
+  if (rule.fault === "truncate") {
+    return then(listResponse(world, cors), (response) => ({ ...response, fault: "truncate" as const }));
+  }
   return forced(world, rule.status as number, cors, "a behaviour rule");
 }
 
@@ -110,7 +129,7 @@ function forced(
   status: number,
   cors: Readonly<Record<string, string>>,
   cause: string,
-): MockResponse {
+): Maybe<MockResponse> {
   const because = `Forced by ${cause}; nothing was changed.`;
   switch (status) {
     case 200:
@@ -128,17 +147,28 @@ function forced(
   }
 }
 
-function listResponse(world: World, cors: Readonly<Record<string, string>>): MockResponse {
-  return {
-    status: 200,
-    headers: withHeader(cors, "content-type", JSON_CONTENT_TYPE),
-    body: world.store.listBody(),
-  };
+function listResponse(world: World, cors: Readonly<Record<string, string>>): Maybe<MockResponse> {
+  const headers = withHeader(cors, "content-type", JSON_CONTENT_TYPE);
+  const body = world.listBody();
+  if (body instanceof Promise) return body.then((settled) => ({ status: 200, headers, body: settled }));
+  return { status: 200, headers, body };
 }
 
-function cancel(world: World, orderId: string, cors: Readonly<Record<string, string>>): MockResponse {
+function cancel(world: World, orderId: string, cors: Readonly<Record<string, string>>): Maybe<MockResponse> {
   const id = parseOrderId(orderId);
-  const outcome = id === null ? "not_found" : world.store.cancel(id);
+  if (id === null) return cancelResponse("not_found", id, orderId, cors);
+  const outcome = world.cancel(id);
+  if (outcome instanceof Promise)
+    return outcome.then((settled) => cancelResponse(settled, id, orderId, cors));
+  return cancelResponse(outcome, id, orderId, cors);
+}
+
+function cancelResponse(
+  outcome: CancelOutcome,
+  id: bigint | null,
+  orderId: string,
+  cors: Readonly<Record<string, string>>,
+): MockResponse {
   switch (outcome) {
     case "cancelled":
       return { status: 204, headers: cors };

@@ -13,12 +13,11 @@ import {
   withHeader,
 } from "./exchange.ts";
 import { journalJson } from "./journal.ts";
+import { type Maybe, then } from "./maybe.ts";
 import { parseOrderId } from "./order-id.ts";
 import { type StoredOrderRecord, storedValue } from "./order-record.ts";
 import type { OrderStatus } from "./order-status.ts";
-import type { Seed } from "./seed.ts";
-import type { Sessions } from "./sessions.ts";
-import { resetWorld, type World } from "./world.ts";
+import type { SessionSummary, World } from "./world.ts";
 
 export const CONTROL_PATH = "/__control";
 const CONTROL_CHALLENGE = 'Bearer realm="petstore-control"';
@@ -42,9 +41,7 @@ export interface ControlContext {
   validateOrderInput: ValidateFunction;
   validateBehaviour: ValidateFunction;
   forcible(operation: OperationId): readonly number[];
-  /** The fixtures as currently loaded, which a reset returns to. */
-  seed(): Seed;
-  sessions: Sessions;
+  sessions(now: number): Maybe<SessionSummary[]>;
   now(): number;
 }
 
@@ -55,7 +52,7 @@ export function handleControl(
   request: MockRequest,
   path: string,
   cors: Readonly<Record<string, string>>,
-): MockResponse {
+): Maybe<MockResponse> {
   const route = path.slice(CONTROL_PATH.length);
   const { method } = request;
   // The page and its files hold no data, so a browser can load them before it has the token to ask for.
@@ -85,34 +82,31 @@ export function handleControl(
       );
     }
   }
-  const only = (allowed: string, run: () => MockResponse) =>
+  const only = (allowed: string, run: () => Maybe<MockResponse>) =>
     allowed.split(", ").includes(method) ? run() : methodNotAllowed(method, allowed, cors);
   const noContent = (): MockResponse => ({ status: 204, headers: cors });
 
+  const json = (text: Maybe<string>) => then(text, (body) => jsonResponse(200, body, cors));
+
   switch (route) {
     case "/orders":
-      return only("GET", () => jsonResponse(200, world.store.controlListJson(), cors));
+      return only("GET", () => json(world.controlListJson()));
     case "/reset":
-      return only("POST", () => {
-        resetWorld(world, context.seed());
-        return noContent();
-      });
+      return only("POST", () => then(world.reset(), noContent));
     case "/requests":
-      return only("GET, DELETE", () => {
-        if (method === "DELETE") {
-          world.journal.clear();
-          return noContent();
-        }
-        return jsonResponse(200, journalJson(world.journal.entries()), cors);
-      });
+      return only("GET, DELETE", () =>
+        method === "DELETE"
+          ? then(world.clearJournal(), noContent)
+          : json(then(world.journal(), journalJson)),
+      );
     case "/behaviour":
       return only("GET, PUT", () =>
         method === "PUT"
           ? putBehaviour(context, world, request, cors)
-          : jsonResponse(200, behaviourJson(world.behaviour), cors),
+          : json(then(world.behaviour(), behaviourJson)),
       );
     case "/sessions":
-      return only("GET", () => jsonResponse(200, sessionsJson(context), cors));
+      return only("GET", () => json(then(context.sessions(context.now()), sessionsJson)));
   }
   if (route.startsWith("/orders/") && route.indexOf("/", "/orders/".length) === -1) {
     return only("PUT, DELETE", () =>
@@ -128,7 +122,7 @@ function orderRoute(
   request: MockRequest,
   segment: string,
   cors: Readonly<Record<string, string>>,
-): MockResponse {
+): Maybe<MockResponse> {
   let text: string;
   try {
     text = decodeURIComponent(segment);
@@ -140,7 +134,7 @@ function orderRoute(
     return invalid(`path parameter "id": must be an int64 integer (got "${truncate(text)}")`, cors);
   const notFound = () => errorResponse("order_not_found", `No order with id ${id} in this world.`, cors);
   if (request.method === "DELETE") {
-    return world.store.removeOrder(id) ? { status: 204, headers: cors } : notFound();
+    return then(world.removeOrder(id), (removed) => (removed ? { status: 204, headers: cors } : notFound()));
   }
 
   const body = readJsonBody(request, context.validateOrderInput);
@@ -148,8 +142,9 @@ function orderRoute(
   const fields = body as Record<string, unknown>;
   const status = fields.status as OrderStatus | undefined;
   if (Object.keys(fields).length === 1 && status !== undefined) {
-    if (!world.store.setStatus(id, status)) return notFound();
-    return jsonResponse(200, world.store.controlOrderJson(id) as string, cors);
+    return then(world.setStatus(id, status), (found) =>
+      found ? orderJson(world, id, 200, cors) : notFound(),
+    );
   }
   if (status === undefined) return invalid('field "status": is required to create or replace an order', cors);
   const record = toRecord(fields);
@@ -158,8 +153,18 @@ function orderRoute(
     return invalid(`field "id": must equal the path's id ${id} (got ${record.id})`, cors);
   }
   // The id comes first, as in fixtures, and is always there: the path names the order.
-  const outcome = world.store.putOrder({ record: { id, ...record } as StoredOrderRecord, status });
-  return jsonResponse(outcome === "created" ? 201 : 200, world.store.controlOrderJson(id) as string, cors);
+  return then(world.putOrder({ record: { id, ...record } as StoredOrderRecord, status }), (outcome) =>
+    orderJson(world, id, outcome === "created" ? 201 : 200, cors),
+  );
+}
+
+function orderJson(
+  world: World,
+  id: bigint,
+  status: number,
+  cors: Readonly<Record<string, string>>,
+): Maybe<MockResponse> {
+  return then(world.controlOrderJson(id), (json) => jsonResponse(status, json as string, cors));
 }
 
 function putBehaviour(
@@ -167,24 +172,19 @@ function putBehaviour(
   world: World,
   request: MockRequest,
   cors: Readonly<Record<string, string>>,
-): MockResponse {
+): Maybe<MockResponse> {
   const body = readJsonBody(request, context.validateBehaviour);
   if (typeof body === "string") return invalid(body, cors);
   const behaviour = toSchemaView(body) as Behaviour;
   const problem = ruleProblem(behaviour, context.forcible);
   if (problem) return invalid(problem, cors);
-  world.behaviour = { delayMs: behaviour.delayMs ?? 0, rules: behaviour.rules ?? [] };
-  return jsonResponse(200, behaviourJson(world.behaviour), cors);
+  const next = { delayMs: behaviour.delayMs ?? 0, rules: behaviour.rules ?? [] };
+  return then(world.setBehaviour(next), () => jsonResponse(200, behaviourJson(next), cors));
 }
 
-function sessionsJson(context: ControlContext): string {
+function sessionsJson(sessions: readonly SessionSummary[]): string {
   return JSON.stringify(
-    context.sessions.list(context.now()).map((world) => ({
-      name: world.session,
-      orders: world.store.size,
-      changes: world.store.changes,
-      lastUsed: new Date(world.lastUsed).toISOString(),
-    })),
+    sessions.map((session) => ({ ...session, lastUsed: new Date(session.lastUsed).toISOString() })),
   );
 }
 

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   payload_too_large: 413,
   headers_too_large: 431,
   internal_error: 500,
+  store_unavailable: 503,
   simulated_failure: [500, 502, 503, 504],
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;

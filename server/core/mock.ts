@@ -1,19 +1,30 @@
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
 import type { OperationId } from "../../contract/types.ts";
-import { type ApiContext, handleApi } from "./api.ts";
+import { type ApiContext, handleApi, methodNotAllowed } from "./api.ts";
 import { createAuthenticator } from "./auth.ts";
 import { SIMULATED_FAILURE_STATUSES } from "./behaviour.ts";
 import { type Asset, CONTROL_PATH, type ControlContext, handleControl } from "./control.ts";
 import { createCorsPolicy } from "./cors.ts";
-import { errorResponse, type MockRequest, type MockResponse, pathOf } from "./exchange.ts";
+import {
+  errorResponse,
+  jsonResponse,
+  type MockRequest,
+  type MockResponse,
+  pathOf,
+  withHeader,
+} from "./exchange.ts";
+import { type Maybe, then } from "./maybe.ts";
+import { createMemoryState } from "./memory-state.ts";
 import type { Seed } from "./seed.ts";
-import { createSessions, SESSION_HEADER, SESSION_NAME, type Sessions } from "./sessions.ts";
-import { createWorld, type World } from "./world.ts";
+import { SESSION_HEADER, SESSION_NAME } from "./sessions.ts";
+import { type StateStore, StoreUnavailableError, type World } from "./world.ts";
 
 export const DEFAULT_MAX_SESSIONS = 1_000;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 export const DEFAULT_JOURNAL_SIZE = 1_000;
+/** Answers 200 while the mock and its state store can serve: for load balancers, with no key and no data. */
+export const HEALTH_PATH = "/__health";
 
 export interface MockCoreOptions {
   seed: Seed;
@@ -37,6 +48,19 @@ export interface MockCoreOptions {
   journalSize?: number;
   /** Milliseconds since the epoch; tests move it to age sessions. */
   clock?: () => number;
+  /**
+   * Where worlds live, made from the seed and the session options; by default this process's memory.
+   * A shared store (Redis) makes the answers promises; the rules are the same.
+   */
+  state?: (settings: StateSettings) => StateStore;
+}
+
+export interface StateSettings {
+  seed: Seed;
+  maxSessions: number;
+  sessionIdleMs: number;
+  journalSize: number;
+  now: number;
 }
 
 /**
@@ -45,16 +69,15 @@ export interface MockCoreOptions {
  * (the Node server, in-process adapters) hands requests to `handle` and writes what it returns.
  */
 export interface MockCore {
-  handle(request: MockRequest): MockResponse;
+  /** At once on the in-memory state; a promise on a shared store. */
+  handle(request: MockRequest): Maybe<MockResponse>;
   /** New fixtures: the default world moves to them, sessions keep theirs, new sessions start from them. */
-  reload(seed: Seed, apiKeys: readonly string[]): void;
-  readonly defaultWorld: World;
-  readonly sessions: Sessions;
+  reload(seed: Seed, apiKeys: readonly string[]): Maybe<void>;
+  readonly state: StateStore;
   readonly controlEnabled: boolean;
 }
 
 export function createMockCore(options: MockCoreOptions): MockCore {
-  let seed = options.seed;
   let authenticate = createAuthenticator(options.apiKeys);
   const clock = options.clock ?? Date.now;
   const journalSize = options.journalSize ?? DEFAULT_JOURNAL_SIZE;
@@ -72,14 +95,22 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     forcible,
   };
 
-  const defaultWorld = createWorld(null, seed, journalSize, clock());
-  const sessions = createSessions(
-    {
-      maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
-      idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
-    },
-    (name, now) => createWorld(name, seed, journalSize, now),
-  );
+  const settings: StateSettings = {
+    seed: options.seed,
+    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    sessionIdleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    journalSize,
+    now: clock(),
+  };
+  const state =
+    options.state?.(settings) ??
+    createMemoryState(
+      settings.seed,
+      { maxSessions: settings.maxSessions, idleMs: settings.sessionIdleMs },
+      journalSize,
+      settings.now,
+    );
+  const { defaultWorld } = state;
   const control: ControlContext | undefined = options.control && {
     ...(options.control.token !== undefined
       ? { authenticate: createAuthenticator([options.control.token]) }
@@ -88,49 +119,27 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     validateOrderInput: options.control.contract.schema("ControlOrderInput"),
     validateBehaviour: options.control.contract.schema("Behaviour"),
     forcible,
-    seed: () => seed,
-    sessions,
+    sessions: (now) => state.sessions(now),
     now: clock,
   };
 
-  return {
-    defaultWorld,
-    sessions,
-    controlEnabled: steerable,
-    reload(next, apiKeys) {
-      seed = next;
-      authenticate = createAuthenticator(apiKeys);
-      defaultWorld.store.reset(next);
-    },
-    handle(request) {
-      const { headers } = request;
-      // Preflights need no key and no world: a browser sends them on its own before the real request.
-      if (request.method === "OPTIONS")
-        return { status: 204, headers: cors.preflightHeaders(headers.origin) };
-      const corsHeaders = cors.headersFor(headers.origin);
-      const sentPath = pathOf(request.url);
-      const path = sentPath.length > 1 && sentPath.endsWith("/") ? sentPath.slice(0, -1) : sentPath;
+  const served = (response: Maybe<MockResponse>, corsHeaders: Readonly<Record<string, string>>) =>
+    response instanceof Promise ? response.catch((error) => storeFailure(error, corsHeaders)) : response;
 
-      let world = defaultWorld;
-      const session = steerable ? headers[SESSION_HEADER] : undefined;
-      if (session !== undefined) {
-        if (!SESSION_NAME.test(session)) {
-          return errorResponse(
-            "invalid_session",
-            "X-Mock-Session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'.",
-            corsHeaders,
-          );
-        }
-        world = sessions.use(session, clock());
-      }
-      if (control && (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`))) {
-        return handleControl(control, world, request, path, corsHeaders);
-      }
-
-      const started = performance.now();
-      const auth = authenticate(headers.authorization);
-      const response = handleApi(api, world, request, path, corsHeaders, auth);
-      world.journal.record({
+  const handleInWorld = (
+    world: World,
+    request: MockRequest,
+    path: string,
+    sentPath: string,
+    corsHeaders: Readonly<Record<string, string>>,
+  ): Maybe<MockResponse> => {
+    if (control && (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`))) {
+      return handleControl(control, world, request, path, corsHeaders);
+    }
+    const started = performance.now();
+    const auth = authenticate(request.headers.authorization);
+    const record = (response: MockResponse) => {
+      world.record({
         time: clock(),
         method: request.method,
         path: sentPath,
@@ -141,6 +150,72 @@ export function createMockCore(options: MockCoreOptions): MockCore {
         ...(response.fault ? { fault: response.fault } : {}),
       });
       return response;
+    };
+    const response = handleApi(api, world, request, path, corsHeaders, auth);
+    return response instanceof Promise ? response.then(record) : record(response);
+  };
+
+  return {
+    state,
+    controlEnabled: steerable,
+    reload(next, apiKeys) {
+      authenticate = createAuthenticator(apiKeys);
+      return state.reload(next);
+    },
+    handle(request) {
+      const { headers } = request;
+      // Preflights need no key and no world: a browser sends them on its own before the real request.
+      if (request.method === "OPTIONS")
+        return { status: 204, headers: cors.preflightHeaders(headers.origin) };
+      const corsHeaders = cors.headersFor(headers.origin);
+      const sentPath = pathOf(request.url);
+      const path = sentPath.length > 1 && sentPath.endsWith("/") ? sentPath.slice(0, -1) : sentPath;
+
+      if (path === HEALTH_PATH) return served(health(state, request.method, corsHeaders), corsHeaders);
+
+      const session = steerable ? headers[SESSION_HEADER] : undefined;
+      if (session === undefined) {
+        return served(handleInWorld(defaultWorld, request, path, sentPath, corsHeaders), corsHeaders);
+      }
+      if (!SESSION_NAME.test(session)) {
+        return errorResponse(
+          "invalid_session",
+          "X-Mock-Session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'.",
+          corsHeaders,
+        );
+      }
+      const world = state.session(session, clock());
+      return served(
+        world instanceof Promise
+          ? world.then((used) => handleInWorld(used, request, path, sentPath, corsHeaders))
+          : handleInWorld(world, request, path, sentPath, corsHeaders),
+        corsHeaders,
+      );
     },
   };
+}
+
+const HEALTHY_BODY = JSON.stringify({ status: "ok" });
+
+function health(
+  state: StateStore,
+  method: string,
+  cors: Readonly<Record<string, string>>,
+): Maybe<MockResponse> {
+  if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
+  return then(state.healthy(), (healthy) =>
+    healthy ? jsonResponse(200, HEALTHY_BODY, cors) : storeFailure(new StoreUnavailableError(), cors),
+  );
+}
+
+/** A shared store that cannot be reached is a 503 the client may retry; anything else is the mock's fault. */
+function storeFailure(error: unknown, cors: Readonly<Record<string, string>>): MockResponse {
+  if (error instanceof StoreUnavailableError) {
+    return errorResponse(
+      "store_unavailable",
+      "The mock's state store cannot be reached; try again shortly.",
+      withHeader(cors, "retry-after", "1"),
+    );
+  }
+  return errorResponse("internal_error", "Unexpected error.", cors);
 }

@@ -1,35 +1,36 @@
-import type { World } from "./world.ts";
+import type { SessionLimits } from "./world.ts";
 
 /** The header naming the session a request plays in (lower case, as Node and the core see headers). */
 export const SESSION_HEADER = "x-mock-session";
 export const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
-export interface SessionLimits {
-  /** Past this many, the least recently used session is evicted. */
-  maxSessions: number;
-  /** A session unused for this long is evicted. */
-  idleMs: number;
+/** What sessions need of a world kept in memory. */
+export interface LiveWorld {
+  readonly session: string | null;
+  lastUsed: number;
 }
 
-/** Named worlds, created on first use and evicted when idle or least recently used. */
-export interface Sessions {
+/** Named worlds in memory, created on first use and evicted when idle or least recently used. */
+export interface Sessions<W extends LiveWorld> {
   /** The session's world, created on first use; using it makes it the most recent. */
-  use(name: string, now: number): World;
+  use(name: string, now: number): W;
   /** Live sessions, least recently used first. */
-  list(now: number): World[];
+  list(now: number): W[];
+  /** Puts back a world read from a state file, as the most recent. */
+  restore(world: W): void;
   readonly size: number;
 }
 
 // Other sessions' idle time is looked at no more often than this; the session in use is always checked.
 const SWEEP_INTERVAL_MS = 100;
 
-export function createSessions(
+export function createSessions<W extends LiveWorld>(
   limits: SessionLimits,
-  create: (name: string, now: number) => World,
-): Sessions {
+  create: (name: string, now: number) => W,
+): Sessions<W> {
   // A Map iterates in insertion order: re-inserting on use keeps it ordered from least to most recent.
-  const worlds = new Map<string, World>();
-  let mostRecent: World | undefined;
+  const worlds = new Map<string, W>();
+  let mostRecent: W | undefined;
   let lastSweep = 0;
   const evictIdle = (now: number) => {
     lastSweep = now;
@@ -38,6 +39,13 @@ export function createSessions(
       worlds.delete(name);
       if (world === mostRecent) mostRecent = undefined;
     }
+  };
+  const admit = (name: string, world: W) => {
+    if (worlds.size >= limits.maxSessions) {
+      const oldest = worlds.keys().next();
+      if (!oldest.done) worlds.delete(oldest.value);
+    }
+    worlds.set(name, world);
   };
   return {
     get size() {
@@ -52,21 +60,20 @@ export function createSessions(
       }
       let world = worlds.get(name);
       if (world) worlds.delete(name);
-      if (!world || now - world.lastUsed > limits.idleMs) {
-        world = create(name, now);
-        if (worlds.size >= limits.maxSessions) {
-          const oldest = worlds.keys().next();
-          if (!oldest.done) worlds.delete(oldest.value);
-        }
-      }
+      if (!world || now - world.lastUsed > limits.idleMs) world = create(name, now);
       world.lastUsed = now;
-      worlds.set(name, world);
+      admit(name, world);
       mostRecent = world;
       return world;
     },
     list(now) {
       evictIdle(now);
       return [...worlds.values()];
+    },
+    restore(world) {
+      if (world.session === null) return;
+      worlds.delete(world.session);
+      admit(world.session, world);
     },
   };
 }

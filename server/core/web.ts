@@ -7,7 +7,7 @@ import type { MockCore } from "./mock.ts";
  * mounted under (for an API at https://example.test/petstore/v1, "/petstore"); it is taken off first.
  */
 export function webHandler(core: MockCore, prefix = ""): (request: Request) => Promise<Response> {
-  return async (request) => respond(core.handle(await toMockRequest(request, prefix)), request.method);
+  return async (request) => respond(await core.handle(await toMockRequest(request, prefix)), request.method);
 }
 
 export async function toMockRequest(request: Request, prefix = ""): Promise<MockRequest> {

@@ -1,30 +1,84 @@
-import { type BehaviourState, noBehaviour } from "./behaviour.ts";
-import { createJournal, type Journal } from "./journal.ts";
+import type { BehaviourRule, OperationId } from "../../contract/types.ts";
+import type { BehaviourState } from "./behaviour.ts";
+import type { JournalRecord } from "./journal.ts";
+import type { Maybe } from "./maybe.ts";
+import type { SeedOrder } from "./order-record.ts";
+import type { CancelOutcome, OrderStatus } from "./order-status.ts";
 import type { Seed } from "./seed.ts";
-import { createStore, type Store } from "./store.ts";
 
-/** Everything one client sees and arranges: orders, behaviour rules and the request journal. */
+/** What an API request's world arranged for it: a forced answer taken from the rules, and the delay. */
+export interface Arrangement {
+  readonly rule?: BehaviourRule;
+  readonly delayMs: number;
+}
+
+/**
+ * Everything one client sees and arranges: orders, behaviour rules and the request journal, as the state
+ * store keeps them. Each method is one step a rule needs, so a shared store can make it one atomic
+ * operation (a cancel is exactly-once, a rule's last use is taken once, across processes).
+ */
 export interface World {
   /** The session's name; null for the shared default world. */
   readonly session: string | null;
-  readonly store: Store;
-  behaviour: BehaviourState;
-  readonly journal: Journal;
+  /** The delay, and with `operation` the first rule left for it with one use taken. */
+  arrange(operation: OperationId | undefined): Maybe<Arrangement>;
+  /** The listOrders body: every order in list order, as a JSON array of Order records. */
+  listBody(): Maybe<Uint8Array>;
+  /** The spec's cancel rule (order-status.ts), applied once. */
+  cancel(id: bigint): Maybe<CancelOutcome>;
+  /** Every order with its status, in list order, as the control API's JSON array. */
+  controlListJson(): Maybe<string>;
+  /** One order with its status as control JSON, or undefined when there is no such order. */
+  controlOrderJson(id: bigint): Maybe<string | undefined>;
+  setStatus(id: bigint, status: OrderStatus): Maybe<boolean>;
+  /** Replaces the order with this id in place, or appends it. */
+  putOrder(order: SeedOrder): Maybe<"created" | "replaced">;
+  removeOrder(id: bigint): Maybe<boolean>;
+  /** Back to the fixtures as loaded now, rules cleared; the journal stays, since it records what happened. */
+  reset(): Maybe<void>;
+  behaviour(): Maybe<BehaviourState>;
+  setBehaviour(behaviour: BehaviourState): Maybe<void>;
+  /** Adds to the journal; never waited for, so a journal write never holds an answer back. */
+  record(entry: JournalRecord): void;
+  journal(): Maybe<JournalRecord[]>;
+  clearJournal(): Maybe<void>;
+}
+
+/** A live session as the control API lists it. */
+export interface SessionSummary {
+  name: string;
+  orders: number;
+  changes: number;
   lastUsed: number;
 }
 
-export function createWorld(session: string | null, seed: Seed, journalSize: number, now: number): World {
-  return {
-    session,
-    store: createStore(seed),
-    behaviour: noBehaviour(),
-    journal: createJournal(journalSize),
-    lastUsed: now,
-  };
+export interface SessionLimits {
+  /** Past this many, the least recently used session is evicted. */
+  maxSessions: number;
+  /** A session unused for this long is evicted. */
+  idleMs: number;
 }
 
-/** Back to the seed, rules cleared; the journal stays, since it records what happened, not state. */
-export function resetWorld(world: World, seed: Seed): void {
-  world.store.reset(seed);
-  world.behaviour = noBehaviour();
+/**
+ * Where worlds live: in this process's memory (the default), or in a store several processes share. The
+ * seed is always this process's own fixtures; a store keeps only what worlds changed beside it.
+ */
+export interface StateStore {
+  /** Names the store for the start-up line, without credentials. */
+  readonly description: string;
+  readonly defaultWorld: World;
+  /** The session's world, created on first use; using it keeps it alive. */
+  session(name: string, now: number): Maybe<World>;
+  /** Live sessions, least recently used first. */
+  sessions(now: number): Maybe<SessionSummary[]>;
+  /** New fixtures: the default world moves to them, sessions keep theirs, new sessions start from them. */
+  reload(seed: Seed): Maybe<void>;
+  /** Whether the store can serve requests now. */
+  healthy(): Maybe<boolean>;
+  close(): Promise<void>;
+}
+
+/** Raised by a shared store it cannot reach; the core answers 503 `store_unavailable`. */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
 }

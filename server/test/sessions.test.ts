@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { MemoryState } from "../core/memory-state.ts";
 import { loadDashboardAssets } from "../dashboard-assets.ts";
 import { assertError, caseApi } from "./control-cases.ts";
 import { bundledCore, controlContract } from "./support.ts";
@@ -60,9 +61,9 @@ describe("sessions (in-process)", () => {
   });
 
   it("an unchanged world, or one whose statuses alone changed, serves the seed's own list body", () => {
-    const core = bundledCore();
-    const seedBody = core.defaultWorld.store.listBody();
-    const session = core.sessions.use("s", Date.now());
+    const state = bundledCore().state as MemoryState;
+    const seedBody = state.defaultWorld.store.listBody();
+    const session = state.memorySessions.use("s", Date.now());
     assert.equal(session.store.listBody(), seedBody);
     session.store.cancel(2n);
     session.store.setStatus(3n, "shipped");
@@ -70,7 +71,7 @@ describe("sessions (in-process)", () => {
     assert.equal(session.store.changes, 2);
     session.store.removeOrder(1n);
     assert.notEqual(session.store.listBody(), seedBody);
-    assert.equal(core.defaultWorld.store.listBody(), seedBody);
+    assert.equal(state.defaultWorld.store.listBody(), seedBody);
   });
 
   it("evicts the least recently used session past --max-sessions", async () => {

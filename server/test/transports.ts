@@ -24,7 +24,7 @@ const decoder = new TextDecoder();
 /** The core itself, in-process: what every transport hands requests to. */
 export function coreTransport(core: MockCore): Transport {
   return async ({ method, path, headers = {}, body }) => {
-    const response = core.handle({
+    const response = await core.handle({
       method,
       url: path,
       headers: Object.fromEntries(

@@ -1,0 +1,92 @@
+import type { OperationId } from "../../contract/types.ts";
+import { type BehaviourState, noBehaviour, takeRule } from "./behaviour.ts";
+import { createJournal, type Journal, type JournalRecord } from "./journal.ts";
+import type { SeedOrder } from "./order-record.ts";
+import type { CancelOutcome, OrderStatus } from "./order-status.ts";
+import type { Seed } from "./seed.ts";
+import { createStore, type Store } from "./store.ts";
+import type { Arrangement, World } from "./world.ts";
+
+/** Told of every change to a world's orders or rules, and of each journal entry, so a state file knows when to write. */
+export type ChangeListener = (what: "state" | "journal") => void;
+
+/** A world in this process's memory: every step answers at once. */
+export class MemoryWorld implements World {
+  readonly store: Store;
+  readonly journalRing: Journal;
+  lastUsed: number;
+  #behaviour: BehaviourState = noBehaviour();
+  // The answer for a world without rules, made once per behaviour so the list path allocates nothing.
+  #unruled: Arrangement = { delayMs: 0 };
+
+  constructor(
+    readonly session: string | null,
+    private readonly currentSeed: () => Seed,
+    journalSize: number,
+    now: number,
+    private readonly changed?: ChangeListener,
+  ) {
+    this.store = createStore(currentSeed());
+    this.journalRing = createJournal(journalSize);
+    this.lastUsed = now;
+  }
+
+  arrange(operation: OperationId | undefined): Arrangement {
+    if (operation === undefined || this.#behaviour.rules.length === 0) return this.#unruled;
+    const rule = takeRule(this.#behaviour, operation);
+    if (!rule) return this.#unruled;
+    this.changed?.("state");
+    return { rule, delayMs: this.#behaviour.delayMs };
+  }
+  listBody(): Uint8Array {
+    return this.store.listBody();
+  }
+  cancel(id: bigint): CancelOutcome {
+    const outcome = this.store.cancel(id);
+    if (outcome === "cancelled") this.changed?.("state");
+    return outcome;
+  }
+  controlListJson(): string {
+    return this.store.controlListJson();
+  }
+  controlOrderJson(id: bigint): string | undefined {
+    return this.store.controlOrderJson(id);
+  }
+  setStatus(id: bigint, status: OrderStatus): boolean {
+    return this.#noting(this.store.setStatus(id, status));
+  }
+  putOrder(order: SeedOrder): "created" | "replaced" {
+    this.changed?.("state");
+    return this.store.putOrder(order);
+  }
+  removeOrder(id: bigint): boolean {
+    return this.#noting(this.store.removeOrder(id));
+  }
+  reset(): void {
+    this.store.reset(this.currentSeed());
+    this.setBehaviour(noBehaviour());
+  }
+  behaviour(): BehaviourState {
+    return this.#behaviour;
+  }
+  setBehaviour(behaviour: BehaviourState): void {
+    this.#behaviour = behaviour;
+    this.#unruled = { delayMs: behaviour.delayMs };
+    this.changed?.("state");
+  }
+  record(entry: JournalRecord): void {
+    this.journalRing.record(entry);
+    this.changed?.("journal");
+  }
+  journal(): JournalRecord[] {
+    return this.journalRing.entries();
+  }
+  clearJournal(): void {
+    this.journalRing.clear();
+  }
+
+  #noting(done: boolean): boolean {
+    if (done) this.changed?.("state");
+    return done;
+  }
+}

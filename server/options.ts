@@ -2,6 +2,10 @@ import type { ParseArgsConfig } from "node:util";
 import { parseFlags, UsageError } from "../common/command-line.ts";
 import { packageFile } from "../common/package-root.ts";
 import { LOG_FORMATS, type LogFormat } from "./request-log.ts";
+import { parseStoreUrl, type StoreAddress } from "./state/store-url.ts";
+
+/** Keys in a shared Redis start with this unless --store-prefix says otherwise. */
+export const DEFAULT_STORE_PREFIX = "petstore-mock:";
 
 export const BUNDLED_FIXTURES = packageFile("fixtures/orders.json");
 
@@ -23,6 +27,12 @@ export interface CliOptions {
   sessionIdleMs: number;
   journalSize: number;
   watch: boolean;
+  /** A JSON file the state is kept in across restarts. */
+  stateFile?: string;
+  stateJournal: boolean;
+  /** A redis:// URL: the state lives there, shared by every mock on it. */
+  store?: StoreAddress;
+  storePrefix: string;
   help: boolean;
 }
 
@@ -60,6 +70,16 @@ Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
                          30m, 2h)                                        (default 30m)
   --journal-size N       requests kept in each world's journal           (default 1000)
 
+State beyond one process (by default it lives in memory and goes at exit):
+  --state FILE           keep orders, rules and sessions in FILE, written
+                         as changes settle and at exit, read at start    (PETSTORE_STATE)
+  --state-journal        keep the journals in that file too              (PETSTORE_STATE_JOURNAL=1)
+  --store URL            keep all state in Redis, shared by every mock
+                         on it: redis://[user:password@]host:port[/db]   (PETSTORE_STORE)
+  --store-prefix PREFIX  prefix of the mock's Redis keys, so several
+                         mocks can share one Redis                       (PETSTORE_STORE_PREFIX,
+                                                                          default petstore-mock:)
+
   --help                 show this help
 `;
 
@@ -78,6 +98,10 @@ const FLAGS = {
   "max-sessions": { type: "string" },
   "session-idle": { type: "string" },
   "journal-size": { type: "string" },
+  state: { type: "string" },
+  "state-journal": { type: "boolean" },
+  store: { type: "string" },
+  "store-prefix": { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -94,6 +118,21 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   if (controlToken !== undefined && (controlToken.length < 8 || /\s/.test(controlToken))) {
     throw new UsageError("--control-token must be at least 8 characters without white space");
   }
+  const stateFile = values.state ?? env.PETSTORE_STATE;
+  const stateJournal = values["state-journal"] ?? isOn(env.PETSTORE_STATE_JOURNAL);
+  const storeUrl = values.store ?? env.PETSTORE_STORE;
+  const storePrefix = values["store-prefix"] ?? env.PETSTORE_STORE_PREFIX;
+  if (stateFile !== undefined && storeUrl !== undefined) {
+    throw new UsageError("--state and --store cannot be used together: Redis already keeps the state");
+  }
+  if (stateJournal && stateFile === undefined) throw new UsageError("--state-journal needs --state FILE");
+  if (storePrefix !== undefined && storeUrl === undefined)
+    throw new UsageError("--store-prefix needs --store URL");
+  if (storePrefix !== undefined && !/^[\x21-\x7e]{1,64}$/.test(storePrefix)) {
+    throw new UsageError("--store-prefix must be 1 to 64 printable characters without spaces");
+  }
+  const store = storeUrl === undefined ? undefined : parseStoreUrl(storeUrl);
+  if (typeof store === "string") throw new UsageError(store);
   return {
     port: parsePort(values.port ?? env.PORT ?? "4010"),
     host: values.host ?? env.HOST ?? "127.0.0.1",
@@ -109,6 +148,10 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m"),
     journalSize: parseCount("--journal-size", values["journal-size"] ?? "1000", 0),
     watch: values.watch ?? isOn(env.PETSTORE_WATCH),
+    ...(stateFile !== undefined ? { stateFile } : {}),
+    stateJournal,
+    ...(store ? { store } : {}),
+    storePrefix: storePrefix ?? DEFAULT_STORE_PREFIX,
     help: values.help ?? false,
   };
 }

@@ -9,6 +9,7 @@ import { loadDashboardAssets } from "./dashboard-assets.ts";
 import { type Fixture, FixtureError, loadFixtureFile } from "./fixtures.ts";
 import { BUNDLED_FIXTURES, type CliOptions } from "./options.ts";
 import { jsonLog, type MockLog, prettyLog } from "./request-log.ts";
+import { openState } from "./state/open-state.ts";
 import { watchFile } from "./watch.ts";
 
 /** Runs the mock as `petstore-mock` does, until SIGINT or SIGTERM; resolves to the exit code. */
@@ -38,8 +39,15 @@ export async function serve(options: CliOptions): Promise<number> {
 
   const log = options.quiet ? undefined : await chooseLog(options);
   const access = controlAccess(options.host, options.control, options.controlToken);
+  const seed = createSeed(fixture.orders);
+  const kept = await openState(options, seed);
+  if (typeof kept === "string") {
+    process.stderr.write(`error: ${kept}\n`);
+    return 1;
+  }
   const core = createMockCore({
-    seed: createSeed(fixture.orders),
+    seed,
+    state: () => kept.state,
     apiKeys: loaded.apiKeys,
     contract,
     ...(access.enabled
@@ -64,6 +72,7 @@ export async function serve(options: CliOptions): Promise<number> {
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     process.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${code ?? message}\n`);
+    await kept.state.close();
     return 1;
   }
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
@@ -81,6 +90,7 @@ export async function serve(options: CliOptions): Promise<number> {
           `  dashboard: ${origin}${CONTROL_PATH}/`
       : `  control API: ${access.reason}`,
   );
+  lines.push(`  state: ${kept.line}`);
   if (!isLoopback(options.host)) {
     lines.push(`  bound to ${options.host}: reachable from other machines, not only this one`);
   }
@@ -109,10 +119,13 @@ export async function serve(options: CliOptions): Promise<number> {
       if (closing) return done(1);
       closing = true;
       stopWatching();
-      app.close().then(
-        () => done(0),
-        () => done(1),
-      );
+      app
+        .close()
+        .then(() => kept.close())
+        .then(
+          () => done(0),
+          () => done(1),
+        );
     };
     process.on("SIGINT", shutDown);
     process.on("SIGTERM", shutDown);

@@ -53,7 +53,15 @@ function readDocument(document: unknown, contract: Contract, problems: string[])
       problems.push(`unknown top-level field "${key}" (expected ${FIXTURE_KEYS.join(", ")})`);
   }
   checkApiKeys(document.apiKeys, problems);
-  if (!Array.isArray(document.orders)) {
+  return readOrders(document.orders, contract, problems);
+}
+
+/**
+ * An `orders` array as fixture files write it, each order checked against the Order schema; problems name
+ * the order (`orders[3] (id 12)`) and the field. State files keep a world's changed orders the same way.
+ */
+export function readOrders(list: unknown, contract: Contract, problems: string[]): SeedOrder[] {
+  if (!Array.isArray(list)) {
     problems.push('field "orders": must be an array of orders');
     return [];
   }
@@ -67,7 +75,7 @@ function readDocument(document: unknown, contract: Contract, problems: string[])
   // Keyed by the id's digits: string keys hash faster than bigint ones, which counts at 100k orders.
   const seen = new Map<string, number>();
   const orders: SeedOrder[] = [];
-  const entries: unknown[] = document.orders;
+  const entries: unknown[] = list;
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index];
     const seed = readOrder(entry, index, context);

@@ -24,6 +24,11 @@ export interface Store {
   removeOrder(id: bigint): boolean;
   /** Forgets every change and starts again from a seed (the same or a newly loaded one). */
   reset(seed: Seed): void;
+  /**
+   * What differs from the seed, for a state file: seed orders removed from their place, then the orders to
+   * put back over the seed in this order (changed seed orders in place, added ones appended).
+   */
+  differences(): { removed: string[]; orders: StoredOrder[] };
 }
 
 export function createStore(initialSeed: Seed): Store {
@@ -123,6 +128,16 @@ export function createStore(initialSeed: Seed): Store {
       if (!find(key)) return false;
       changeSeedOrder(key, null);
       return true;
+    },
+    differences() {
+      const removed: string[] = [];
+      const orders: StoredOrder[] = [];
+      for (const [key, change] of changed) {
+        if (change === null) removed.push(key);
+        else orders.push(change);
+      }
+      orders.push(...added.values());
+      return { removed, orders };
     },
     reset(next) {
       seed = next;

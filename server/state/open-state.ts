@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import { builtInContract, builtInControlContract } from "../../contract/built-in.ts";
+import { createMemoryState } from "../core/memory-state.ts";
+import type { Seed } from "../core/seed.ts";
+import type { StateStore } from "../core/world.ts";
+import type { CliOptions } from "../options.ts";
+import { encodeState, restoreState, StateFileError } from "./state-file.ts";
+import { createStateSaver } from "./state-saver.ts";
+
+/** The state store the options ask for, ready to serve, with the start-up line that names it. */
+export interface OpenState {
+  state: StateStore;
+  line: string;
+  /** At shutdown, after the last request is answered: the last write, the last connection closed. */
+  close(): Promise<void>;
+}
+
+/** Opens the state: memory, a state file or Redis. A one-line reason when it cannot (exit 1). */
+export async function openState(options: CliOptions, seed: Seed): Promise<OpenState | string> {
+  const limits = { maxSessions: options.maxSessions, idleMs: options.sessionIdleMs };
+  if (options.store) {
+    // Only a mock started on Redis loads its client.
+    const { RedisState } = await import("./redis-state.ts");
+    try {
+      const state = await RedisState.connect({
+        address: options.store,
+        prefix: options.storePrefix,
+        seed,
+        limits,
+        journalSize: options.journalSize,
+        onConnectionChange: (up, detail) =>
+          process.stderr.write(
+            up
+              ? `state store ${options.store?.shown} is back: serving again\n`
+              : `state store ${options.store?.shown} lost (${detail}): answering 503 store_unavailable until it is back\n`,
+          ),
+      });
+      return { state, line: state.description, close: () => state.close() };
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  const file = options.stateFile;
+  if (file === undefined) {
+    const state = createMemoryState(seed, limits, options.journalSize, Date.now());
+    return {
+      state,
+      line: "memory (gone at exit; --state FILE or --store URL keep it)",
+      close: async () => {},
+    };
+  }
+  let saver: ReturnType<typeof createStateSaver> | undefined;
+  const state = createMemoryState(seed, limits, options.journalSize, Date.now(), (what) => {
+    if (what === "state" || options.stateJournal) saver?.changed();
+  });
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT") return `${file}: cannot read the state file (${code ?? error})`;
+  }
+  let restored = "a new file";
+  if (text !== undefined) {
+    const controlContract = builtInControlContract();
+    try {
+      const { sessions } = restoreState(
+        text,
+        file,
+        state,
+        {
+          contract: builtInContract(),
+          validateBehaviour: controlContract.schema("Behaviour"),
+          validateJournalEntry: controlContract.schema("JournalEntry"),
+        },
+        options.sessionIdleMs,
+        Date.now(),
+      );
+      restored = `restored, ${sessions} session${sessions === 1 ? "" : "s"}`;
+    } catch (error) {
+      if (error instanceof StateFileError) return error.message;
+      throw error;
+    }
+  }
+  saver = createStateSaver(
+    file,
+    () => encodeState(state, Date.now(), options.stateJournal),
+    (message) => process.stderr.write(`${message}\n`),
+  );
+  const writer = saver;
+  return {
+    state,
+    line: `file ${file} (${restored}${options.stateJournal ? ", with journals" : ""})`,
+    close: async () => writer.flush(),
+  };
+}

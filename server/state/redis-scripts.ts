@@ -1,0 +1,152 @@
+/**
+ * The Lua scripts that make each step of a world one atomic operation in Redis, whichever replica runs it.
+ *
+ * A world is one hash, `<prefix>w:<world>`, holding only what the world changed beside the fixtures every
+ * replica loads (the seed). For an order with key K:
+ *   s:K  its status, when not the seed's;       r:K  its record's JSON, when not the seed's;
+ *   a:K  its place among orders added after the seed's;   x:K  set when a seed order was removed.
+ * `v` changes whenever a record is added, replaced or removed (not on a status change, which no list body
+ * shows): replicas keep a world's list body until `v` moves. `v` comes from `<prefix>clock`, which only
+ * grows, so a version is never reused after a reset. `b` is the behaviour as JSON.
+ *
+ * Sessions are also listed in the sorted set `<prefix>sessions` (score: last use, in ms); a session's hash
+ * and journal expire after the idle time, renewed on each use.
+ *
+ * Each script takes KEYS[1] = the world's hash. The seed is not in Redis, so scripts that need an order's
+ * seed status are given it: ARGV "seed" is the status in this replica's fixtures, or "" when it has none.
+ */
+
+/** Shared by scripts: whether the order is there, and its status. */
+const LOOKUP = `
+local function lookup(world, key, seedStatus)
+  local added = redis.call('HEXISTS', world, 'a:' .. key) == 1
+  if not added and (seedStatus == '' or redis.call('HEXISTS', world, 'x:' .. key) == 1) then
+    return nil, added
+  end
+  return redis.call('HGET', world, 's:' .. key) or seedStatus, added
+end
+local function keep(world, ttl)
+  if tonumber(ttl) > 0 then redis.call('PEXPIRE', world, ttl) end
+end
+`;
+
+/**
+ * KEYS: world, sessions, journal. ARGV: operation ('' takes no rule), ttl (0: the default world, which
+ * never expires), session name, now, max sessions, key prefix.
+ * Returns {version, delayMs, rule JSON or ''}. For a session it is also the session's use: its expiry is
+ * renewed and, past the maximum, the least recently used sessions are evicted.
+ */
+export const ARRANGE = `
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[3], ttl)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[4]) - ttl))
+  local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
+  if over > 0 then
+    local gone = redis.call('ZPOPMIN', KEYS[2], over)
+    for i = 1, #gone, 2 do
+      redis.call('DEL', ARGV[6] .. 'w:s:' .. gone[i], ARGV[6] .. 'j:s:' .. gone[i])
+    end
+  end
+end
+local found = redis.call('HMGET', KEYS[1], 'v', 'b')
+local version = found[1] or '0'
+if not found[2] then return {version, 0, ''} end
+local behaviour = cjson.decode(found[2])
+local delay = behaviour.delayMs or 0
+if ARGV[1] == '' or type(behaviour.rules) ~= 'table' then return {version, delay, ''} end
+for index, rule in ipairs(behaviour.rules) do
+  if rule.operation == ARGV[1] then
+    local taken = cjson.encode(rule)
+    if type(rule.times) == 'number' then
+      if rule.times <= 1 then table.remove(behaviour.rules, index) else rule.times = rule.times - 1 end
+      local rest = '{"delayMs":' .. delay .. ',"rules":[]}'
+      if #behaviour.rules > 0 then rest = cjson.encode(behaviour) end
+      redis.call('HSET', KEYS[1], 'b', rest)
+    end
+    return {version, delay, taken}
+  end
+end
+return {version, delay, ''}
+`;
+
+/**
+ * KEYS: world. ARGV: key, seed status, ttl, then the cancel rule as lines "from outcome to", one per
+ * status, written by order-status.ts's cancelTransition: the rule itself is never restated here.
+ * Returns the outcome.
+ */
+export const CANCEL = `${LOOKUP}
+local status = lookup(KEYS[1], ARGV[1], ARGV[2])
+if not status then return 'not_found' end
+for i = 4, #ARGV do
+  local from, outcome, to = string.match(ARGV[i], '^(%S+) (%S+) (%S+)$')
+  if from == status then
+    if to ~= status then
+      redis.call('HSET', KEYS[1], 's:' .. ARGV[1], to)
+      keep(KEYS[1], ARGV[3])
+    end
+    return outcome
+  end
+end
+return redis.error_reply('no cancel rule for status ' .. status)
+`;
+
+/** KEYS: world. ARGV: key, seed status, ttl, new status. Returns 1, or 0 when there is no such order. */
+export const SET_STATUS = `${LOOKUP}
+if not lookup(KEYS[1], ARGV[1], ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[4])
+keep(KEYS[1], ARGV[3])
+return 1
+`;
+
+/**
+ * KEYS: world, clock. ARGV: key, seed status, ttl, status, record JSON.
+ * Replaces the order where it stands, or appends it. Returns 'created' or 'replaced'.
+ */
+export const PUT_ORDER = `${LOOKUP}
+local status, added = lookup(KEYS[1], ARGV[1], ARGV[2])
+local outcome = 'replaced'
+if not status then
+  outcome = 'created'
+  redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], redis.call('HINCRBY', KEYS[1], 'n', 1))
+end
+redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[4], 'r:' .. ARGV[1], ARGV[5], 'v', redis.call('INCR', KEYS[2]))
+keep(KEYS[1], ARGV[3])
+return outcome
+`;
+
+/** KEYS: world, clock. ARGV: key, seed status, ttl. Returns 1, or 0 when there is no such order. */
+export const REMOVE_ORDER = `${LOOKUP}
+local status, added = lookup(KEYS[1], ARGV[1], ARGV[2])
+if not status then return 0 end
+redis.call('HDEL', KEYS[1], 'a:' .. ARGV[1], 's:' .. ARGV[1], 'r:' .. ARGV[1])
+if not added then redis.call('HSET', KEYS[1], 'x:' .. ARGV[1], 1) end
+redis.call('HSET', KEYS[1], 'v', redis.call('INCR', KEYS[2]))
+keep(KEYS[1], ARGV[3])
+return 1
+`;
+
+/** KEYS: world, clock. ARGV: ttl. Back to the seed with no rules, under a version never used before. */
+export const RESET = `
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', redis.call('INCR', KEYS[2]))
+if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1
+`;
+
+/** KEYS: world. ARGV: ttl, behaviour JSON ('' clears it). */
+export const SET_BEHAVIOUR = `
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'b') else redis.call('HSET', KEYS[1], 'b', ARGV[2]) end
+if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1
+`;
+
+/** KEYS: journal. ARGV: ttl, capacity, entry JSON. Newest first; the oldest past the capacity go. */
+export const RECORD = `
+redis.call('LPUSH', KEYS[1], ARGV[3])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1
+`;

@@ -67,7 +67,8 @@ export async function startListeningProcess(
     child,
     output: () => stdout + stderr,
     async stop(signal = "SIGTERM") {
-      if (child.exitCode !== null) return child.exitCode;
+      // A process already gone (exited, or killed by a signal) has nothing left to wait for.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, "exit");
       child.kill(signal);
       const [code] = await exited;

@@ -1,0 +1,220 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { assertError, caseApi } from "./control-cases.ts";
+import { type RedisService, startRedis } from "./services.ts";
+import { SHARED_CASES } from "./shared-cases.ts";
+import { AUTH } from "./support.ts";
+import { httpTransport } from "./transports.ts";
+
+const originOf = (mock: MockProcess) => new URL(mock.url).origin;
+let prefixes = 0;
+/** Each test has keys of its own in the one Redis, as several mocks sharing a Redis would. */
+const freshPrefix = () => `test-${process.pid}-${++prefixes}:`;
+
+function replicas(
+  redis: RedisService,
+  prefix: string,
+  count = 2,
+  extra: string[] = [],
+): Promise<MockProcess[]> {
+  return Promise.all(
+    Array.from({ length: count }, () =>
+      startMockProcess(["--quiet", "--store", redis.url, "--store-prefix", prefix, ...extra]),
+    ),
+  );
+}
+
+async function send(
+  mock: MockProcess,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+) {
+  const response = await fetch(`${originOf(mock)}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+describe("state in Redis, shared by replicas (a real redis-server and real mock processes)", () => {
+  let redis: RedisService;
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(() => redis.stop());
+
+  describe("every API and control case, on a mock whose worlds live in Redis", () => {
+    let mock: MockProcess;
+    before(async () => {
+      [mock] = (await replicas(redis, freshPrefix(), 1)) as [MockProcess];
+    });
+    after(() => mock.stop());
+    for (const [index, testCase] of SHARED_CASES.entries()) {
+      it(testCase.name, () => testCase.run(caseApi(httpTransport(originOf(mock)), `redis-${index}`)));
+    }
+  });
+
+  it("500 concurrent cancels of one pending order split across two replicas: exactly one 204", async () => {
+    const [a, b] = (await replicas(redis, freshPrefix())) as [MockProcess, MockProcess];
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 500 }, (_, index) =>
+          send(index % 2 === 0 ? a : b, "DELETE", "/v1/store/orders/2", AUTH).then((answer) => answer.status),
+        ),
+      );
+      assert.equal(statuses.filter((status) => status === 204).length, 1);
+      assert.equal(statuses.filter((status) => status === 409).length, 499);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it("a session made on one replica is used on the other; control changes, rules and resets are seen by both", async () => {
+    const [a, b] = (await replicas(redis, freshPrefix())) as [MockProcess, MockProcess];
+    const session = { "x-mock-session": "shared-1" };
+    try {
+      assert.equal((await send(a, "DELETE", "/v1/store/orders/3", { ...AUTH, ...session })).status, 204);
+      assert.equal((await send(b, "DELETE", "/v1/store/orders/3", { ...AUTH, ...session })).status, 409);
+      assert.equal(
+        (await send(b, "DELETE", "/v1/store/orders/3", AUTH)).status,
+        204,
+        "the default world is apart",
+      );
+
+      const put = await send(
+        a,
+        "PUT",
+        "/__control/orders/9223372036854775806",
+        session,
+        '{"petId":9007199254740993,"status":"pending"}',
+      );
+      assert.equal(put.status, 201);
+      const listed = (await send(b, "GET", "/v1/store/orders", { ...AUTH, ...session })).text;
+      assert.match(listed, /\{"id":9223372036854775806,"petId":9007199254740993\}\]$/, "int64 digits intact");
+      assert.deepEqual(
+        JSON.parse((await send(b, "GET", "/__control/sessions")).text).map((s: { name: string }) => s.name),
+        ["shared-1"],
+      );
+
+      // A rule with times: 1 is used once, however the requests are spread.
+      await send(b, "PUT", "/__control/behaviour", session, {
+        rules: [{ operation: "listOrders", status: 503, times: 1 }],
+      });
+      const forced = await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          send(index % 2 ? a : b, "GET", "/v1/store/orders", { ...AUTH, ...session }).then((r) => r.status),
+        ),
+      );
+      assert.equal(forced.filter((status) => status === 503).length, 1);
+      assert.deepEqual(JSON.parse((await send(a, "GET", "/__control/behaviour", session)).text), {
+        delayMs: 0,
+        rules: [],
+      });
+
+      assert.equal((await send(b, "POST", "/__control/reset", session)).status, 204);
+      assert.equal((await send(a, "DELETE", "/v1/store/orders/3", { ...AUTH, ...session })).status, 204);
+      assert.doesNotMatch(
+        (await send(a, "GET", "/v1/store/orders", { ...AUTH, ...session })).text,
+        /9223372036854775806/,
+      );
+      const journal = JSON.parse((await send(b, "GET", "/__control/requests", session)).text);
+      assert.ok(journal.length >= 45, "the journal has the requests both replicas served");
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it("one replica killed with SIGKILL under load: the other answers on, and nothing is lost", async () => {
+    const [a, b] = (await replicas(redis, freshPrefix())) as [MockProcess, MockProcess];
+    try {
+      assert.equal((await send(a, "DELETE", "/v1/store/orders/5", AUTH)).status, 204);
+      let stop = false;
+      const load = (async () => {
+        const seen: number[] = [];
+        while (!stop) seen.push((await send(b, "GET", "/v1/store/orders", AUTH)).status);
+        return seen;
+      })();
+      await sleep(100);
+      await a.stop("SIGKILL");
+      await sleep(200);
+      stop = true;
+      const statuses = await load;
+      assert.ok(statuses.length > 10 && statuses.every((status) => status === 200), `${statuses}`);
+      assert.equal(
+        (await send(b, "DELETE", "/v1/store/orders/5", AUTH)).status,
+        409,
+        "the cancel made on the killed replica stays",
+      );
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it("Redis stopped mid-traffic: 503 store_unavailable and no crash; restarted: service resumes by itself", async () => {
+    const own = await startRedis();
+    const [mock] = (await Promise.all([startMockProcess(["--store", own.url, "--log-format", "json"])])) as [
+      MockProcess,
+    ];
+    try {
+      assert.equal((await send(mock, "GET", "/v1/store/orders", AUTH)).status, 200);
+      await own.stop();
+      const down = await send(mock, "GET", "/v1/store/orders", AUTH);
+      assertError(
+        { ...down, headers: Object.fromEntries(down.headers), delayedMs: 0 },
+        503,
+        "store_unavailable",
+      );
+      assert.equal(down.headers.get("retry-after"), "1");
+      assert.equal((await send(mock, "GET", "/__health")).status, 503);
+      assert.equal((await send(mock, "GET", "/__control/orders")).status, 503);
+
+      await own.start();
+      let status = 0;
+      for (const begun = Date.now(); Date.now() - begun < 10_000 && status !== 200; await sleep(100)) {
+        status = (await send(mock, "GET", "/v1/store/orders", AUTH)).status;
+      }
+      assert.equal(status, 200);
+      assert.equal((await send(mock, "GET", "/__health")).text, '{"status":"ok"}');
+      assert.match(mock.output(), /state store redis:\/\/127\.0\.0\.1:\d+\/0 lost/);
+      assert.match(mock.output(), /is back: serving again/);
+      assert.equal(mock.child.exitCode, null, "still running");
+    } finally {
+      await mock.stop();
+      await own.stop();
+    }
+  });
+
+  it("start-up on a store that cannot be reached: one line naming the address without credentials, exit 1", async () => {
+    const gone = await startRedis();
+    await gone.stop();
+    const exited = await runMainToExit(["--store", `redis://admin:s3cret-pw@127.0.0.1:${gone.port}/2`]);
+    assert.equal(exited.code, 1);
+    assert.equal(exited.stderr.trim().split("\n").length, 1, exited.stderr);
+    assert.match(
+      exited.stderr,
+      new RegExp(`^error: cannot reach the state store at redis://127\\.0\\.0\\.1:${gone.port}/2: `),
+    );
+    assert.doesNotMatch(exited.stdout + exited.stderr, /s3cret|admin/);
+  });
+
+  it("says which store is in use at start-up and logs requests, never the store's password", async () => {
+    const guarded = await startRedis("pw-Zq81-never-shown");
+    const mock = await startMockProcess(["--store", guarded.url, "--log-format", "json"]);
+    try {
+      assert.match(mock.output(), /state: redis redis:\/\/127\.0\.0\.1:\d+\/0 \(prefix "petstore-mock:"\)/);
+      assert.equal((await send(mock, "DELETE", "/v1/store/orders/2", AUTH)).status, 204);
+      await guarded.stop();
+      assert.equal((await send(mock, "GET", "/v1/store/orders", AUTH)).status, 503);
+      await sleep(200);
+      assert.doesNotMatch(mock.output(), /pw-Zq81/);
+    } finally {
+      await mock.stop();
+      await guarded.stop();
+    }
+  });
+});

@@ -126,7 +126,7 @@ defaults
   timeout server 30s
   retries 3
   option redispatch
-  retry-on conn-failure empty-response response-timeout
+  retry-on conn-failure empty-response
 
 frontend petstore
   bind 127.0.0.1:${port}

@@ -26,6 +26,7 @@ const CEILING = join(ROOT, "scripts/ceiling-server.ts");
 const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
 const ROUTER_FLOOR = join(ROOT, "scripts/router-floor-server.ts");
 const FORWARDING_FLOOR = join(ROOT, "scripts/forwarding-floor-server.ts");
+const REDIS_REPLICAS = join(ROOT, "scripts/redis-replicas.ts");
 const CONFORMANCE_CLI = join(ROOT, "dist/bin/petstore-conformance.js");
 const BENCHMARKS = join(ROOT, "BENCHMARKS.md");
 const DEV_KEY = "dev-key-123";
@@ -42,7 +43,7 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "5" },
     sections: {
       type: "string",
-      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy",
+      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store",
     },
     sessions: { type: "string", default: "1000" },
     // Another build of the mock (a checkout's server/main.ts), measured beside the ceiling like this one.
@@ -335,6 +336,58 @@ async function loadedTogether(
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }
+}
+
+/**
+ * The Redis store beside the in-memory default, loaded at the same time: CPU per request of the mock plus
+ * its redis-server (both children of one launcher, so both are counted), then throughput of two replicas
+ * behind HAProxy against one in-memory mock, loaded one after the other.
+ */
+async function storeCost(): Promise<string[]> {
+  const onRedis = (replicas: number) => () =>
+    startListeningProcess(REDIS_REPLICAS, ["--replicas", String(replicas), "--fixtures", BUNDLED_FIXTURES]);
+  const rows: string[] = [];
+  for (const [name, shot] of [
+    ["`GET /v1/store/orders` (200)", { path: "/store/orders", key: DEV_KEY }],
+    ["`DELETE` a missing order (404)", { path: "/store/orders/424242", key: DEV_KEY, method: "DELETE" }],
+  ] as Array<[string, Shot]>) {
+    const { ratios, micros } = await loadedTogether([ours(BUNDLED_FIXTURES), onRedis(1)], [shot, shot]);
+    const middle = median(ratios);
+    const [memory, redis] = micros[ratios.indexOf(middle)] as [number, number];
+    rows.push(
+      `| ${name} | ${memory.toFixed(1)} / ${redis.toFixed(1)} | **${(1 / middle).toFixed(2)}×** | ${(1 / Math.max(...ratios)).toFixed(2)}–${(1 / Math.min(...ratios)).toFixed(2)}× |`,
+    );
+  }
+  const throughputRows: string[] = [];
+  for (const [name, start] of [
+    ["one mock, state in memory", ours(BUNDLED_FIXTURES)],
+    ["one mock on Redis", onRedis(1)],
+    ["two mocks on Redis behind HAProxy", onRedis(2)],
+  ] as Array<[string, () => Promise<StartedServer>]>) {
+    const result = await withServer(start, (server) =>
+      load(`${server.url}/store/orders`, { key: DEV_KEY, serverPid: pidOf(server as StartedServer) }),
+    );
+    throughputRows.push(
+      `| ${name} | ${result.rps.toFixed(0)} | ${ms(result.mean)} | ${result.p99} | ${micros(result.cpuMicros)} | ${result.statuses} |`,
+    );
+  }
+  return [
+    "### State in Redis (`--store`)",
+    "",
+    `Loaded together, ${ROUNDS} rounds of ${DURATION} s, median round. CPU per request counts the mock and its`,
+    "redis-server.",
+    "",
+    "| Request | CPU µs/request, memory / Redis | Redis costs | Range over rounds |",
+    "|---|---|---|---|",
+    ...rows,
+    "",
+    `\`GET /v1/store/orders\`, ${CONNECTIONS} connections, ${DURATION} s, one after the other. The two replicas,`,
+    "Redis and HAProxy share the machine's cores with each other and with the load generator.",
+    "",
+    "| Deployment | Requests/s | Mean ms | p99 ms | CPU µs/request (all processes) | Statuses |",
+    "|---|---|---|---|---|---|",
+    ...throughputRows,
+  ];
 }
 
 interface Pairing {
@@ -766,6 +819,7 @@ async function main(): Promise<void> {
   if (chosen.has("scale")) sections.push(await scale());
   if (chosen.has("conformance")) sections.push(await conformanceWallTime());
   if (chosen.has("proxy")) sections.push(await proxyOverhead());
+  if (chosen.has("store")) sections.push(await storeCost());
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Node ${process.version}, with`,

@@ -86,7 +86,7 @@ export function restoreState(
   if (!Array.isArray(document.worlds)) return fail('field "worlds": must be an array');
 
   const restored: MemoryWorld[] = [];
-  document.worlds.forEach((entry: unknown, index: number) => {
+  for (const [index, entry] of (document.worlds as unknown[]).entries()) {
     const at = `worlds[${index}]`;
     if (!isObject(entry)) return fail(`${at}: must be an object`);
     const session = entry.session;
@@ -94,7 +94,7 @@ export function restoreState(
       return fail(`${at}, field "session": must be a name or null`);
     const lastUsed = Date.parse(String(entry.lastUsed));
     if (Number.isNaN(lastUsed)) return fail(`${at}, field "lastUsed": must be a date-time`);
-    if (session !== null && now - lastUsed > idleMs) return;
+    if (session !== null && now - lastUsed > idleMs) continue;
 
     const problems: string[] = [];
     const orders = readOrders(entry.orders, schemas.contract, problems);
@@ -121,7 +121,7 @@ export function restoreState(
       world.record({ ...item, time: Date.parse(item.time) });
     }
     if (session !== null) restored.push(world);
-  });
+  }
   // Least recently used first, as the sessions keep them.
   restored.sort((a, b) => a.lastUsed - b.lastUsed);
   for (const world of restored) state.memorySessions.restore(world);

@@ -19,7 +19,10 @@ function steadyLoad(origin: string, workers: number, path = "/v1/store/orders") 
     Array.from({ length: workers }, async () => {
       while (running) {
         const status = await fetch(`${origin}${path}`, { headers: AUTH }).then(
-          async (response) => (await response.arrayBuffer(), response.status),
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
           () => 0,
         );
         statuses.push(status);

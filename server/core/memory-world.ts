@@ -15,9 +15,9 @@ export class MemoryWorld implements World {
   readonly store: Store;
   readonly journalRing: Journal;
   lastUsed: number;
-  #behaviour: BehaviourState = noBehaviour();
+  private behaviourState: BehaviourState = noBehaviour();
   // The answer for a world without rules, made once per behaviour so the list path allocates nothing.
-  #unruled: Arrangement = { delayMs: 0 };
+  private unruled: Arrangement = { delayMs: 0 };
 
   constructor(
     readonly session: string | null,
@@ -32,11 +32,11 @@ export class MemoryWorld implements World {
   }
 
   arrange(operation: OperationId | undefined): Arrangement {
-    if (operation === undefined || this.#behaviour.rules.length === 0) return this.#unruled;
-    const rule = takeRule(this.#behaviour, operation);
-    if (!rule) return this.#unruled;
+    if (operation === undefined || this.behaviourState.rules.length === 0) return this.unruled;
+    const rule = takeRule(this.behaviourState, operation);
+    if (!rule) return this.unruled;
     this.changed?.("state");
-    return { rule, delayMs: this.#behaviour.delayMs };
+    return { rule, delayMs: this.behaviourState.delayMs };
   }
   listBody(): Uint8Array {
     return this.store.listBody();
@@ -53,25 +53,25 @@ export class MemoryWorld implements World {
     return this.store.controlOrderJson(id);
   }
   setStatus(id: bigint, status: OrderStatus): boolean {
-    return this.#noting(this.store.setStatus(id, status));
+    return this.noting(this.store.setStatus(id, status));
   }
   putOrder(order: SeedOrder): "created" | "replaced" {
     this.changed?.("state");
     return this.store.putOrder(order);
   }
   removeOrder(id: bigint): boolean {
-    return this.#noting(this.store.removeOrder(id));
+    return this.noting(this.store.removeOrder(id));
   }
   reset(): void {
     this.store.reset(this.currentSeed());
     this.setBehaviour(noBehaviour());
   }
   behaviour(): BehaviourState {
-    return this.#behaviour;
+    return this.behaviourState;
   }
   setBehaviour(behaviour: BehaviourState): void {
-    this.#behaviour = behaviour;
-    this.#unruled = { delayMs: behaviour.delayMs };
+    this.behaviourState = behaviour;
+    this.unruled = { delayMs: behaviour.delayMs };
     this.changed?.("state");
   }
   record(entry: JournalRecord): void {
@@ -85,7 +85,7 @@ export class MemoryWorld implements World {
     this.journalRing.clear();
   }
 
-  #noting(done: boolean): boolean {
+  private noting(done: boolean): boolean {
     if (done) this.changed?.("state");
     return done;
   }

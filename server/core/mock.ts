@@ -138,21 +138,32 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     }
     const started = performance.now();
     const auth = authenticate(request.headers.authorization);
-    const record = (response: MockResponse) => {
-      world.record({
-        time: clock(),
-        method: request.method,
-        path: sentPath,
-        status: response.fault === "close" ? null : response.status,
-        durationMs: Math.round((performance.now() - started + (response.delayMs ?? 0)) * 1000) / 1000,
-        session: world.session,
-        keyValid: auth.ok,
-        ...(response.fault ? { fault: response.fault } : {}),
-      });
-      return response;
-    };
     const response = handleApi(api, world, request, path, corsHeaders, auth);
-    return response instanceof Promise ? response.then(record) : record(response);
+    if (response instanceof Promise) {
+      return response.then((settled) => recordExchange(world, request, sentPath, started, auth.ok, settled));
+    }
+    return recordExchange(world, request, sentPath, started, auth.ok, response);
+  };
+
+  const recordExchange = (
+    world: World,
+    request: MockRequest,
+    sentPath: string,
+    started: number,
+    keyValid: boolean,
+    response: MockResponse,
+  ): MockResponse => {
+    world.record({
+      time: clock(),
+      method: request.method,
+      path: sentPath,
+      status: response.fault === "close" ? null : response.status,
+      durationMs: Math.round((performance.now() - started + (response.delayMs ?? 0)) * 1000) / 1000,
+      session: world.session,
+      keyValid,
+      ...(response.fault ? { fault: response.fault } : {}),
+    });
+    return response;
   };
 
   return {

@@ -31,32 +31,36 @@ end
 `;
 
 /**
- * KEYS: world, sessions, journal. ARGV: operation ('' takes no rule), ttl (0: the default world, which
- * never expires), session name, now, max sessions, key prefix.
- * Returns {version, delayMs, rule JSON or ''}. For a session it is also the session's use: its expiry is
- * renewed and, past the maximum, the least recently used sessions are evicted.
+ * KEYS: world, sessions, journal. ARGV: session name, now, ttl, max sessions, key prefix.
+ * A session's use: its keys live another ttl, it becomes the most recent, and past the maximum the least
+ * recently used sessions are evicted, whichever replica used them.
  */
-export const ARRANGE = `
-local ttl = tonumber(ARGV[2])
-if ttl > 0 then
-  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('PEXPIRE', KEYS[3], ttl)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[4]) - ttl))
-  local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
-  if over > 0 then
-    local gone = redis.call('ZPOPMIN', KEYS[2], over)
-    for i = 1, #gone, 2 do
-      redis.call('DEL', ARGV[6] .. 'w:s:' .. gone[i], ARGV[6] .. 'j:s:' .. gone[i])
-    end
+export const TOUCH = `
+local ttl = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[2]) - ttl))
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
+if over > 0 then
+  local gone = redis.call('ZPOPMIN', KEYS[2], over)
+  for i = 1, #gone, 2 do
+    redis.call('DEL', ARGV[5] .. 'w:s:' .. gone[i], ARGV[5] .. 'j:s:' .. gone[i])
   end
 end
-local found = redis.call('HMGET', KEYS[1], 'v', 'b')
-local version = found[1] or '0'
-if not found[2] then return {version, 0, ''} end
-local behaviour = cjson.decode(found[2])
+return 1
+`;
+
+/**
+ * KEYS: world. ARGV: operation, ttl (0: the default world, which never expires).
+ * Takes one use of the first rule for the operation. Returns {delayMs, rule JSON or ''}.
+ */
+export const TAKE_RULE = `
+local found = redis.call('HGET', KEYS[1], 'b')
+if not found then return {0, ''} end
+local behaviour = cjson.decode(found)
 local delay = behaviour.delayMs or 0
-if ARGV[1] == '' or type(behaviour.rules) ~= 'table' then return {version, delay, ''} end
+if type(behaviour.rules) ~= 'table' then return {delay, ''} end
 for index, rule in ipairs(behaviour.rules) do
   if rule.operation == ARGV[1] then
     local taken = cjson.encode(rule)
@@ -65,11 +69,12 @@ for index, rule in ipairs(behaviour.rules) do
       local rest = '{"delayMs":' .. delay .. ',"rules":[]}'
       if #behaviour.rules > 0 then rest = cjson.encode(behaviour) end
       redis.call('HSET', KEYS[1], 'b', rest)
+      if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
     end
-    return {version, delay, taken}
+    return {delay, taken}
   end
 end
-return {version, delay, ''}
+return {delay, ''}
 `;
 
 /**

@@ -6,6 +6,20 @@ const BIG_PENDING = "9007199254740993";
 /** The API's documented behaviour and its edge cases, run over every transport beside CONTROL_CASES. */
 export const API_CASES: ControlCase[] = [
   {
+    name: "GET /__health answers 200 with no key and no data; other methods 405",
+    async run(api) {
+      const health = await api.send("GET", "/__health", { key: null, defaultWorld: true });
+      assert.equal(health.status, 200);
+      assert.equal(health.text, '{"status":"ok"}');
+      assert.equal(health.headers["content-type"], "application/json; charset=utf-8");
+      assertError(
+        await api.send("POST", "/__health", { key: null, defaultWorld: true }),
+        405,
+        "method_not_allowed",
+      );
+    },
+  },
+  {
     name: "lists every order with ids digit for digit, as JSON with the exact Content-Type",
     async run(api) {
       const answer = await api.send("GET", "/v1/store/orders");

@@ -129,6 +129,36 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
     }
   });
 
+  it("sessions past --max-sessions and idle past --session-idle go, whichever replica used them", async () => {
+    const [a, b] = (await replicas(redis, freshPrefix(), 2, [
+      "--max-sessions",
+      "2",
+      "--session-idle",
+      "1s",
+    ])) as [MockProcess, MockProcess];
+    const cancelIn = (mock: MockProcess, session: string) =>
+      send(mock, "DELETE", "/v1/store/orders/2", { ...AUTH, "x-mock-session": session }).then(
+        (r) => r.status,
+      );
+    const names = async () =>
+      JSON.parse((await send(a, "GET", "/__control/sessions")).text).map((s: { name: string }) => s.name);
+    try {
+      assert.equal(await cancelIn(a, "first"), 204);
+      await sleep(5);
+      assert.equal(await cancelIn(b, "second"), 204);
+      await sleep(5);
+      assert.equal(await cancelIn(a, "third"), 204);
+      assert.deepEqual(await names(), ["second", "third"], "the least recently used went");
+      assert.equal(await cancelIn(b, "first"), 204, "an evicted session starts again from the fixtures");
+
+      await sleep(1_300);
+      assert.deepEqual(await names(), []);
+      assert.equal(await cancelIn(b, "third"), 204, "an idle session starts again from the fixtures");
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
   it("one replica killed with SIGKILL under load: the other answers on, and nothing is lost", async () => {
     const [a, b] = (await replicas(redis, freshPrefix())) as [MockProcess, MockProcess];
     try {

@@ -1,0 +1,236 @@
+import type { BehaviourRule, OperationId } from "../../contract/types.ts";
+import { type BehaviourState, noBehaviour } from "../core/behaviour.ts";
+import type { JournalRecord } from "../core/journal.ts";
+import {
+  orderKey,
+  type SeedOrder,
+  type StoredOrder,
+  serializeRecord,
+  withStatusJson,
+} from "../core/order-record.ts";
+import {
+  type CancelOutcome,
+  cancelTransition,
+  ORDER_STATUSES,
+  type OrderStatus,
+} from "../core/order-status.ts";
+import { encodeList, type Seed } from "../core/seed.ts";
+import type { Arrangement, World } from "../core/world.ts";
+import { type Overlay, readOverlay } from "./redis-overlay.ts";
+import type { Commands, RedisState } from "./redis-state.ts";
+
+// The spec's cancel rule as the CANCEL script reads it: one line per status, from order-status.ts.
+const CANCEL_RULE = ORDER_STATUSES.map((status) => {
+  const { outcome, next } = cancelTransition(status);
+  return `${status} ${outcome} ${next}`;
+});
+
+const NO_ARRANGEMENT: Arrangement = { delayMs: 0 };
+
+/** One world in Redis: every step a plain read or one atomic script, the list body kept until `v` moves. */
+export class RedisWorld implements World {
+  readonly #hash: string;
+  readonly #journal: string;
+  // Milliseconds a session's keys live after each use; 0 for the default world, which never expires.
+  readonly #ttl: number;
+  #seenVersion = "";
+  // A session's keys are renewed on use, at most this often per replica: its expiry stays within a tenth of the idle time.
+  readonly #touchEveryMs: number;
+  #touchedAt = 0;
+  // The behaviour JSON last read and what it says, so an unchanged behaviour is not parsed again per request.
+  #behaviourJson: string | null = null;
+  #behaviourRead: BehaviourState = noBehaviour();
+  #cachedVersion = "";
+  #cachedSeed: Seed | undefined;
+  #cachedBody: Uint8Array | undefined;
+
+  constructor(
+    private readonly state: RedisState,
+    readonly session: string | null,
+  ) {
+    const id = session === null ? "default" : `s:${session}`;
+    this.#hash = state.key(`w:${id}`);
+    this.#journal = state.key(`j:${id}`);
+    this.#ttl = session === null ? 0 : state.options.limits.idleMs;
+    this.#touchEveryMs = Math.min(1_000, this.#ttl / 10);
+  }
+
+  forgetCache(): void {
+    this.#cachedBody = undefined;
+    this.#seenVersion = "";
+    this.#touchedAt = 0;
+  }
+
+  /**
+   * One plain read of the world's version and behaviour; a script runs only when a rule is there to take.
+   * For a session, its use is sent first in the same pipeline, never waited for on its own.
+   */
+  async arrange(operation: OperationId | undefined): Promise<Arrangement> {
+    const { state } = this;
+    if (this.session !== null) this.#touch();
+    const [version = null, json = null] = await state.guard(state.client.hmget(this.#hash, "v", "b"));
+    this.#seenVersion = version ?? "0";
+    if (json === null) return NO_ARRANGEMENT;
+    if (json !== this.#behaviourJson) {
+      this.#behaviourRead = readBehaviour(json);
+      this.#behaviourJson = json;
+    }
+    const { delayMs, rules } = this.#behaviourRead;
+    if (operation === undefined || !rules.some((rule) => rule.operation === operation)) return { delayMs };
+    const [delay, rule] = (await state.guard(
+      state.commands.petstoreTakeRule(this.#hash, operation, this.#ttl),
+    )) as [number, string];
+    return rule === "" ? { delayMs: delay } : { delayMs: delay, rule: readRule(rule) };
+  }
+
+  #touch(): void {
+    const now = Date.now();
+    if (now - this.#touchedAt < this.#touchEveryMs) return;
+    this.#touchedAt = now;
+    const { state } = this;
+    const { limits, prefix } = state.options;
+    state.commands
+      .petstoreTouch(
+        this.#hash,
+        state.key("sessions"),
+        this.#journal,
+        this.session as string,
+        now,
+        this.#ttl,
+        limits.maxSessions,
+        prefix,
+      )
+      // The read sent right after it fails too, and answers 503; a renewal that missed is sent again next use.
+      .catch(() => {
+        this.#touchedAt = 0;
+      });
+  }
+
+  listBody(): Uint8Array | Promise<Uint8Array> {
+    const { seed } = this.state;
+    if (this.#cachedBody && this.#cachedVersion === this.#seenVersion && this.#cachedSeed === seed) {
+      return this.#cachedBody;
+    }
+    return this.#overlay().then((overlay) => {
+      const body = overlay.changes === 0 ? seed.listBody : encodeList(overlay.listed(seed));
+      this.#cachedBody = body;
+      this.#cachedVersion = overlay.version;
+      this.#cachedSeed = seed;
+      this.#seenVersion = overlay.version;
+      return body;
+    });
+  }
+
+  async cancel(id: bigint): Promise<CancelOutcome> {
+    // An id the fixtures do not have exists only if this world added it: one plain read says so.
+    if (!this.state.seed.indexByKey.has(orderKey(id))) {
+      const added = await this.state.guard(this.state.client.hexists(this.#hash, `a:${orderKey(id)}`));
+      if (added === 0) return "not_found";
+    }
+    return (await this.#run("petstoreCancel", id, [], ...CANCEL_RULE)) as CancelOutcome;
+  }
+
+  async controlListJson(): Promise<string> {
+    const overlay = await this.#overlay();
+    let json = "";
+    for (const order of overlay.listed(this.state.seed)) {
+      json += `${json === "" ? "[" : ","}${withStatusJson(order)}`;
+    }
+    return json === "" ? "[]" : `${json}]`;
+  }
+
+  async controlOrderJson(id: bigint): Promise<string | undefined> {
+    const key = orderKey(id);
+    const overlay = await this.#overlay();
+    for (const order of overlay.listed(this.state.seed)) if (order.key === key) return withStatusJson(order);
+    return undefined;
+  }
+
+  async setStatus(id: bigint, status: OrderStatus): Promise<boolean> {
+    return (await this.#run("petstoreSetStatus", id, [], status)) === 1;
+  }
+
+  async putOrder(order: SeedOrder): Promise<"created" | "replaced"> {
+    const json = serializeRecord(order.record);
+    return (await this.#run(
+      "petstorePutOrder",
+      order.record.id,
+      [this.state.key("clock")],
+      order.status,
+      json,
+    )) as "created" | "replaced";
+  }
+
+  async removeOrder(id: bigint): Promise<boolean> {
+    return (await this.#run("petstoreRemoveOrder", id, [this.state.key("clock")])) === 1;
+  }
+
+  async reset(): Promise<void> {
+    const { state } = this;
+    await state.guard(state.commands.petstoreReset(this.#hash, state.key("clock"), this.#ttl));
+  }
+
+  async behaviour(): Promise<BehaviourState> {
+    const json = await this.state.guard(this.state.client.hget(this.#hash, "b"));
+    return json === null ? noBehaviour() : readBehaviour(json);
+  }
+
+  async setBehaviour(behaviour: BehaviourState): Promise<void> {
+    const empty = behaviour.delayMs === 0 && behaviour.rules.length === 0;
+    const { state } = this;
+    await state.guard(
+      state.commands.petstoreSetBehaviour(this.#hash, this.#ttl, empty ? "" : JSON.stringify(behaviour)),
+    );
+  }
+
+  record(entry: JournalRecord): void {
+    const capacity = this.state.options.journalSize;
+    if (capacity === 0) return;
+    const { state } = this;
+    // The answer is already decided; a journal entry Redis did not take is lost, never a failed request.
+    state.commands.petstoreRecord(this.#journal, this.#ttl, capacity, JSON.stringify(entry)).catch(() => {});
+  }
+
+  async journal(): Promise<JournalRecord[]> {
+    const entries = await this.state.guard(this.state.client.lrange(this.#journal, 0, -1));
+    return entries.reverse().map((entry) => JSON.parse(entry) as JournalRecord);
+  }
+
+  async clearJournal(): Promise<void> {
+    await this.state.guard(this.state.client.del(this.#journal));
+  }
+
+  /** Runs an order script: KEYS are the world's hash and `keys`; ARGV starts with the order's key, seed status and ttl. */
+  #run(name: keyof Commands, id: bigint, keys: string[], ...rest: string[]): Promise<unknown> {
+    const { state } = this;
+    const key = orderKey(id);
+    const index = state.seed.indexByKey.get(key);
+    const seedStatus = index === undefined ? "" : (state.seed.orders[index] as StoredOrder).status;
+    return state.guard(
+      state.commands[name](this.#hash, ...keys, key, seedStatus, this.#ttl, ...rest) as Promise<unknown>,
+    );
+  }
+
+  async #overlay(): Promise<Overlay> {
+    return readOverlay(await this.state.guard(this.state.client.hgetall(this.#hash)));
+  }
+}
+
+function readBehaviour(json: string): BehaviourState {
+  const parsed = JSON.parse(json) as { delayMs?: number; rules?: unknown[] };
+  return {
+    delayMs: parsed.delayMs ?? 0,
+    // Lua's JSON writer keeps no key order: each rule is put back in the order the control API uses.
+    rules: Array.isArray(parsed.rules) ? parsed.rules.map((rule) => readRule(JSON.stringify(rule))) : [],
+  };
+}
+
+function readRule(json: string): BehaviourRule {
+  const rule = JSON.parse(json) as BehaviourRule;
+  return {
+    operation: rule.operation,
+    ...(rule.status !== undefined ? { status: rule.status } : {}),
+    ...(rule.fault !== undefined ? { fault: rule.fault } : {}),
+    ...(rule.times !== undefined ? { times: rule.times } : {}),
+  };
+}

@@ -81,7 +81,10 @@ export function createServer(options: MockServerOptions): MockServer {
       answered = unexpected(error);
     }
     if (answered instanceof Promise) {
-      answered.catch(unexpected).then((settled) => deliver(request, response, settled));
+      answered.then(
+        (settled) => deliver(request, response, settled),
+        (error) => deliver(request, response, unexpected(error)),
+      );
     } else deliver(request, response, answered);
   };
 

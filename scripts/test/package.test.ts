@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startProxyProcess } from "../../conformance/test/proxy-process.ts";
 import { chromiumSkip } from "../../server/test/chromium.ts";
+import { startRedis } from "../../server/test/services.ts";
 import { documentedExamples } from "../examples.ts";
 
 // The package as its users meet it: packed, installed into a fresh project that cannot see this
@@ -77,10 +78,14 @@ interface RunningMock {
  * the command itself as an npm script runs it (npx, like any shell, dies of the SIGTERM it is sent
  * instead of passing on its child's exit code).
  */
-async function startInstalledMock(cwd: string, viaScript = false): Promise<RunningMock> {
+async function startInstalledMock(
+  cwd: string,
+  viaScript = false,
+  options: string[] = [],
+): Promise<RunningMock> {
   const [command, args] = viaScript
-    ? [join(cwd, "node_modules/.bin/petstore-mock"), ["--port", "0"]]
-    : ["npx", ["--no-install", "petstore-mock", "--port", "0"]];
+    ? [join(cwd, "node_modules/.bin/petstore-mock"), ["--port", "0", ...options]]
+    : ["npx", ["--no-install", "petstore-mock", "--port", "0", ...options]];
   const child = spawn(command, args, {
     cwd,
     env: {
@@ -439,6 +444,32 @@ runConformance({ baseUrl: 1 });
     assert.equal(code, 0);
     assert.match(own.output(), /"msg":"request"/);
     assert.doesNotMatch(own.output(), /Bearer/);
+  });
+
+  it("two installed petstore-mock processes on one Redis (--store) share state; ioredis comes with the package", async () => {
+    const redis = await startRedis();
+    const replicas: RunningMock[] = [];
+    try {
+      for (let i = 0; i < 2; i++)
+        replicas.push(await startInstalledMock(project, true, ["--store", redis.url]));
+      const [a, b] = replicas as [RunningMock, RunningMock];
+      const cancel = (on: RunningMock) =>
+        fetch(`${on.origin}/v1/store/orders/2`, {
+          method: "DELETE",
+          headers: { authorization: "Bearer dev-key-123" },
+        }).then((response) => response.status);
+      assert.equal(await cancel(a), 204);
+      assert.equal(await cancel(b), 409);
+      assert.equal((await fetch(`${b.origin}/__health`)).status, 200);
+      assert.match(a.output(), /state: redis redis:\/\/127\.0\.0\.1:\d+\/0/);
+    } finally {
+      for (const replica of replicas) {
+        const exited = once(replica.child, "exit");
+        replica.child.kill("SIGTERM");
+        await exited;
+      }
+      await redis.stop();
+    }
   });
 
   it("installs from a git URL, building dist/ on the way, and works as from the tarball", async () => {

@@ -46,6 +46,7 @@ export function createMemoryState(
       changed?.("state");
     },
     healthy: () => true,
+    unreachable: () => false,
     close: async () => {},
   };
 }

@@ -18,7 +18,7 @@ import { type Maybe, then } from "./maybe.ts";
 import { createMemoryState } from "./memory-state.ts";
 import type { Seed } from "./seed.ts";
 import { SESSION_HEADER, SESSION_NAME } from "./sessions.ts";
-import { type StateStore, StoreUnavailableError, type World } from "./world.ts";
+import type { StateStore, World } from "./world.ts";
 
 export const DEFAULT_MAX_SESSIONS = 1_000;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
@@ -124,7 +124,9 @@ export function createMockCore(options: MockCoreOptions): MockCore {
   };
 
   const served = (response: Maybe<MockResponse>, corsHeaders: Readonly<Record<string, string>>) =>
-    response instanceof Promise ? response.catch((error) => storeFailure(error, corsHeaders)) : response;
+    response instanceof Promise
+      ? response.catch((error) => storeFailure(state.unreachable(error), corsHeaders))
+      : response;
 
   const handleInWorld = (
     world: World,
@@ -215,13 +217,13 @@ function health(
 ): Maybe<MockResponse> {
   if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
   return then(state.healthy(), (healthy) =>
-    healthy ? jsonResponse(200, HEALTHY_BODY, cors) : storeFailure(new StoreUnavailableError(), cors),
+    healthy ? jsonResponse(200, HEALTHY_BODY, cors) : storeFailure(true, cors),
   );
 }
 
 /** A shared store that cannot be reached is a 503 the client may retry; anything else is the mock's fault. */
-function storeFailure(error: unknown, cors: Readonly<Record<string, string>>): MockResponse {
-  if (error instanceof StoreUnavailableError) {
+function storeFailure(unreachable: boolean, cors: Readonly<Record<string, string>>): MockResponse {
+  if (unreachable) {
     return errorResponse(
       "store_unavailable",
       "The mock's state store cannot be reached; try again shortly.",

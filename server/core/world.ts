@@ -75,6 +75,8 @@ export interface StateStore {
   reload(seed: Seed): Maybe<void>;
   /** Whether the store can serve requests now. */
   healthy(): Maybe<boolean>;
+  /** Whether an error a step failed with means the store cannot be reached (answered 503, retried later). */
+  unreachable(error: unknown): boolean;
   close(): Promise<void>;
 }
 

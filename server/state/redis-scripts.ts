@@ -148,9 +148,9 @@ if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 1
 `;
 
-/** KEYS: journal. ARGV: ttl, capacity, entry JSON. Newest first; the oldest past the capacity go. */
+/** KEYS: journal. ARGV: ttl, capacity, entries' JSON, oldest first. Kept newest first; the oldest past the capacity go. */
 export const RECORD = `
-redis.call('LPUSH', KEYS[1], ARGV[3])
+redis.call('LPUSH', KEYS[1], unpack(ARGV, 3))
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 1

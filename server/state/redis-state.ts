@@ -127,11 +127,11 @@ export class RedisState implements StateStore {
   async sessions(now: number): Promise<SessionSummary[]> {
     const index = this.key("sessions");
     const since = now - this.options.limits.idleMs;
-    const listed = await this.guard(this.client.zrangebyscore(index, since, "+inf", "WITHSCORES"));
+    const listed = await this.client.zrangebyscore(index, since, "+inf", "WITHSCORES");
     const summaries: SessionSummary[] = [];
     for (let i = 0; i < listed.length; i += 2) {
       const name = listed[i] as string;
-      const fields = await this.guard(this.client.hgetall(this.key(`w:s:${name}`)));
+      const fields = await this.client.hgetall(this.key(`w:s:${name}`));
       const overlay = readOverlay(fields);
       summaries.push({
         name,
@@ -158,12 +158,11 @@ export class RedisState implements StateStore {
     await this.client.quit().catch(() => this.client.disconnect());
   }
 
-  /** A store call whose failure to reach Redis becomes StoreUnavailableError (answered 503). */
-  guard<T>(call: Promise<T>): Promise<T> {
-    return call.catch((error: Error) => {
-      if (error instanceof ReplyError && !NOT_SERVING.test(error.message)) throw error;
-      throw new StoreUnavailableError(`${this.options.address.shown}: ${describe(error)}`);
-    });
+  /** Errors from a Redis that cannot be reached or cannot serve yet: the core answers them 503. */
+  unreachable(error: unknown): boolean {
+    if (error instanceof StoreUnavailableError) return true;
+    if (!(error instanceof Error)) return false;
+    return !(error instanceof ReplyError) || NOT_SERVING.test(error.message);
   }
 
   #watchConnection(): void {

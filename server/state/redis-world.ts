@@ -1,6 +1,7 @@
 import type { BehaviourRule, OperationId } from "../../contract/types.ts";
 import { type BehaviourState, noBehaviour } from "../core/behaviour.ts";
 import type { JournalRecord } from "../core/journal.ts";
+import type { Maybe } from "../core/maybe.ts";
 import {
   orderKey,
   type SeedOrder,
@@ -34,6 +35,7 @@ export class RedisWorld implements World {
   // Milliseconds a session's keys live after each use; 0 for the default world, which never expires.
   readonly #ttl: number;
   #seenVersion = "";
+  #unrecorded: string[] = [];
   // A session's keys are renewed on use, at most this often per replica: its expiry stays within a tenth of the idle time.
   readonly #touchEveryMs: number;
   #touchedAt = 0;
@@ -65,22 +67,24 @@ export class RedisWorld implements World {
    * One plain read of the world's version and behaviour; a script runs only when a rule is there to take.
    * For a session, its use is sent first in the same pipeline, never waited for on its own.
    */
-  async arrange(operation: OperationId | undefined): Promise<Arrangement> {
-    const { state } = this;
+  arrange(operation: OperationId | undefined): Promise<Arrangement> {
     if (this.session !== null) this.#touch();
-    const [version = null, json = null] = await state.guard(state.client.hmget(this.#hash, "v", "b"));
+    return this.state.client.hmget(this.#hash, "v", "b").then((fields) => this.#arranged(operation, fields));
+  }
+
+  #arranged(operation: OperationId | undefined, [version, json]: (string | null)[]): Maybe<Arrangement> {
     this.#seenVersion = version ?? "0";
-    if (json === null) return NO_ARRANGEMENT;
+    if (json === null || json === undefined) return NO_ARRANGEMENT;
     if (json !== this.#behaviourJson) {
       this.#behaviourRead = readBehaviour(json);
       this.#behaviourJson = json;
     }
     const { delayMs, rules } = this.#behaviourRead;
     if (operation === undefined || !rules.some((rule) => rule.operation === operation)) return { delayMs };
-    const [delay, rule] = (await state.guard(
-      state.commands.petstoreTakeRule(this.#hash, operation, this.#ttl),
-    )) as [number, string];
-    return rule === "" ? { delayMs: delay } : { delayMs: delay, rule: readRule(rule) };
+    return this.state.commands.petstoreTakeRule(this.#hash, operation, this.#ttl).then((taken) => {
+      const [delay, rule] = taken as [number, string];
+      return rule === "" ? { delayMs: delay } : { delayMs: delay, rule: readRule(rule) };
+    });
   }
 
   #touch(): void {
@@ -124,7 +128,7 @@ export class RedisWorld implements World {
   async cancel(id: bigint): Promise<CancelOutcome> {
     // An id the fixtures do not have exists only if this world added it: one plain read says so.
     if (!this.state.seed.indexByKey.has(orderKey(id))) {
-      const added = await this.state.guard(this.state.client.hexists(this.#hash, `a:${orderKey(id)}`));
+      const added = await this.state.client.hexists(this.#hash, `a:${orderKey(id)}`);
       if (added === 0) return "not_found";
     }
     return (await this.#run("petstoreCancel", id, [], ...CANCEL_RULE)) as CancelOutcome;
@@ -167,37 +171,44 @@ export class RedisWorld implements World {
 
   async reset(): Promise<void> {
     const { state } = this;
-    await state.guard(state.commands.petstoreReset(this.#hash, state.key("clock"), this.#ttl));
+    await state.commands.petstoreReset(this.#hash, state.key("clock"), this.#ttl);
   }
 
   async behaviour(): Promise<BehaviourState> {
-    const json = await this.state.guard(this.state.client.hget(this.#hash, "b"));
+    const json = await this.state.client.hget(this.#hash, "b");
     return json === null ? noBehaviour() : readBehaviour(json);
   }
 
   async setBehaviour(behaviour: BehaviourState): Promise<void> {
     const empty = behaviour.delayMs === 0 && behaviour.rules.length === 0;
     const { state } = this;
-    await state.guard(
-      state.commands.petstoreSetBehaviour(this.#hash, this.#ttl, empty ? "" : JSON.stringify(behaviour)),
-    );
+    await state.commands.petstoreSetBehaviour(this.#hash, this.#ttl, empty ? "" : JSON.stringify(behaviour));
   }
 
+  /** Entries of this event-loop turn go to Redis together, in one script run after the turn's answers. */
   record(entry: JournalRecord): void {
-    const capacity = this.state.options.journalSize;
-    if (capacity === 0) return;
-    const { state } = this;
-    // The answer is already decided; a journal entry Redis did not take is lost, never a failed request.
-    state.commands.petstoreRecord(this.#journal, this.#ttl, capacity, JSON.stringify(entry)).catch(() => {});
+    if (this.state.options.journalSize === 0) return;
+    if (this.#unrecorded.length === 0) setImmediate(this.#flushJournal);
+    this.#unrecorded.push(JSON.stringify(entry));
   }
+
+  readonly #flushJournal = () => {
+    const entries = this.#unrecorded;
+    this.#unrecorded = [];
+    const { state } = this;
+    // The answers are already decided; entries Redis did not take are lost, never a failed request.
+    state.commands
+      .petstoreRecord(this.#journal, this.#ttl, state.options.journalSize, ...entries)
+      .catch(() => {});
+  };
 
   async journal(): Promise<JournalRecord[]> {
-    const entries = await this.state.guard(this.state.client.lrange(this.#journal, 0, -1));
+    const entries = await this.state.client.lrange(this.#journal, 0, -1);
     return entries.reverse().map((entry) => JSON.parse(entry) as JournalRecord);
   }
 
   async clearJournal(): Promise<void> {
-    await this.state.guard(this.state.client.del(this.#journal));
+    await this.state.client.del(this.#journal);
   }
 
   /** Runs an order script: KEYS are the world's hash and `keys`; ARGV starts with the order's key, seed status and ttl. */
@@ -206,13 +217,11 @@ export class RedisWorld implements World {
     const key = orderKey(id);
     const index = state.seed.indexByKey.get(key);
     const seedStatus = index === undefined ? "" : (state.seed.orders[index] as StoredOrder).status;
-    return state.guard(
-      state.commands[name](this.#hash, ...keys, key, seedStatus, this.#ttl, ...rest) as Promise<unknown>,
-    );
+    return state.commands[name](this.#hash, ...keys, key, seedStatus, this.#ttl, ...rest);
   }
 
   async #overlay(): Promise<Overlay> {
-    return readOverlay(await this.state.guard(this.state.client.hgetall(this.#hash)));
+    return readOverlay(await this.state.client.hgetall(this.#hash));
   }
 }
 

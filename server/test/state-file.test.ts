@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseExact } from "../../contract/exact-json.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
-import { AUTH } from "./support.ts";
+import { AUTH, writeFixture } from "./support.ts";
 
 const stateFile = () => join(mkdtempSync(join(tmpdir(), "petstore-state-")), "state.json");
 
@@ -79,6 +79,41 @@ describe("--state FILE (real processes)", () => {
         [204, 409],
         "the journal from before the restart, then this run's",
       );
+    } finally {
+      await mock.stop();
+    }
+  });
+
+  it("after the fixtures changed, the saved changes win and every order the state never touched comes from the new fixtures", async () => {
+    const file = stateFile();
+    const order = (id: number, petId: number, status: string) => ({ id, petId, status });
+    const before = writeFixture({
+      apiKeys: ["k-1"],
+      orders: [order(1, 1, "pending"), order(2, 2, "pending"), order(3, 3, "shipped")],
+    });
+    const key = { authorization: "Bearer k-1" };
+    let mock = await startMockProcess(["--quiet", "--state", file, "--fixtures", before]);
+    try {
+      assert.equal((await send(mock, "DELETE", "/v1/store/orders/1", key)).status, 204);
+      await send(mock, "PUT", "/__control/orders/2", {}, '{"petId":99,"status":"pending"}');
+      await send(mock, "DELETE", "/__control/orders/3");
+      await send(mock, "PUT", "/__control/orders/50", {}, '{"petId":50,"status":"shipped"}');
+    } finally {
+      await mock.stop();
+    }
+    const after = writeFixture({
+      apiKeys: ["k-1"],
+      orders: [order(1, 5, "pending"), order(3, 3, "pending"), order(4, 4, "pending")],
+    });
+    mock = await startMockProcess(["--quiet", "--state", file, "--fixtures", after]);
+    try {
+      assert.equal(
+        (await send(mock, "GET", "/v1/store/orders", key)).text,
+        '[{"id":1,"petId":1},{"id":4,"petId":4},{"id":2,"petId":99},{"id":50,"petId":50}]',
+        "1 as saved, 3 still removed, 4 from the new fixtures, 2 (gone from them) and 50 appended",
+      );
+      assert.equal((await send(mock, "DELETE", "/v1/store/orders/1", key)).status, 409);
+      assert.equal((await send(mock, "DELETE", "/v1/store/orders/4", key)).status, 204);
     } finally {
       await mock.stop();
     }

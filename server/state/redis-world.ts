@@ -36,6 +36,7 @@ export class RedisWorld implements World {
   readonly #ttl: number;
   #seenVersion = "";
   #unrecorded: string[] = [];
+  #pendingRead: Promise<(string | null)[]> | undefined;
   // A session's keys are renewed on use, at most this often per replica: its expiry stays within a tenth of the idle time.
   readonly #touchEveryMs: number;
   #touchedAt = 0;
@@ -69,7 +70,24 @@ export class RedisWorld implements World {
    */
   arrange(operation: OperationId | undefined): Promise<Arrangement> {
     if (this.session !== null) this.#touch();
-    return this.state.client.hmget(this.#hash, "v", "b").then((fields) => this.#arranged(operation, fields));
+    return this.#read().then((fields) => this.#arranged(operation, fields));
+  }
+
+  /**
+   * The world's version and behaviour, read once for every request of this event-loop turn: one command
+   * and one socket write where each request would have made its own. Every request sharing the read
+   * arrived before it is sent, so it still sees every change made before it arrived, on any replica.
+   */
+  #read(): Promise<(string | null)[]> {
+    if (this.#pendingRead) return this.#pendingRead;
+    const read = new Promise<(string | null)[]>((resolve, reject) => {
+      setImmediate(() => {
+        this.#pendingRead = undefined;
+        this.state.client.hmget(this.#hash, "v", "b").then(resolve, reject);
+      });
+    });
+    this.#pendingRead = read;
+    return read;
   }
 
   #arranged(operation: OperationId | undefined, [version, json]: (string | null)[]): Maybe<Arrangement> {

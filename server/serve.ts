@@ -47,7 +47,7 @@ export async function serve(options: CliOptions): Promise<number> {
   }
   const core = createMockCore({
     seed,
-    state: () => kept.state,
+    state: kept.state,
     apiKeys: loaded.apiKeys,
     contract,
     ...(access.enabled
@@ -60,9 +60,6 @@ export async function serve(options: CliOptions): Promise<number> {
         }
       : {}),
     corsOrigins: options.corsOrigins,
-    maxSessions: options.maxSessions,
-    sessionIdleMs: options.sessionIdleMs,
-    journalSize: options.journalSize,
   });
   const app = createServer({ core, ...(log ? { log } : {}) });
 

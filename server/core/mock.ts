@@ -49,18 +49,10 @@ export interface MockCoreOptions {
   /** Milliseconds since the epoch; tests move it to age sessions. */
   clock?: () => number;
   /**
-   * Where worlds live, made from the seed and the session options; by default this process's memory.
-   * A shared store (Redis) makes the answers promises; the rules are the same.
+   * Where worlds live, opened over the same seed; by default this process's memory, made from the session
+   * and journal options above. A shared store (Redis) makes the answers promises; the rules are the same.
    */
-  state?: (settings: StateSettings) => StateStore;
-}
-
-export interface StateSettings {
-  seed: Seed;
-  maxSessions: number;
-  sessionIdleMs: number;
-  journalSize: number;
-  now: number;
+  state?: StateStore;
 }
 
 /**
@@ -95,20 +87,16 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     forcible,
   };
 
-  const settings: StateSettings = {
-    seed: options.seed,
-    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
-    sessionIdleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
-    journalSize,
-    now: clock(),
-  };
   const state =
-    options.state?.(settings) ??
+    options.state ??
     createMemoryState(
-      settings.seed,
-      { maxSessions: settings.maxSessions, idleMs: settings.sessionIdleMs },
+      options.seed,
+      {
+        maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+        idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+      },
       journalSize,
-      settings.now,
+      clock(),
     );
   const { defaultWorld } = state;
   const control: ControlContext | undefined = options.control && {

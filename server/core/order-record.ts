@@ -31,6 +31,13 @@ export function withStatusJson(order: StoredOrder): string {
   return order.json === "{}" ? `{${status}` : `${order.json.slice(0, -1)},${status}`;
 }
 
+/** Orders with their statuses as the control API's JSON array, in the order given. */
+export function withStatusListJson(orders: Iterable<StoredOrder>): string {
+  let json = "";
+  for (const order of orders) json += `${json === "" ? "[" : ","}${withStatusJson(order)}`;
+  return json === "" ? "[]" : `${json}]`;
+}
+
 /** A flat record of bigint, string and boolean fields as JSON, integers digit for digit, in key order. */
 export function serializeRecord(record: StoredOrderRecord): string {
   let json = "";

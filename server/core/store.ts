@@ -1,4 +1,11 @@
-import { orderKey, type SeedOrder, type StoredOrder, storedOrder, withStatusJson } from "./order-record.ts";
+import {
+  orderKey,
+  type SeedOrder,
+  type StoredOrder,
+  storedOrder,
+  withStatusJson,
+  withStatusListJson,
+} from "./order-record.ts";
 import { type CancelOutcome, cancelTransition, type OrderStatus } from "./order-status.ts";
 import { encodeList, type Seed } from "./seed.ts";
 
@@ -99,9 +106,7 @@ export function createStore(initialSeed: Seed): Store {
       return find(orderKey(id))?.status;
     },
     controlListJson() {
-      let json = "";
-      for (const order of inListOrder()) json += `${json === "" ? "[" : ","}${withStatusJson(order)}`;
-      return json === "" ? "[]" : `${json}]`;
+      return withStatusListJson(inListOrder());
     },
     controlOrderJson(id) {
       const order = find(orderKey(id));

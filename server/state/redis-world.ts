@@ -8,6 +8,7 @@ import {
   type StoredOrder,
   serializeRecord,
   withStatusJson,
+  withStatusListJson,
 } from "../core/order-record.ts";
 import {
   type CancelOutcome,
@@ -153,12 +154,7 @@ export class RedisWorld implements World {
   }
 
   async controlListJson(): Promise<string> {
-    const overlay = await this.#overlay();
-    let json = "";
-    for (const order of overlay.listed(this.state.seed)) {
-      json += `${json === "" ? "[" : ","}${withStatusJson(order)}`;
-    }
-    return json === "" ? "[]" : `${json}]`;
+    return withStatusListJson((await this.#overlay()).listed(this.state.seed));
   }
 
   async controlOrderJson(id: bigint): Promise<string | undefined> {

@@ -7,22 +7,24 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseExact } from "../../contract/exact-json.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
 import { AUTH, writeFixture } from "./support.ts";
+import { httpTransport } from "./transports.ts";
 
 const stateFile = () => join(mkdtempSync(join(tmpdir(), "petstore-state-")), "state.json");
 
-async function send(
+/** One request to a mock process, over HTTP, as the shared cases send them. */
+function send(
   mock: MockProcess,
   method: string,
   path: string,
   headers: Record<string, string> = {},
   body?: string,
 ) {
-  const response = await fetch(`${new URL(mock.url).origin}${path}`, {
+  return httpTransport(new URL(mock.url).origin)({
     method,
+    path,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
     ...(body === undefined ? {} : { body }),
   });
-  return { status: response.status, text: await response.text() };
 }
 
 /** Waits until the file holds what `check` looks for: it is written shortly after changes settle. */

@@ -6,7 +6,7 @@ import { assertError, caseApi } from "./control-cases.ts";
 import { type RedisService, startRedis } from "./services.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
 import { AUTH } from "./support.ts";
-import { httpTransport } from "./transports.ts";
+import { httpTransport, sendToProcess as send } from "./transports.ts";
 
 const originOf = (mock: MockProcess) => new URL(mock.url).origin;
 let prefixes = 0;
@@ -24,22 +24,6 @@ function replicas(
       startMockProcess(["--quiet", "--store", redis.url, "--store-prefix", prefix, ...extra]),
     ),
   );
-}
-
-/** One request to a mock process, over HTTP, as the shared cases send them. */
-function send(
-  mock: MockProcess,
-  method: string,
-  path: string,
-  headers: Record<string, string> = {},
-  body?: string,
-) {
-  return httpTransport(new URL(mock.url).origin)({
-    method,
-    path,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    ...(body === undefined ? {} : { body }),
-  });
 }
 
 describe("state in Redis, shared by replicas (a real redis-server and real mock processes)", () => {

@@ -5,27 +5,11 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseExact } from "../../contract/exact-json.ts";
-import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { runMainToExit, startMockProcess } from "../spawn-mock.ts";
 import { AUTH, writeFixture } from "./support.ts";
-import { httpTransport } from "./transports.ts";
+import { sendToProcess as send } from "./transports.ts";
 
 const stateFile = () => join(mkdtempSync(join(tmpdir(), "petstore-state-")), "state.json");
-
-/** One request to a mock process, over HTTP, as the shared cases send them. */
-function send(
-  mock: MockProcess,
-  method: string,
-  path: string,
-  headers: Record<string, string> = {},
-  body?: string,
-) {
-  return httpTransport(new URL(mock.url).origin)({
-    method,
-    path,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    ...(body === undefined ? {} : { body }),
-  });
-}
 
 /** Waits until the file holds what `check` looks for: it is written shortly after changes settle. */
 async function written(file: string, check: RegExp): Promise<string> {

@@ -73,3 +73,19 @@ export function httpTransport(
     };
   };
 }
+
+/** One request to a mock process over HTTP; a body is sent as JSON. */
+export function sendToProcess(
+  mock: { url: string },
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
+  return httpTransport(new URL(mock.url).origin)({
+    method,
+    path,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    ...(body === undefined ? {} : { body }),
+  });
+}

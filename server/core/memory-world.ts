@@ -83,6 +83,7 @@ export class MemoryWorld implements World {
   }
   clearJournal(): void {
     this.journalRing.clear();
+    this.changed?.("journal");
   }
 
   private noting(done: boolean): boolean {

@@ -79,8 +79,3 @@ export interface StateStore {
   unreachable(error: unknown): boolean;
   close(): Promise<void>;
 }
-
-/** Raised by a shared store it cannot reach; the core answers 503 `store_unavailable`. */
-export class StoreUnavailableError extends Error {
-  override readonly name = "StoreUnavailableError";
-}

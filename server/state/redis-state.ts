@@ -1,11 +1,7 @@
 import { Redis, ReplyError } from "ioredis";
 import type { Seed } from "../core/seed.ts";
-import {
-  type SessionLimits,
-  type SessionSummary,
-  type StateStore,
-  StoreUnavailableError,
-} from "../core/world.ts";
+import { createSessions, type Sessions } from "../core/sessions.ts";
+import type { SessionLimits, SessionSummary, StateStore } from "../core/world.ts";
 import { readOverlay } from "./redis-overlay.ts";
 import * as scripts from "./redis-scripts.ts";
 import { RedisWorld } from "./redis-world.ts";
@@ -49,8 +45,8 @@ export class RedisState implements StateStore {
   readonly defaultWorld: RedisWorld;
   readonly client: Redis;
   #seed: Seed;
-  // Session world objects hold a cached list body; the least recently used go past the session limit.
-  readonly #worlds = new Map<string, RedisWorld>();
+  // Session world objects hold a cached list body; they go as sessions do in memory, idle or least recently used.
+  readonly #worlds: Sessions<RedisWorld>;
 
   private constructor(readonly options: RedisStateOptions) {
     this.description = `redis ${options.address.shown} (prefix "${options.prefix}")`;
@@ -76,7 +72,8 @@ export class RedisState implements StateStore {
     script("petstoreReset", scripts.RESET, 2);
     script("petstoreSetBehaviour", scripts.SET_BEHAVIOUR, 1);
     script("petstoreRecord", scripts.RECORD, 1);
-    this.defaultWorld = new RedisWorld(this, null);
+    this.defaultWorld = new RedisWorld(this, null, Date.now());
+    this.#worlds = createSessions(options.limits, (name, now) => new RedisWorld(this, name, now));
   }
 
   /** Connects, or rejects with a one-line reason naming the address (never its credentials). */
@@ -110,43 +107,31 @@ export class RedisState implements StateStore {
     return `${this.options.prefix}${name}`;
   }
 
-  session(name: string, _now: number): RedisWorld {
-    let world = this.#worlds.get(name);
-    if (world) this.#worlds.delete(name);
-    else {
-      world = new RedisWorld(this, name);
-      if (this.#worlds.size >= this.options.limits.maxSessions) {
-        const oldest = this.#worlds.keys().next();
-        if (!oldest.done) this.#worlds.delete(oldest.value);
-      }
-    }
-    this.#worlds.set(name, world);
-    return world;
+  session(name: string, now: number): RedisWorld {
+    return this.#worlds.use(name, now);
   }
 
   async sessions(now: number): Promise<SessionSummary[]> {
     const index = this.key("sessions");
     const since = now - this.options.limits.idleMs;
     const listed = await this.client.zrangebyscore(index, since, "+inf", "WITHSCORES");
-    const summaries: SessionSummary[] = [];
-    for (let i = 0; i < listed.length; i += 2) {
-      const name = listed[i] as string;
-      const fields = await this.client.hgetall(this.key(`w:s:${name}`));
-      const overlay = readOverlay(fields);
-      summaries.push({
+    const names = listed.filter((_, index) => index % 2 === 0);
+    // Sent together, so they share the pipeline's round trips.
+    const worlds = await Promise.all(names.map((name) => this.client.hgetall(this.key(`w:s:${name}`))));
+    return names.map((name, index) => {
+      const overlay = readOverlay(worlds[index] as Record<string, string>);
+      return {
         name,
         orders: [...overlay.listed(this.#seed)].length,
         changes: overlay.changes,
-        lastUsed: Number(listed[i + 1]),
-      });
-    }
-    return summaries;
+        lastUsed: Number(listed[index * 2 + 1]),
+      };
+    });
   }
 
   reload(seed: Seed): void {
     this.#seed = seed;
-    this.defaultWorld.forgetCache();
-    for (const world of this.#worlds.values()) world.forgetCache();
+    this.#forgetCaches();
   }
 
   healthy(): boolean {
@@ -160,9 +145,13 @@ export class RedisState implements StateStore {
 
   /** Errors from a Redis that cannot be reached or cannot serve yet: the core answers them 503. */
   unreachable(error: unknown): boolean {
-    if (error instanceof StoreUnavailableError) return true;
     if (!(error instanceof Error)) return false;
     return !(error instanceof ReplyError) || NOT_SERVING.test(error.message);
+  }
+
+  #forgetCaches(): void {
+    this.defaultWorld.forgetCache();
+    for (const world of this.#worlds.list(Date.now())) world.forgetCache();
   }
 
   #watchConnection(): void {
@@ -171,8 +160,7 @@ export class RedisState implements StateStore {
       if (now === up) return;
       up = now;
       // Redis may have lost its data while away: cached list bodies could name versions it reuses.
-      this.defaultWorld.forgetCache();
-      for (const world of this.#worlds.values()) world.forgetCache();
+      this.#forgetCaches();
       this.options.onConnectionChange?.(now, detail);
     };
     this.client.on("error", (error: Error) => change(false, describe(error)));

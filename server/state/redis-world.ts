@@ -51,6 +51,8 @@ export class RedisWorld implements World {
   constructor(
     private readonly state: RedisState,
     readonly session: string | null,
+    /** When this replica last used it; Redis keeps the session's own expiry. */
+    public lastUsed: number,
   ) {
     const id = session === null ? "default" : `s:${session}`;
     this.#hash = state.key(`w:${id}`);

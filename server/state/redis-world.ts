@@ -104,7 +104,9 @@ export class RedisWorld implements World {
     if (operation === undefined || !rules.some((rule) => rule.operation === operation)) return { delayMs };
     return this.state.commands.petstoreTakeRule(this.#hash, operation, this.#ttl).then((taken) => {
       const [delay, rule] = taken as [number, string];
-      return rule === "" ? { delayMs: delay } : { delayMs: delay, rule: readRule(rule) };
+      return rule === ""
+        ? { delayMs: delay }
+        : { delayMs: delay, rule: inControlOrder(JSON.parse(rule) as BehaviourRule) };
     });
   }
 
@@ -246,12 +248,13 @@ function readBehaviour(json: string): BehaviourState {
   return {
     delayMs: parsed.delayMs ?? 0,
     // Lua's JSON writer keeps no key order: each rule is put back in the order the control API uses.
-    rules: Array.isArray(parsed.rules) ? parsed.rules.map((rule) => readRule(JSON.stringify(rule))) : [],
+    rules: Array.isArray(parsed.rules)
+      ? parsed.rules.map((rule) => inControlOrder(rule as BehaviourRule))
+      : [],
   };
 }
 
-function readRule(json: string): BehaviourRule {
-  const rule = JSON.parse(json) as BehaviourRule;
+function inControlOrder(rule: BehaviourRule): BehaviourRule {
   return {
     operation: rule.operation,
     ...(rule.status !== undefined ? { status: rule.status } : {}),

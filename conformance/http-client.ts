@@ -8,13 +8,14 @@ import http, {
 import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
+import type { ListJudge, ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 import { replayValue } from "./reproduction.ts";
 
 export interface Exchange {
   request: RecordedRequest;
   /** Undefined when no response came back; then `error` says why. */
-  response?: { status: number; headers: Record<string, string>; body: string };
+  response?: ExchangeResponse;
   error?: string;
   /** The Node error code of a failure to get any answer (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT, …). */
   errorCode?: string;
@@ -24,6 +25,23 @@ export interface Exchange {
   retries?: number;
   /** When the request was fully written (performance.now()), to tell how close together requests went out. */
   sentAt?: number;
+  /** The request went on a kept-alive connection that the server had closed: it never reached the server. */
+  staleConnection?: boolean;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as text; for a list judged as it streamed in, only its start (`list` holds the verdict). */
+  body: string;
+  /** Bytes of body received. */
+  received?: number;
+  /** The body's bytes, where they are kept whole anyway (the proxy). */
+  readonly bodyBytes?: Uint8Array;
+  /** A listOrders body judged order by order as it arrived. */
+  list?: ListVerdict;
+  /** The body did not arrive whole: why, with the bytes received. Its checks fail; it is never judged. */
+  cut?: string;
 }
 
 export interface TlsOptions {
@@ -51,12 +69,26 @@ export interface ClientOptions {
   concurrency?: number;
   /** How 429 answers are waited out: at most `max` retries, each wait capped at `maxWaitMs`. */
   retry?: { max: number; maxWaitMs: number };
+  /** Bytes read of one body at most (default DEFAULT_MAX_BODY_BYTES); past it the check fails, naming it. */
+  maxBodyBytes?: number;
 }
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** 2 GiB: a list of about twenty million orders. */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 ** 3;
 const EXCERPT_CHARS = 2000;
+// Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
+const EXCERPT_BYTES = EXCERPT_CHARS * 4;
+// A reused keep-alive connection the server had already closed: the request never reached it.
+const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
 // Without Retry-After, a 429 is retried after 1 s, then 2 s, 4 s…, within the cap.
 const DEFAULT_RETRY_WAIT_MS = 1000;
+
+export interface SendOptions {
+  /** On a connection of its own, outside --concurrency and without retries. */
+  fresh?: boolean;
+  /** For a 200 answer: a judge its body streams into, instead of being kept. */
+  listJudge?: () => ListJudge;
+}
 
 export interface HttpClient {
   /**
@@ -67,7 +99,7 @@ export interface HttpClient {
     method: string,
     path: string,
     headers: Record<string, string>,
-    options?: { fresh?: boolean },
+    options?: SendOptions,
   ): Promise<Exchange>;
   /** How many requests were sent, retries included. */
   readonly count: number;
@@ -91,17 +123,20 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
   let count = 0;
   let retries = 0;
 
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const once = (
     method: string,
     fullPath: string,
     headers: Record<string, string>,
     recorded: RecordedRequest,
-    through: Agent = agent,
+    through: Agent,
+    listJudge: SendOptions["listJudge"],
   ) =>
     new Promise<Exchange>((resolve) => {
       count++;
       let proxyRefused: number | undefined;
       let sentAt: number | undefined;
+      let answered = false;
       const outgoing: ClientRequest = request(
         {
           agent: through,
@@ -115,26 +150,31 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           ...tls,
         },
         (incoming: IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          incoming.on("data", (chunk: Buffer) => {
-            size += chunk.length;
-            if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-          });
-          incoming.on("end", () =>
+          answered = true;
+          const status = incoming.statusCode ?? 0;
+          const judge = status === 200 ? listJudge?.() : undefined;
+          const reader = new BodyReader(maxBody, judge);
+          let settled = false;
+          const settle = (cut?: string) => {
+            if (settled) return;
+            settled = true;
             resolve({
               request: recorded,
-              response: {
-                status: incoming.statusCode ?? 0,
-                headers: flattenHeaders(incoming.headers),
-                body: Buffer.concat(chunks).toString("utf8"),
-              },
+              response: reader.response(status, flattenHeaders(incoming.headers), cut),
               ...(proxyRefused !== undefined ? { proxyRefused } : {}),
               ...(sentAt !== undefined ? { sentAt } : {}),
-            }),
-          );
+            });
+          };
+          incoming.on("data", (chunk: Buffer) => {
+            if (reader.add(chunk)) return;
+            settle(
+              `the body is larger than the ${formatBytes(maxBody)} --max-body allows (stopped reading at ${reader.bytes} bytes); raise --max-body to judge it`,
+            );
+            incoming.destroy();
+          });
+          incoming.on("end", () => settle());
           incoming.on("error", (error) =>
-            resolve({ request: recorded, error: `response broken off: ${error.message}` }),
+            settle(cutShort(reader.bytes, incoming.headers["content-length"], error.message)),
           );
         },
       );
@@ -146,15 +186,38 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
         sentAt = performance.now();
       });
       outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
-      outgoing.on("error", (error: NodeJS.ErrnoException) =>
+      outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        if (answered) return;
+        const stale = outgoing.reusedSocket && STALE_CONNECTION.has(error.code ?? "");
         resolve({
           request: recorded,
           error: error.code ? `${error.code}: ${error.message}` : error.message,
           ...(error.code ? { errorCode: error.code } : {}),
-        }),
-      );
+          ...(stale ? { staleConnection: true } : {}),
+        });
+      });
       outgoing.end();
     });
+
+  // A GET whose reused connection the server had closed before answering is sent once more on a fresh one;
+  // a DELETE is not, since it may have been carried out.
+  const sendOnce = async (
+    method: string,
+    fullPath: string,
+    headers: Record<string, string>,
+    recorded: RecordedRequest,
+    through: Agent,
+    listJudge: SendOptions["listJudge"],
+  ): Promise<Exchange> => {
+    const exchange = await once(method, fullPath, headers, recorded, through, listJudge);
+    if (!exchange.staleConnection || method !== "GET") return exchange;
+    const fresh = await createAgent(secure, { ...options, keepAlive: false });
+    try {
+      return await once(method, fullPath, headers, recorded, fresh, listJudge);
+    } finally {
+      fresh.destroy();
+    }
+  };
 
   return {
     get count() {
@@ -180,26 +243,84 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           ]),
         },
       };
+      const listJudge = sendOptions?.listJudge;
       if (sendOptions?.fresh) {
         const own = await createAgent(secure, { ...options, keepAlive: false });
         try {
-          return await once(method, fullPath, headers, recorded, own);
+          return await once(method, fullPath, headers, recorded, own, listJudge);
         } finally {
           own.destroy();
         }
       }
       return limit(async () => {
-        let exchange = await once(method, fullPath, headers, recorded);
+        let exchange = await sendOnce(method, fullPath, headers, recorded, agent, listJudge);
         const retry = options.retry;
         for (let attempt = 0; retry && exchange.response?.status === 429 && attempt < retry.max; attempt++) {
           await sleep(retryWait(exchange.response.headers["retry-after"], attempt, retry.maxWaitMs));
           retries++;
-          exchange = { ...(await once(method, fullPath, headers, recorded)), retries: attempt + 1 };
+          exchange = {
+            ...(await sendOnce(method, fullPath, headers, recorded, agent, listJudge)),
+            retries: attempt + 1,
+          };
         }
         return exchange;
       });
     },
   };
+}
+
+/**
+ * One body as it arrives: kept as chunks, or streamed into a list judge keeping only its start, and never
+ * past the limit.
+ */
+class BodyReader {
+  bytes = 0;
+  readonly #chunks: Buffer[] = [];
+  #kept = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly judge: ListJudge | undefined,
+  ) {}
+
+  /** False once the body is past the limit: nothing more is read. */
+  add(chunk: Buffer): boolean {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limit) return false;
+    if (this.judge) {
+      this.judge.write(chunk);
+      if (this.#kept < EXCERPT_BYTES) {
+        this.#chunks.push(chunk.subarray(0, EXCERPT_BYTES - this.#kept));
+        this.#kept += Math.min(chunk.length, EXCERPT_BYTES - this.#kept);
+      }
+    } else this.#chunks.push(chunk);
+    return true;
+  }
+
+  response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {
+    const body = Buffer.concat(this.#chunks).toString("utf8");
+    const response: ExchangeResponse = { status, headers, body, received: this.bytes };
+    if (cut !== undefined) response.cut = cut;
+    else if (this.judge) response.list = this.judge.end();
+    return response;
+  }
+}
+
+function cutShort(received: number, contentLength: string | undefined, reason: string): string {
+  const expected = contentLength !== undefined ? ` of the ${contentLength} its Content-Length announced` : "";
+  return `the body broke off after ${received} bytes${expected} (${reason}); a cut body is not judged`;
+}
+
+/** Bytes as people read them: 2 GiB, 512 MiB, 900 kB… */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ["GiB", 1024 ** 3],
+    ["MiB", 1024 ** 2],
+    ["KiB", 1024],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }
 
 /** A URL's host name as sockets take it: IPv6 addresses without their brackets. */
@@ -275,7 +396,7 @@ function createLimit(concurrency: number | undefined): <T>(task: () => Promise<T
 }
 
 /** A response as a report shows it: headers and the start of the body. */
-export function recordResponse(response: NonNullable<Exchange["response"]>): RecordedResponse {
+export function recordResponse(response: ExchangeResponse): RecordedResponse {
   const body =
     response.body.length > EXCERPT_CHARS ? `${response.body.slice(0, EXCERPT_CHARS)}…` : response.body;
   return { status: response.status, headers: response.headers, body };

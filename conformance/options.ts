@@ -60,6 +60,9 @@ What runs and how it is judged:
   --only ID[,ID…]           run only these scenarios
   --skip ID[,ID…]           do not run these
   --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
+  --max-body SIZE           read at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
+                            MiB, GiB); a larger one fails its check, naming the limit. Lists are judged
+                            order by order as they stream in, so a list of any size costs little memory
 
 Reports:
   --reporter NAME[:FILE]    pretty (default), json, junit, html or markdown, to FILE or standard output;
@@ -84,6 +87,7 @@ export const REACH_FLAGS = {
   header: { type: "string", multiple: true },
   "show-header": { type: "string", multiple: true },
   timeout: { type: "string" },
+  "max-body": { type: "string" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
 const FLAGS = {
@@ -158,6 +162,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
         : {}),
       ...(values["max-retry-wait"] !== undefined
         ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
+        : {}),
+      ...(values["max-body"] !== undefined
+        ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
         : {}),
       ...(values.strict ? { strict: true } : {}),
       ...(values["reproduce-as"] !== undefined
@@ -264,6 +271,27 @@ export function positiveInteger(flag: string, text: string): number {
   if (!/^\d+$/.test(text) || value < 1)
     throw new UsageError(`${flag} must be a positive whole number (got "${text}")`);
   return value;
+}
+
+const BYTE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
+
+/** A size as plain bytes or with a unit: 500000, 90MB, 2GiB (kB, MB, GB are powers of 1000; KiB… of 1024). */
+export function parseByteSize(flag: string, text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = BYTE_UNITS[(match?.[2] ?? "").toLowerCase()];
+  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : Number.NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1)
+    throw new UsageError(`${flag} must be a size like 500000, 90MB or 2GiB (got "${text}")`);
+  return bytes;
 }
 
 function parseDuration(flag: string, text: string): number {

@@ -8,6 +8,7 @@ import {
 } from "../contract/exact-json.ts";
 import type { Operation } from "../contract/operations.ts";
 import { type Exchange, recordResponse } from "./http-client.ts";
+import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
 import type { CheckResult } from "./report.ts";
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -15,9 +16,24 @@ const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export interface CheckedResponse {
   checks: CheckResult[];
   status?: number;
-  /** The body parsed exactly (numbers as their source digits), when it was JSON. */
+  /** The body parsed exactly (numbers as their source digits), when it was JSON and not a list. */
   body?: unknown;
+  /** A listOrders 200 body, judged order by order. */
+  list?: ListVerdict;
 }
+
+/** Validators the checks need beyond the operation's own. */
+export interface RecordValidators {
+  /** The Error record's, for expected 4xx statuses that openapi.yaml does not document. */
+  errorRecord?: ValidateFunction;
+  /** The Order record's, for lists judged order by order. */
+  orderRecord?: ValidateFunction;
+  /** Lists of at most this many orders keep every record, for checks that compare them (the proxy's). */
+  keepRecordsUpTo?: number;
+}
+
+// Failures shown in full in one check's message; the rest are counted.
+const PROBLEMS_SHOWN = 5;
 
 /**
  * The checks every response must pass: the expected status, documented for the operation and never 5xx;
@@ -30,9 +46,9 @@ export function checkResponse(
   expected: readonly number[],
   because: string,
   checkId: string,
-  /** The Error record's validator, for expected 4xx statuses that openapi.yaml does not document. */
-  errorRecord?: ValidateFunction,
+  validators: RecordValidators = {},
 ): CheckedResponse {
+  const { errorRecord } = validators;
   const checks: CheckResult[] = [];
   const evidence = () => ({
     request: exchange.request,
@@ -88,12 +104,16 @@ export function checkResponse(
   }
   if (!documented || status >= 500) return { checks, status };
 
+  if (response.cut !== undefined) {
+    fail(status === 204 ? "no-body" : "body", response.cut, "§1, §7: successful and error payloads are JSON");
+    return { checks, status };
+  }
   if (status === 204) {
     if (response.body.length === 0) pass("no-body", "204 carries no body", "§4.2: 204 body: none");
     else
       fail(
         "no-body",
-        `204 must carry no body, got ${response.body.length} characters`,
+        `204 must carry no body, got ${response.received ?? response.body.length} bytes`,
         "§4.2: 204 body: none",
       );
     return { checks, status };
@@ -124,6 +144,39 @@ export function checkResponse(
     status === 200
       ? "§2 Order, §4.1: a JSON array of Order records"
       : "§2 Error, §7: error responses use the Error record";
+  const validate = documented.body;
+  const list =
+    status === 200 && operation.operationId === "listOrders" && validators.orderRecord
+      ? (response.list ??
+        judgeListBody(response.bodyBytes ?? Buffer.from(response.body, "utf8"), {
+          validateOrder: validators.orderRecord,
+          ...(validators.keepRecordsUpTo !== undefined
+            ? { keepRecordsUpTo: validators.keepRecordsUpTo }
+            : {}),
+        }))
+      : undefined;
+  if (list) {
+    if (list.syntax !== undefined) {
+      fail("body", `the body is not valid JSON: ${list.syntax}`, schemaSpec);
+      return { checks, status };
+    }
+    if (list.notArray) {
+      // Not an array: the operation's own schema says what it is instead.
+      validate(toSchemaView(list.notArray.value));
+      fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
+      return { checks, status };
+    }
+    if (list.invalid.count === 0) pass("body", `an array of ${list.count} Order records`, schemaSpec);
+    else
+      fail(
+        "body",
+        `does not match openapi.yaml: ${tallyText(list.invalid, "orders", list.count)}`,
+        schemaSpec,
+      );
+    checkListInvariants(list, pass, fail);
+    return { checks, status, list };
+  }
+
   let body: unknown;
   try {
     body = parseExact(response.body);
@@ -131,14 +184,10 @@ export function checkResponse(
     fail("body", `the body is not valid JSON: ${(error as Error).message}`, schemaSpec);
     return { checks, status };
   }
-  const validate = documented.body;
   if (validate(toSchemaView(body))) {
     pass("body", status === 200 ? "an array of Order records" : "an Error record", schemaSpec);
   } else {
-    const problems = (validate.errors ?? []).map(
-      (error) => `${error.instancePath || "(body)"} ${error.message}`,
-    );
-    fail("body", `does not match openapi.yaml: ${[...new Set(problems)].slice(0, 5).join("; ")}`, schemaSpec);
+    fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
   }
 
   if (status !== 200 && isRecord(body) && "status" in body) {
@@ -149,38 +198,47 @@ export function checkResponse(
     else fail("error-status", `Error status is ${errorStatus}, HTTP status is ${status}`, rule);
   }
 
-  if (status === 200 && Array.isArray(body)) checkListInvariants(body, pass, fail);
   return { checks, status, body };
 }
 
+function schemaProblems(validate: ValidateFunction): string {
+  const problems = (validate.errors ?? []).map(
+    (error) => `${error.instancePath || "(body)"} ${error.message}`,
+  );
+  return [...new Set(problems)].slice(0, PROBLEMS_SHOWN).join("; ");
+}
+
+/** The first problems in full, and how many there are in all. */
+function tallyText(tally: ProblemTally, what: string, of: number): string {
+  const shown = tally.first.slice(0, PROBLEMS_SHOWN).join("; ");
+  return tally.count > PROBLEMS_SHOWN ? `${shown}; … ${tally.count} of ${of} ${what} in all` : shown;
+}
+
 function checkListInvariants(
-  orders: unknown[],
+  list: ListVerdict,
   pass: (kind: string, message: string, spec: string) => void,
   fail: (kind: string, message: string, spec: string) => void,
 ): void {
   const unique = "§2: id is the unique order identifier";
-  const seen = new Set<string>();
-  const duplicates = new Set<string>();
-  for (const order of orders) {
-    const id = orderIdOf(order);
-    if (id === undefined) continue;
-    if (seen.has(id)) duplicates.add(id);
-    seen.add(id);
+  if (list.duplicates.count === 0) pass("unique-ids", `${list.orders.size} distinct ids`, unique);
+  else {
+    const more =
+      list.duplicates.count > list.duplicates.first.length ? ` (${list.duplicates.count} ids in all)` : "";
+    fail("unique-ids", `ids listed more than once: ${list.duplicates.first.join(", ")}${more}`, unique);
   }
-  if (duplicates.size === 0) pass("unique-ids", `${seen.size} distinct ids`, unique);
-  else fail("unique-ids", `ids listed more than once: ${[...duplicates].slice(0, 10).join(", ")}`, unique);
-
   const noStatus = "§2: the Order record has no field that carries a status";
-  const exposing = orders
-    .filter((order) => isRecord(order) && "status" in order)
-    .map((order) => orderIdOf(order) ?? "?");
-  if (exposing.length === 0) pass("no-status-field", "no Order exposes a status", noStatus);
-  else
+  if (list.exposingStatus.count === 0) pass("no-status-field", "no Order exposes a status", noStatus);
+  else {
+    const more =
+      list.exposingStatus.count > list.exposingStatus.first.length
+        ? ` (${list.exposingStatus.count} orders in all)`
+        : "";
     fail(
       "no-status-field",
-      `orders expose a status field: ids ${exposing.slice(0, 10).join(", ")}`,
+      `orders expose a status field: ids ${list.exposingStatus.first.join(", ")}${more}`,
       noStatus,
     );
+  }
 }
 
 /** An order's id as its exact source digits. */

@@ -1,4 +1,5 @@
 import { recordResponse } from "./http-client.ts";
+import type { OrderIndex } from "./order-index.ts";
 import type { CheckResult } from "./report.ts";
 import type { RuleName } from "./scenarios.ts";
 import type { ListSnapshot } from "./snapshot.ts";
@@ -24,8 +25,8 @@ interface Rule {
   compare(context: RuleContext): [ListSnapshot | undefined, ListSnapshot | undefined];
   /** A failure message, or undefined when the rule holds; also told the message for success. */
   judge(
-    before: Map<string, string>,
-    after: Map<string, string>,
+    before: ListSnapshot,
+    after: ListSnapshot,
     context: RuleContext,
   ): { failure?: string; success: string };
 }
@@ -36,23 +37,20 @@ const RULES: Record<RuleName, Rule> = {
     compare: (context) => [context.initial, context.afterRefused],
     judge(before, after) {
       const changed = differences(before, after);
-      return changed.length === 0
+      return changed === undefined
         ? { success: "the list is the same before and after the refused requests" }
-        : {
-            failure: `the list changed after requests refused with 401: ${changed.slice(0, 5).join("; ")}`,
-            success: "",
-          };
+        : { failure: `the list changed after requests refused with 401: ${changed}`, success: "" };
     },
   },
   "list-ignores-paging-parameters": {
     spec: "§4.1, §8, §9.2: no filtering or pagination; the call returns every order placed in the store",
     compare: (context) => [context.initial, context.scenarioList],
     judge(before, after) {
-      const missing = [...before.keys()].filter((id) => !after.has(id));
-      return missing.length === 0
-        ? { success: `all ${before.size} orders listed with paging and filter parameters too` }
+      const { vanished } = indexOf(before).differences(indexOf(after), 5);
+      return vanished.count === 0
+        ? { success: `all ${indexOf(before).size} orders listed with paging and filter parameters too` }
         : {
-            failure: `with limit/offset/page/status parameters ${missing.length} of ${before.size} orders are missing (e.g. ${missing.slice(0, 5).join(", ")})`,
+            failure: `with limit/offset/page/status parameters ${vanished.count} of ${indexOf(before).size} orders are missing (e.g. ${vanished.ids.join(", ")})`,
             success: "",
           };
     },
@@ -61,21 +59,23 @@ const RULES: Record<RuleName, Rule> = {
     spec: "§3, §4.2: when the order is not pending the call fails with 409 and the order is unchanged",
     compare: (context) => [context.initial, context.final],
     judge(before, after, { shippedId = "" }) {
-      const was = before.get(shippedId);
-      const now = after.get(shippedId);
-      if (was === undefined) return { failure: `order ${shippedId} is not in the first list`, success: "" };
-      if (now === undefined)
+      if (!indexOf(before).has(shippedId))
+        return { failure: `order ${shippedId} is not in the first list`, success: "" };
+      if (!indexOf(after).has(shippedId))
         return { failure: `order ${shippedId} disappeared from the list after its 409`, success: "" };
-      return now === was
+      return indexOf(before).sameIn(indexOf(after), shippedId)
         ? { success: `order ${shippedId} is listed unchanged after its 409s` }
-        : { failure: `order ${shippedId} changed after a 409: was ${was}, now ${now}`, success: "" };
+        : {
+            failure: `order ${shippedId} changed after a 409: was ${before.records?.get(shippedId)}, now ${after.records?.get(shippedId)}`,
+            success: "",
+          };
     },
   },
   "pending-order-listed": {
     spec: "§4.1: the list returns every order placed in the store, so an order that can be cancelled is listed",
     compare: (context) => [context.initial, context.initial],
     judge(before, _after, { pendingId = "" }) {
-      return before.has(pendingId)
+      return indexOf(before).has(pendingId)
         ? { success: `order ${pendingId} is in the list, id exact` }
         : {
             failure: `order ${pendingId} is not in the list (an id rounded through a double would look like this)`,
@@ -87,11 +87,12 @@ const RULES: Record<RuleName, Rule> = {
     spec: "§4.1: the list returns every order placed; §4.2: a cancel concerns one order",
     compare: (context) => [context.initial, context.final],
     judge(before, after, { pendingId, raceId }) {
-      const gone = [...before.keys()].filter((id) => id !== pendingId && id !== raceId && !after.has(id));
-      return gone.length === 0
+      const ignore = new Set([pendingId, raceId].filter((id): id is string => id !== undefined));
+      const { vanished } = indexOf(before).differences(indexOf(after), 10, ignore);
+      return vanished.count === 0
         ? { success: "every other order is still listed after the cancel" }
         : {
-            failure: `orders other than ${pendingId} vanished after the cancel: ${gone.slice(0, 10).join(", ")}`,
+            failure: `orders other than ${pendingId} vanished after the cancel: ${vanished.ids.join(", ")}${vanished.count > vanished.ids.length ? ` (${vanished.count} in all)` : ""}`,
             success: "",
           };
     },
@@ -120,7 +121,7 @@ export function checkRule(name: RuleName, scenarioId: string, context: RuleConte
       };
     }
   }
-  const verdict = rule.judge(before?.orders ?? new Map(), after?.orders ?? new Map(), context);
+  const verdict = rule.judge(before as ListSnapshot, after as ListSnapshot, context);
   if (verdict.failure === undefined)
     return { id, status: "passed", message: verdict.success, spec: rule.spec };
   return {
@@ -133,13 +134,27 @@ export function checkRule(name: RuleName, scenarioId: string, context: RuleConte
   };
 }
 
-function differences(before: Map<string, string>, after: Map<string, string>): string[] {
-  const changes: string[] = [];
-  for (const [id, record] of before) {
-    const now = after.get(id);
-    if (now === undefined) changes.push(`order ${id} vanished`);
-    else if (now !== record) changes.push(`order ${id} was ${record}, now ${now}`);
-  }
-  for (const id of after.keys()) if (!before.has(id)) changes.push(`order ${id} appeared`);
-  return changes;
+function indexOf(snapshot: ListSnapshot): OrderIndex {
+  return snapshot.orders as OrderIndex;
+}
+
+/** What changed between two lists, the first few of each kind by id and every one counted; undefined when nothing did. */
+function differences(before: ListSnapshot, after: ListSnapshot): string | undefined {
+  const found = indexOf(before).differences(indexOf(after), 5);
+  const parts: string[] = [];
+  const describe = (kind: "vanished" | "changed" | "appeared", text: (id: string) => string) => {
+    const { count, ids } = found[kind];
+    if (count === 0) return;
+    parts.push(ids.map(text).join("; ") + (count > ids.length ? ` (${count} orders ${kind} in all)` : ""));
+  };
+  describe("vanished", (id) => `order ${id} vanished`);
+  describe("changed", (id) => {
+    const was = before.records?.get(id);
+    const now = after.records?.get(id);
+    return was !== undefined && now !== undefined
+      ? `order ${id} was ${was}, now ${now}`
+      : `order ${id} changed`;
+  });
+  describe("appeared", (id) => `order ${id} appeared`);
+  return parts.length === 0 ? undefined : parts.join("; ");
 }

@@ -14,6 +14,7 @@ import {
   recordResponse,
   type TlsOptions,
 } from "./http-client.ts";
+import { ListJudge } from "./list-judge.ts";
 import { maskedHeaders } from "./masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
 import { redactSecrets } from "./redact.ts";
@@ -32,11 +33,11 @@ import {
   type ReproduceAs,
   renderReplays,
 } from "./reproduction.ts";
-import { checkResponse, orderIdOf } from "./response-checks.ts";
+import { checkResponse, type RecordValidators } from "./response-checks.ts";
 import { checkRule, type RuleContext, ruleSnapshots } from "./rules.ts";
 import { runProblem } from "./run-problems.ts";
 import { type AuthVariant, type OrderRef, SCENARIOS, type Scenario, type Step } from "./scenarios.ts";
-import { type ListSnapshot, snapshotOf } from "./snapshot.ts";
+import { type ListSnapshot, snapshotOf, timesListed } from "./snapshot.ts";
 
 /** The orders a run may name, as exact digits. */
 type OrderIds = Partial<Record<"pending" | "shipped" | "missing" | "race", string>>;
@@ -89,6 +90,8 @@ export interface ConformanceOptions {
   reproduceAs?: ReproduceAs;
   /** Sees every request and its response as sent and received (its Authorization header masked). */
   onExchange?: (exchange: Exchange) => void;
+  /** Bytes read of one body at most (default 2 GiB); a larger body fails its check, naming the limit. */
+  maxBodyBytes?: number;
 }
 
 /** Options a run cannot start with (exit code 2 on the command line). */
@@ -188,6 +191,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       max: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
     },
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
   });
   const health = createHealth();
   try {
@@ -195,7 +199,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       client,
       operations,
       options.apiKey,
-      contract.schema("Error"),
+      { errorRecord: contract.schema("Error"), orderRecord: contract.schema("Order") },
+      // The orders the run names are kept whole in each reading of the list, for messages that show them.
+      new Set(Object.values(ids).filter((id): id is string => id !== undefined)),
       options.strict ?? false,
       (exchange) => {
         health.see(exchange);
@@ -209,6 +215,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const missing = ids.missing ?? absentId(initial);
     if (!ids.missing && !initial.orders)
       warnings.push(`the list could not be read, so order ${missing} is assumed not to exist`);
+    else if (!ids.missing && initial.unindexed)
+      warnings.push(
+        `${initial.unindexed} listed orders have no int64 id, so the list could not be read whole by id: order ${missing}, at the top of the int64 range, is assumed not to exist`,
+      );
     const resolved: OrderIds = { ...ids, missing };
 
     const runPhase = (phase: number) =>
@@ -410,14 +420,14 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
 function listedOnce(after: ListSnapshot, orderId: string, checkId: string): CheckResult {
   const id = `${checkId}.listed-once`;
   const spec = "§2: id is the unique order identifier; §4.1: the list returns every order placed";
-  if (!after.listed)
+  if (!after.orders)
     return {
       id,
       status: "failed",
       message: `cannot check: listing the orders failed (${after.problem})`,
       spec,
     };
-  const times = after.listed.filter((order) => orderIdOf(order) === orderId).length;
+  const times = timesListed(after, orderId);
   if (times <= 1)
     return {
       id,
@@ -447,12 +457,15 @@ function withoutReplay({ replay: _replay, ...request }: RecordedRequest): Record
 
 class Session {
   readonly #unknownKey = `unknown-${randomBytes(12).toString("hex")}`;
+  readonly #listJudge = () =>
+    new ListJudge({ validateOrder: this.validators.orderRecord as ValidateFunction, watch: this.watched });
 
   constructor(
     private readonly client: HttpClient,
     private readonly operations: Map<string, Operation>,
     private readonly apiKey: string,
-    private readonly errorRecord: ValidateFunction,
+    private readonly validators: RecordValidators,
+    private readonly watched: ReadonlySet<string>,
     private readonly strict: boolean,
     private readonly onExchange: ((exchange: Exchange) => void) | undefined,
     private readonly raceConcurrency: number,
@@ -461,8 +474,8 @@ class Session {
   async snapshot(): Promise<ListSnapshot> {
     const operation = this.operation("listOrders");
     const exchange = await this.send(operation, "/store/orders", "valid");
-    const checked = checkResponse(exchange, operation, [200], "", "snapshot");
-    return snapshotOf(exchange, checked.status, checked.body);
+    const checked = checkResponse(exchange, operation, [200], "", "snapshot", this.validators);
+    return snapshotOf(exchange, checked.status, checked.list);
   }
 
   async run(scenario: Scenario, ids: OrderIds): Promise<ScenarioRun> {
@@ -496,11 +509,11 @@ class Session {
         reading.expect,
         reading.because,
         checkId,
-        this.errorRecord,
+        this.validators,
       );
       checks.push(...checked.checks);
       if (step.operation === "listOrders" && (step.auth ?? "valid") === "valid") {
-        scenarioList = snapshotOf(exchange, checked.status, checked.body);
+        scenarioList = snapshotOf(exchange, checked.status, checked.list);
       }
     }
     const failed = checks.some((check) => check.status === "failed");
@@ -560,12 +573,12 @@ class Session {
     const checks = [
       ...collapse(
         cancels.map((exchange) =>
-          checkResponse(exchange, operation, step.expect, step.because, checkId, this.errorRecord),
+          checkResponse(exchange, operation, step.expect, step.because, checkId, this.validators),
         ),
       ),
       ...collapse(
         lists.map((exchange) =>
-          checkResponse(exchange, list, [200], RACE_LISTS_RULE, `${checkId}.list-during`, this.errorRecord),
+          checkResponse(exchange, list, [200], RACE_LISTS_RULE, `${checkId}.list-during`, this.validators),
         ),
       ),
     ];
@@ -584,7 +597,10 @@ class Session {
     const headers: Record<string, string> = { accept: "application/json" };
     const authorization = this.authorization(auth);
     if (authorization !== undefined) headers.authorization = authorization;
-    const exchange = await this.client.send(operation.method, path, headers, options);
+    const exchange = await this.client.send(operation.method, path, headers, {
+      ...options,
+      ...(operation.operationId === "listOrders" ? { listJudge: this.#listJudge } : {}),
+    });
     this.onExchange?.(exchange);
     return exchange;
   }
@@ -610,18 +626,17 @@ function orderSegment(ref: OrderRef, ids: OrderIds): string | undefined {
 }
 
 /**
- * An int64 id that the first list does not contain: one past the largest, or the first gap. Without a
- * readable list, an id near the top of int64 that real stores are unlikely to have reached.
+ * An int64 id that the first list does not contain: one past the largest. Only a list read whole by id can
+ * show that; otherwise, and when the largest id is the top of int64, the top of the range, which real stores
+ * are unlikely to have reached.
  */
 function absentId(initial: ListSnapshot): string {
-  if (!initial.orders) return String(INT64_MAX - 1n);
-  const ids = [...initial.orders.keys()].map((id) => BigInt(id)).filter(isInt64);
-  let largest = 0n;
-  for (const id of ids) if (id > largest) largest = id;
+  const { orders } = initial;
+  if (!orders || initial.unindexed) return String(INT64_MAX);
+  const largest = orders.largest ?? 0n;
   if (largest < INT64_MAX) return String(largest + 1n);
-  const taken = new Set(ids);
   let candidate = 1n;
-  while (taken.has(candidate)) candidate++;
+  while (orders.has(String(candidate))) candidate++;
   return String(candidate);
 }
 

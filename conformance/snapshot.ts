@@ -1,46 +1,40 @@
-import { isJsonNumber, numberText, stringifyExact } from "../contract/exact-json.ts";
 import type { Exchange } from "./http-client.ts";
-import { isRecord, orderIdOf } from "./response-checks.ts";
+import type { ListVerdict } from "./list-judge.ts";
+import type { OrderIndex } from "./order-index.ts";
 
-/** One reading of the list: each order's exact JSON by id, or why there is none. */
+/** One reading of the list, kept compactly: each order's exact id and a digest of its record, or why there is none. */
 export interface ListSnapshot {
   exchange: Exchange;
-  orders?: Map<string, string>;
-  /** The list as parsed, repeated ids and all (`orders` keeps one per id). */
-  listed?: readonly unknown[];
+  orders?: OrderIndex;
+  /** Whole records of the orders the run names, for messages that show them. */
+  records?: ReadonlyMap<string, string>;
+  /** Ids seen more than once, with how many times beyond the first. */
+  repeats?: ReadonlyMap<string, number>;
+  /** Orders whose id is no int64 integer, so the list cannot be read whole by id. */
+  unindexed?: number;
   problem?: string;
 }
 
-export function snapshotOf(exchange: Exchange, status: number | undefined, body: unknown): ListSnapshot {
+export function snapshotOf(
+  exchange: Exchange,
+  status: number | undefined,
+  list: ListVerdict | undefined,
+): ListSnapshot {
   if (status !== 200) return { exchange, problem: exchange.error ?? `status ${status}` };
-  if (!Array.isArray(body)) return { exchange, problem: "the body is not a JSON array" };
-  const orders = new Map<string, string>();
-  for (const order of body) {
-    const id = orderIdOf(order);
-    if (id !== undefined) orders.set(id, recordText(order));
-  }
-  return { exchange, orders, listed: body };
+  if (exchange.response?.cut !== undefined) return { exchange, problem: exchange.response.cut };
+  if (!list || list.syntax !== undefined) return { exchange, problem: "the body is not valid JSON" };
+  if (list.notArray) return { exchange, problem: "the body is not a JSON array" };
+  return {
+    exchange,
+    orders: list.orders,
+    records: list.records,
+    repeats: list.repeats,
+    unindexed: list.unindexed,
+  };
 }
 
-/**
- * An order's JSON with its fields in sorted order, numbers digit for digit: field order is not meaning, and
- * a server may write the same record's fields in another order next time. Written field by field, since
- * the validating proxy does this for every order of every list that changed.
- */
-function recordText(order: unknown): string {
-  if (!isRecord(order)) return stringifyExact(order);
-  const keys = Object.keys(order).sort();
-  let text = "{";
-  for (const [index, key] of keys.entries()) {
-    const value = order[key];
-    const written = isJsonNumber(value)
-      ? numberText(value)
-      : typeof value === "string"
-        ? JSON.stringify(value)
-        : value === null || typeof value === "boolean"
-          ? String(value)
-          : stringifyExact(value);
-    text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${written}`;
-  }
-  return `${text}}`;
+/** How many times an order is listed. */
+export function timesListed(snapshot: ListSnapshot, id: string): number {
+  if (!snapshot.orders?.has(id)) return 0;
+  return 1 + (snapshot.repeats?.get(id) ?? 0);
 }

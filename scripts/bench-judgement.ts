@@ -26,10 +26,15 @@ export async function judgementCost(
   const operations = readOperations(contract);
   const incoming = { headers: { "content-type": "application/json; charset=utf-8" } } as IncomingMessage;
   const time = (pick: (index: number) => Buffer) => {
+    const state = new TrafficState();
     const context = {
       read: createReader(operations, false),
-      errorRecord: contract.schema("Error"),
-      state: new TrafficState(),
+      validators: {
+        errorRecord: contract.schema("Error"),
+        orderRecord: contract.schema("Order"),
+        keepRecordsUpTo: state.ordersPerView,
+      },
+      state,
       passed: new Map(),
     };
     const started = performance.now();
@@ -46,7 +51,7 @@ export async function judgementCost(
           // One after the other, as a polling client sends them.
           startedAt: index * 2,
           durationMs: 1,
-          response: new LazyResponse(200, incoming, bytes),
+          response: new LazyResponse(200, incoming, { decoded: bytes, whole: true, received: bytes.length }),
         },
         context,
       );

@@ -1,16 +1,17 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
+import type { ListJudge, ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
-import { decodeBody } from "./decode-body.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import { bearerToken, int64Id } from "./expectation.ts";
 import { forwardedResponseHeaders, pairsOf, requestHeaderFilter } from "./forward-headers.ts";
+import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
-const MAX_JUDGED_BYTES = 64 * 1024 * 1024;
+const LIST_URL = /^\/v1\/store\/orders(?:\?|$)/;
 const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
 // Credentials of the client's own request, hidden wherever a report shows it.
 const ALWAYS_MASKED = new Set(["proxy-authorization", "cookie"]);
@@ -30,6 +31,10 @@ export interface ForwarderSettings {
   keepForHar: boolean;
   /** Hides secrets in what the proxy says itself. */
   hide: (text: string) => string;
+  /** Decoded bytes of one body judged at most; larger ones pass through unchanged, not judged. */
+  maxBodyBytes: number;
+  /** A judge for a list answered 200, which a large list streams into as it is forwarded. */
+  listJudge: () => ListJudge;
 }
 
 /** What the forwarder hands on once an exchange is over. */
@@ -109,7 +114,7 @@ export function createForwarder(
 
     const finish = (
       answer:
-        | { status: number; statusText: string; incoming: IncomingMessage; raw: Buffer; size: number }
+        | { status: number; statusText: string; incoming: IncomingMessage; body: BodyOutcome; size: number }
         | undefined,
       upstreamError: string | undefined,
       reply?: ExchangeOutcome["answer"],
@@ -122,9 +127,7 @@ export function createForwarder(
         else cancelling.set(cancelled, left);
       }
       const durationMs = performance.now() - begun;
-      const decoded = answer
-        ? decodeBody(answer.raw, headerText(answer.incoming.headers["content-encoding"]))
-        : undefined;
+      const decoded = answer?.body.decoded;
       const forwarded: ForwardedExchange = {
         seq: number,
         method,
@@ -135,7 +138,8 @@ export function createForwarder(
         startedAt: begun,
         durationMs,
       };
-      if (answer && decoded) forwarded.response = new LazyResponse(answer.status, answer.incoming, decoded);
+      if (answer) forwarded.response = new LazyResponse(answer.status, answer.incoming, answer.body);
+      if (answer?.body.notJudged !== undefined) forwarded.notJudged = answer.body.notJudged;
       if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
       const har: HarSource | undefined = settings.keepForHar
         ? {
@@ -159,7 +163,11 @@ export function createForwarder(
               : {}),
             ...(upstreamError !== undefined
               ? { comment: `no answer from the upstream: ${upstreamError}` }
-              : {}),
+              : answer && !answer.body.whole
+                ? {
+                    comment: `only the first ${decoded?.length} of the body's ${answer.body.received} decoded bytes are kept here`,
+                  }
+                : {}),
           }
         : undefined;
       done({ forwarded, ...(har ? { har } : {}), ...(reply ? { answer: reply } : {}) });
@@ -182,30 +190,39 @@ export function createForwarder(
         const status = incoming.statusCode ?? 502;
         const statusText = incoming.statusMessage ?? "";
         const headers = forwardedResponseHeaders(incoming.rawHeaders);
-        const chunks: Buffer[] = [];
         let size = 0;
         const streaming = !settings.holdAnswers;
+        const isList = status === 200 && method === "GET" && LIST_URL.test(url);
+        const body = new ForwardedBody(
+          settings.maxBodyBytes,
+          headerText(incoming.headers["content-encoding"]),
+          isList ? settings.listJudge : undefined,
+          settings.holdAnswers,
+        );
+        const raws: Buffer[] = [];
         if (streaming) response.writeHead(status, statusText, headers);
         // Written chunk by chunk rather than piped: one listener instead of pipe's six, on every exchange.
         incoming.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size <= MAX_JUDGED_BYTES) chunks.push(chunk);
-          if (streaming && !response.write(chunk)) {
+          body.add(chunk);
+          if (!streaming) raws.push(chunk);
+          else if (!response.write(chunk)) {
             incoming.pause();
             response.once("drain", () => incoming.resume());
           }
         });
         incoming.on("end", () => {
-          const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
           if (streaming) response.end();
-          const reply = settings.holdAnswers
-            ? {
-                pass: () => response.writeHead(status, statusText, headers).end(raw),
-                replace: (replacement: number, record: { code: string; message: string }) =>
-                  sendError(response, request, replacement, record),
-              }
-            : undefined;
-          finish({ status, statusText, incoming, raw, size }, undefined, reply);
+          void body.end().then((outcome) => {
+            const reply = settings.holdAnswers
+              ? {
+                  pass: () => response.writeHead(status, statusText, headers).end(Buffer.concat(raws)),
+                  replace: (replacement: number, record: { code: string; message: string }) =>
+                    sendError(response, request, replacement, record),
+                }
+              : undefined;
+            finish({ status, statusText, incoming, body: outcome, size }, undefined, reply);
+          });
         });
         incoming.on("error", (error) => {
           // Broken off after the answer began: the client sees the same, and nothing is judged.
@@ -274,15 +291,24 @@ export function sendError(
  */
 export class LazyResponse {
   readonly contentType: string;
+  /** The body decoded: whole, or its start when a large list was judged as it streamed. */
+  readonly bytes: Buffer;
+  readonly received: number;
+  readonly list?: ListVerdict;
+  readonly cut?: string;
   #headers: Record<string, string> | undefined;
   #body: string | undefined;
 
   constructor(
     readonly status: number,
     private readonly incoming: IncomingMessage,
-    readonly bytes: Buffer,
+    outcome: BodyOutcome,
   ) {
     this.contentType = headerText(incoming.headers["content-type"]) ?? "";
+    this.bytes = outcome.decoded;
+    this.received = outcome.received;
+    if (outcome.list) this.list = outcome.list;
+    if (outcome.undecodable !== undefined) this.cut = outcome.undecodable;
   }
 
   get headers(): Record<string, string> {
@@ -293,6 +319,10 @@ export class LazyResponse {
   get body(): string {
     this.#body ??= this.bytes.toString("utf8");
     return this.#body;
+  }
+
+  get bodyBytes(): Uint8Array {
+    return this.bytes;
   }
 }
 

@@ -1,8 +1,6 @@
-import type { ValidateFunction } from "ajv";
 import type { Exchange } from "../http-client.ts";
 import type { CheckResult, RecordedRequest } from "../report.ts";
-import { type CheckedResponse, checkResponse } from "../response-checks.ts";
-import { snapshotOf } from "../snapshot.ts";
+import { type CheckedResponse, checkResponse, type RecordValidators } from "../response-checks.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import type { Expectation, LiveRequest, Reading } from "./expectation.ts";
 import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";
@@ -27,6 +25,8 @@ export interface ForwardedExchange {
    */
   response?: NonNullable<Exchange["response"]> & { bytes: Buffer; contentType: string };
   upstreamError?: string;
+  /** Forwarded without being judged, and why (a body past --max-body). */
+  notJudged?: string;
 }
 
 /** One exchange with the suite's verdict on it. */
@@ -54,12 +54,12 @@ interface PassedAnswer {
   contentType: string;
   bytes: Buffer;
   checks: CheckResult[];
-  parsed: unknown;
+  checked: CheckedResponse;
 }
 
 export interface JudgeContext {
   read: (request: LiveRequest) => Reading | undefined;
-  errorRecord: ValidateFunction;
+  validators: RecordValidators;
   state: TrafficState;
   /** Whether a cancel of this order is on its way through the proxy, not yet answered. */
   cancelInFlight?: (orderId: string) => boolean;
@@ -127,6 +127,10 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     judged.notJudged = "CORS preflight";
     return judged;
   }
+  if (forwarded.notJudged !== undefined) {
+    judged.notJudged = forwarded.notJudged;
+    return judged;
+  }
   const reading = context.read({
     method: forwarded.method,
     path: pathname.slice(PROXY_BASE_PATH.length),
@@ -146,22 +150,27 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   judged.operation = operation.operationId;
   judged.checks = checked.checks;
   // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
+  const list = checked.list;
   if (
     operation.operationId === "listOrders" &&
     status === 200 &&
     view !== undefined &&
-    Array.isArray(checked.body) &&
+    list &&
+    list.syntax === undefined &&
+    !list.notArray &&
     forwarded.response
   ) {
-    judged.findings = context.state.observe({
-      kind: "list",
-      view,
-      session,
-      bytes: forwarded.response.bytes,
-      orders: () => snapshotOf(exchange, status, checked.body).orders ?? new Map(),
-      ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
-      at: ref,
-    });
+    if (list.allRecords && list.unindexed === 0)
+      judged.findings = context.state.observe({
+        kind: "list",
+        view,
+        session,
+        bytes: forwarded.response.bytes,
+        orders: () => list.records,
+        ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
+        at: ref,
+      });
+    else context.state.unobserved(ref, list.count);
   } else if (
     operation.operationId === "cancelOrder" &&
     reading.orderId !== undefined &&
@@ -193,11 +202,13 @@ function judgeResponse(
 ): CheckedResponse {
   const { operation, expect, because } = expectation;
   if (!response)
-    return checkResponse(exchange, operation, expect, because, operation.operationId, context.errorRecord);
+    return checkResponse(exchange, operation, expect, because, operation.operationId, context.validators);
   let byStatus = context.passed.get(expectation);
   const last = byStatus?.get(response.status);
-  if (last && last.contentType === response.contentType && last.bytes.equals(response.bytes)) {
-    return { checks: last.checks, status: response.status, body: last.parsed };
+  // Only an answer kept whole can be the same as the last: a list judged as it streamed was judged already.
+  const whole = response.list === undefined;
+  if (whole && last && last.contentType === response.contentType && last.bytes.equals(response.bytes)) {
+    return last.checked;
   }
   const checked = checkResponse(
     exchange,
@@ -205,9 +216,9 @@ function judgeResponse(
     expect,
     because,
     operation.operationId,
-    context.errorRecord,
+    context.validators,
   );
-  if (checked.checks.every((check) => check.status === "passed")) {
+  if (whole && checked.checks.every((check) => check.status === "passed")) {
     if (!byStatus) {
       byStatus = new Map();
       context.passed.set(expectation, byStatus);
@@ -217,7 +228,7 @@ function judgeResponse(
       // A copy: the answer's bytes may share their memory with the rest of what the socket read.
       bytes: Buffer.from(response.bytes),
       checks: checked.checks,
-      parsed: checked.body,
+      checked,
     });
   }
   return checked;

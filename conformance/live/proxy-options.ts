@@ -1,5 +1,6 @@
 import { parseFlags, UsageError } from "../../common/command-line.ts";
 import {
+  parseByteSize,
   parseHeaders,
   parseReporters,
   positiveInteger,
@@ -35,6 +36,8 @@ Reaching the upstream (as the suite reaches a target):
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
   all_proxy, no_proxy/NO_PROXY as curl reads them), --header 'Name: value' (masked unless --show-header
   NAME), --timeout MS (per request, default 10000)
+  --max-body SIZE           judge at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
+                            MiB, GiB): a larger one passes through unchanged and is counted as not judged
 
 Reports:
   one line per exchange as it happens: readable on a terminal, JSON lines otherwise
@@ -84,6 +87,9 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
       ...(tls ? { tls } : {}),
       ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
+      ...(values["max-body"] !== undefined
+        ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
+        : {}),
     },
     reporters,
     failOnViolation: values["fail-on-violation"] ?? false,

@@ -5,7 +5,14 @@ import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
 import { hideSecrets } from "../hooks.ts";
-import { createAgent, createHttpClient, requestTls, type TlsOptions } from "../http-client.ts";
+import {
+  createAgent,
+  createHttpClient,
+  DEFAULT_MAX_BODY_BYTES,
+  requestTls,
+  type TlsOptions,
+} from "../http-client.ts";
+import { ListJudge } from "../list-judge.ts";
 import { maskedHeaders } from "../masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
@@ -45,6 +52,8 @@ export interface ProxyOptions {
   contract?: Contract;
   /** What the state rules remember at most; the oldest is forgotten first. */
   limits?: Partial<StateLimits>;
+  /** Decoded bytes of one body judged at most (default 2 GiB); a larger one passes through, not judged. */
+  maxBodyBytes?: number;
   /** Sees each exchange with its verdict, once it is complete. */
   onExchange?: (judged: JudgedExchange) => void;
 }
@@ -106,9 +115,14 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const operations = readOperations(contract);
   const state = new TrafficState(options.limits);
   const ledger = new TrafficLedger(operations);
+  const validators = {
+    errorRecord: contract.schema("Error"),
+    orderRecord: contract.schema("Order"),
+    keepRecordsUpTo: state.ordersPerView,
+  };
   const judgeContext = {
     read: createReader(operations, options.strict ?? false),
-    errorRecord: contract.schema("Error"),
+    validators,
     state,
     passed: new Map(),
     cancelInFlight: (orderId: string) => forwarder.cancelInFlight(orderId),
@@ -153,6 +167,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       holdAnswers: options.errors ?? false,
       keepForHar: har !== undefined,
       hide,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      listJudge: () =>
+        new ListJudge({ validateOrder: validators.orderRecord, keepRecordsUpTo: validators.keepRecordsUpTo }),
     },
     (outcome) => {
       try {

@@ -247,6 +247,19 @@ export class TrafficState {
     return findings;
   }
 
+  /** A list too large to compare order by order within the state rules' bounds: judged, not compared. */
+  unobserved(at: ExchangeRef, orders: number): void {
+    this.#note(
+      "list-not-compared",
+      `${at.label} listed ${orders} orders, more than the ${this.#limits.ordersPerView} the state rules compare per list (or orders without an int64 id): its orders were judged, not compared with other lists`,
+    );
+  }
+
+  /** Lists of at most this many orders are compared order by order. */
+  get ordersPerView(): number {
+    return this.#limits.ordersPerView;
+  }
+
   #note(kind: string, message: string): void {
     const note = this.notes.get(kind);
     if (note) note.count++;

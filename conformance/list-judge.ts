@@ -1,0 +1,300 @@
+import type { ValidateFunction } from "ajv";
+import {
+  isJsonNumber,
+  isLosslessNumber,
+  numberText,
+  stringifyExact,
+  toSchemaView,
+} from "../contract/exact-json.ts";
+import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
+import { bigintOf, halvesOfText, idHalves, OrderIndex } from "./order-index.ts";
+
+/** Problems of one kind: the first few in full, all of them counted. */
+export interface ProblemTally {
+  count: number;
+  first: string[];
+}
+
+/** What a listOrders body showed, judged order by order as it arrived. */
+export interface ListVerdict {
+  /** Bytes judged. */
+  bytes: number;
+  /** The body is not JSON: why, naming the byte. */
+  syntax?: string;
+  /** The body is JSON but not an array: its value, for the schema check to name what it is. */
+  notArray?: { value: unknown };
+  /** Orders in the array. */
+  count: number;
+  /** Orders that fail the Order schema: `orders[3] (id 4): quantity must be integer`. */
+  invalid: ProblemTally;
+  /** Ids listed more than once. */
+  duplicates: ProblemTally;
+  /** Orders with a `status` field, by id. */
+  exposingStatus: ProblemTally;
+  /** Orders whose id is no int64 integer: the list cannot be understood whole by id. */
+  unindexed: number;
+  /** Each listed order once, by exact id, with a digest of its record. */
+  orders: OrderIndex;
+  /** How many times ids beyond their first listing were seen, by canonical id (only repeated ids). */
+  repeats: ReadonlyMap<string, number>;
+  /**
+   * Records as sorted-field JSON with exact numbers, by canonical id: of the watched ids, or of every order
+   * when the list has at most `keepRecordsUpTo` orders.
+   */
+  records: ReadonlyMap<string, string>;
+  /** Whether `records` holds every indexed order. */
+  allRecords: boolean;
+}
+
+export interface ListJudgeOptions {
+  /** The Order schema's validator (fed values whose numbers are projected for int64). */
+  validateOrder: ValidateFunction;
+  /** Ids (canonical digits) whose records are kept whole for messages. */
+  watch?: ReadonlySet<string>;
+  /** Problems of each kind kept in full (default 10). */
+  keep?: number;
+  /** Keep every order's record while the list has at most this many (default 0): small lists, compared in full. */
+  keepRecordsUpTo?: number;
+  maxDepth?: number;
+}
+
+const DEFAULT_KEEP = 10;
+const DESCRIBED_CHARS = 60;
+
+/**
+ * A listOrders body judged as its bytes arrive: each Order against the schema with its formats, int64 ids
+ * exact and unique, no status field. What later checks compare is kept compactly (ids and digests), so the
+ * memory a list costs does not grow with its text; no body is ever held whole.
+ */
+export class ListJudge {
+  readonly #validate: ValidateFunction;
+  readonly #watch: ReadonlySet<string>;
+  /** The watched ids' low halves: most orders are passed over by one look-up of a number. */
+  readonly #watchLows = new Set<number>();
+  readonly #keep: number;
+  readonly #stream: JsonStream;
+  readonly #orders = new OrderIndex();
+  readonly #invalid: ProblemTally = { count: 0, first: [] };
+  readonly #duplicates: ProblemTally = { count: 0, first: [] };
+  readonly #exposing: ProblemTally = { count: 0, first: [] };
+  readonly #repeats = new Map<string, number>();
+  readonly #records = new Map<string, string>();
+  #unindexed = 0;
+  #exactBefore = 0;
+  readonly #keepRecordsUpTo: number;
+  #allRecords: boolean;
+  #syntax: string | undefined;
+  #bytes = 0;
+
+  constructor(options: ListJudgeOptions) {
+    this.#validate = options.validateOrder;
+    this.#watch = options.watch ?? new Set();
+    for (const id of this.#watch) {
+      const halves = halvesOfText(id);
+      if (halves) this.#watchLows.add(halves.lo);
+    }
+    this.#keep = options.keep ?? DEFAULT_KEEP;
+    this.#keepRecordsUpTo = options.keepRecordsUpTo ?? 0;
+    this.#allRecords = this.#keepRecordsUpTo > 0;
+    this.#stream = new JsonStream({
+      onElement: (value, index) => this.#judgeOrder(value, index),
+      ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
+    });
+  }
+
+  write(chunk: Uint8Array): void {
+    this.#bytes += chunk.length;
+    if (this.#syntax !== undefined) return;
+    try {
+      this.#stream.write(chunk);
+    } catch (error) {
+      this.#syntax = syntaxOf(error);
+    }
+  }
+
+  end(): ListVerdict {
+    let root: unknown;
+    if (this.#syntax === undefined) {
+      try {
+        root = this.#stream.end();
+      } catch (error) {
+        this.#syntax = syntaxOf(error);
+      }
+    }
+    const streamedArray = this.#syntax === undefined && this.#stream.streamedArray;
+    return {
+      bytes: this.#bytes,
+      ...(this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
+      ...(this.#syntax === undefined && !streamedArray ? { notArray: { value: root } } : {}),
+      count: streamedArray ? (root as number) : 0,
+      invalid: this.#invalid,
+      duplicates: this.#duplicates,
+      exposingStatus: this.#exposing,
+      unindexed: this.#unindexed,
+      orders: this.#orders,
+      repeats: this.#repeats,
+      records: this.#records,
+      allRecords: this.#allRecords,
+    };
+  }
+
+  #judgeOrder(order: unknown, index: number): void {
+    const exact = this.#stream.exactNumbers;
+    // Most orders hold no LosslessNumber; those are validated as they are, without a projected copy.
+    const view = exact === this.#exactBefore ? order : toSchemaView(order);
+    this.#exactBefore = exact;
+    const record = isRecord(order) ? order : undefined;
+    const id = record?.id;
+    if (!this.#validate(view)) {
+      this.#invalid.count++;
+      if (this.#invalid.first.length < this.#keep) {
+        const problems = (this.#validate.errors ?? []).map((error) =>
+          `${error.instancePath.slice(1) || "the order"} ${error.message}`.trim(),
+        );
+        this.#invalid.first.push(`${describeOrder(index, id, record)}: ${[...new Set(problems)].join("; ")}`);
+      }
+    }
+    if (record && "status" in record) {
+      this.#exposing.count++;
+      if (this.#exposing.first.length < this.#keep) this.#exposing.first.push(describeId(id));
+    }
+    let hi: number;
+    let lo: number;
+    if (typeof id === "number" && id >= 0 && Number.isSafeInteger(id)) {
+      hi = Math.floor(id / 4294967296) | 0;
+      lo = id | 0;
+    } else {
+      const halves = idHalves(id);
+      if (halves === undefined) {
+        this.#unindexed++;
+        return;
+      }
+      ({ hi, lo } = halves);
+    }
+    const [digestA, digestB] = digestOf(order);
+    if (!this.#orders.add(hi, lo, digestA, digestB)) {
+      const key = bigintOf(hi, lo).toString();
+      const times = this.#repeats.get(key);
+      this.#repeats.set(key, (times ?? 0) + 1);
+      if (times === undefined) {
+        this.#duplicates.count++;
+        if (this.#duplicates.first.length < this.#keep) this.#duplicates.first.push(key);
+      }
+      return;
+    }
+    if (this.#allRecords) {
+      if (this.#orders.size <= this.#keepRecordsUpTo) {
+        this.#records.set(bigintOf(hi, lo).toString(), recordText(order));
+        return;
+      }
+      // Past the bound only the watched records stay.
+      this.#allRecords = false;
+      for (const id of this.#records.keys()) if (!this.#watch.has(id)) this.#records.delete(id);
+    }
+    if (this.#watchLows.has(lo)) {
+      const key = bigintOf(hi, lo).toString();
+      if (this.#watch.has(key)) this.#records.set(key, recordText(order));
+    }
+  }
+}
+
+/** A whole body judged at once, through the same judge as a stream. */
+export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): ListVerdict {
+  const judge = new ListJudge(options);
+  judge.write(body);
+  return judge.end();
+}
+
+function syntaxOf(error: unknown): string {
+  if (error instanceof JsonStreamError) return error.message;
+  throw error;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+function describeOrder(index: number, id: unknown, record: Record<string, unknown> | undefined): string {
+  if (!record) return `orders[${index}]`;
+  return `orders[${index}] (${id === undefined ? "no id" : `id ${describeId(id)}`})`;
+}
+
+function describeId(id: unknown): string {
+  if (isJsonNumber(id)) return numberText(id);
+  const text = id === undefined ? "none" : stringifyExact(id);
+  return text.length > DESCRIBED_CHARS ? `${text.slice(0, DESCRIBED_CHARS - 1)}…` : text;
+}
+
+/**
+ * An order's JSON with its fields in sorted order, numbers digit for digit: field order is not meaning, and
+ * a server may write the same record's fields in another order next time.
+ */
+export function recordText(order: unknown): string {
+  if (!isRecord(order)) return stringifyExact(order);
+  const keys = Object.keys(order).sort();
+  let text = "{";
+  for (const [index, key] of keys.entries()) {
+    text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${valueText(order[key])}`;
+  }
+  return `${text}}`;
+}
+
+function valueText(value: unknown): string {
+  if (isJsonNumber(value)) return numberText(value);
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null || typeof value === "boolean") return String(value);
+  return stringifyExact(value);
+}
+
+// Two independent 32-bit lanes make a 64-bit digest; a field's hash is added in, so field order is no part of it.
+const keyHashes = new Map<string, [number, number]>();
+
+/** A 64-bit digest of an order's record with its fields in any order, numbers by their exact digits. */
+function digestOf(order: unknown): [number, number] {
+  if (!isRecord(order)) return hashText(`\u0000${stringifyExact(order)}`, 0x811c9dc5, 0x01000193);
+  let a = 0;
+  let b = 0;
+  for (const key in order) {
+    if (!Object.hasOwn(order, key)) continue;
+    let keyHash = keyHashes.get(key);
+    if (keyHash === undefined) {
+      keyHash = hashText(key, 0x811c9dc5, 0x01000193);
+      if (keyHashes.size < 1024) keyHashes.set(key, keyHash);
+    }
+    const [valueA, valueB] = hashValue(order[key]);
+    a = (a + mix(keyHash[0], valueA)) | 0;
+    b = (b + mix(keyHash[1], valueB)) | 0;
+  }
+  return [a, b];
+}
+
+function hashValue(value: unknown): [number, number] {
+  if (typeof value === "number") {
+    // Plain integers of up to 15 digits; -0 is written as 0, as the record's text has it.
+    const high = Math.floor(value / 4294967296) | 0;
+    return [mix(0x1b873593, high) ^ (value | 0), mix(0x5bd1e995, value | 0) ^ high];
+  }
+  if (typeof value === "string") return hashText(value, 0x2f6b7a31, 0x3c6ef372);
+  if (value === true) return [0x7a2f, 0x1d3b];
+  if (value === false) return [0x3c19, 0x5e77];
+  if (value === null) return [0x4a5b, 0x6c7d];
+  return hashText(`\u0001${stringifyExact(value)}`, 0x9747b28c, 0x6a09e667);
+}
+
+function hashText(text: string, seedA: number, seedB: number): [number, number] {
+  let a = seedA;
+  let b = seedB;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return [a ^ text.length, b];
+}
+
+function mix(a: number, b: number): number {
+  let hash = Math.imul(a ^ b, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+}

@@ -404,8 +404,10 @@ export class JsonStream {
     while (i < length) {
       const byte = chunk[i] as number;
       if (byte === QUOTE) {
-        const text = chunk.toString("utf8", start, i);
-        this.#stringDone(text);
+        if (i - start > this.#maxStringBytes) {
+          throw new JsonStreamError(`a string longer than ${this.#maxStringBytes} bytes`, this.#stringStart);
+        }
+        this.#stringDone(chunk.toString("utf8", start, i));
         return i + 1;
       }
       if (byte === BACKSLASH || byte < 0x20) break;

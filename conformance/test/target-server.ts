@@ -56,6 +56,17 @@ export interface TargetBehaviour {
   racyCancel?: boolean;
   /** Takes 5 ms a request and answers 503 while another is in flight, as an overloaded backend does. */
   failsUnderConcurrency?: boolean;
+  // Size, and bodies that do not arrive whole.
+  /** This many more orders after the seeded ones (ids from 1000, one in three shipped). */
+  bulkOrders?: number;
+  /** The bulk order at this index of the list has a quantity written as a string. */
+  badOrderAt?: number;
+  /** Every bulk order has a quantity written as a string. */
+  everyBulkOrderBad?: boolean;
+  /** Lists are cut: fewer bytes than Content-Length, then the connection closes. */
+  listCut?: "short-content-length" | "unended-chunked";
+  /** A request that arrives on a kept-alive connection is dropped unanswered, once, as when the server closed it. */
+  dropsReusedConnection?: { dropped: number };
 }
 
 export const TARGET_KEY = "target-key-42";
@@ -79,8 +90,16 @@ export async function startTarget(behaviour: TargetBehaviour = {}): Promise<Runn
   const orders = seedOrders(behaviour);
   const limited = new Map<string, number>();
   let busy = 0;
+  const served = new WeakSet<object>();
   const listener = (request: IncomingMessage, response: ServerResponse) => {
     if (behaviour.seen) behaviour.seen.count++;
+    const drops = behaviour.dropsReusedConnection;
+    if (drops && served.has(request.socket) && drops.dropped === 0) {
+      drops.dropped++;
+      request.socket.destroy();
+      return;
+    }
+    served.add(request.socket);
     if (behaviour.failsUnderConcurrency) {
       busy++;
       response.on("close", () => {
@@ -184,6 +203,54 @@ function seedOrders(behaviour: TargetBehaviour): TargetOrder[] {
   return orders;
 }
 
+/**
+ * The seeded orders, then the bulk ones, written in chunks as a large store's list goes out; the bulk part
+ * is made once, since it never changes.
+ */
+const bulkBodies = new Map<string, Buffer[]>();
+
+function sendBulk(response: ServerResponse, seeded: string[], behaviour: TargetBehaviour) {
+  const count = behaviour.bulkOrders ?? 0;
+  const key = `${count}/${behaviour.badOrderAt}/${behaviour.everyBulkOrderBad}`;
+  let chunks = bulkBodies.get(key);
+  if (!chunks) {
+    chunks = [];
+    let text = "";
+    for (let index = 0; index < count; index++) {
+      const bad = behaviour.everyBulkOrderBad || index + seeded.length === behaviour.badOrderAt;
+      const shipped = index % 3 === 0;
+      text += `,{"id":${1000 + index},"petId":${index % 5000},"quantity":${bad ? '"2"' : 1 + (index % 4)},"shipDate":"2026-0${1 + (index % 9)}-1${index % 10}T08:30:00Z","complete":${shipped}}`;
+      if (text.length > 1 << 20) {
+        chunks.push(Buffer.from(text));
+        text = "";
+      }
+    }
+    chunks.push(Buffer.from(`${text}]`));
+    bulkBodies.set(key, chunks);
+  }
+  response.writeHead(200, { "content-type": "application/json" });
+  response.write(`[${seeded.join(",")}`);
+  let next = 0;
+  const pump = () => {
+    while (next < (chunks as Buffer[]).length) {
+      if (!response.write((chunks as Buffer[])[next++])) {
+        response.once("drain", pump);
+        return;
+      }
+    }
+    response.end();
+  };
+  pump();
+}
+
+function sendCut(response: ServerResponse, body: string, how: "short-content-length" | "unended-chunked") {
+  const half = body.slice(0, Math.floor(body.length / 2));
+  if (how === "short-content-length")
+    response.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
+  else response.writeHead(200, { "content-type": "application/json" });
+  response.write(half, () => setTimeout(() => response.socket?.destroy(), 20));
+}
+
 function handle(
   request: IncomingMessage,
   response: ServerResponse,
@@ -228,7 +295,9 @@ function handle(
       const status = behaviour.statusExposed ? `,"status":"${order.status}"` : "";
       return `{"id":${id}${order.fields}${status}}`;
     });
+    if (behaviour.bulkOrders) return sendBulk(response, body, behaviour);
     const array = `[${body.join(",")}]`;
+    if (behaviour.listCut) return sendCut(response, array, behaviour.listCut);
     return send(200, behaviour.listNotArray ? `{"orders":${array}}` : array);
   }
 

@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Report } from "../report.ts";
+import { runConformance } from "../runner.ts";
+import {
+  PENDING_ID,
+  RACE_ID,
+  SHIPPED_ID,
+  TARGET_KEY,
+  type TargetBehaviour,
+  withTarget,
+} from "./target-server.ts";
+
+function checksOf(report: Report) {
+  return report.scenarios.flatMap((scenario) => scenario.checks);
+}
+
+function check(report: Report, id: string) {
+  const found = checksOf(report).find((candidate) => candidate.id === id);
+  assert.ok(
+    found,
+    `no check ${id} in ${checksOf(report)
+      .map((c) => c.id)
+      .join(", ")}`,
+  );
+  return found;
+}
+
+const run = (url: string, extra: Partial<Parameters<typeof runConformance>[0]> = {}) =>
+  runConformance({ baseUrl: url, apiKey: TARGET_KEY, env: {}, ...extra });
+
+describe("lists of any size", () => {
+  test("a correct store of a million orders passes every scenario, each list judged whole", async () => {
+    await withTarget({ bulkOrders: 1_000_000 }, async (url) => {
+      const report = await run(url, {
+        pendingOrderId: PENDING_ID,
+        shippedOrderId: SHIPPED_ID,
+        raceOrderId: RACE_ID,
+        raceConcurrency: 4,
+      });
+      const failed = checksOf(report).filter((c) => c.status === "failed");
+      assert.deepEqual(failed, []);
+      assert.equal(check(report, "list-orders.list.body").message, "an array of 1000003 Order records");
+      assert.equal(check(report, "list-orders.list.unique-ids").message, "1000003 distinct ids");
+      assert.equal(check(report, "cancel-pending.other-orders-still-listed").status, "passed");
+    });
+  });
+
+  test("a bad order deep in a big list is named by its index and id", async () => {
+    await withTarget({ bulkOrders: 700_000, badOrderAt: 654_321 }, async (url) => {
+      const report = await run(url, { only: ["list-orders"] });
+      const body = check(report, "list-orders.list.body");
+      assert.equal(body.status, "failed");
+      assert.equal(
+        body.message,
+        "does not match openapi.yaml: orders[654321] (id 655318): quantity must be integer",
+      );
+    });
+  });
+
+  test("a list of many bad orders reports the first ones and counts the rest, so the report stays small", async () => {
+    await withTarget({ bulkOrders: 100_000, everyBulkOrderBad: true }, async (url) => {
+      const report = await run(url, { only: ["list-orders"] });
+      const body = check(report, "list-orders.list.body");
+      assert.equal(body.status, "failed");
+      assert.match(
+        body.message,
+        /^does not match openapi\.yaml: orders\[3\] \(id 1000\): quantity must be integer; /,
+      );
+      assert.match(body.message, /… 100000 of 100003 orders in all$/);
+      assert.ok(JSON.stringify(report).length < 40_000, "the report of a broken list stays small");
+    });
+  });
+});
+
+describe("bodies that do not arrive whole", () => {
+  for (const how of ["short-content-length", "unended-chunked"] as const) {
+    test(`a list cut short (${how}) fails its body check with the bytes received, never as bad JSON`, async () => {
+      await withTarget({ listCut: how }, async (url) => {
+        const report = await run(url, { only: ["list-orders"] });
+        const body = check(report, "list-orders.list.body");
+        assert.equal(body.status, "failed");
+        assert.match(body.message, /^the body broke off after \d+ bytes/);
+        assert.doesNotMatch(body.message, /JSON/);
+        if (how === "short-content-length")
+          assert.match(body.message, /of the \d+ its Content-Length announced/);
+      });
+    });
+  }
+
+  test("a body past --max-body fails its check, naming the limit and the flag", async () => {
+    await withTarget({ bulkOrders: 1000 }, async (url) => {
+      const report = await run(url, { only: ["list-orders"], maxBodyBytes: 4096 });
+      const body = check(report, "list-orders.list.body");
+      assert.equal(body.status, "failed");
+      assert.match(
+        body.message,
+        /^the body is larger than the 4 KiB --max-body allows \(stopped reading at \d+ bytes\)/,
+      );
+    });
+  });
+
+  test("a list request on a kept-alive connection the server dropped is sent again on a fresh one", async () => {
+    const behaviour: TargetBehaviour = { dropsReusedConnection: { dropped: 0 }, seen: { count: 0 } };
+    await withTarget(behaviour, async (url) => {
+      const report = await run(url, { only: ["list-orders"], concurrency: 1 });
+      assert.equal(behaviour.dropsReusedConnection?.dropped, 1, "the target dropped a reused connection");
+      assert.deepEqual(
+        checksOf(report).filter((c) => c.status === "failed"),
+        [],
+      );
+    });
+  });
+});

@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import { builtInContract } from "../../contract/built-in.ts";
+import {
+  exactInteger,
+  INT64_MAX,
+  INT64_MIN,
+  isJsonNumber,
+  numberText,
+  parseExact,
+  toSchemaView,
+} from "../../contract/exact-json.ts";
+import { ListJudge, type ListVerdict } from "../list-judge.ts";
+
+const validateOrder = builtInContract().schema("Order");
+
+/** The verdict as judging the whole body at once gives it: parsed whole, each order validated. */
+function wholeBodyVerdict(text: string) {
+  let body: unknown;
+  try {
+    body = parseExact(text);
+  } catch {
+    return { syntax: true };
+  }
+  if (!Array.isArray(body)) return { notArray: true };
+  const invalid: number[] = [];
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  let exposing = 0;
+  let unindexed = 0;
+  body.forEach((order, index) => {
+    if (!validateOrder(toSchemaView(order))) invalid.push(index);
+    const record =
+      order !== null && typeof order === "object" && !Array.isArray(order) && !isJsonNumber(order);
+    if (record && "status" in order) exposing++;
+    const id = record ? (order as { id?: unknown }).id : undefined;
+    const integer = isJsonNumber(id) ? exactInteger(numberText(id)) : null;
+    if (integer === null || integer < INT64_MIN || integer > INT64_MAX) {
+      unindexed++;
+      return;
+    }
+    const key = String(integer);
+    if (seen.has(key)) duplicates.add(key);
+    seen.add(key);
+  });
+  return {
+    count: body.length,
+    invalid: invalid.length,
+    firstInvalid: invalid.slice(0, 10),
+    duplicates: duplicates.size,
+    exposing,
+    unindexed,
+    distinct: seen.size,
+  };
+}
+
+function summary(verdict: ListVerdict) {
+  if (verdict.syntax !== undefined) return { syntax: true };
+  if (verdict.notArray) return { notArray: true };
+  return {
+    count: verdict.count,
+    invalid: verdict.invalid.count,
+    firstInvalid: verdict.invalid.first.map((message) => Number(/^orders\[(\d+)\]/.exec(message)?.[1])),
+    duplicates: verdict.duplicates.count,
+    exposing: verdict.exposingStatus.count,
+    unindexed: verdict.unindexed,
+    distinct: verdict.orders.size,
+  };
+}
+
+function judgeInPieces(bytes: Buffer, cuts: readonly number[]): ListVerdict {
+  const judge = new ListJudge({ validateOrder });
+  let at = 0;
+  for (const cut of [...cuts].filter((cut) => cut <= bytes.length).sort((a, b) => a - b)) {
+    judge.write(bytes.subarray(at, cut));
+    at = cut;
+  }
+  judge.write(bytes.subarray(at));
+  return judge.end();
+}
+
+// One field of an order, right or with each kind of defect a deployment shows.
+const id = fc.oneof(
+  fc.integer({ min: 1, max: 30 }).map(String),
+  fc.constantFrom("9007199254740993", "9223372036854775807", "-9223372036854775808", "1e1", "2.0E+1", "-0"),
+  fc.constantFrom("1.5", "9223372036854775808", '"7"', "null", "[1]", "1e999999999"),
+);
+const field = fc.oneof(
+  id.map((value) => `"id":${value}`),
+  fc.constantFrom('"petId":10', '"petId":12345678901234567890', '"petId":"10"'),
+  fc.constantFrom('"quantity":2', '"quantity":"2"', '"quantity":2.5', '"quantity":-0'),
+  fc.constantFrom(
+    '"shipDate":"2026-11-02T10:00:00Z"',
+    '"shipDate":"2026-02-30T10:00:00Z"',
+    '"shipDate":"2026-11-02 10:00:00+01:00"',
+    '"shipDate":"é😀\\u00e9"',
+  ),
+  fc.constantFrom(
+    '"complete":true',
+    '"complete":"yes"',
+    '"status":"shipped"',
+    '"note":{"deep":[[1,{"a":"\\""}]]}',
+  ),
+);
+const order = fc.oneof(
+  {
+    weight: 9,
+    arbitrary: fc
+      .uniqueArray(field, { maxLength: 6, selector: (text) => text.slice(0, text.indexOf(":")) })
+      .map((fields) => `{${fields.join(",")}}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom("1", '"order"', "null", "[]") },
+);
+const list = fc.array(order, { maxLength: 25 }).map((orders) => `[${orders.join(",\n ")}]`);
+const broken = fc.oneof(
+  fc.tuple(list, fc.nat()).map(([text, at]) => text.slice(0, at % Math.max(text.length, 1))),
+  fc.constantFrom('{"orders":[]}', '"[]"', "[] []", ""),
+);
+const cuts = fc.array(fc.nat({ max: 2000 }), { maxLength: 10 });
+
+describe("the streaming list judge", () => {
+  test("gives the verdicts of judging the whole body, however the body is cut into chunks", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof({ weight: 4, arbitrary: list }, { weight: 1, arbitrary: broken }),
+        cuts,
+        (text, pieces) => {
+          const bytes = Buffer.from(text, "utf8");
+          assert.deepEqual(summary(judgeInPieces(bytes, pieces)), wholeBodyVerdict(text));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("a record's digest ignores field order and sees any change of a value", () => {
+    const first = judgeInPieces(
+      Buffer.from('[{"id":5,"quantity":2,"shipDate":"2026-11-02T10:00:00Z"},{"id":6,"petId":1}]'),
+      [9],
+    );
+    const reordered = judgeInPieces(
+      Buffer.from('[{"shipDate":"2026-11-02T10:00:00Z","quantity":2,"id":5},{"petId":1,"id":6}]'),
+      [40],
+    );
+    const changed = judgeInPieces(
+      Buffer.from('[{"id":5,"quantity":3,"shipDate":"2026-11-02T10:00:00Z"},{"id":6,"petId":"1"}]'),
+      [],
+    );
+    assert.ok(first.orders.sameIn(reordered.orders, "5"));
+    assert.ok(first.orders.sameIn(reordered.orders, "6"));
+    assert.ok(!first.orders.sameIn(changed.orders, "5"));
+    assert.ok(!first.orders.sameIn(changed.orders, "6"));
+    const differences = first.orders.differences(changed.orders, 10);
+    assert.deepEqual(differences.changed, { count: 2, ids: ["5", "6"] });
+  });
+
+  test("ids keep every digit, in and out of order, and the largest is known", () => {
+    const verdict = judgeInPieces(
+      Buffer.from(
+        '[{"id":9223372036854775807},{"id":9007199254740993},{"id":-9223372036854775808},{"id":9007199254740992}]',
+      ),
+      [20, 21],
+    );
+    assert.deepEqual(
+      [...verdict.orders.ids()],
+      ["9223372036854775807", "9007199254740993", "-9223372036854775808", "9007199254740992"],
+    );
+    assert.ok(verdict.orders.has("9007199254740993"));
+    assert.ok(!verdict.orders.has("9007199254740994"));
+    assert.equal(verdict.orders.largest, 9223372036854775807n);
+  });
+});

@@ -60,6 +60,8 @@ export class ForwardedBody {
     if (decoder && this.#notJudged === undefined) {
       this.#ended ??= new Promise<void>((resolve) => {
         decoder.once("end", resolve);
+        // Destroyed when its output passed the limit: it then only closes.
+        decoder.once("close", resolve);
         decoder.once("error", (error: Error) => {
           this.#undecodable = `the body does not decode as its Content-Encoding says: ${error.message}`;
           resolve();

@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import { describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
+import type { JudgedExchange } from "../live/judged-exchange.ts";
+import { runProxy } from "../live/run-proxy.ts";
+import type { Report } from "../report.ts";
+import { json, startScriptedUpstream } from "./scripted-upstream.ts";
+import { startTarget, TARGET_KEY } from "./target-server.ts";
+
+/** GETs a path through the proxy and counts the bytes that come back, without keeping them. */
+function fetchBytes(url: string): Promise<{ status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    httpRequest(url, { headers: { authorization: `Bearer ${TARGET_KEY}` } }, (response) => {
+      let bytes = 0;
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, bytes }));
+      response.on("error", reject);
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+async function throughProxy(
+  upstream: string,
+  maxBodyBytes: number | undefined,
+  use: (base: string) => Promise<void>,
+): Promise<{ report: Report; seen: JudgedExchange[] }> {
+  const seen: JudgedExchange[] = [];
+  const proxy = await runProxy({
+    upstream,
+    port: 0,
+    env: {},
+    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+    onExchange: (judged) => seen.push(judged),
+  });
+  try {
+    await use(proxy.url);
+  } catch (error) {
+    await proxy.close();
+    throw error;
+  }
+  return { report: await proxy.close(), seen };
+}
+
+describe("the validating proxy with lists of any size", () => {
+  test("a million-order list passes through whole and is judged order by order as it streams", async () => {
+    const target = await startTarget({ bulkOrders: 1_000_000 });
+    try {
+      const direct = await fetchBytes(`${target.url}/store/orders`);
+      const { report, seen } = await throughProxy(target.url, undefined, async (base) => {
+        const [list, small] = await Promise.all([
+          fetchBytes(`${base}/store/orders`),
+          fetchBytes(`${base}/store/orders/1000000000`),
+        ]);
+        assert.equal(list.status, 200);
+        assert.equal(list.bytes, direct.bytes, "every byte forwarded");
+        assert.equal(small.status, 404);
+      });
+      const list = seen.find((judged) => judged.pathname === "/v1/store/orders");
+      assert.deepEqual(
+        list?.checks.map((check) => `${check.id} ${check.status} ${check.message}`),
+        [
+          "listOrders.status passed 200 as expected",
+          "listOrders.content-type passed JSON Content-Type (application/json)",
+          "listOrders.body passed an array of 1000003 Order records",
+          "listOrders.unique-ids passed 1000003 distinct ids",
+          "listOrders.no-status-field passed no Order exposes a status",
+        ],
+      );
+      assert.ok(
+        report.warnings.some((warning) =>
+          /listed 1000003 orders, more than the 100000 the state rules compare/.test(warning),
+        ),
+        report.warnings.join("\n"),
+      );
+    } finally {
+      await target.close();
+    }
+  });
+
+  test("a gzip list is decoded as it streams; a bomb past --max-body passes through unchanged, not judged", async () => {
+    const orders = Array.from(
+      { length: 200_000 },
+      (_, index) => `{"id":${index + 1},"quantity":${index % 4}}`,
+    );
+    const list = gzipSync(`[${orders.join(",")}]`);
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    const upstream = await startScriptedUpstream((request) =>
+      request.url.endsWith("bomb")
+        ? {
+            status: 200,
+            headers: [
+              ["Content-Encoding", "gzip"],
+              ["Content-Type", "application/json"],
+            ],
+            body: bomb,
+          }
+        : request.url === "/v1/store/orders"
+          ? {
+              status: 200,
+              headers: [
+                ["Content-Encoding", "gzip"],
+                ["Content-Type", "application/json"],
+              ],
+              body: list,
+            }
+          : json(404, '{"code":"not_found","message":"no","status":404}'),
+    );
+    try {
+      const { report, seen } = await throughProxy(upstream.url, 16 * 1024 * 1024, async (base) => {
+        assert.equal((await fetchBytes(`${base}/store/orders`)).bytes, list.length);
+        // The bomb rides on the list's URL, as a hostile upstream would send it.
+        const bombed = await fetchBytes(`${base}/store/orders?bomb`);
+        assert.equal(bombed.bytes, bomb.length, "forwarded unchanged");
+      });
+      const [first, second] = seen;
+      assert.equal(
+        first?.checks.find((check) => check.id === "listOrders.body")?.message,
+        "an array of 200000 Order records",
+      );
+      assert.equal(second?.operation, undefined);
+      assert.equal(
+        second?.notJudged,
+        "the body is larger than the 16 MiB --max-body allows: forwarded unchanged, not judged",
+      );
+      assert.ok(report.warnings.some((warning) => warning.includes("16 MiB --max-body")));
+    } finally {
+      await upstream.close();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { loadComparisonWorld } from "./comparison-world.ts";
  * The ceiling for the benchmark: bare node:http that checks the key and writes a body computed once at
  * start-up (the same bytes the mock serves). No routing, no framework, no logging: what no mock can beat.
  */
-const world = loadComparisonWorld();
+const world = await loadComparisonWorld();
 const expected = `Bearer ${world.apiKeys[0]}`;
 const list = Buffer.from(world.store.listBody());
 const unauthorized = Buffer.from(

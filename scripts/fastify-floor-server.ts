@@ -6,7 +6,7 @@ import { loadComparisonWorld } from "./comparison-world.ts";
  * The framework's floor for the benchmark: Fastify with one route that checks the key and sends the same
  * precomputed body, no plugins and no hooks. The mock cannot be faster than this while it runs on Fastify.
  */
-const world = loadComparisonWorld();
+const world = await loadComparisonWorld();
 const expected = `Bearer ${world.apiKeys[0]}`;
 const list = Buffer.from(world.store.listBody());
 

@@ -11,7 +11,7 @@ import { loadComparisonWorld } from "./comparison-world.ts";
  * the `cors` middleware configured as the mock's CORS is, one route with the mock's key check and the same
  * cached body. No logging, no 404/405 records, no body limits: a floor for that design, not a mock.
  */
-const world = loadComparisonWorld();
+const world = await loadComparisonWorld();
 const authenticate = createAuthenticator(world.apiKeys);
 const { store } = world;
 

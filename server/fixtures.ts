@@ -1,27 +1,135 @@
-import { readFileSync, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import type { Contract } from "../contract/contract.ts";
-import { type Fixture, FixtureError, parseFixture } from "./core/fixture.ts";
+import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
+import { FixtureError, OrdersReader, readDocument, throwProblems } from "./core/fixture.ts";
+import { type Seed, SeedBuilder } from "./core/seed.ts";
 
 export { type Fixture, FixtureError, parseFixture } from "./core/fixture.ts";
 
-// About 350,000 orders: room for any hand-written or generated world, and junk is refused before it is read.
-export const MAX_FIXTURE_BYTES = 32 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
 
-export function loadFixtureFile(path: string, contract: Contract): Fixture {
-  let bytes: Buffer;
+/** A fixture file read and checked: its API keys and the seed its worlds start from (its orders). */
+export interface LoadedFixture {
+  apiKeys: string[];
+  seed: Seed;
+}
+
+/**
+ * A fixture file read as a stream, a mebibyte at a time: each order is checked and stored as it arrives,
+ * with the same messages as a whole-text read (file, order, field), so a file of any size loads in memory
+ * in proportion to its orders, and the event loop is free between chunks (a --watch reload keeps serving
+ * the old world until the new one is ready). Only regular files are read: a device or a pipe never ends.
+ */
+export async function loadFixtureFile(path: string, contract: Contract): Promise<LoadedFixture> {
+  let handle: FileHandle;
   try {
-    const size = statSync(path).size;
-    if (size > MAX_FIXTURE_BYTES) {
-      throw new FixtureError(
-        `${path}: the file is ${size} bytes; fixture files are limited to ${MAX_FIXTURE_BYTES}`,
-      );
-    }
-    bytes = readFileSync(path);
+    // Non-blocking, so that opening a FIFO with no writer does not hang before it is refused.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    if (error instanceof FixtureError) throw error;
     throw new FixtureError(
       `${path}: cannot read the fixture file (${(error as NodeJS.ErrnoException).code ?? error})`,
     );
   }
-  return parseFixture(bytes, path, contract);
+  try {
+    if (!(await handle.stat()).isFile()) throw new FixtureError(`${path}: not a regular file`);
+    return await readStream(handle, path, contract);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readStream(handle: FileHandle, path: string, contract: Contract): Promise<LoadedFixture> {
+  const problems: string[] = [];
+  const index = new Map<string, number>();
+  const builder = new SeedBuilder(index);
+  const reader = new OrdersReader(
+    contract,
+    problems,
+    (order, key) => {
+      // Once a problem is found the file is refused: storing more orders would be wasted.
+      if (problems.length === 0) builder.add(order, key);
+    },
+    index,
+  );
+  const stream = new JsonStream({
+    field: "orders",
+    allowBom: true,
+    onElement: (entry, index) => reader.add(entry, index),
+  });
+  const position = new LinePosition();
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  // The bytes of a character cut by the chunk's end, checked as UTF-8 with the next chunk.
+  let carried: Buffer = Buffer.alloc(0);
+  let root: unknown;
+  let chunk = buffer.subarray(0, 0);
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      chunk = buffer.subarray(0, bytesRead);
+      carried = checkUtf8(carried, chunk, path);
+      stream.write(chunk);
+      position.advance(chunk);
+    }
+    if (carried.length > 0) throw new FixtureError(`${path}: the file is not valid UTF-8 text`);
+    chunk = buffer.subarray(0, 0);
+    root = stream.end();
+  } catch (error) {
+    if (error instanceof JsonStreamError)
+      throw new FixtureError(
+        `${path}: not valid JSON: ${error.message} ${position.describe(error.offset, chunk)}`,
+      );
+    throw error;
+  }
+  readDocument(root, contract, problems, reader);
+  throwProblems(path, problems);
+  return { apiKeys: (root as { apiKeys?: string[] }).apiKeys ?? [], seed: builder.finish() };
+}
+
+/** Checks a chunk as UTF-8, given the start of a character the previous chunk ended in; returns what it ends in. */
+function checkUtf8(carried: Buffer, chunk: Buffer, path: string): Buffer {
+  const bytes = carried.length > 0 ? Buffer.concat([carried, chunk]) : chunk;
+  // A character is at most 4 bytes: look back at most 3 for the start of one that is cut.
+  let end = bytes.length;
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const byte = bytes[bytes.length - back] as number;
+    if ((byte & 0xc0) === 0x80) continue;
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    if (length > back) end = bytes.length - back;
+    break;
+  }
+  if (!isUtf8(bytes.subarray(0, end))) throw new FixtureError(`${path}: the file is not valid UTF-8 text`);
+  return Buffer.from(bytes.subarray(end));
+}
+
+/** Lines counted as the chunks go by, so that an error's byte can be given as a line and column. */
+class LinePosition {
+  #base = 0;
+  #lines = 1;
+  #lineStart = 0;
+
+  advance(chunk: Buffer): void {
+    this.#count(chunk, chunk.length);
+    this.#base += chunk.length;
+  }
+
+  /** Where a byte is, given the chunk being read when it went wrong (empty at the end of the file). */
+  describe(offset: number, chunk: Buffer): string {
+    const lines = this.#lines;
+    const lineStart = this.#lineStart;
+    this.#count(chunk, offset - this.#base);
+    const where = `(line ${this.#lines}, column ${offset - this.#lineStart + 1})`;
+    this.#lines = lines;
+    this.#lineStart = lineStart;
+    return where;
+  }
+
+  #count(chunk: Buffer, end: number): void {
+    for (let at = chunk.indexOf(0x0a); at !== -1 && at < end; at = chunk.indexOf(0x0a, at + 1)) {
+      this.#lines++;
+      this.#lineStart = this.#base + at + 1;
+    }
+  }
 }

@@ -4,9 +4,8 @@ import { BASE_PATH, createServer } from "./app.ts";
 import { controlAccess, isLoopback } from "./control-access.ts";
 import { CONTROL_PATH } from "./core/control.ts";
 import { createMockCore } from "./core/mock.ts";
-import { createSeed } from "./core/seed.ts";
 import { loadDashboardAssets } from "./dashboard-assets.ts";
-import { type Fixture, FixtureError, loadFixtureFile } from "./fixtures.ts";
+import { FixtureError, type LoadedFixture, loadFixtureFile } from "./fixtures.ts";
 import { BUNDLED_FIXTURES, type CliOptions } from "./options.ts";
 import { jsonLog, type MockLog, prettyLog } from "./request-log.ts";
 import { openState } from "./state/open-state.ts";
@@ -15,31 +14,30 @@ import { watchFile } from "./watch.ts";
 /** Runs the mock as `petstore-mock` does, until SIGINT or SIGTERM; resolves to the exit code. */
 export async function serve(options: CliOptions): Promise<number> {
   const contract = builtInContract();
-  /** The fixture and the keys it yields, or the one-line problem that makes it unusable. */
-  const load = (): { fixture: Fixture; apiKeys: string[] } | string => {
-    let fixture: Fixture;
+  /** The fixture, its seed and the keys it yields, or the one-line problem that makes it unusable. */
+  const load = async (): Promise<LoadedFixture | string> => {
+    let loaded: LoadedFixture;
     try {
-      fixture = loadFixtureFile(options.fixtures, contract);
+      loaded = await loadFixtureFile(options.fixtures, contract);
     } catch (error) {
       if (!(error instanceof FixtureError)) throw error;
       return error.message;
     }
-    const apiKeys = options.apiKeys ?? fixture.apiKeys;
+    const apiKeys = options.apiKeys ?? loaded.apiKeys;
     if (apiKeys.length === 0) {
       return `${options.fixtures}: field "apiKeys": no API key; add one to the file or pass --api-key`;
     }
-    return { fixture, apiKeys };
+    return { ...loaded, apiKeys };
   };
-  const loaded = load();
+  const loaded = await load();
   if (typeof loaded === "string") {
     process.stderr.write(`error: ${loaded}\n`);
     return 1;
   }
-  const { fixture } = loaded;
+  const { seed } = loaded;
 
   const log = options.quiet ? undefined : await chooseLog(options);
   const access = controlAccess(options.host, options.control, options.controlToken);
-  const seed = createSeed(fixture.orders);
   const kept = await openState(options, seed);
   if (typeof kept === "string") {
     process.stderr.write(`error: ${kept}\n`);
@@ -78,9 +76,7 @@ export async function serve(options: CliOptions): Promise<number> {
   log?.info(`Server listening at ${origin}`);
   const fixtureName = relative(process.cwd(), options.fixtures);
   const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
-  lines.push(
-    `  fixtures: ${fixtureName} (${fixture.orders.length} orders)${options.watch ? ", watched" : ""}`,
-  );
+  lines.push(`  fixtures: ${fixtureName} (${seed.orders.length} orders)${options.watch ? ", watched" : ""}`);
   lines.push(
     access.enabled
       ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}\n` +
@@ -93,18 +89,23 @@ export async function serve(options: CliOptions): Promise<number> {
   }
   // Only the bundled file's key is documented and public; any other key is a secret and never printed.
   if (!options.apiKeys && resolve(options.fixtures) === BUNDLED_FIXTURES) {
-    lines.push(`  dev API key (bundled fixtures): ${fixture.apiKeys[0]}`);
+    lines.push(`  dev API key (bundled fixtures): ${loaded.apiKeys[0]}`);
   }
   // Watching starts before the ready line, so an edit made as soon as it appears is seen.
+  // A reload reads the file while the old world keeps answering; changes during one are read after it.
+  let reloading: Promise<void> = Promise.resolve();
+  const reload = async () => {
+    const next = await load();
+    if (typeof next === "string") {
+      process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
+      return;
+    }
+    core.reload(next.seed, next.apiKeys);
+    process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.seed.orders.length} orders)\n`);
+  };
   const stopWatching = options.watch
     ? watchFile(options.fixtures, () => {
-        const next = load();
-        if (typeof next === "string") {
-          process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
-          return;
-        }
-        core.reload(createSeed(next.fixture.orders), next.apiKeys);
-        process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.fixture.orders.length} orders)\n`);
+        reloading = reloading.then(reload);
       })
     : () => {};
 

@@ -1,4 +1,5 @@
 import type { ValidateFunction } from "ajv";
+import type { LosslessNumber } from "lossless-json";
 import type { Contract } from "../../contract/contract.ts";
 import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
 import { type SeedOrder, type StoredOrderRecord, storedValue } from "./order-record.ts";
@@ -31,19 +32,31 @@ export function parseFixture(bytes: Uint8Array, source: string, contract: Contra
     const reason = error instanceof RangeError ? "nested too deeply" : (error as Error).message;
     throw new FixtureError(`${source}: not valid JSON: ${reason}${positionHint(text, error)}`);
   }
-
   const problems: string[] = [];
   const orders = readDocument(document, contract, problems);
-  if (problems.length > 0) {
-    const shown = problems.slice(0, MAX_PROBLEMS_SHOWN).map((problem) => `  - ${problem}`);
-    if (problems.length > MAX_PROBLEMS_SHOWN)
-      shown.push(`  - … and ${problems.length - MAX_PROBLEMS_SHOWN} more`);
-    throw new FixtureError(`${source}: invalid fixture:\n${shown.join("\n")}`);
-  }
+  throwProblems(source, problems);
   return { apiKeys: (document as { apiKeys?: string[] }).apiKeys ?? [], orders };
 }
 
-function readDocument(document: unknown, contract: Contract, problems: string[]): SeedOrder[] {
+/** Stops with every problem found, named by file, order and field (the first ten shown). */
+export function throwProblems(source: string, problems: readonly string[]): void {
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, MAX_PROBLEMS_SHOWN).map((problem) => `  - ${problem}`);
+  if (problems.length > MAX_PROBLEMS_SHOWN)
+    shown.push(`  - … and ${problems.length - MAX_PROBLEMS_SHOWN} more`);
+  throw new FixtureError(`${source}: invalid fixture:\n${shown.join("\n")}`);
+}
+
+/**
+ * The top level of a fixture document: its fields and API keys, and its orders unless they were read
+ * one by one as the file streamed in (then `orders` holds how many there were).
+ */
+export function readDocument(
+  document: unknown,
+  contract: Contract,
+  problems: string[],
+  streamed?: OrdersReader,
+): SeedOrder[] {
   if (!isPlainObject(document)) {
     problems.push('the top level must be an object with "apiKeys" and "orders"');
     return [];
@@ -53,6 +66,7 @@ function readDocument(document: unknown, contract: Contract, problems: string[])
       problems.push(`unknown top-level field "${key}" (expected ${FIXTURE_KEYS.join(", ")})`);
   }
   checkApiKeys(document.apiKeys, problems);
+  if (streamed && typeof document.orders === "number") return streamed.orders;
   return readOrders(document.orders, contract, problems);
 }
 
@@ -65,31 +79,59 @@ export function readOrders(list: unknown, contract: Contract, problems: string[]
     problems.push('field "orders": must be an array of orders');
     return [];
   }
-  const orderFields = Object.keys(contract.document.components.schemas.Order?.properties ?? {});
-  const context: OrderContext = {
-    orderFields,
-    knownFields: new Set([...orderFields, "status"]),
-    validate: contract.schema("Order"),
-    problems,
-  };
-  // Keyed by the id's digits: string keys hash faster than bigint ones, which counts at 100k orders.
-  const seen = new Map<string, number>();
-  const orders: SeedOrder[] = [];
+  const reader = new OrdersReader(contract, problems);
   const entries: unknown[] = list;
-  for (let index = 0; index < entries.length; index++) {
-    const entry = entries[index];
-    const seed = readOrder(entry, index, context);
-    if (!seed) continue;
-    const key = seed.record.id.toString();
-    const earlier = seen.get(key);
-    if (earlier !== undefined) {
-      report(context, entry, index, "id", `duplicate id, already used by orders[${earlier}]`);
-      continue;
-    }
-    seen.set(key, index);
-    orders.push(seed);
+  for (let index = 0; index < entries.length; index++) reader.add(entries[index], index);
+  return reader.orders;
+}
+
+/**
+ * Orders checked one at a time, in the order they come: from a parsed array or from a file as it streams.
+ * With `onOrder`, each valid order is handed on with its id's digits and not kept here.
+ */
+export class OrdersReader {
+  readonly orders: SeedOrder[] = [];
+  /** Valid orders read. */
+  count = 0;
+  readonly #context: OrderContext;
+  /**
+   * Each id's digits → the index of its order: string keys hash faster than bigint ones, which counts at a
+   * million orders. Shared with a SeedBuilder as its index, since in a valid file index and place agree.
+   */
+  readonly seen: Map<string, number>;
+
+  constructor(
+    contract: Contract,
+    problems: string[],
+    private readonly onOrder?: (order: SeedOrder, key: string) => void,
+    seen = new Map<string, number>(),
+  ) {
+    this.seen = seen;
+    const orderFields = Object.keys(contract.document.components.schemas.Order?.properties ?? {});
+    this.#context = {
+      orderFields,
+      knownFields: new Set([...orderFields, "status"]),
+      validate: contract.schema("Order"),
+      problems,
+    };
   }
-  return orders;
+
+  add(entry: unknown, index: number): void {
+    const seed = readOrder(entry, index, this.#context);
+    if (!seed) return;
+    // The id's literal is its canonical digits (JSON has no leading zeros), but for -0.
+    const literal = numberText((entry as { id: number | LosslessNumber }).id);
+    const key = literal === "-0" ? "0" : literal;
+    const earlier = this.seen.get(key);
+    if (earlier !== undefined) {
+      report(this.#context, entry, index, "id", `duplicate id, already used by orders[${earlier}]`);
+      return;
+    }
+    this.seen.set(key, index);
+    this.count++;
+    if (this.onOrder) this.onOrder(seed, key);
+    else this.orders.push(seed);
+  }
 }
 
 function checkApiKeys(apiKeys: unknown, problems: string[]): void {

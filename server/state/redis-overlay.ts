@@ -51,5 +51,5 @@ export function readOverlay(fields: Record<string, string>): Overlay {
 
 // A stored order rebuilt from Redis: only its key, JSON and status are read from here on.
 function fromJson(key: string, json: string, status: OrderStatus): StoredOrder {
-  return { key, json, status, record: { id: BigInt(key) } };
+  return { key, json, status };
 }

@@ -7,7 +7,6 @@ import { loadContract, loadControlContract } from "../../contract/openapi.ts";
 import { createServer, type MockServerOptions } from "../app.ts";
 import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
 import { createMockCore, type MockCore, type MockCoreOptions } from "../core/mock.ts";
-import { createSeed } from "../core/seed.ts";
 import { loadDashboardAssets } from "../dashboard-assets.ts";
 import { loadFixtureFile } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
@@ -16,12 +15,12 @@ export const DEV_KEY = "dev-key-123";
 export const AUTH = { authorization: `Bearer ${DEV_KEY}` };
 export const contract = loadContract();
 export const controlContract = loadControlContract();
-export const bundledFixture = loadFixtureFile(BUNDLED_FIXTURES, contract);
+export const bundledFixture = await loadFixtureFile(BUNDLED_FIXTURES, contract);
 
 /** The mock's core on the bundled fixtures, control API on unless `control` says otherwise. */
 export function bundledCore(overrides: Partial<MockCoreOptions> = {}): MockCore {
   return createMockCore({
-    seed: createSeed(bundledFixture.orders),
+    seed: bundledFixture.seed,
     apiKeys: bundledFixture.apiKeys,
     contract,
     control: { contract: controlContract, assets: loadDashboardAssets() },

@@ -6,8 +6,9 @@ import {
   stringifyExact,
   toSchemaView,
 } from "../contract/exact-json.ts";
+import { bigintOf, halvesOfText } from "../contract/int64-index.ts";
 import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
-import { bigintOf, halvesOfText, idHalves, OrderIndex } from "./order-index.ts";
+import { idHalves, OrderIndex } from "./order-index.ts";
 
 /** Problems of one kind: the first few in full, all of them counted. */
 export interface ProblemTally {

@@ -21,7 +21,7 @@ export async function loadComparisonWorld(): Promise<{
   const { apiKeys, seed } = await loadFixtureFile(values.fixtures, loadContract());
   return {
     apiKeys,
-    orders: seed.orders,
+    orders: [...seed.all()],
     store: createStore(seed),
     port: Number(values.port ?? 0),
     announce(name, port) {

@@ -2,6 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import type { Contract } from "../contract/contract.ts";
+import { Int64Index } from "../contract/int64-index.ts";
 import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
 import { FixtureError, OrdersReader, readDocument, throwProblems } from "./core/fixture.ts";
 import { type Seed, SeedBuilder } from "./core/seed.ts";
@@ -42,16 +43,16 @@ export async function loadFixtureFile(path: string, contract: Contract): Promise
 
 async function readStream(handle: FileHandle, path: string, contract: Contract): Promise<LoadedFixture> {
   const problems: string[] = [];
-  const index = new Map<string, number>();
-  const builder = new SeedBuilder(index);
+  const ids = new Int64Index();
+  const builder = new SeedBuilder(ids);
   const reader = new OrdersReader(
     contract,
     problems,
-    (order, key) => {
+    (order) => {
       // Once a problem is found the file is refused: storing more orders would be wasted.
-      if (problems.length === 0) builder.add(order, key);
+      if (problems.length === 0) builder.add(order);
     },
-    index,
+    ids,
   );
   const stream = new JsonStream({
     field: "orders",

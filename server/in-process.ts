@@ -6,11 +6,12 @@ export type { PetstoreMock, PetstoreMockOptions } from "./core/petstore-mock.ts"
 
 /**
  * The mock in-process, for tests without a server: the same rules as `petstore-mock`, answering Web
- * `Request`s, on the bundled fixtures unless `fixtures` gives a fixture file's content.
+ * `Request`s, on the bundled fixtures unless `fixtures` gives a fixture file's content or `generate` asks
+ * for a generated world.
  */
 export function createPetstoreMock(options: PetstoreMockOptions = {}): PetstoreMock {
   return createPetstoreMockWith(
-    { ...options, fixtures: options.fixtures ?? bundledFixtures },
+    options.generate ? options : { ...options, fixtures: options.fixtures ?? bundledFixtures },
     {
       contract: builtInContract(),
       controlContract: builtInControlContract(),

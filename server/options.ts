@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from "node:util";
 import { parseFlags, UsageError } from "../common/command-line.ts";
 import { packageFile } from "../common/package-root.ts";
+import { DEFAULT_GENERATE_SEED, MAX_GENERATED_ORDERS } from "./core/generate.ts";
 import { LOG_FORMATS, type LogFormat } from "./request-log.ts";
 import { parseStoreUrl, type StoreAddress } from "./state/store-url.ts";
 
@@ -13,6 +14,10 @@ export interface CliOptions {
   port: number;
   host: string;
   fixtures: string;
+  /** Serve a generated world of this many orders instead of a fixture file. */
+  generate?: { orders: number; seed: number };
+  /** With `generate`: write the world to this fixture file and exit. */
+  writeFixtures?: string;
   /** Keys given on the command line or in the environment; they replace the fixture file's keys. */
   apiKeys?: string[];
   corsOrigins: string[] | "*";
@@ -59,6 +64,11 @@ Options (each flag overrides its environment variable):
                          (pino's JSON lines)                             (PETSTORE_LOG_FORMAT, default pretty
                                                                           on a terminal, json otherwise)
   --watch                reload the fixture file when it changes         (PETSTORE_WATCH=1)
+  --generate N           serve a generated world of N orders instead of a fixture file: valid orders,
+                         unique ids, pending and shipped, the same bytes for the same --seed; the key is
+                         dev-key-123 unless --api-key is given
+  --seed S               the generator's seed, a whole number                               (default 1)
+  --write-fixtures FILE  with --generate: write that world to FILE as a fixture file and exit
 
 Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
   --no-control           turn it off: /__control is a plain 404 and
@@ -98,6 +108,9 @@ const FLAGS = {
   "max-sessions": { type: "string" },
   "session-idle": { type: "string" },
   "journal-size": { type: "string" },
+  generate: { type: "string" },
+  seed: { type: "string" },
+  "write-fixtures": { type: "string" },
   state: { type: "string" },
   "state-journal": { type: "boolean" },
   store: { type: "string" },
@@ -133,10 +146,19 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   }
   const store = storeUrl === undefined ? undefined : parseStoreUrl(storeUrl);
   if (typeof store === "string") throw new UsageError(store);
+  const generate = parseGenerate(values);
+  const watch = values.watch ?? isOn(env.PETSTORE_WATCH);
+  if (generate && values.fixtures !== undefined)
+    throw new UsageError("--generate and --fixtures cannot be used together: the world is one or the other");
+  if (generate && watch) throw new UsageError("--watch reloads a fixture file; a generated world has none");
+  if (values["write-fixtures"] !== undefined && !generate)
+    throw new UsageError("--write-fixtures needs --generate N");
   return {
     port: parsePort(values.port ?? env.PORT ?? "4010"),
     host: values.host ?? env.HOST ?? "127.0.0.1",
     fixtures: values.fixtures ?? env.PETSTORE_FIXTURES ?? BUNDLED_FIXTURES,
+    ...(generate ? { generate } : {}),
+    ...(values["write-fixtures"] !== undefined ? { writeFixtures: values["write-fixtures"] } : {}),
     ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
     corsOrigins: !corsOrigins || corsOrigins.includes("*") ? "*" : corsOrigins,
     quiet: values.quiet ?? isOn(env.PETSTORE_QUIET),
@@ -147,13 +169,29 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     maxSessions: parseCount("--max-sessions", values["max-sessions"] ?? "1000", 1),
     sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m"),
     journalSize: parseCount("--journal-size", values["journal-size"] ?? "1000", 0),
-    watch: values.watch ?? isOn(env.PETSTORE_WATCH),
+    watch,
     ...(stateFile !== undefined ? { stateFile } : {}),
     stateJournal,
     ...(store ? { store } : {}),
     storePrefix: storePrefix ?? DEFAULT_STORE_PREFIX,
     help: values.help ?? false,
   };
+}
+
+function parseGenerate(values: { generate?: string; seed?: string }): CliOptions["generate"] {
+  if (values.generate === undefined) {
+    if (values.seed !== undefined) throw new UsageError("--seed needs --generate N");
+    return undefined;
+  }
+  const orders = Number(values.generate);
+  if (!/^\d+$/.test(values.generate) || orders > MAX_GENERATED_ORDERS)
+    throw new UsageError(
+      `--generate must be a whole number of orders from 0 to ${MAX_GENERATED_ORDERS} (got "${values.generate}")`,
+    );
+  const seedText = values.seed ?? String(DEFAULT_GENERATE_SEED);
+  if (!/^\d{1,10}$/.test(seedText) || Number(seedText) > 0xffffffff)
+    throw new UsageError(`--seed must be a whole number from 0 to 4294967295 (got "${seedText}")`);
+  return { orders, seed: Number(seedText) };
 }
 
 function parseLogLevel(text: string): LogLevel {

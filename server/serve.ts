@@ -6,6 +6,7 @@ import { CONTROL_PATH } from "./core/control.ts";
 import { createMockCore } from "./core/mock.ts";
 import { loadDashboardAssets } from "./dashboard-assets.ts";
 import { FixtureError, type LoadedFixture, loadFixtureFile } from "./fixtures.ts";
+import { generatedWorld, writeGeneratedFixtures } from "./generated-world.ts";
 import { BUNDLED_FIXTURES, type CliOptions } from "./options.ts";
 import { jsonLog, type MockLog, prettyLog } from "./request-log.ts";
 import { openState } from "./state/open-state.ts";
@@ -14,11 +15,21 @@ import { watchFile } from "./watch.ts";
 /** Runs the mock as `petstore-mock` does, until SIGINT or SIGTERM; resolves to the exit code. */
 export async function serve(options: CliOptions): Promise<number> {
   const contract = builtInContract();
+  if (options.generate && options.writeFixtures !== undefined) {
+    const { orders, seed } = options.generate;
+    await writeGeneratedFixtures(options.writeFixtures, orders, seed, options.apiKeys);
+    process.stdout.write(
+      `wrote a generated world of ${orders} orders (--seed ${seed}) to ${options.writeFixtures}\n`,
+    );
+    return 0;
+  }
   /** The fixture, its seed and the keys it yields, or the one-line problem that makes it unusable. */
   const load = async (): Promise<LoadedFixture | string> => {
     let loaded: LoadedFixture;
     try {
-      loaded = await loadFixtureFile(options.fixtures, contract);
+      loaded = options.generate
+        ? generatedWorld(options.generate.orders, options.generate.seed)
+        : await loadFixtureFile(options.fixtures, contract);
     } catch (error) {
       if (!(error instanceof FixtureError)) throw error;
       return error.message;
@@ -76,7 +87,7 @@ export async function serve(options: CliOptions): Promise<number> {
   log?.info(`Server listening at ${origin}`);
   const fixtureName = relative(process.cwd(), options.fixtures);
   const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
-  lines.push(`  fixtures: ${fixtureName} (${seed.orders.length} orders)${options.watch ? ", watched" : ""}`);
+  lines.push(`  fixtures: ${fixtureName} (${seed.size} orders)${options.watch ? ", watched" : ""}`);
   lines.push(
     access.enabled
       ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}\n` +
@@ -88,8 +99,10 @@ export async function serve(options: CliOptions): Promise<number> {
     lines.push(`  bound to ${options.host}: reachable from other machines, not only this one`);
   }
   // Only the bundled file's key is documented and public; any other key is a secret and never printed.
-  if (!options.apiKeys && resolve(options.fixtures) === BUNDLED_FIXTURES) {
-    lines.push(`  dev API key (bundled fixtures): ${loaded.apiKeys[0]}`);
+  if (!options.apiKeys && (options.generate || resolve(options.fixtures) === BUNDLED_FIXTURES)) {
+    lines.push(
+      `  dev API key (${options.generate ? "generated world" : "bundled fixtures"}): ${loaded.apiKeys[0]}`,
+    );
   }
   // Watching starts before the ready line, so an edit made as soon as it appears is seen.
   // A reload reads the file while the old world keeps answering; changes during one are read after it.
@@ -101,7 +114,7 @@ export async function serve(options: CliOptions): Promise<number> {
       return;
     }
     core.reload(next.seed, next.apiKeys);
-    process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.seed.orders.length} orders)\n`);
+    process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.seed.size} orders)\n`);
   };
   const stopWatching = options.watch
     ? watchFile(options.fixtures, () => {

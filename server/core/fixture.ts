@@ -1,7 +1,7 @@
 import type { ValidateFunction } from "ajv";
-import type { LosslessNumber } from "lossless-json";
 import type { Contract } from "../../contract/contract.ts";
 import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
+import { halvesOfBigint, Int64Index } from "../../contract/int64-index.ts";
 import { type SeedOrder, type StoredOrderRecord, storedValue } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 
@@ -87,26 +87,28 @@ export function readOrders(list: unknown, contract: Contract, problems: string[]
 
 /**
  * Orders checked one at a time, in the order they come: from a parsed array or from a file as it streams.
- * With `onOrder`, each valid order is handed on with its id's digits and not kept here.
+ * With `onOrder`, each valid order is handed on and not kept here.
  */
 export class OrdersReader {
   readonly orders: SeedOrder[] = [];
   /** Valid orders read. */
   count = 0;
-  readonly #context: OrderContext;
   /**
-   * Each id's digits → the index of its order: string keys hash faster than bigint ones, which counts at a
-   * million orders. Shared with a SeedBuilder as its index, since in a valid file index and place agree.
+   * The valid orders' ids, in typed arrays rather than a map of strings, which counts at a million orders;
+   * shared with a SeedBuilder as its index, since in a valid file the two agree place for place.
    */
-  readonly seen: Map<string, number>;
+  readonly ids: Int64Index;
+  // The fixture's index of the order at each place of `ids`, for the message about a duplicate.
+  readonly #indexes: number[] = [];
+  readonly #context: OrderContext;
 
   constructor(
     contract: Contract,
     problems: string[],
-    private readonly onOrder?: (order: SeedOrder, key: string) => void,
-    seen = new Map<string, number>(),
+    private readonly onOrder?: (order: SeedOrder) => void,
+    ids = new Int64Index(),
   ) {
-    this.seen = seen;
+    this.ids = ids;
     const orderFields = Object.keys(contract.document.components.schemas.Order?.properties ?? {});
     this.#context = {
       orderFields,
@@ -119,17 +121,16 @@ export class OrdersReader {
   add(entry: unknown, index: number): void {
     const seed = readOrder(entry, index, this.#context);
     if (!seed) return;
-    // The id's literal is its canonical digits (JSON has no leading zeros), but for -0.
-    const literal = numberText((entry as { id: number | LosslessNumber }).id);
-    const key = literal === "-0" ? "0" : literal;
-    const earlier = this.seen.get(key);
-    if (earlier !== undefined) {
+    const { hi, lo } = halvesOfBigint(seed.record.id);
+    const place = this.ids.add(hi, lo);
+    if (place < 0) {
+      const earlier = this.#indexes[-place - 1];
       report(this.#context, entry, index, "id", `duplicate id, already used by orders[${earlier}]`);
       return;
     }
-    this.seen.set(key, index);
+    this.#indexes.push(index);
     this.count++;
-    if (this.onOrder) this.onOrder(seed, key);
+    if (this.onOrder) this.onOrder(seed);
     else this.orders.push(seed);
   }
 }

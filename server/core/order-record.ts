@@ -23,9 +23,8 @@ export interface StoredOrder {
 /** Orders are keyed by the id's canonical digits: string keys hash faster than bigint ones. */
 export const orderKey = (id: bigint): string => id.toString();
 
-/** `key`: the id's digits when the caller has them already (a fixture's literal), to spare a conversion. */
-export function storedOrder({ record, status }: SeedOrder, key = orderKey(record.id)): StoredOrder {
-  return { key, json: serializeRecord(record), status };
+export function storedOrder({ record, status }: SeedOrder): StoredOrder {
+  return { key: orderKey(record.id), json: serializeRecord(record), status };
 }
 
 /** The control API's view of an order: the Order record's JSON with the status added. */

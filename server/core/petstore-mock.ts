@@ -1,8 +1,14 @@
 import type { Contract } from "../../contract/contract.ts";
 import { type ControlClient, createControlClient } from "../control-client.ts";
 import { parseFixture } from "./fixture.ts";
+import {
+  DEFAULT_GENERATE_SEED,
+  GENERATED_API_KEY,
+  generateOrders,
+  MAX_GENERATED_ORDERS,
+} from "./generate.ts";
 import { createMockCore, type MockCore, type MockCoreOptions } from "./mock.ts";
-import { createSeed } from "./seed.ts";
+import { createSeed, type Seed, SeedBuilder } from "./seed.ts";
 import { webHandler } from "./web.ts";
 
 export interface PetstoreMockOptions {
@@ -11,6 +17,11 @@ export interface PetstoreMockOptions {
    * the bundled fixtures (12 orders, API key `dev-key-123`), the same as `petstore-mock` serves.
    */
   fixtures?: string | object;
+  /**
+   * A generated world instead of fixtures: `orders` valid orders, the same for the same `seed` (default 1),
+   * as `petstore-mock --generate N --seed S` serves; its key is `dev-key-123` unless `apiKeys` are given.
+   */
+  generate?: { orders: number; seed?: number };
   /** Accepted API keys; by default the fixture's `apiKeys`. */
   apiKeys?: readonly string[];
   /** Turn the control API, sessions and Prefer off (default on). */
@@ -29,6 +40,27 @@ export interface PetstoreMock {
   readonly core: MockCore;
 }
 
+function worldOf(
+  options: PetstoreMockOptions,
+  contract: Contract,
+): { seed: Seed; apiKeys: readonly string[] } {
+  const { fixtures, generate } = options;
+  if (generate !== undefined) {
+    if (fixtures !== undefined)
+      throw new TypeError("createPetstoreMock takes fixtures or generate, not both");
+    const { orders, seed = DEFAULT_GENERATE_SEED } = generate;
+    if (!Number.isSafeInteger(orders) || orders < 0 || orders > MAX_GENERATED_ORDERS)
+      throw new TypeError(`generate.orders must be a whole number from 0 to ${MAX_GENERATED_ORDERS}`);
+    const builder = new SeedBuilder();
+    for (const order of generateOrders(orders, seed)) builder.add(order);
+    return { seed: builder.finish(), apiKeys: [GENERATED_API_KEY] };
+  }
+  if (fixtures === undefined) throw new TypeError("createPetstoreMockWith needs fixtures");
+  const text = typeof fixtures === "string" ? fixtures : JSON.stringify(fixtures);
+  const fixture = parseFixture(new TextEncoder().encode(text), "fixtures", contract);
+  return { seed: createSeed(fixture.orders), apiKeys: fixture.apiKeys };
+}
+
 // Control calls go through `handle` like any request, so they follow the very same rules.
 const IN_PROCESS_ORIGIN = "http://petstore-mock.in-process";
 
@@ -37,15 +69,12 @@ export function createPetstoreMockWith(
   options: PetstoreMockOptions,
   contracts: { contract: Contract; controlContract: Contract },
 ): PetstoreMock {
-  const { fixtures } = options;
-  if (fixtures === undefined) throw new TypeError("createPetstoreMockWith needs fixtures");
-  const text = typeof fixtures === "string" ? fixtures : JSON.stringify(fixtures);
-  const fixture = parseFixture(new TextEncoder().encode(text), "fixtures", contracts.contract);
-  const apiKeys = options.apiKeys ?? fixture.apiKeys;
+  const world = worldOf(options, contracts.contract);
+  const apiKeys = options.apiKeys ?? world.apiKeys;
   if (apiKeys.length === 0)
     throw new TypeError("createPetstoreMock needs an API key: in the fixtures or apiKeys");
   const core = createMockCore({
-    seed: createSeed(fixture.orders),
+    seed: world.seed,
     apiKeys,
     contract: contracts.contract,
     ...(options.control === false ? {} : { control: { contract: contracts.controlContract } }),

@@ -47,19 +47,21 @@ export function createStore(initialSeed: Seed): Store {
   let removedCount = 0;
   // Seed orders whose record (not only status) differs; while zero and nothing is added, the seed's body serves.
   let rewritten = 0;
+  // Otherwise the world's own body, made at the first list after a change to what the list shows: a status
+  // is not part of it, so cancels keep it.
+  let ownBody: Uint8Array | undefined;
 
   const find = (key: string): StoredOrder | undefined => {
     const own = added.get(key);
     if (own) return own;
     const change = changed.get(key);
     if (change !== undefined) return change ?? undefined;
-    const index = seed.indexByKey.get(key);
-    return index === undefined ? undefined : seed.orders[index];
+    const place = seed.placeOf(key);
+    return place === undefined ? undefined : seed.orderAt(place);
   };
 
   const changeSeedOrder = (key: string, next: StoredOrder | null) => {
-    const index = seed.indexByKey.get(key) as number;
-    const original = seed.orders[index] as StoredOrder;
+    const original = seed.orderAt(seed.placeOf(key) as number);
     const before = changed.get(key);
     if (before === null) removedCount--;
     if (before !== undefined && before?.json !== original.json) rewritten--;
@@ -74,9 +76,9 @@ export function createStore(initialSeed: Seed): Store {
   };
 
   function* inListOrder(): Generator<StoredOrder> {
-    if (changed.size === 0) yield* seed.orders;
+    if (changed.size === 0) yield* seed.all();
     else {
-      for (const order of seed.orders) {
+      for (const order of seed.all()) {
         const change = changed.get(order.key);
         if (change === undefined) yield order;
         else if (change !== null) yield change;
@@ -87,13 +89,15 @@ export function createStore(initialSeed: Seed): Store {
 
   return {
     get size() {
-      return seed.orders.length - removedCount + added.size;
+      return seed.size - removedCount + added.size;
     },
     get changes() {
       return changed.size + added.size;
     },
     listBody() {
-      return rewritten === 0 && added.size === 0 ? seed.listBody : encodeList(inListOrder());
+      if (rewritten === 0 && added.size === 0) return seed.listBody;
+      ownBody ??= encodeList(inListOrder());
+      return ownBody;
     },
     cancel(id) {
       const order = find(orderKey(id));
@@ -120,6 +124,7 @@ export function createStore(initialSeed: Seed): Store {
     },
     putOrder(seedOrder) {
       const order = storedOrder(seedOrder);
+      ownBody = undefined;
       if (find(order.key)) {
         replace(order);
         return "replaced";
@@ -129,6 +134,7 @@ export function createStore(initialSeed: Seed): Store {
     },
     removeOrder(id) {
       const key = orderKey(id);
+      ownBody = undefined;
       if (added.delete(key)) return true;
       if (!find(key)) return false;
       changeSeedOrder(key, null);
@@ -146,6 +152,7 @@ export function createStore(initialSeed: Seed): Store {
     },
     reset(next) {
       seed = next;
+      ownBody = undefined;
       changed.clear();
       added.clear();
       removedCount = 0;

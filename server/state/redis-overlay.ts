@@ -34,7 +34,7 @@ export function readOverlay(fields: Record<string, string>): Overlay {
     version: fields.v ?? "0",
     changes: touched.size,
     *listed(seed) {
-      for (const order of seed.orders) {
+      for (const order of seed.all()) {
         if (addedKeys.has(order.key) || removed.has(order.key)) continue;
         const json = records.get(order.key);
         const status = statuses.get(order.key);

@@ -5,7 +5,6 @@ import type { Maybe } from "../core/maybe.ts";
 import {
   orderKey,
   type SeedOrder,
-  type StoredOrder,
   serializeRecord,
   withStatusJson,
   withStatusListJson,
@@ -150,7 +149,7 @@ export class RedisWorld implements World {
 
   async cancel(id: bigint): Promise<CancelOutcome> {
     // An id the fixtures do not have exists only if this world added it: one plain read says so.
-    if (!this.state.seed.indexByKey.has(orderKey(id))) {
+    if (this.state.seed.placeOf(orderKey(id)) === undefined) {
       const added = await this.state.client.hexists(this.#hash, `a:${orderKey(id)}`);
       if (added === 0) return "not_found";
     }
@@ -233,8 +232,8 @@ export class RedisWorld implements World {
   #run(name: keyof Commands, id: bigint, keys: string[], ...rest: string[]): Promise<unknown> {
     const { state } = this;
     const key = orderKey(id);
-    const index = state.seed.indexByKey.get(key);
-    const seedStatus = index === undefined ? "" : (state.seed.orders[index] as StoredOrder).status;
+    const place = state.seed.placeOf(key);
+    const seedStatus = place === undefined ? "" : state.seed.orderAt(place).status;
     return state.commands[name](this.#hash, ...keys, key, seedStatus, this.#ttl, ...rest);
   }
 

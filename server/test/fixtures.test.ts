@@ -43,11 +43,11 @@ async function refusal(text: string | Uint8Array): Promise<string> {
 describe("fixture loading", () => {
   it("loads the bundled fixtures: a dozen orders, mixed statuses, an id above 2^53, one dev key", async () => {
     const { apiKeys, seed } = await loadFixtureFile(BUNDLED_FIXTURES, contract);
-    assert.equal(seed.orders.length, 12);
+    assert.equal(seed.size, 12);
     assert.deepEqual(apiKeys, ["dev-key-123"]);
-    const statuses = new Set(seed.orders.map((order) => order.status));
+    const statuses = new Set([...seed.all()].map((order) => order.status));
     assert.ok(statuses.has("pending") && statuses.has("shipped"));
-    assert.ok(seed.orders.some((order) => BigInt(order.key) > 2n ** 53n));
+    assert.ok([...seed.all()].some((order) => BigInt(order.key) > 2n ** 53n));
   });
 
   it("keeps int64 ids exact beyond 2^53 and at the int64 bounds", () => {
@@ -234,6 +234,6 @@ describe("fixture loading", () => {
 
   it("reads a fixture file from disk", async () => {
     const path = writeFixture({ apiKeys: ["k"], orders: [{ id: 1, status: "cancelled" }] });
-    assert.equal((await loadFixtureFile(path, contract)).seed.orders[0]?.status, "cancelled");
+    assert.equal((await loadFixtureFile(path, contract)).seed.orderAt(0).status, "cancelled");
   });
 });

@@ -10,7 +10,11 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Math.ceil(Number(process.env.FUZZ_RUNS ?? 3000) / 3);
 
 const SESSIONS = ["s1", "s2", "team.a_b-9"];
-const ORDER_IDS = [...bundledFixture.seed.orders.map((order) => order.key), "424242", "9223372036854775806"];
+const ORDER_IDS = [
+  ...[...bundledFixture.seed.all()].map((order) => order.key),
+  "424242",
+  "9223372036854775806",
+];
 const STATUSES = ["pending", "shipped", "cancelled"] as const;
 const FORCIBLE: Record<string, number[]> = {};
 for (const operation of readOperations(contract).values()) {

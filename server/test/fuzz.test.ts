@@ -28,7 +28,7 @@ interface FuzzRequest {
   body?: string;
 }
 
-const knownIds = fixture.orders.map((order) => order.key);
+const knownIds = [...fixture.all()].map((order) => order.key);
 const orderSegment = fc.oneof(
   fc.constantFrom(...knownIds),
   fc.constantFrom(
@@ -243,7 +243,7 @@ describe(`the mock under random requests (fast-check, seed ${SEED}, ${RUNS} case
   it("never answers 5xx or drops a connection, answers documented statuses with Error records, and changes state only through a 204", async () => {
     const base = new URL(mock.url);
     const pending = new Set(
-      fixture.orders.filter((order) => order.status === "pending").map((order) => order.key),
+      [...fixture.all()].filter((order) => order.status === "pending").map((order) => order.key),
     );
     const known = new Set(knownIds);
     const initialList = await send(agent, base, {

@@ -1,0 +1,166 @@
+import { INT64_MAX, INT64_MIN } from "./exact-json.ts";
+
+/**
+ * int64 ids in the order they were added, each found again by its value: two 32-bit halves an id in typed
+ * arrays (8 bytes, a hash slot or none), so an index of millions of ids is a few typed arrays rather than
+ * millions of objects for the garbage collector. While ids arrive in ascending order, as most lists and
+ * fixtures give them, they are found by bisection and no hash table is made at all.
+ */
+export class Int64Index {
+  #hi: Int32Array = new Int32Array(1024);
+  #lo: Int32Array = new Int32Array(1024);
+  /** Slot → place + 1 (0 is empty); made once an id arrives out of order. */
+  #slots: Int32Array | undefined;
+  #size = 0;
+  #maxHi = 0;
+  #maxLo = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Adds an id at the next place and returns that place; or, when the id is there already, -1 - its place. */
+  add(hi: number, lo: number): number {
+    const place = this.#size;
+    if (place > 0 && compareHalves(hi, lo, this.#maxHi, this.#maxLo) <= 0) {
+      if (this.#slots === undefined) this.#buildSlots();
+      if ((place + 1) * 2 > (this.#slots as Int32Array).length) this.#grow();
+      const slot = this.#find(hi, lo);
+      const existing = (this.#slots as Int32Array)[slot] as number;
+      if (existing !== 0) return -existing;
+      (this.#slots as Int32Array)[slot] = place + 1;
+    } else {
+      this.#maxHi = hi;
+      this.#maxLo = lo;
+      if (this.#slots !== undefined) {
+        if ((place + 1) * 2 > this.#slots.length) this.#grow();
+        this.#slots[this.#find(hi, lo)] = place + 1;
+      }
+    }
+    this.#size++;
+    if (place === this.#hi.length) {
+      this.#hi = grown(this.#hi);
+      this.#lo = grown(this.#lo);
+    }
+    this.#hi[place] = hi;
+    this.#lo[place] = lo;
+    return place;
+  }
+
+  /** The place of an id, or -1. */
+  placeOf(hi: number, lo: number): number {
+    if (this.#slots !== undefined) return (this.#slots[this.#find(hi, lo)] as number) - 1;
+    let low = 0;
+    let high = this.#size - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = compareHalves(this.#hi[middle] as number, this.#lo[middle] as number, hi, lo);
+      if (order === 0) return middle;
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+
+  /** The place of an id given as canonical digits, or -1 (also for text that is no int64). */
+  placeOfText(id: string): number {
+    const halves = halvesOfText(id);
+    return halves === undefined ? -1 : this.placeOf(halves.hi, halves.lo);
+  }
+
+  hiAt(place: number): number {
+    return this.#hi[place] as number;
+  }
+
+  loAt(place: number): number {
+    return this.#lo[place] as number;
+  }
+
+  /** The id at a place, as canonical digits. */
+  textAt(place: number): string {
+    return bigintOf(this.#hi[place] as number, this.#lo[place] as number).toString();
+  }
+
+  /** The largest id. */
+  get largest(): bigint | undefined {
+    return this.#size === 0 ? undefined : bigintOf(this.#maxHi, this.#maxLo);
+  }
+
+  #find(hi: number, lo: number): number {
+    const slots = this.#slots as Int32Array;
+    const mask = slots.length - 1;
+    let slot = slotHash(hi, lo) & mask;
+    for (;;) {
+      const entry = slots[slot] as number;
+      if (entry === 0 || (this.#hi[entry - 1] === hi && this.#lo[entry - 1] === lo)) return slot;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  #buildSlots(): void {
+    let capacity = 1024;
+    while (capacity < (this.#size + 1) * 2) capacity *= 2;
+    this.#slots = new Int32Array(capacity / 2);
+    this.#grow();
+  }
+
+  #grow(): void {
+    const slots = new Int32Array((this.#slots as Int32Array).length * 2);
+    const mask = slots.length - 1;
+    for (let place = 0; place < this.#size; place++) {
+      let slot = slotHash(this.#hi[place] as number, this.#lo[place] as number) & mask;
+      while ((slots[slot] as number) !== 0) slot = (slot + 1) & mask;
+      slots[slot] = place + 1;
+    }
+    this.#slots = slots;
+  }
+}
+
+/** An int64 id as two signed 32-bit halves. */
+export interface IdHalves {
+  hi: number;
+  lo: number;
+}
+
+const TWO_32 = 4294967296;
+
+/** The halves of an integer that is a safe JS number (the common case: no bigint is made). */
+export function halvesOfNumber(id: number): IdHalves {
+  return id >= 0 ? { hi: Math.floor(id / TWO_32) | 0, lo: id | 0 } : halvesOfBigint(BigInt(id));
+}
+
+export function halvesOfBigint(value: bigint): IdHalves {
+  return { hi: Number(BigInt.asIntN(32, value >> 32n)), lo: Number(BigInt.asIntN(32, value)) };
+}
+
+/** The halves of canonical int64 digits; undefined for any other text. */
+export function halvesOfText(id: string): IdHalves | undefined {
+  if (!/^-?\d{1,19}$/.test(id)) return undefined;
+  if (id.length <= 15) return halvesOfNumber(Number(id));
+  const value = BigInt(id);
+  return value < INT64_MIN || value > INT64_MAX ? undefined : halvesOfBigint(value);
+}
+
+export function bigintOf(hi: number, lo: number): bigint {
+  return (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+}
+
+function compareHalves(hi: number, lo: number, otherHi: number, otherLo: number): number {
+  if (hi !== otherHi) return hi < otherHi ? -1 : 1;
+  const a = lo >>> 0;
+  const b = otherLo >>> 0;
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+function slotHash(hi: number, lo: number): number {
+  let hash = Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi, 0x85ebca6b);
+  hash ^= hash >>> 15;
+  return Math.imul(hash, 0x2c1b3c6d) ^ (hash >>> 13);
+}
+
+/** A typed array of twice the length holding the same values. */
+export function grown(array: Int32Array): Int32Array {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}

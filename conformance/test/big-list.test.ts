@@ -30,19 +30,19 @@ const run = (url: string, extra: Partial<Parameters<typeof runConformance>[0]> =
   runConformance({ baseUrl: url, apiKey: TARGET_KEY, env: {}, ...extra });
 
 describe("lists of any size", () => {
-  test("a correct store of a million orders passes every scenario, each list judged whole", async () => {
+  // The whole suite against a million orders runs against the mock (server/test/generate.test.ts); here an
+  // independent implementation serves them in chunks.
+  test("a correct list of a million orders passes, judged whole, and its readings compare", async () => {
     await withTarget({ bulkOrders: 1_000_000 }, async (url) => {
-      const report = await run(url, {
-        pendingOrderId: PENDING_ID,
-        shippedOrderId: SHIPPED_ID,
-        raceOrderId: RACE_ID,
-        raceConcurrency: 4,
-      });
+      const report = await run(url, { only: ["list-orders", "cancel-unauthorized"] });
       const failed = checksOf(report).filter((c) => c.status === "failed");
       assert.deepEqual(failed, []);
       assert.equal(check(report, "list-orders.list.body").message, "an array of 1000003 Order records");
       assert.equal(check(report, "list-orders.list.unique-ids").message, "1000003 distinct ids");
-      assert.equal(check(report, "cancel-pending.other-orders-still-listed").status, "passed");
+      assert.equal(
+        check(report, "cancel-unauthorized.refused-requests-change-nothing").message,
+        "the list is the same before and after the refused requests",
+      );
     });
   });
 

@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { UsageError } from "../../common/command-line.ts";
+import { judgeListBody } from "../../conformance/list-judge.ts";
+import { runConformance } from "../../conformance/runner.ts";
+import { generatedFixtureText, generateOrders } from "../core/generate.ts";
+import { createSeed } from "../core/seed.ts";
+import { createPetstoreMock } from "../in-process.ts";
+import { parseCliOptions } from "../options.ts";
+import { runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { AUTH, contract, writeFixture } from "./support.ts";
+
+const listOf = async (url: string, headers: Record<string, string> = AUTH) => {
+  const response = await fetch(`${url}/store/orders`, { headers });
+  assert.equal(response.status, 200);
+  return Buffer.from(await response.arrayBuffer());
+};
+
+describe("generated worlds", () => {
+  it("are valid orders with unique ids, pending and shipped, ids beyond 2^53 exact", () => {
+    const seed = createSeed(generateOrders(5000, 7));
+    const verdict = judgeListBody(seed.listBody, { validateOrder: contract.schema("Order") });
+    assert.equal(verdict.count, 5000);
+    assert.deepEqual(verdict.invalid, { count: 0, first: [] });
+    assert.equal(verdict.duplicates.count, 0);
+    const statuses = new Set([...seed.all()].map((order) => order.status));
+    assert.deepEqual([...statuses].sort(), ["pending", "shipped"]);
+    assert.ok((verdict.orders.largest ?? 0n) > 2n ** 53n);
+    assert.ok(verdict.orders.has(String(verdict.orders.largest)), "the largest id is listed digit for digit");
+  });
+
+  it("are the same bytes for the same seed, and differ for another", () => {
+    const text = (seed: number) => [...generatedFixtureText(300, seed)].join("");
+    assert.equal(text(11), text(11));
+    assert.notEqual(text(11), text(12));
+  });
+
+  it("come from petstore-mock --generate, and --write-fixtures writes the world it serves", async () => {
+    const path = writeFixture("", "generated.json");
+    const written = await runMainToExit(["--generate", "400", "--seed", "9", "--write-fixtures", path]);
+    assert.deepEqual(written, {
+      code: 0,
+      stdout: `wrote a generated world of 400 orders (--seed 9) to ${path}\n`,
+      stderr: "",
+    });
+    assert.match(readFileSync(path, "utf8"), /^\{"apiKeys":\["dev-key-123"\],"orders":\[\n\{"id":/);
+    const generated = await startMockProcess(["--quiet", "--generate", "400", "--seed", "9"]);
+    const fromFile = await startMockProcess(["--quiet", "--fixtures", path]);
+    try {
+      assert.deepEqual(await listOf(generated.url), await listOf(fromFile.url));
+      assert.equal(JSON.parse((await listOf(generated.url)).toString()).length, 400);
+    } finally {
+      await Promise.all([generated.stop(), fromFile.stop()]);
+    }
+  });
+
+  it("come from createPetstoreMock({ generate }), with the dev key unless keys are given", async () => {
+    const mock = createPetstoreMock({ generate: { orders: 120, seed: 3 } });
+    const response = await mock.handle(new Request("http://mock.test/v1/store/orders", { headers: AUTH }));
+    assert.equal(((await response.json()) as unknown[]).length, 120);
+    const keyed = createPetstoreMock({ generate: { orders: 5 }, apiKeys: ["other-key"] });
+    const refused = await keyed.handle(new Request("http://mock.test/v1/store/orders", { headers: AUTH }));
+    assert.equal(refused.status, 401);
+    assert.throws(
+      () => createPetstoreMock({ generate: { orders: -1 } }),
+      /generate.orders must be a whole number/,
+    );
+  });
+
+  it("refuses options that do not go with --generate, in one line each", () => {
+    const refusal = (argv: string[]) => {
+      try {
+        parseCliOptions(argv, {});
+      } catch (error) {
+        assert.ok(error instanceof UsageError);
+        return error.message;
+      }
+      return assert.fail("accepted");
+    };
+    assert.match(
+      refusal(["--generate", "10", "--fixtures", "f.json"]),
+      /--generate and --fixtures cannot be used together/,
+    );
+    assert.match(refusal(["--generate", "10", "--watch"]), /--watch reloads a fixture file/);
+    assert.match(refusal(["--seed", "3"]), /--seed needs --generate N/);
+    assert.match(refusal(["--write-fixtures", "f.json"]), /--write-fixtures needs --generate N/);
+    assert.match(refusal(["--generate", "ten"]), /--generate must be a whole number of orders/);
+  });
+});
+
+describe("the mock with a million orders", () => {
+  it("passes the whole conformance suite, every list judged whole", async () => {
+    const mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, 60_000);
+    try {
+      const report = await runConformance({
+        baseUrl: mock.url,
+        apiKey: "dev-key-123",
+        hooks: "mock-control",
+        session: "a-million",
+        raceConcurrency: 5,
+        env: {},
+      });
+      const failures = report.scenarios.flatMap((s) => s.checks.filter((c) => c.status === "failed"));
+      assert.deepEqual(failures, []);
+      const body = report.scenarios.flatMap((s) => s.checks).find((c) => c.id === "list-orders.list.body");
+      assert.match(body?.message ?? "", /^an array of 100000\d Order records$/);
+    } finally {
+      await mock.stop();
+    }
+  });
+});

@@ -2,14 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
-import {
-  PENDING_ID,
-  RACE_ID,
-  SHIPPED_ID,
-  TARGET_KEY,
-  type TargetBehaviour,
-  withTarget,
-} from "./target-server.ts";
+import { TARGET_KEY, type TargetBehaviour, withTarget } from "./target-server.ts";
 
 function checksOf(report: Report) {
   return report.scenarios.flatMap((scenario) => scenario.checks);

@@ -51,8 +51,11 @@ export type StateEvent =
       /** The view of the store the list is of (key and session); lists are always authenticated. */
       view: string;
       session: string;
-      /** The list's bytes, to notice a list the same as the view's last one. */
-      bytes: Buffer;
+      /**
+       * The list's bytes, to notice a list the same as the view's last one; absent for a list judged as it
+       * streamed, of which only the start is kept (then the lists are always compared).
+       */
+      bytes?: Buffer;
       /** Each listed order's JSON with sorted fields, by exact id: read only when the list must be compared. */
       orders: () => ReadonlyMap<string, string>;
       /** Whether a cancel of the order has been sent and not yet answered: the list may already show it. */
@@ -175,7 +178,7 @@ export class TrafficState {
     const { at } = event;
     if (view.lastList) this.evaluations["listed-orders-stay"]++;
     // The same list as last time, with nothing done to its orders since: every rule holds as it did.
-    if (!view.touched && view.lastBytes?.equals(event.bytes)) {
+    if (!view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
       view.lastList = at;
       return findings;
     }
@@ -242,7 +245,7 @@ export class TrafficState {
     for (const [id, record] of current) this.#order(view, id).listed = { record, at };
     view.lastList = at;
     // A copy: the answer's bytes may share their memory with the rest of what the socket read.
-    view.lastBytes = Buffer.from(event.bytes);
+    view.lastBytes = event.bytes ? Buffer.from(event.bytes) : undefined;
     view.touched = false;
     return findings;
   }

@@ -132,4 +132,34 @@ describe("the validating proxy with lists of any size", () => {
       await upstream.close();
     }
   });
+
+  test("two lists of over a mebibyte that differ only past their first mebibyte are compared in full", async () => {
+    const orders = Array.from(
+      { length: 40_000 },
+      (_, index) => `{"id":${index + 1},"petId":${index},"quantity":1}`,
+    );
+    const lists = [`[${orders.join(",")}]`, `[${orders.slice(0, -1).join(",")}]`];
+    assert.ok((lists[1]?.length ?? 0) > 1024 * 1024);
+    let served = 0;
+    // The proxy's own probe at start carries no key; the two lists go to the authenticated requests.
+    const upstream = await startScriptedUpstream((request) =>
+      request.rawHeaders.some((header) => header.toLowerCase() === "authorization")
+        ? json(200, lists[Math.min(served++, 1)] as string)
+        : json(401, '{"code":"unauthorized","message":"no key","status":401}'),
+    );
+    try {
+      const { seen } = await throughProxy(upstream.url, undefined, async (base) => {
+        await fetchBytes(`${base}/store/orders`);
+        await fetchBytes(`${base}/store/orders`);
+      });
+      assert.deepEqual(
+        seen.flatMap((judged) => judged.findings.map((finding) => finding.message)),
+        [
+          "order 40000, listed by #1 GET /v1/store/orders → 200, is missing from #2 GET /v1/store/orders → 200, and no cancel of it went through the proxy in between",
+        ],
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
 });

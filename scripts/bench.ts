@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
 import { type MockProcess, startListeningProcess, startMockProcess } from "../server/spawn-mock.ts";
+import { bigLists } from "./bench-big-lists.ts";
 import { judgementCost } from "./bench-judgement.ts";
 import { startup } from "./bench-startup.ts";
 import { runDredd } from "./dredd.ts";
@@ -43,8 +44,11 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "5" },
     sections: {
       type: "string",
-      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store",
+      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists",
     },
+    // The big-lists section: the list measured whole, and the one only ever judged as it streams.
+    "big-orders": { type: "string", default: "1000000" },
+    "huge-orders": { type: "string", default: "10000000" },
     sessions: { type: "string", default: "1000" },
     // Another build of the mock (a checkout's server/main.ts), measured beside the ceiling like this one.
     "also-mock": { type: "string" },
@@ -820,6 +824,11 @@ async function main(): Promise<void> {
   if (chosen.has("conformance")) sections.push(await conformanceWallTime());
   if (chosen.has("proxy")) sections.push(await proxyOverhead());
   if (chosen.has("store")) sections.push(await storeCost());
+  if (chosen.has("big-lists")) {
+    if (!existsSync(CONFORMANCE_CLI))
+      throw new Error("the big-lists section measures dist/: run npm run build");
+    sections.push(await bigLists(Number(flags["big-orders"]), Number(flags["huge-orders"])));
+  }
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Node ${process.version}, with`,

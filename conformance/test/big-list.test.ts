@@ -93,6 +93,15 @@ describe("bodies that do not arrive whole", () => {
     });
   });
 
+  test("a list that never ends is read up to --max-body and fails there; the run ends", async () => {
+    await withTarget({ endlessList: true }, async (url) => {
+      const report = await run(url, { only: ["list-orders"], maxBodyBytes: 8 * 1024 * 1024 });
+      const body = check(report, "list-orders.list.body");
+      assert.equal(body.status, "failed");
+      assert.match(body.message, /^the body is larger than the 8 MiB --max-body allows/);
+    });
+  });
+
   test("a list request on a kept-alive connection the server dropped is sent again on a fresh one", async () => {
     const behaviour: TargetBehaviour = { dropsReusedConnection: { dropped: 0 }, seen: { count: 0 } };
     await withTarget(behaviour, async (url) => {

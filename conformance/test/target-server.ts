@@ -65,6 +65,8 @@ export interface TargetBehaviour {
   everyBulkOrderBad?: boolean;
   /** Lists are cut: fewer bytes than Content-Length, then the connection closes. */
   listCut?: "short-content-length" | "unended-chunked";
+  /** Lists never end: orders are written for as long as the client reads. */
+  endlessList?: boolean;
   /** A request that arrives on a kept-alive connection is dropped unanswered, once, as when the server closed it. */
   dropsReusedConnection?: { dropped: number };
 }
@@ -243,6 +245,17 @@ function sendBulk(response: ServerResponse, seeded: string[], behaviour: TargetB
   pump();
 }
 
+function sendEndless(response: ServerResponse) {
+  response.writeHead(200, { "content-type": "application/json" });
+  const piece = Buffer.from(`${'{"id":1,"quantity":1},'.repeat(2000)}`);
+  response.write("[");
+  const pump = () => {
+    while (!response.destroyed && response.write(piece));
+    if (!response.destroyed) response.once("drain", pump);
+  };
+  pump();
+}
+
 function sendCut(response: ServerResponse, body: string, how: "short-content-length" | "unended-chunked") {
   const half = body.slice(0, Math.floor(body.length / 2));
   if (how === "short-content-length")
@@ -296,6 +309,7 @@ function handle(
       return `{"id":${id}${order.fields}${status}}`;
     });
     if (behaviour.bulkOrders) return sendBulk(response, body, behaviour);
+    if (behaviour.endlessList) return sendEndless(response);
     const array = `[${body.join(",")}]`;
     if (behaviour.listCut) return sendCut(response, array, behaviour.listCut);
     return send(200, behaviour.listNotArray ? `{"orders":${array}}` : array);

@@ -69,23 +69,30 @@ export class OrderIndex {
       changed: { count: 0, ids: [] },
       appeared: { count: 0, ids: [] },
     };
-    const note = (into: { count: number; ids: string[] }, index: Int64Index, place: number) => {
-      const id = index.textAt(place);
+    const note = (into: { count: number; ids: string[] }, id: string) => {
       if (ignore.has(id)) return;
       into.count++;
       if (into.ids.length < keep) into.ids.push(id);
     };
+    this.forEachChange(later, (kind, id) => note(result[kind], id));
+    const mine = this.#ids;
+    const theirs = later.#ids;
+    for (let place = 0; place < theirs.size; place++) {
+      if (mine.placeOf(theirs.hiAt(place), theirs.loAt(place)) === -1)
+        note(result.appeared, theirs.textAt(place));
+    }
+    return result;
+  }
+
+  /** Each order of this list that a later one no longer lists, or lists with another record. */
+  forEachChange(later: OrderIndex, visit: (kind: "vanished" | "changed", id: string) => void): void {
     const mine = this.#ids;
     const theirs = later.#ids;
     for (let place = 0; place < mine.size; place++) {
       const there = theirs.placeOf(mine.hiAt(place), mine.loAt(place));
-      if (there === -1) note(result.vanished, mine, place);
-      else if (!this.#sameDigest(place, later, there)) note(result.changed, mine, place);
+      if (there === -1) visit("vanished", mine.textAt(place));
+      else if (!this.#sameDigest(place, later, there)) visit("changed", mine.textAt(place));
     }
-    for (let place = 0; place < theirs.size; place++) {
-      if (mine.placeOf(theirs.hiAt(place), theirs.loAt(place)) === -1) note(result.appeared, theirs, place);
-    }
-    return result;
   }
 
   /** Every id, as canonical digits: for small lists and tests. */

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { createReader } from "../conformance/live/expectation.ts";
 import { LazyResponse } from "../conformance/live/forward-exchange.ts";
 import { judgeExchange } from "../conformance/live/judged-exchange.ts";
-import { TrafficState } from "../conformance/live/state-rules.ts";
+import { RECORDS_KEPT_UP_TO, TrafficState } from "../conformance/live/state-rules.ts";
 import { builtInContract } from "../contract/built-in.ts";
 import { readOperations } from "../contract/operations.ts";
 import { median } from "./median.ts";
@@ -32,7 +32,7 @@ export async function judgementCost(
       validators: {
         errorRecord: contract.schema("Error"),
         orderRecord: contract.schema("Order"),
-        keepRecordsUpTo: state.ordersPerView,
+        keepRecordsUpTo: RECORDS_KEPT_UP_TO,
       },
       state,
       passed: new Map(),

@@ -160,18 +160,18 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     !list.notArray &&
     forwarded.response
   ) {
-    if (list.allRecords && list.unindexed === 0)
+    if (list.unindexed === 0)
       judged.findings = context.state.observe({
         kind: "list",
         view,
         session,
         // A list judged as it streamed kept only its start: not the whole list to compare bytes with.
         ...(forwarded.response.list === undefined ? { bytes: forwarded.response.bytes } : {}),
-        orders: () => list.records,
+        orders: () => ({ index: list.orders, ...(list.allRecords ? { records: list.records } : {}) }),
         ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
         at: ref,
       });
-    else context.state.unobserved(ref, list.count);
+    else context.state.unobserved(ref, list.unindexed);
   } else if (
     operation.operationId === "cancelOrder" &&
     reading.orderId !== undefined &&

@@ -25,7 +25,7 @@ import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
 import { type JudgedExchange, judgeExchange, violates } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
-import { type StateLimits, TrafficState } from "./state-rules.ts";
+import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
 
 export interface ProxyOptions {
   /** The deployment's base address, ending in /v1: requests under the proxy's /v1 go under it. */
@@ -118,7 +118,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const validators = {
     errorRecord: contract.schema("Error"),
     orderRecord: contract.schema("Order"),
-    keepRecordsUpTo: state.ordersPerView,
+    keepRecordsUpTo: RECORDS_KEPT_UP_TO,
   };
   const judgeContext = {
     read: createReader(operations, options.strict ?? false),

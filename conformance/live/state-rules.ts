@@ -1,7 +1,11 @@
+import type { OrderIndex } from "../order-index.ts";
+
 /**
  * The spec's state rules judged across live traffic, from what the proxy saw and nothing else: it never
  * sends a request of its own to find out. Each view of the store (one API key, in one mock session) is
- * remembered apart, per order, within bounds: the oldest views and orders are forgotten first.
+ * remembered apart, within bounds: its last list, kept as the judge read it (exact ids and record digests,
+ * whatever its size), and what cancels and refusals did to its orders. The least recently used views and
+ * the oldest orders are forgotten first.
  */
 
 /** An exchange as findings name it: its number in the traffic and what it was. */
@@ -56,8 +60,8 @@ export type StateEvent =
        * streamed, of which only the start is kept (then the lists are always compared).
        */
       bytes?: Buffer;
-      /** Each listed order's JSON with sorted fields, by exact id: read only when the list must be compared. */
-      orders: () => ReadonlyMap<string, string>;
+      /** The orders as the judge kept them: read only when the list must be compared. */
+      orders: () => ListedOrders;
       /** Whether a cancel of the order has been sent and not yet answered: the list may already show it. */
       cancelInFlight?: (orderId: string) => boolean;
       at: ExchangeRef;
@@ -72,17 +76,32 @@ export type StateEvent =
       at: ExchangeRef;
     };
 
+/** A list as the state rules keep it: each order's exact id with a digest of its record. */
+export interface ListedOrders {
+  readonly index: OrderIndex;
+  /** Whole records by id, kept for lists of at most RECORDS_KEPT_UP_TO orders, for findings that show them. */
+  readonly records?: ReadonlyMap<string, string>;
+}
+
+/** Lists of at most this many orders keep their records as text too, so a finding can show both. */
+export const RECORDS_KEPT_UP_TO = 10_000;
+
 export interface StateLimits {
   /** Views (key × session) remembered at once. */
   views: number;
-  /** Orders remembered per view. */
+  /** Orders a cancel or a refusal touched, remembered per view. */
   ordersPerView: number;
+  /** Orders of the views' last lists kept in all (about 24 bytes each); past it the least recently used views' lists go. */
+  listedOrders: number;
 }
 
-export const DEFAULT_STATE_LIMITS: StateLimits = { views: 1000, ordersPerView: 100_000 };
+export const DEFAULT_STATE_LIMITS: StateLimits = {
+  views: 1000,
+  ordersPerView: 100_000,
+  listedOrders: 10_000_000,
+};
 
 interface OrderMemory {
-  listed?: { record: string; at: ExchangeRef };
   cancelled?: ExchangeRef;
   conflicted?: ExchangeRef;
   /** A refusal since the order was last listed. */
@@ -91,8 +110,9 @@ interface OrderMemory {
 
 interface View {
   session: string;
+  /** Orders a cancel or a refusal touched; every other order is only in the last list. */
   orders: Map<string, OrderMemory>;
-  lastList?: ExchangeRef;
+  last?: { orders: ListedOrders; at: ExchangeRef };
   lastBytes?: Buffer;
   /** A cancel or a refusal touched the view's orders since its last list. */
   touched: boolean;
@@ -105,6 +125,8 @@ export interface StateNote {
 
 export class TrafficState {
   readonly #views = new Map<string, View>();
+  /** Orders of the views' last lists, in all. */
+  #listed = 0;
   #recent: string | undefined;
   readonly #limits: StateLimits;
   /** How often each rule was put to the test, so that a rule never tested is reported as such. */
@@ -132,9 +154,8 @@ export class TrafficState {
       // Refused for the key, which is not the key of any view that lists: whichever view of the session
       // lists the order must still show it as it was.
       for (const view of this.#views.values()) {
-        const memory = view.orders.get(orderId);
-        if (view.session === event.session && memory?.listed) {
-          memory.refused ??= at;
+        if (view.session === event.session && view.last?.orders.index.has(orderId)) {
+          this.#order(view, orderId).refused ??= at;
           view.touched = true;
         }
       }
@@ -167,7 +188,7 @@ export class TrafficState {
     } else if (status === 409 || status === 404) {
       if (status === 409 && (memory.conflicted === undefined || at.endedAt < memory.conflicted.endedAt))
         memory.conflicted = at;
-      if (memory.listed) memory.refused ??= at;
+      if (view.last?.orders.index.has(orderId)) memory.refused ??= at;
     }
     return findings;
   }
@@ -176,91 +197,110 @@ export class TrafficState {
     const view = this.#view(event.view, event.session);
     const findings: StateFinding[] = [];
     const { at } = event;
-    if (view.lastList) this.evaluations["listed-orders-stay"]++;
+    const last = view.last;
+    if (last) this.evaluations["listed-orders-stay"]++;
     // The same list as last time, with nothing done to its orders since: every rule holds as it did.
-    if (!view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
-      view.lastList = at;
+    if (last && !view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
+      view.last = { orders: last.orders, at };
       return findings;
     }
     const current = event.orders();
+    // Lists that overlapped show the store at moments in no known order: nothing to compare.
+    if (last && before(last.at, at)) this.#compare(view, last, current, event, findings);
+    for (const memory of view.orders.values()) memory.refused = undefined;
+    this.#listed += current.index.size - (last?.orders.index.size ?? 0);
+    view.last = { orders: current, at };
+    // A copy: the answer's bytes may share their memory with the rest of what the socket read.
+    view.lastBytes = event.bytes ? Buffer.from(event.bytes) : undefined;
+    view.touched = false;
+    this.#keepListsWithinBounds(view);
+    return findings;
+  }
+
+  /** What a later list shows of each order the last one listed, read against the cancels and refusals between. */
+  #compare(
+    view: View,
+    last: NonNullable<View["last"]>,
+    current: ListedOrders,
+    event: Extract<StateEvent, { kind: "list" }>,
+    findings: StateFinding[],
+  ): void {
+    const { at } = event;
+    const between = (ref: ExchangeRef | undefined) =>
+      ref !== undefined && before(last.at, ref) && before(ref, at) ? ref : undefined;
     for (const [id, memory] of view.orders) {
-      const listed = memory.listed;
-      // Lists that overlapped show the store at moments in no known order: nothing to compare.
-      if (!listed || !before(listed.at, at)) continue;
-      const now = current.get(id);
-      const refused =
-        memory.refused && before(listed.at, memory.refused) && before(memory.refused, at)
-          ? memory.refused
-          : undefined;
-      const cancelledSinceListed =
-        memory.cancelled !== undefined && before(listed.at, memory.cancelled) && before(memory.cancelled, at)
-          ? memory.cancelled
-          : undefined;
-      if (refused) this.evaluations["refusals-change-nothing"]++;
-      if (now === undefined) {
-        if (memory.cancelled || event.cancelInFlight?.(id)) {
+      if (between(memory.refused) && last.orders.index.has(id)) this.evaluations["refusals-change-nothing"]++;
+      if (between(memory.cancelled) && current.index.has(id)) this.evaluations["cancel-leaves-fields"]++;
+    }
+    const records = (id: string) => {
+      const was = last.orders.records?.get(id);
+      const now = current.records?.get(id);
+      return was !== undefined && now !== undefined
+        ? `${was} (${last.at.label}), then ${now} (${at.label})`
+        : `its record differs between ${last.at.label} and ${at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders keep digests, not records)`;
+    };
+    last.orders.index.forEachChange(current.index, (kind, id) => {
+      const memory = view.orders.get(id);
+      const refused = between(memory?.refused);
+      if (kind === "vanished") {
+        if (memory?.cancelled || event.cancelInFlight?.(id)) {
           this.#note(
             "cancelled-not-listed",
-            `order ${id} was cancelled (${memory.cancelled?.label ?? "a cancel still in flight"}) and is not in the later list ${at.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
+            `order ${id} was cancelled (${memory?.cancelled?.label ?? "a cancel still in flight"}) and is not in the later list ${at.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
           );
         } else if (refused) {
           findings.push({
             rule: "refusals-change-nothing",
-            message: `order ${id} is missing from ${at.label} after the refused ${refused.label}; it was listed by ${listed.at.label}`,
+            message: `order ${id} is missing from ${at.label} after the refused ${refused.label}; it was listed by ${last.at.label}`,
             earlier: refused,
             later: at,
           });
         } else {
           findings.push({
             rule: "listed-orders-stay",
-            message: `order ${id}, listed by ${listed.at.label}, is missing from ${at.label}, and no cancel of it went through the proxy in between`,
-            earlier: listed.at,
+            message: `order ${id}, listed by ${last.at.label}, is missing from ${at.label}, and no cancel of it went through the proxy in between`,
+            earlier: last.at,
             later: at,
           });
         }
-        memory.listed = undefined;
-        memory.refused = undefined;
-        continue;
+        return;
       }
-      if (cancelledSinceListed) {
-        this.evaluations["cancel-leaves-fields"]++;
-        if (now !== listed.record) {
-          findings.push({
-            rule: "cancel-leaves-fields",
-            message: `order ${id} changed when ${cancelledSinceListed.label} cancelled it: ${listed.record} (${listed.at.label}), then ${now} (${at.label})`,
-            earlier: cancelledSinceListed,
-            later: at,
-          });
-        }
-      } else if (refused && now !== listed.record) {
+      const cancelled = between(memory?.cancelled);
+      if (cancelled) {
+        findings.push({
+          rule: "cancel-leaves-fields",
+          message: `order ${id} changed when ${cancelled.label} cancelled it: ${records(id)}`,
+          earlier: cancelled,
+          later: at,
+        });
+      } else if (refused) {
         findings.push({
           rule: "refusals-change-nothing",
-          message: `order ${id} changed after the refused ${refused.label}: ${listed.record} (${listed.at.label}), then ${now} (${at.label})`,
+          message: `order ${id} changed after the refused ${refused.label}: ${records(id)}`,
           earlier: refused,
           later: at,
         });
       }
-      memory.refused = undefined;
-    }
-    for (const [id, record] of current) this.#order(view, id).listed = { record, at };
-    view.lastList = at;
-    // A copy: the answer's bytes may share their memory with the rest of what the socket read.
-    view.lastBytes = event.bytes ? Buffer.from(event.bytes) : undefined;
-    view.touched = false;
-    return findings;
+    });
   }
 
-  /** A list too large to compare order by order within the state rules' bounds: judged, not compared. */
-  unobserved(at: ExchangeRef, orders: number): void {
+  /** Past the bound of listed orders kept in all, the least recently used views' lists are forgotten. */
+  #keepListsWithinBounds(current: View): void {
+    for (const view of this.#views.values()) {
+      if (this.#listed <= this.#limits.listedOrders) return;
+      if (view === current || !view.last) continue;
+      this.#listed -= view.last.orders.index.size;
+      view.last = undefined;
+      view.lastBytes = undefined;
+    }
+  }
+
+  /** A list whose orders cannot all be told apart by id (ids that are no int64): judged, not compared. */
+  unobserved(at: ExchangeRef, unindexed: number): void {
     this.#note(
       "list-not-compared",
-      `${at.label} listed ${orders} orders, more than the ${this.#limits.ordersPerView} the state rules compare per list (or orders without an int64 id): its orders were judged, not compared with other lists`,
+      `${at.label} listed ${unindexed} orders without an int64 id, so its orders were judged but not compared with other lists`,
     );
-  }
-
-  /** Lists of at most this many orders are compared order by order. */
-  get ordersPerView(): number {
-    return this.#limits.ordersPerView;
   }
 
   #note(kind: string, message: string): void {
@@ -280,8 +320,9 @@ export class TrafficState {
     } else {
       view = { session, orders: new Map(), touched: false };
       if (this.#views.size >= this.#limits.views) {
-        const oldest = this.#views.keys().next().value;
+        const [oldest, forgotten] = this.#views.entries().next().value ?? [];
         if (oldest !== undefined) this.#views.delete(oldest);
+        this.#listed -= forgotten?.last?.orders.index.size ?? 0;
       }
     }
     this.#views.set(key, view);
@@ -301,9 +342,9 @@ export class TrafficState {
     return memory;
   }
 
-  /** Orders remembered across all views, for the bounds' tests and the benchmark. */
+  /** Orders remembered across all views (in their last lists, and touched ones), for the bounds' tests. */
   get remembered(): number {
-    let total = 0;
+    let total = this.#listed;
     for (const view of this.#views.values()) total += view.orders.size;
     return total;
   }

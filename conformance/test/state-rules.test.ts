@@ -1,41 +1,54 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { TrafficState } from "../live/state-rules.ts";
+import { builtInContract } from "../../contract/built-in.ts";
+import { judgeListBody } from "../list-judge.ts";
+import { type ListedOrders, RECORDS_KEPT_UP_TO, TrafficState } from "../live/state-rules.ts";
 
 // Exchanges one after the other, each over before the next begins.
 const at = (seq: number) => ({ seq, label: `#${seq}`, startedAt: seq * 10, endedAt: seq * 10 + 5 });
 
+/** A list of these ids as the proxy's judge keeps it. */
+function listed(ids: readonly number[]): ListedOrders {
+  const verdict = judgeListBody(Buffer.from(JSON.stringify(ids.map((id) => ({ id })))), {
+    validateOrder: builtInContract().schema("Order"),
+    keepRecordsUpTo: RECORDS_KEPT_UP_TO,
+  });
+  return { index: verdict.orders, records: verdict.records };
+}
+
+const list = (state: TrafficState, view: string, ids: readonly number[], seq: number) =>
+  state.observe({
+    kind: "list",
+    view,
+    session: "",
+    bytes: Buffer.from(String(ids)),
+    orders: () => listed(ids),
+    at: at(seq),
+  });
+
 describe("what the state rules remember stays within its bounds", () => {
-  it("forgets the oldest orders of a view first, past the cap", () => {
-    const state = new TrafficState({ ordersPerView: 3 });
-    const orders = new Map(["1", "2", "3", "4", "5"].map((id) => [id, `{"id":${id}}`]));
-    state.observe({
-      kind: "list",
-      view: "k",
-      session: "",
-      bytes: Buffer.from("first"),
-      orders: () => orders,
-      at: at(1),
-    });
-    assert.equal(state.remembered, 3);
-    // Order 1 was forgotten: its disappearance is no longer judged; order 5's still is.
-    const findings = state.observe({
-      kind: "list",
-      view: "k",
-      session: "",
-      bytes: Buffer.from("second"),
-      orders: () =>
-        new Map([
-          ["2", '{"id":2}'],
-          ["3", '{"id":3}'],
-          ["4", '{"id":4}'],
-        ]),
-      at: at(2),
-    });
+  it("keeps each view's last list whole and forgets the least recently used views' lists past the bound", () => {
+    const state = new TrafficState({ listedOrders: 9 });
+    list(state, "a", [1, 2, 3, 4, 5], 1);
+    list(state, "b", [1, 2, 3, 4, 5], 2);
+    assert.equal(state.remembered, 5, "a's list went to keep b's within the bound");
+    // a's list was forgotten: its order's disappearance is no longer judged; b's still is.
+    assert.deepEqual(list(state, "a", [2, 3, 4, 5], 3), []);
     assert.deepEqual(
-      findings.map((finding) => finding.message),
-      ["order 5, listed by #1, is missing from #2, and no cancel of it went through the proxy in between"],
+      list(state, "b", [2, 3, 4, 5], 4).map((finding) => finding.message),
+      ["order 1, listed by #2, is missing from #4, and no cancel of it went through the proxy in between"],
     );
+  });
+
+  it("forgets the oldest orders a cancel touched in a view first, past the cap", () => {
+    const state = new TrafficState({ ordersPerView: 3 });
+    for (const orderId of ["1", "2", "3", "4", "5"])
+      state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: at(1) });
+    assert.equal(state.remembered, 3);
+    const again = (orderId: string, seq: number) =>
+      state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: at(seq) });
+    assert.deepEqual(again("1", 2), [], "order 1 was forgotten");
+    assert.equal(again("5", 3)[0]?.rule, "cancel-once");
   });
 
   it("forgets the least recently used view first, past the cap", () => {
@@ -61,7 +74,7 @@ describe("what the state rules remember stays within its bounds", () => {
     let reads = 0;
     const orders = () => {
       reads++;
-      return new Map([["1", '{"id":1}']]);
+      return listed([1]);
     };
     for (let seq = 1; seq <= 3; seq++)
       state.observe({ kind: "list", view: "k", session: "", bytes: Buffer.from("[1]"), orders, at: at(seq) });
@@ -72,20 +85,11 @@ describe("what the state rules remember stays within its bounds", () => {
     assert.equal(state.evaluations["cancel-leaves-fields"], 1);
   });
 
-  it("a long run of distinct keys keeps at most views × orders per view", () => {
-    const state = new TrafficState({ views: 10, ordersPerView: 100 });
-    for (let key = 0; key < 1000; key++) {
-      const orders = new Map(Array.from({ length: 200 }, (_, id) => [String(id), `{"id":${id}}`]));
-      state.observe({
-        kind: "list",
-        view: `key-${key}`,
-        session: "",
-        bytes: Buffer.from(""),
-        orders: () => orders,
-        at: at(key),
-      });
-    }
-    assert.equal(state.remembered, 10 * 100);
+  it("a long run of distinct keys keeps at most the lists of the views remembered", () => {
+    const state = new TrafficState({ views: 10 });
+    const ids = Array.from({ length: 200 }, (_, id) => id + 1);
+    for (let key = 0; key < 1000; key++) list(state, `key-${key}`, ids, key);
+    assert.equal(state.remembered, 10 * 200);
   });
 
   it("reads concurrent exchanges in no order: a 409 answered while the 204 was still in flight is no finding", () => {

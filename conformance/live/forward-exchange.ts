@@ -118,6 +118,8 @@ export function createForwarder(
         | undefined,
       upstreamError: string | undefined,
       reply?: ExchangeOutcome["answer"],
+      /** When the answer's last byte came (a large list is still being judged after it). */
+      answeredAt = performance.now(),
     ) => {
       if (over) return;
       over = true;
@@ -126,7 +128,7 @@ export function createForwarder(
         if (left === 0) cancelling.delete(cancelled);
         else cancelling.set(cancelled, left);
       }
-      const durationMs = performance.now() - begun;
+      const durationMs = answeredAt - begun;
       const decoded = answer?.body.decoded;
       const forwarded: ForwardedExchange = {
         seq: number,
@@ -193,11 +195,20 @@ export function createForwarder(
         let size = 0;
         const streaming = !settings.holdAnswers;
         const isList = status === 200 && method === "GET" && LIST_URL.test(url);
+        // Reading from the upstream pauses while the client or the judge is behind, and goes on when neither is.
+        const holds = new Set<"client" | "judge">();
+        const hold = (why: "client" | "judge", paused: boolean) => {
+          if (paused) holds.add(why);
+          else holds.delete(why);
+          if (holds.size > 0) incoming.pause();
+          else incoming.resume();
+        };
         const body = new ForwardedBody(
           settings.maxBodyBytes,
           headerText(incoming.headers["content-encoding"]),
           isList ? settings.listJudge : undefined,
           settings.holdAnswers,
+          (paused) => hold("judge", paused),
         );
         const raws: Buffer[] = [];
         if (streaming) response.writeHead(status, statusText, headers);
@@ -207,11 +218,12 @@ export function createForwarder(
           body.add(chunk);
           if (!streaming) raws.push(chunk);
           else if (!response.write(chunk)) {
-            incoming.pause();
-            response.once("drain", () => incoming.resume());
+            hold("client", true);
+            response.once("drain", () => hold("client", false));
           }
         });
         incoming.on("end", () => {
+          const answeredAt = performance.now();
           if (streaming) response.end();
           void body.end().then((outcome) => {
             const reply = settings.holdAnswers
@@ -221,7 +233,7 @@ export function createForwarder(
                     sendError(response, request, replacement, record),
                 }
               : undefined;
-            finish({ status, statusText, incoming, body: outcome, size }, undefined, reply);
+            finish({ status, statusText, incoming, body: outcome, size }, undefined, reply, answeredAt);
           });
         });
         incoming.on("error", (error) => {

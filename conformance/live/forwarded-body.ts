@@ -5,6 +5,11 @@ import type { ListJudge, ListVerdict } from "../list-judge.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
 export const KEPT_BYTES = 1024 * 1024;
+// A streamed list is judged a few milliseconds at a time between turns of the event loop, so that every
+// other exchange is served in between; past this many bytes waiting to be judged, reading from the
+// upstream pauses until the judge has caught up with half of them.
+const SLICE_MS = 4;
+const BACKLOG_BYTES = 8 * 1024 * 1024;
 
 export interface BodyOutcome {
   /** The body decoded from any Content-Encoding: whole, or its first KEPT_BYTES when `whole` is false. */
@@ -23,11 +28,18 @@ export interface BodyOutcome {
 /**
  * What the proxy keeps of one answer's body while forwarding it: every chunk is decoded as a stream (its
  * output bounded by --max-body, so a compression bomb costs nothing) and kept up to KEPT_BYTES; a list
- * past that is handed to the streaming judge chunk by chunk, so no exchange waits for another's judgement
- * and no list is held whole. Small bodies are judged after they end, as before.
+ * past that is handed to the streaming judge chunk by chunk in short slices between turns of the event
+ * loop, so no exchange waits for another's judgement and no list is held whole. Small bodies are judged
+ * after they end, as before.
  */
 export class ForwardedBody {
   readonly #chunks: Buffer[] = [];
+  // Chunks waiting for the judge, and whether the upstream was asked to pause for them.
+  readonly #waiting: Buffer[] = [];
+  #waitingBytes = 0;
+  #holding = false;
+  #judging = false;
+  #caughtUp: (() => void) | undefined;
   #kept = 0;
   #received = 0;
   #judge: ListJudge | undefined;
@@ -43,6 +55,8 @@ export class ForwardedBody {
     private readonly listJudge: (() => ListJudge) | undefined,
     /** Keep the whole body (answers held until judged): bounded by maxBytes only. */
     private readonly keepWhole: boolean,
+    /** Asked to pause reading from the upstream (true) while the judge catches up, and to go on (false). */
+    private readonly hold: (paused: boolean) => void = () => {},
   ) {
     this.#decoder = decoderFor(contentEncoding);
     this.#decoder?.on("data", (chunk: Buffer) => this.#take(chunk));
@@ -70,6 +84,7 @@ export class ForwardedBody {
       });
       await this.#ended;
     }
+    if (this.#judging) await new Promise<void>((resolve) => (this.#caughtUp = resolve));
     const outcome: BodyOutcome = {
       decoded: this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks),
       whole: this.#judge === undefined && this.#notJudged === undefined,
@@ -91,21 +106,54 @@ export class ForwardedBody {
       return;
     }
     if (this.#judge) {
-      this.#judge.write(chunk);
+      this.#toJudge(chunk);
       this.#keepStart(chunk);
       return;
     }
     if (this.#kept + chunk.length > KEPT_BYTES && this.listJudge && !this.keepWhole) {
       // Too big to keep: what was kept goes to the judge first, then every chunk as it comes.
       this.#judge = this.listJudge();
-      for (const kept of this.#chunks) this.#judge.write(kept);
-      this.#judge.write(chunk);
+      for (const kept of this.#chunks) this.#toJudge(kept);
+      this.#toJudge(chunk);
       this.#keepStart(chunk);
       return;
     }
     this.#chunks.push(chunk);
     this.#kept += chunk.length;
   }
+
+  #toJudge(chunk: Buffer): void {
+    this.#waiting.push(chunk);
+    this.#waitingBytes += chunk.length;
+    if (!this.#holding && this.#waitingBytes > BACKLOG_BYTES) {
+      this.#holding = true;
+      this.hold(true);
+    }
+    if (!this.#judging) {
+      this.#judging = true;
+      setImmediate(this.#judgeSlice);
+    }
+  }
+
+  readonly #judgeSlice = () => {
+    const started = performance.now();
+    while (this.#waiting.length > 0 && performance.now() - started < SLICE_MS) {
+      const chunk = this.#waiting.shift() as Buffer;
+      this.#waitingBytes -= chunk.length;
+      // Past --max-body the judge was let go: what still waits is dropped.
+      this.#judge?.write(chunk);
+    }
+    if (this.#holding && this.#waitingBytes < BACKLOG_BYTES / 2) {
+      this.#holding = false;
+      this.hold(false);
+    }
+    if (this.#waiting.length > 0) {
+      setImmediate(this.#judgeSlice);
+      return;
+    }
+    this.#judging = false;
+    this.#caughtUp?.();
+  };
 
   #keepStart(chunk: Buffer): void {
     if (this.#kept >= KEPT_BYTES) return;

@@ -52,16 +52,29 @@ export interface ControlClient {
   sessions(): Promise<SessionSummary[]>;
 }
 
+/** The control API's address, from the mock's address with or without `/v1` or `/__control`. */
+export function controlRoot(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, "").replace(/\/(v1|__control)$/, "")}/__control`;
+}
+
+/** The headers every control request carries: the session's name and the control token. */
+export function controlHeaders(
+  options: Pick<ControlClientOptions, "session" | "token">,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (options.session !== undefined) headers["x-mock-session"] = options.session;
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  return headers;
+}
+
 /**
  * A typed client of the mock's control API for test code. `baseUrl` is the mock's address, with or
  * without `/v1` or `/__control`.
  */
 export function createControlClient(baseUrl: string, options: ControlClientOptions = {}): ControlClient {
-  const root = `${baseUrl.replace(/\/+$/, "").replace(/\/(v1|__control)$/, "")}/__control`;
+  const root = controlRoot(baseUrl);
   const send = options.fetch ?? fetch;
-  const headers: Record<string, string> = {};
-  if (options.session !== undefined) headers["x-mock-session"] = options.session;
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  const headers = controlHeaders(options);
 
   const call = async (method: string, path: string, body?: string): Promise<string> => {
     const response = await send(`${root}${path}`, {

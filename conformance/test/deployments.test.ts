@@ -423,6 +423,40 @@ describe("provisioning hooks", () => {
       }
     });
   });
+
+  it("the mock-control hook against a mock whose control API needs a token it lacks: one line, exit 2", async () => {
+    const guarded = await startMockProcess(["--quiet", "--control-token", "control-secret-1"]);
+    try {
+      const run = (token: Record<string, string>) =>
+        cli(
+          [
+            "--base-url",
+            guarded.url,
+            "--hooks",
+            MOCK_CONTROL_HOOK,
+            "--session",
+            "guarded",
+            "--reporter",
+            "json",
+          ],
+          {
+            PETSTORE_API_KEY: MOCK_KEY,
+            ...NO_PROXY_ENV,
+            ...token,
+          },
+        );
+      const refused = await run({});
+      assert.equal(refused.code, 2);
+      assert.equal(
+        refused.stderr.trim(),
+        "error: the beforeRun hook failed: 401 unauthorized: The control API needs the control token: send Authorization: Bearer <TOKEN>.",
+      );
+      const allowed = await run({ PETSTORE_CONTROL_TOKEN: "control-secret-1" });
+      assert.equal(allowed.code, 0, allowed.stderr);
+    } finally {
+      await guarded.stop();
+    }
+  });
 });
 
 describe("choosing what runs", () => {

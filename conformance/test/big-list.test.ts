@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { createHttpClient } from "../http-client.ts";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
 import { TARGET_KEY, type TargetBehaviour, withTarget } from "./target-server.ts";
@@ -111,6 +112,26 @@ describe("bodies that do not arrive whole", () => {
         checksOf(report).filter((c) => c.status === "failed"),
         [],
       );
+    });
+  });
+
+  test("a DELETE on a kept-alive connection the server dropped is reported as it came, never sent twice", async () => {
+    const behaviour: TargetBehaviour = { dropsReusedConnection: { dropped: 0 }, seen: { count: 0 } };
+    await withTarget(behaviour, async (url) => {
+      const client = await createHttpClient(new URL(url), { timeoutMs: 5000, concurrency: 1 });
+      try {
+        const list = await client.send("GET", "/store/orders", { authorization: `Bearer ${TARGET_KEY}` });
+        assert.equal(list.response?.status, 200);
+        const cancel = await client.send("DELETE", "/store/orders/1", {
+          authorization: `Bearer ${TARGET_KEY}`,
+        });
+        assert.equal(behaviour.dropsReusedConnection?.dropped, 1);
+        assert.equal(cancel.response, undefined);
+        assert.equal(cancel.staleConnection, true);
+        assert.equal(behaviour.seen?.count, 2, "the DELETE reached the target once and was not sent again");
+      } finally {
+        client.close();
+      }
     });
   });
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { UsageError } from "../../common/command-line.ts";
 import { judgeListBody } from "../../conformance/list-judge.ts";
@@ -105,6 +105,33 @@ describe("the mock with a million orders", () => {
       assert.deepEqual(failures, []);
       const body = report.scenarios.flatMap((s) => s.checks).find((c) => c.id === "list-orders.list.body");
       assert.match(body?.message ?? "", /^an array of 100000\d Order records$/);
+    } finally {
+      await mock.stop();
+    }
+  });
+});
+
+describe("reloading a large world", () => {
+  it("keeps answering from the old world while --watch reads the new file, then serves the new one", async () => {
+    const path = writeFixture([...generatedFixtureText(300_000, 1)].join(""), "large.json");
+    const mock = await startMockProcess(["--quiet", "--watch", "--fixtures", path], {}, 60_000);
+    try {
+      const health = `${mock.url.replace(/\/v1$/, "")}/__health`;
+      writeFileSync(`${path}.tmp`, [...generatedFixtureText(400_000, 2)].join(""));
+      renameSync(`${path}.tmp`, path);
+      // Requests sent one after another while the new file is read: each is answered before the reload ends.
+      let answeredBefore = 0;
+      while (!mock.output().includes("fixtures reloaded")) {
+        const response = await fetch(health);
+        assert.equal(response.status, 200);
+        await response.arrayBuffer();
+        if (!mock.output().includes("fixtures reloaded")) answeredBefore++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The watch waits 150 ms before reading: a load that blocked the event loop would leave room for a handful.
+      assert.ok(answeredBefore >= 20, `only ${answeredBefore} requests were answered while the file was read`);
+      assert.match(mock.output(), /fixtures reloaded: .* \(400000 orders\)/);
+      assert.equal(JSON.parse((await listOf(mock.url)).toString()).length, 400_000);
     } finally {
       await mock.stop();
     }

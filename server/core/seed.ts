@@ -14,8 +14,8 @@ export interface Seed {
   readonly size: number;
   /** The place of the order whose id has these digits, or undefined. */
   placeOf(key: string): number | undefined;
-  /** The order at a place, made when asked. */
-  orderAt(place: number): StoredOrder;
+  /** The order at a place, made when asked; `key`: its id's digits, when the caller has them already. */
+  orderAt(place: number, key?: string): StoredOrder;
   /** Every order in list order, each made as it is read. */
   all(): IterableIterator<StoredOrder>;
   /** The listOrders body of an unchanged world. */
@@ -46,12 +46,12 @@ class CompactSeed implements Seed {
     return place === -1 ? undefined : place;
   }
 
-  orderAt(place: number): StoredOrder {
+  orderAt(place: number, key?: string): StoredOrder {
     const start = this.starts[place] as number;
     // Each order's JSON ends where the comma before the next one (or the closing bracket) stands.
     const end = place + 1 < this.ids.size ? (this.starts[place + 1] as number) - 1 : this.listBody.length - 1;
     return {
-      key: bigintOf(this.ids.hiAt(place), this.ids.loAt(place)).toString(),
+      key: key ?? bigintOf(this.ids.hiAt(place), this.ids.loAt(place)).toString(),
       json: decoder.decode(this.listBody.subarray(start, end)),
       status: ORDER_STATUSES[this.statuses[place] as number] as OrderStatus,
     };

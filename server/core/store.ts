@@ -57,11 +57,11 @@ export function createStore(initialSeed: Seed): Store {
     const change = changed.get(key);
     if (change !== undefined) return change ?? undefined;
     const place = seed.placeOf(key);
-    return place === undefined ? undefined : seed.orderAt(place);
+    return place === undefined ? undefined : seed.orderAt(place, key);
   };
 
   const changeSeedOrder = (key: string, next: StoredOrder | null) => {
-    const original = seed.orderAt(seed.placeOf(key) as number);
+    const original = seed.orderAt(seed.placeOf(key) as number, key);
     const before = changed.get(key);
     if (before === null) removedCount--;
     if (before !== undefined && before?.json !== original.json) rewritten--;

@@ -129,7 +129,10 @@ describe("reloading a large world", () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       // The watch waits 150 ms before reading: a load that blocked the event loop would leave room for a handful.
-      assert.ok(answeredBefore >= 20, `only ${answeredBefore} requests were answered while the file was read`);
+      assert.ok(
+        answeredBefore >= 20,
+        `only ${answeredBefore} requests were answered while the file was read`,
+      );
       assert.match(mock.output(), /fixtures reloaded: .* \(400000 orders\)/);
       assert.equal(JSON.parse((await listOf(mock.url)).toString()).length, 400_000);
     } finally {

@@ -124,14 +124,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
   let retries = 0;
 
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const once = (
-    method: string,
-    fullPath: string,
-    headers: Record<string, string>,
-    recorded: RecordedRequest,
-    through: Agent,
-    listJudge: SendOptions["listJudge"],
-  ) =>
+  const once = ({ method, fullPath, headers, recorded, listJudge }: Attempt, through: Agent) =>
     new Promise<Exchange>((resolve) => {
       count++;
       let proxyRefused: number | undefined;
@@ -201,19 +194,12 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
 
   // A GET whose reused connection the server had closed before answering is sent once more on a fresh one;
   // a DELETE is not, since it may have been carried out.
-  const sendOnce = async (
-    method: string,
-    fullPath: string,
-    headers: Record<string, string>,
-    recorded: RecordedRequest,
-    through: Agent,
-    listJudge: SendOptions["listJudge"],
-  ): Promise<Exchange> => {
-    const exchange = await once(method, fullPath, headers, recorded, through, listJudge);
-    if (!exchange.staleConnection || method !== "GET") return exchange;
+  const sendOnce = async (attempt: Attempt, through: Agent): Promise<Exchange> => {
+    const exchange = await once(attempt, through);
+    if (!exchange.staleConnection || attempt.method !== "GET") return exchange;
     const fresh = await createAgent(secure, { ...options, keepAlive: false });
     try {
-      return await once(method, fullPath, headers, recorded, fresh, listJudge);
+      return await once(attempt, fresh);
     } finally {
       fresh.destroy();
     }
@@ -243,30 +229,36 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           ]),
         },
       };
-      const listJudge = sendOptions?.listJudge;
+      const attempt: Attempt = { method, fullPath, headers, recorded, listJudge: sendOptions?.listJudge };
       if (sendOptions?.fresh) {
         const own = await createAgent(secure, { ...options, keepAlive: false });
         try {
-          return await once(method, fullPath, headers, recorded, own, listJudge);
+          return await once(attempt, own);
         } finally {
           own.destroy();
         }
       }
       return limit(async () => {
-        let exchange = await sendOnce(method, fullPath, headers, recorded, agent, listJudge);
+        let exchange = await sendOnce(attempt, agent);
         const retry = options.retry;
-        for (let attempt = 0; retry && exchange.response?.status === 429 && attempt < retry.max; attempt++) {
-          await sleep(retryWait(exchange.response.headers["retry-after"], attempt, retry.maxWaitMs));
+        for (let retried = 0; retry && exchange.response?.status === 429 && retried < retry.max; retried++) {
+          await sleep(retryWait(exchange.response.headers["retry-after"], retried, retry.maxWaitMs));
           retries++;
-          exchange = {
-            ...(await sendOnce(method, fullPath, headers, recorded, agent, listJudge)),
-            retries: attempt + 1,
-          };
+          exchange = { ...(await sendOnce(attempt, agent)), retries: retried + 1 };
         }
         return exchange;
       });
     },
   };
+}
+
+/** One request as it is sent, and sent again after a 429 or on a fresh connection. */
+interface Attempt {
+  method: string;
+  fullPath: string;
+  headers: Record<string, string>;
+  recorded: RecordedRequest;
+  listJudge: SendOptions["listJudge"];
 }
 
 /**

@@ -11,6 +11,7 @@ import { createSeed } from "../server/core/seed.ts";
 import { type MockProcess, startMockProcess } from "../server/spawn-mock.ts";
 import { median } from "./median.ts";
 import { type PeerProcess, startPrismProxy } from "./peers.ts";
+import { startProxyCommand } from "./proxy-command.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CONFORMANCE_CLI = join(ROOT, "dist/bin/petstore-conformance.js");
@@ -155,33 +156,6 @@ async function waitsDuring(url: string, busy: Promise<unknown>): Promise<{ worst
   return { worst: waits.at(-1) ?? 0, p99: waits[Math.floor(waits.length * 0.99)] ?? 0 };
 }
 
-async function startOurProxy(upstream: string): Promise<PeerProcess> {
-  const child = spawn(
-    process.execPath,
-    [CONFORMANCE_CLI, "proxy", "--upstream", upstream, "--port", "0", "--reporter", "json:/dev/null"],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let stderr = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const match = /listening on (http:\/\/[^\s,]+)/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid,
-    output: () => stderr,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
 async function throughProxy(
   name: string,
   start: () => Promise<PeerProcess>,
@@ -248,7 +222,7 @@ export async function bigLists(orders: number, hugeOrders: number): Promise<stri
     suite = await suiteRun(mock, "bench-suite");
     direct = await timedList(mock.url);
     proxies = [
-      await throughProxy("petstore-conformance proxy", () => startOurProxy(mock.url), direct),
+      await throughProxy("petstore-conformance proxy", () => startProxyCommand(mock.url), direct),
       await throughProxy(
         "Prism 5.14 proxy (validating, no --errors)",
         () => startPrismProxy(mock.url),

@@ -13,6 +13,7 @@ import { runDredd } from "./dredd.ts";
 import { generateFixture } from "./generate-fixture.ts";
 import { median } from "./median.ts";
 import { startJsonServer, startPrismMock } from "./peers.ts";
+import { startProxyCommand } from "./proxy-command.ts";
 
 /**
  * `npm run bench`: every server is loaded from a separate autocannon process on 127.0.0.1, one at a time
@@ -727,36 +728,6 @@ async function conformanceWallTime(): Promise<string[]> {
     `| this suite (\`petstore-conformance\`, every scenario) | ${median(ourTimes).toFixed(0)} | ${requests} | ${checks} |`,
     `| Dredd 14.1 (6 transactions, hooks) | ${median(dreddTimes).toFixed(0)} | 6 | 18 (status, headers, body per transaction) |`,
   ];
-}
-
-/**
- * The built `petstore-conformance proxy` as CI runs it (stdout piped, so it formats a JSON line per
- * exchange, here thrown away), up to its start-up line on standard error.
- */
-async function startProxyCommand(upstream: string): Promise<StartedServer> {
-  const child = spawn(
-    process.execPath,
-    [CONFORMANCE_CLI, "proxy", "--upstream", upstream, "--port", "0", "--reporter", "json:/dev/null"],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let stderr = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const match = /listening on (http:\/\/[^\s,]+)/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      return exited;
-    },
-  };
 }
 
 /** The validating proxy in front of the mock, beside the mock alone and a bare forwarding proxy. */

@@ -1,11 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import {
-  isJsonNumber,
-  isLosslessNumber,
-  numberText,
-  stringifyExact,
-  toSchemaView,
-} from "../contract/exact-json.ts";
+import { isJsonNumber, isRecord, numberText, stringifyExact, toSchemaView } from "../contract/exact-json.ts";
 import { bigintOf, halvesOfText } from "../contract/int64-index.ts";
 import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
 import { idHalves, OrderIndex } from "./order-index.ts";
@@ -209,10 +203,6 @@ export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): List
 function syntaxOf(error: unknown): string {
   if (error instanceof JsonStreamError) return error.message;
   throw error;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && !isLosslessNumber(value);
 }
 
 function describeOrder(index: number, id: unknown, record: Record<string, unknown> | undefined): string {

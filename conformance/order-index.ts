@@ -1,19 +1,5 @@
-import {
-  exactInteger,
-  INT64_MAX,
-  INT64_MIN,
-  isJsonNumber,
-  isLosslessNumber,
-  numberText,
-} from "../contract/exact-json.ts";
-import {
-  bigintOf,
-  grown,
-  halvesOfBigint,
-  halvesOfNumber,
-  type IdHalves,
-  Int64Index,
-} from "../contract/int64-index.ts";
+import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, numberText } from "../contract/exact-json.ts";
+import { grown, halvesOfBigint, halvesOfNumber, type IdHalves, Int64Index } from "../contract/int64-index.ts";
 
 /**
  * The orders of one list as later checks need them, and no more: each int64 id exactly, with a 64-bit digest
@@ -120,11 +106,4 @@ export function idHalves(id: unknown): IdHalves | undefined {
   if (!isLosslessNumber(id)) return undefined;
   const integer = exactInteger(numberText(id as never));
   return integer === null || integer < INT64_MIN || integer > INT64_MAX ? undefined : halvesOfBigint(integer);
-}
-
-/** An id's canonical digits (`1e3` → "1000"); undefined when it is no int64 integer. */
-export function canonicalId(id: unknown): string | undefined {
-  if (!isJsonNumber(id)) return undefined;
-  const halves = idHalves(id);
-  return halves === undefined ? undefined : bigintOf(halves.hi, halves.lo).toString();
 }

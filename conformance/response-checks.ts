@@ -1,11 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import {
-  isJsonNumber,
-  isLosslessNumber,
-  numberText,
-  parseExact,
-  toSchemaView,
-} from "../contract/exact-json.ts";
+import { isJsonNumber, isRecord, numberText, parseExact, toSchemaView } from "../contract/exact-json.ts";
 import type { Operation } from "../contract/operations.ts";
 import { type Exchange, recordResponse } from "./http-client.ts";
 import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
@@ -239,13 +233,4 @@ function checkListInvariants(
       noStatus,
     );
   }
-}
-
-/** An order's id as its exact source digits. */
-export function orderIdOf(order: unknown): string | undefined {
-  return isRecord(order) && isJsonNumber(order.id) ? numberText(order.id) : undefined;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && !isLosslessNumber(value);
 }

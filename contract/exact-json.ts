@@ -18,6 +18,11 @@ export function parseExact(text: string): unknown {
 
 export { isLosslessNumber };
 
+/** A JSON object of a parsed document: not an array, and not one of its exactly parsed numbers. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
 /** True for any JSON number of a parsed document, exact or not. */
 export function isJsonNumber(value: unknown): value is number | LosslessNumber {
   return typeof value === "number" || isLosslessNumber(value);

@@ -91,8 +91,6 @@ export function readOrders(list: unknown, contract: Contract, problems: string[]
  */
 export class OrdersReader {
   readonly orders: SeedOrder[] = [];
-  /** Valid orders read. */
-  count = 0;
   /**
    * The valid orders' ids, in typed arrays rather than a map of strings, which counts at a million orders;
    * shared with a SeedBuilder as its index, since in a valid file the two agree place for place.
@@ -129,7 +127,6 @@ export class OrdersReader {
       return;
     }
     this.#indexes.push(index);
-    this.count++;
     if (this.onOrder) this.onOrder(seed);
     else this.orders.push(seed);
   }

@@ -13,8 +13,8 @@ import { LosslessNumber } from "lossless-json";
  */
 
 export interface JsonStreamOptions {
-  /** Each element of the streamed array, with its index and the byte offset where it began. */
-  onElement: (value: unknown, index: number, offset: number) => void;
+  /** Each element of the streamed array, with its index. */
+  onElement: (value: unknown, index: number) => void;
   /** The root object's field whose array is streamed; without it, a root array is streamed. */
   field?: string;
   /** Containers nested deeper than this are refused (default 64). */
@@ -119,9 +119,6 @@ export class JsonStream {
   /** Bytes of the chunks before the current one. */
   #base = 0;
   #root: unknown;
-  #hasRoot = false;
-  /** Where the current element of the streamed array began. */
-  #elementStart = 0;
   // A string across chunks or with escapes: its raw bytes, decoded when it ends.
   #scratch = Buffer.allocUnsafe(256);
   #scratchLength = 0;
@@ -150,11 +147,6 @@ export class JsonStream {
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#maxStringBytes = options.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
     this.#allowBom = options.allowBom ?? false;
-  }
-
-  /** Bytes read so far. */
-  get offset(): number {
-    return this.#base;
   }
 
   write(input: Uint8Array): void {
@@ -225,9 +217,9 @@ export class JsonStream {
       throw new JsonStreamError(
         this.#state === State.String
           ? "unterminated string"
-          : this.#hasRoot || this.#stack.length > 0
-            ? "unexpected end of the JSON text"
-            : "empty JSON text",
+          : this.#state === State.Value && this.#stack.length === 0
+            ? "empty JSON text"
+            : "unexpected end of the JSON text",
         this.#base,
       );
     }
@@ -247,7 +239,6 @@ export class JsonStream {
       byte = chunk[i] as number;
     }
     const top = this.#stack.at(-1);
-    if (top !== undefined && top.value === null) this.#elementStart = this.#base + i;
     if (byte === QUOTE) {
       this.#stringIsKey = false;
       this.#stringStart = this.#base + i;
@@ -327,13 +318,12 @@ export class JsonStream {
     const top = this.#stack.at(-1);
     if (top === undefined) {
       this.#root = value;
-      this.#hasRoot = true;
       this.#state = State.Done;
       return;
     }
     this.#state = State.AfterValue;
     if (top.array) {
-      if (top.value === null) this.#onElement(value, top.count, this.#elementStart);
+      if (top.value === null) this.#onElement(value, top.count);
       else (top.value as unknown[]).push(value);
       top.count++;
       return;

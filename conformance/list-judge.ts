@@ -1,6 +1,14 @@
 import type { ValidateFunction } from "ajv";
 import { isJsonNumber, isRecord, numberText, stringifyExact, toSchemaView } from "../contract/exact-json.ts";
-import { bigintOf, halvesOfText } from "../contract/int64-index.ts";
+import {
+  type FlatFields,
+  type FlatRecordPlan,
+  KIND_FALSE,
+  KIND_NULL,
+  KIND_NUMBER,
+  KIND_TRUE,
+} from "../contract/flat-record.ts";
+import { bigintOf, halvesOfNumber, halvesOfText } from "../contract/int64-index.ts";
 import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
 import { idHalves, OrderIndex } from "./order-index.ts";
 
@@ -44,6 +52,11 @@ export interface ListVerdict {
 export interface ListJudgeOptions {
   /** The Order schema's validator (fed values whose numbers are projected for int64). */
   validateOrder: ValidateFunction;
+  /**
+   * The Order schema's verdict on flat orders read from their bytes (`flatRecordPlan`): orders it finds
+   * valid are judged with no object made; anything else goes to `validateOrder`.
+   */
+  orderPlan?: FlatRecordPlan | undefined;
   /** Ids (canonical digits) whose records are kept whole for messages. */
   watch?: ReadonlySet<string>;
   /** Problems of each kind kept in full (default 10). */
@@ -63,6 +76,7 @@ const DESCRIBED_CHARS = 60;
  */
 export class ListJudge {
   readonly #validate: ValidateFunction;
+  readonly #plan: FlatRecordPlan | undefined;
   readonly #watch: ReadonlySet<string>;
   /** The watched ids' low halves: most orders are passed over by one look-up of a number. */
   readonly #watchLows = new Set<number>();
@@ -83,6 +97,7 @@ export class ListJudge {
 
   constructor(options: ListJudgeOptions) {
     this.#validate = options.validateOrder;
+    this.#plan = options.orderPlan;
     this.#watch = options.watch ?? new Set();
     for (const id of this.#watch) {
       const halves = halvesOfText(id);
@@ -93,6 +108,7 @@ export class ListJudge {
     this.#allRecords = this.#keepRecordsUpTo > 0;
     this.#stream = new JsonStream({
       onElement: (value, index) => this.#judgeOrder(value, index),
+      ...(this.#plan ? { onFlatElement: (fields: FlatFields) => this.#judgeFlatOrder(fields) } : {}),
       ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
     });
   }
@@ -167,16 +183,7 @@ export class ListJudge {
       ({ hi, lo } = halves);
     }
     const [digestA, digestB] = digestOf(order);
-    if (!this.#orders.add(hi, lo, digestA, digestB)) {
-      const key = bigintOf(hi, lo).toString();
-      const times = this.#repeats.get(key);
-      this.#repeats.set(key, (times ?? 0) + 1);
-      if (times === undefined) {
-        this.#duplicates.count++;
-        if (this.#duplicates.first.length < this.#keep) this.#duplicates.first.push(key);
-      }
-      return;
-    }
+    if (!this.#indexed(hi, lo, digestA, digestB)) return;
     if (this.#allRecords) {
       if (this.#orders.size <= this.#keepRecordsUpTo) {
         this.#records.set(bigintOf(hi, lo).toString(), recordText(order));
@@ -190,6 +197,81 @@ export class ListJudge {
       const key = bigintOf(hi, lo).toString();
       if (this.#watch.has(key)) this.#records.set(key, recordText(order));
     }
+  }
+
+  /**
+   * A valid flat order, judged from its bytes as `#judgeOrder` would judge it as an object (a property test
+   * holds the two to the same verdicts). Anything that needs more than a valid record's id and digest (a
+   * doubt of the plan, a status field, a kept record, an id that is no plain integer) is declined and read
+   * the ordinary way.
+   */
+  #judgeFlatOrder(fields: FlatFields): boolean {
+    if (this.#allRecords || !(this.#plan as FlatRecordPlan).valid(fields)) return false;
+    let a = 0;
+    let b = 0;
+    let id = -1;
+    for (let field = 0; field < fields.count; field++) {
+      const key = fields.keys[field] as string;
+      if (key === "status") return false;
+      if (key === "id") id = field;
+      const keyHash = keyHashOf(key);
+      const kind = fields.kinds[field];
+      let valueA: number;
+      let valueB: number;
+      if (kind === KIND_NUMBER) {
+        const value = fields.numbers[field] as number;
+        const high = Math.floor(value / 4294967296) | 0;
+        valueA = mix(0x1b873593, high) ^ (value | 0);
+        valueB = mix(0x5bd1e995, value | 0) ^ high;
+      } else if (kind === KIND_TRUE) {
+        valueA = 0x7a2f;
+        valueB = 0x1d3b;
+      } else if (kind === KIND_FALSE) {
+        valueA = 0x3c19;
+        valueB = 0x5e77;
+      } else if (kind === KIND_NULL) {
+        valueA = 0x4a5b;
+        valueB = 0x6c7d;
+      } else {
+        const bytes = fields.bytes;
+        const start = fields.starts[field] as number;
+        const end = fields.ends[field] as number;
+        valueA = 0x2f6b7a31;
+        valueB = 0x3c6ef372;
+        for (let i = start; i < end; i++) {
+          const code = bytes[i] as number;
+          valueA = Math.imul(valueA ^ code, 0x01000193);
+          valueB = Math.imul(valueB ^ code, 0x5bd1e995) ^ (valueB >>> 15);
+        }
+        valueA ^= end - start;
+      }
+      a = (a + mix(keyHash[0], valueA)) | 0;
+      b = (b + mix(keyHash[1], valueB)) | 0;
+    }
+    if (id === -1 || fields.kinds[id] !== KIND_NUMBER) return false;
+    const value = fields.numbers[id] as number;
+    let hi: number;
+    let lo: number;
+    if (value >= 0) {
+      hi = Math.floor(value / 4294967296) | 0;
+      lo = value | 0;
+    } else ({ hi, lo } = halvesOfNumber(value));
+    if (this.#watchLows.has(lo)) return false;
+    this.#indexed(hi, lo, a, b);
+    return true;
+  }
+
+  /** Indexes a listed order; a repeated id is counted and named instead. */
+  #indexed(hi: number, lo: number, digestA: number, digestB: number): boolean {
+    if (this.#orders.add(hi, lo, digestA, digestB)) return true;
+    const key = bigintOf(hi, lo).toString();
+    const times = this.#repeats.get(key);
+    this.#repeats.set(key, (times ?? 0) + 1);
+    if (times === undefined) {
+      this.#duplicates.count++;
+      if (this.#duplicates.first.length < this.#keep) this.#duplicates.first.push(key);
+    }
+    return false;
   }
 }
 
@@ -247,16 +329,21 @@ function digestOf(order: unknown): [number, number] {
   let b = 0;
   for (const key in order) {
     if (!Object.hasOwn(order, key)) continue;
-    let keyHash = keyHashes.get(key);
-    if (keyHash === undefined) {
-      keyHash = hashText(key, 0x811c9dc5, 0x01000193);
-      if (keyHashes.size < 1024) keyHashes.set(key, keyHash);
-    }
+    const keyHash = keyHashOf(key);
     const [valueA, valueB] = hashValue(order[key]);
     a = (a + mix(keyHash[0], valueA)) | 0;
     b = (b + mix(keyHash[1], valueB)) | 0;
   }
   return [a, b];
+}
+
+function keyHashOf(key: string): [number, number] {
+  let keyHash = keyHashes.get(key);
+  if (keyHash === undefined) {
+    keyHash = hashText(key, 0x811c9dc5, 0x01000193);
+    if (keyHashes.size < 1024) keyHashes.set(key, keyHash);
+  }
+  return keyHash;
 }
 
 function hashValue(value: unknown): [number, number] {

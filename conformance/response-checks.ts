@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { isJsonNumber, isRecord, numberText, parseExact, toSchemaView } from "../contract/exact-json.ts";
+import type { FlatRecordPlan } from "../contract/flat-record.ts";
 import type { Operation } from "../contract/operations.ts";
 import { type Exchange, recordResponse } from "./http-client.ts";
 import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
@@ -22,6 +23,8 @@ export interface RecordValidators {
   errorRecord?: ValidateFunction;
   /** The Order record's, for lists judged order by order. */
   orderRecord?: ValidateFunction;
+  /** The Order schema's plan for flat orders, judged from their bytes. */
+  orderPlan?: FlatRecordPlan | undefined;
   /** Lists of at most this many orders keep every record, for checks that compare them (the proxy's). */
   keepRecordsUpTo?: number;
 }
@@ -144,6 +147,7 @@ export function checkResponse(
       ? (response.list ??
         judgeListBody(response.bodyBytes ?? Buffer.from(response.body, "utf8"), {
           validateOrder: validators.orderRecord,
+          orderPlan: validators.orderPlan,
           ...(validators.keepRecordsUpTo !== undefined
             ? { keepRecordsUpTo: validators.keepRecordsUpTo }
             : {}),

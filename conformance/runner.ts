@@ -199,7 +199,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       client,
       operations,
       options.apiKey,
-      { errorRecord: contract.schema("Error"), orderRecord: contract.schema("Order") },
+      {
+        errorRecord: contract.schema("Error"),
+        orderRecord: contract.schema("Order"),
+        orderPlan: contract.flatPlan("Order"),
+      },
       // The orders the run names are kept whole in each reading of the list, for messages that show them.
       new Set(Object.values(ids).filter((id): id is string => id !== undefined)),
       options.strict ?? false,
@@ -458,7 +462,11 @@ function withoutReplay({ replay: _replay, ...request }: RecordedRequest): Record
 class Session {
   readonly #unknownKey = `unknown-${randomBytes(12).toString("hex")}`;
   readonly #listJudge = () =>
-    new ListJudge({ validateOrder: this.validators.orderRecord as ValidateFunction, watch: this.watched });
+    new ListJudge({
+      validateOrder: this.validators.orderRecord as ValidateFunction,
+      orderPlan: this.validators.orderPlan,
+      watch: this.watched,
+    });
 
   constructor(
     private readonly client: HttpClient,

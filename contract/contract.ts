@@ -1,4 +1,5 @@
 import type { ValidateFunction } from "ajv";
+import { type FlatRecordPlan, flatRecordPlan } from "./flat-record.ts";
 
 // What every runtime (Node, a browser, a Service Worker) shares about a contract, with no ajv and no file
 // access: validators come either compiled ahead of time (built-in.ts) or from ajv at run time (compile.ts).
@@ -31,6 +32,8 @@ export interface Contract {
   validator(pointer: string): ValidateFunction;
   /** Validator of `#/components/schemas/<name>`. */
   schema(name: string): ValidateFunction;
+  /** The verdict on flat records of `#/components/schemas/<name>` from their bytes, when it is that simple. */
+  flatPlan(name: string): FlatRecordPlan | undefined;
 }
 
 export interface NamedDocument {
@@ -54,10 +57,16 @@ export function contractOf(
     }
     return validate;
   };
+  const plans = new Map<string, FlatRecordPlan | undefined>();
   return {
     document: document as OpenApiDocument,
     validator,
     schema: (name) => validator(`#/components/schemas/${escapePointer(name)}`),
+    flatPlan(name) {
+      if (!plans.has(name))
+        plans.set(name, flatRecordPlan((document as OpenApiDocument).components?.schemas?.[name]));
+      return plans.get(name);
+    },
   };
 }
 

@@ -1,4 +1,13 @@
 import { LosslessNumber } from "lossless-json";
+import {
+  FlatFields,
+  KIND_FALSE,
+  KIND_NULL,
+  KIND_NUMBER,
+  KIND_STRING,
+  KIND_TRUE,
+  MAX_FLAT_FIELDS,
+} from "./flat-record.ts";
 
 /**
  * JSON read as a stream of bytes, exactly as `parseExact` reads a whole text (numbers of more than 15
@@ -15,6 +24,11 @@ import { LosslessNumber } from "lossless-json";
 export interface JsonStreamOptions {
   /** Each element of the streamed array, with its index. */
   onElement: (value: unknown, index: number) => void;
+  /**
+   * Each element of the streamed array that is a flat object lying whole in one chunk, read from its bytes
+   * with no object made. Returning false hands the element to `onElement` instead, read the ordinary way.
+   */
+  onFlatElement?: (fields: FlatFields, index: number) => boolean;
   /** The root object's field whose array is streamed; without it, a root array is streamed. */
   field?: string;
   /** Containers nested deeper than this are refused (default 64). */
@@ -110,6 +124,8 @@ function describeByte(byte: number): string {
 
 export class JsonStream {
   readonly #onElement: JsonStreamOptions["onElement"];
+  readonly #onFlatElement: JsonStreamOptions["onFlatElement"];
+  readonly #flat = new FlatFields();
   readonly #field: string | undefined;
   readonly #maxDepth: number;
   readonly #maxStringBytes: number;
@@ -143,6 +159,7 @@ export class JsonStream {
 
   constructor(options: JsonStreamOptions) {
     this.#onElement = options.onElement;
+    this.#onFlatElement = options.onFlatElement;
     this.#field = options.field;
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#maxStringBytes = options.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
@@ -243,6 +260,15 @@ export class JsonStream {
       this.#stringIsKey = false;
       this.#stringStart = this.#base + i;
       return this.#string(chunk, i + 1);
+    }
+    if (byte === 0x7b && top?.value === null && this.#onFlatElement !== undefined) {
+      const end = this.#flatObject(chunk, i);
+      if (end !== -1 && this.#onFlatElement(this.#flat, top.count)) {
+        top.count++;
+        this.#state = State.AfterValue;
+        this.#afterOpen = false;
+        return end;
+      }
     }
     if (byte === 0x7b || byte === 0x5b) {
       this.#open(byte === 0x5b, i);
@@ -365,7 +391,13 @@ export class JsonStream {
       i++;
     }
     if (i === length) return this.#string(chunk, start);
-    const size = i - start;
+    this.#keyRead(this.#cachedKey(chunk, start, i, hash), this.#stringStart);
+    return i + 1;
+  }
+
+  /** A short key without escapes, from the cache when its bytes were seen before. */
+  #cachedKey(chunk: Buffer, start: number, end: number, hash: number): string {
+    const size = end - start;
     const cached = this.#keys.get(hash);
     if (cached !== undefined && cached.bytes.length === size) {
       let same = true;
@@ -375,16 +407,104 @@ export class JsonStream {
           break;
         }
       }
-      if (same) {
-        this.#keyRead(cached.text, this.#stringStart);
-        return i + 1;
-      }
+      if (same) return cached.text;
     }
-    const text = chunk.toString("utf8", start, i);
+    const text = chunk.toString("utf8", start, end);
     if (this.#keys.size < MAX_CACHED_KEYS)
-      this.#keys.set(hash, { bytes: Buffer.from(chunk.subarray(start, i)), text });
-    this.#keyRead(text, this.#stringStart);
-    return i + 1;
+      this.#keys.set(hash, { bytes: Buffer.from(chunk.subarray(start, end)), text });
+    return text;
+  }
+
+  /**
+   * A flat object from its opening brace, when it lies whole in this chunk: its end, or -1 for anything
+   * the ordinary reading must judge (nesting, escapes, non-ASCII text, long or fractional numbers, -0, a
+   * repeated key, a syntax error), which then reads it again from the brace.
+   */
+  #flatObject(chunk: Buffer, open: number): number {
+    const fields = this.#flat;
+    const length = chunk.length;
+    let i = open + 1;
+    let count = 0;
+    while (i < length && isWhitespace(chunk[i] as number)) i++;
+    if (chunk[i] === 0x7d) {
+      fields.count = 0;
+      return i + 1;
+    }
+    for (;;) {
+      if (count === MAX_FLAT_FIELDS || chunk[i] !== QUOTE) return -1;
+      const keyStart = ++i;
+      let hash = 0;
+      for (;;) {
+        if (i === length) return -1;
+        const byte = chunk[i] as number;
+        if (byte === QUOTE) break;
+        if (byte === BACKSLASH || byte < 0x20 || byte >= 0x80) return -1;
+        hash = (Math.imul(hash, 31) + byte) | 0;
+        i++;
+      }
+      if (i - keyStart > MAX_CACHED_KEY_BYTES) return -1;
+      const key = this.#cachedKey(chunk, keyStart, i, hash);
+      if (key === "__proto__") return -1;
+      for (let k = 0; k < count; k++) if (fields.keys[k] === key) return -1;
+      i++;
+      while (i < length && isWhitespace(chunk[i] as number)) i++;
+      if (chunk[i] !== 0x3a) return -1;
+      i++;
+      while (i < length && isWhitespace(chunk[i] as number)) i++;
+      if (i === length) return -1;
+      const first = chunk[i] as number;
+      if (first === QUOTE) {
+        const valueStart = ++i;
+        for (;;) {
+          if (i === length) return -1;
+          const byte = chunk[i] as number;
+          if (byte === QUOTE) break;
+          if (byte === BACKSLASH || byte < 0x20 || byte >= 0x80) return -1;
+          i++;
+        }
+        fields.kinds[count] = KIND_STRING;
+        fields.starts[count] = valueStart;
+        fields.ends[count] = i;
+        i++;
+      } else if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
+        const negative = first === 0x2d;
+        if (negative) i++;
+        const digitsStart = i;
+        let value = 0;
+        while (i < length) {
+          const byte = chunk[i] as number;
+          if (byte < 0x30 || byte > 0x39) break;
+          value = value * 10 + (byte - 0x30);
+          i++;
+        }
+        const digits = i - digitsStart;
+        if (i === length || digits === 0 || digits > 15) return -1;
+        if (chunk[digitsStart] === 0x30 && (digits > 1 || negative)) return -1;
+        const next = chunk[i] as number;
+        if (next === 0x2e || next === 0x65 || next === 0x45) return -1;
+        fields.kinds[count] = KIND_NUMBER;
+        fields.numbers[count] = negative ? -value : value;
+      } else if (first === 0x74 && i + 4 <= length && matchesAt(chunk, i, "true")) {
+        fields.kinds[count] = KIND_TRUE;
+        i += 4;
+      } else if (first === 0x66 && i + 5 <= length && matchesAt(chunk, i, "false")) {
+        fields.kinds[count] = KIND_FALSE;
+        i += 5;
+      } else if (first === 0x6e && i + 4 <= length && matchesAt(chunk, i, "null")) {
+        fields.kinds[count] = KIND_NULL;
+        i += 4;
+      } else return -1;
+      fields.keys[count++] = key;
+      while (i < length && isWhitespace(chunk[i] as number)) i++;
+      if (i === length) return -1;
+      const after = chunk[i++] as number;
+      if (after === 0x7d) break;
+      if (after !== 0x2c) return -1;
+      while (i < length && isWhitespace(chunk[i] as number)) i++;
+    }
+    fields.count = count;
+    fields.bytes = chunk;
+    return i;
   }
 
   /** A string from just after its opening quote: read whole from this chunk when it can be. */

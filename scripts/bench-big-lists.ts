@@ -17,7 +17,9 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CONFORMANCE_CLI = join(ROOT, "dist/bin/petstore-conformance.js");
 const KEY = "dev-key-123";
 const CHUNK = 64 * 1024;
-const validateOrder = builtInContract().schema("Order");
+const contract = builtInContract();
+const validateOrder = contract.schema("Order");
+const orderPlan = contract.flatPlan("Order");
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -39,7 +41,7 @@ const rss = (pid: number | undefined) => memoryOf(pid, "VmRSS");
 
 function judgeMs(bytes: Uint8Array): number {
   const started = performance.now();
-  const judge = new ListJudge({ validateOrder });
+  const judge = new ListJudge({ validateOrder, orderPlan });
   for (let at = 0; at < bytes.length; at += CHUNK) judge.write(bytes.subarray(at, at + CHUNK));
   const verdict = judge.end();
   if (verdict.invalid.count > 0 || verdict.syntax) throw new Error("the generated list failed its judgement");
@@ -236,7 +238,7 @@ export async function bigLists(orders: number, hugeOrders: number): Promise<stri
   const hugeStarted = performance.now();
   let hugePeak = 0;
   let hugeBytes = 0;
-  const judge = new ListJudge({ validateOrder });
+  const judge = new ListJudge({ validateOrder, orderPlan });
   for (const piece of listPieces(hugeOrders)) {
     judge.write(piece);
     hugeBytes += piece.length;

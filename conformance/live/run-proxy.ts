@@ -118,6 +118,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const validators = {
     errorRecord: contract.schema("Error"),
     orderRecord: contract.schema("Order"),
+    orderPlan: contract.flatPlan("Order"),
     keepRecordsUpTo: RECORDS_KEPT_UP_TO,
   };
   const judgeContext = {
@@ -169,7 +170,11 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       hide,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       listJudge: () =>
-        new ListJudge({ validateOrder: validators.orderRecord, keepRecordsUpTo: validators.keepRecordsUpTo }),
+        new ListJudge({
+          validateOrder: validators.orderRecord,
+          orderPlan: validators.orderPlan,
+          keepRecordsUpTo: validators.keepRecordsUpTo,
+        }),
     },
     (outcome) => {
       try {

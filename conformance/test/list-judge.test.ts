@@ -11,9 +11,12 @@ import {
   parseExact,
   toSchemaView,
 } from "../../contract/exact-json.ts";
-import { ListJudge, type ListVerdict } from "../list-judge.ts";
+import { flatRecordPlan } from "../../contract/flat-record.ts";
+import { ListJudge, type ListJudgeOptions, type ListVerdict } from "../list-judge.ts";
 
-const validateOrder = builtInContract().schema("Order");
+const contract = builtInContract();
+const validateOrder = contract.schema("Order");
+const orderPlan = contract.flatPlan("Order");
 
 /** The verdict as judging the whole body at once gives it: parsed whole, each order validated. */
 function wholeBodyVerdict(text: string) {
@@ -69,8 +72,12 @@ function summary(verdict: ListVerdict) {
   };
 }
 
-function judgeInPieces(bytes: Buffer, cuts: readonly number[]): ListVerdict {
-  const judge = new ListJudge({ validateOrder });
+function judgeInPieces(
+  bytes: Buffer,
+  cuts: readonly number[],
+  options: Partial<ListJudgeOptions> = { orderPlan },
+): ListVerdict {
+  const judge = new ListJudge({ validateOrder, ...options });
   let at = 0;
   for (const cut of [...cuts].filter((cut) => cut <= bytes.length).sort((a, b) => a - b)) {
     judge.write(bytes.subarray(at, cut));
@@ -102,13 +109,24 @@ const field = fc.oneof(
     '"status":"shipped"',
     '"note":{"deep":[[1,{"a":"\\""}]]}',
   ),
+  fc.constantFrom(
+    '"note":null',
+    '"note":false',
+    '"note":"plain"',
+    '"nøte":1',
+    '"__proto__":1',
+    '"a\\u0062":2',
+  ),
 );
 const order = fc.oneof(
   {
     weight: 9,
     arbitrary: fc
-      .uniqueArray(field, { maxLength: 6, selector: (text) => text.slice(0, text.indexOf(":")) })
-      .map((fields) => `{${fields.join(",")}}`),
+      .tuple(
+        fc.uniqueArray(field, { maxLength: 6, selector: (text) => text.slice(0, text.indexOf(":")) }),
+        fc.constantFrom(",", " , ", ",\n\t"),
+      )
+      .map(([fields, separator]) => `{${fields.join(separator)}}`),
   },
   { weight: 1, arbitrary: fc.constantFrom("1", '"order"', "null", "[]") },
 );
@@ -132,6 +150,43 @@ describe("the streaming list judge", () => {
       ),
       { numRuns: 3000 },
     );
+  });
+
+  test("orders read from their bytes get the verdicts, digests and kept records of orders read as objects", () => {
+    assert.ok(orderPlan, "the Order schema is simple enough to be judged from bytes");
+    fc.assert(
+      fc.property(list, cuts, fc.boolean(), (text, pieces, keepAll) => {
+        const bytes = Buffer.from(text, "utf8");
+        const watch = new Set(["3", "9007199254740993"]);
+        const options = { watch, keepRecordsUpTo: keepAll ? 100 : 0 };
+        const flat = judgeInPieces(bytes, pieces, { ...options, orderPlan });
+        const objects = judgeInPieces(bytes, pieces, options);
+        assert.deepEqual(summary(flat), summary(objects));
+        assert.deepEqual(flat.invalid, objects.invalid);
+        assert.deepEqual(flat.duplicates, objects.duplicates);
+        assert.deepEqual(flat.repeats, objects.repeats);
+        assert.deepEqual(flat.records, objects.records);
+        assert.deepEqual([...flat.orders.ids()], [...objects.orders.ids()]);
+        const differences = flat.orders.differences(objects.orders, 10);
+        assert.deepEqual(differences.changed, { count: 0, ids: [] });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("a schema with keywords beyond types and formats is judged by its validator alone", () => {
+    const order = contract.document.components.schemas.Order as Record<string, unknown>;
+    const properties = order.properties as Record<string, object>;
+    assert.equal(flatRecordPlan({ ...order, additionalProperties: false }), undefined);
+    assert.equal(
+      flatRecordPlan({ ...order, properties: { ...properties, quantity: { type: "integer", minimum: 1 } } }),
+      undefined,
+    );
+    assert.equal(
+      flatRecordPlan({ ...order, properties: { ...properties, note: { type: "object" } } }),
+      undefined,
+    );
+    assert.ok(flatRecordPlan({ ...order, required: ["id"] }));
   });
 
   test("a record's digest ignores field order and sees any change of a value", () => {

@@ -1,0 +1,114 @@
+import type { SchemaObject } from "./contract.ts";
+import { formats } from "./formats.ts";
+
+/**
+ * A flat JSON object (no nesting; numbers plain integers of up to 15 digits; strings of printable ASCII
+ * with no escapes; true, false, null) read straight from the bytes of a stream with no object made: a
+ * list of a million orders is a million of these, and making each one an object and validating that
+ * costs more than reading the bytes. Whatever is not flat is read the ordinary way.
+ */
+export const KIND_NUMBER = 0;
+export const KIND_STRING = 1;
+export const KIND_TRUE = 2;
+export const KIND_FALSE = 3;
+export const KIND_NULL = 4;
+
+export const MAX_FLAT_FIELDS = 16;
+
+/** One flat object's fields, valid until the callback it is handed to returns (it is reused). */
+export class FlatFields {
+  count = 0;
+  readonly keys: string[] = new Array(MAX_FLAT_FIELDS).fill("");
+  readonly kinds = new Uint8Array(MAX_FLAT_FIELDS);
+  /** A number's value. */
+  readonly numbers = new Float64Array(MAX_FLAT_FIELDS);
+  /** A string's bytes between its quotes, in `bytes`. */
+  readonly starts = new Int32Array(MAX_FLAT_FIELDS);
+  readonly ends = new Int32Array(MAX_FLAT_FIELDS);
+  bytes: Buffer = Buffer.alloc(0);
+
+  /** The field with this key, or -1. */
+  indexOf(key: string): number {
+    for (let k = 0; k < this.count; k++) if (this.keys[k] === key) return k;
+    return -1;
+  }
+
+  /** A string field's text: its bytes are ASCII, so latin1 decodes them as UTF-8 would. */
+  text(field: number): string {
+    return this.bytes.toString("latin1", this.starts[field] as number, this.ends[field] as number);
+  }
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+// Keywords that change nothing a value is judged by.
+const ANNOTATIONS = new Set([
+  "description",
+  "title",
+  "example",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+]);
+const dateTime = formats["date-time"].validate;
+
+type PropertyCheck = (fields: FlatFields, field: number) => boolean;
+
+const CHECKS: Record<string, PropertyCheck> = {
+  integer: (fields, field) => fields.kinds[field] === KIND_NUMBER,
+  "integer/int64": (fields, field) => fields.kinds[field] === KIND_NUMBER,
+  "integer/int32": (fields, field) => {
+    const value = fields.numbers[field] as number;
+    return fields.kinds[field] === KIND_NUMBER && value >= INT32_MIN && value <= INT32_MAX;
+  },
+  number: (fields, field) => fields.kinds[field] === KIND_NUMBER,
+  string: (fields, field) => fields.kinds[field] === KIND_STRING,
+  "string/date-time": (fields, field) => fields.kinds[field] === KIND_STRING && dateTime(fields.text(field)),
+  boolean: (fields, field) => fields.kinds[field] === KIND_TRUE || fields.kinds[field] === KIND_FALSE,
+};
+
+/**
+ * A schema's verdict on flat objects, for the schemas simple enough to be judged without ajv: an object of
+ * typed properties (integer, number, string, boolean; formats int64, int32, date-time), some required,
+ * others allowed. `valid` is a promise only when it says yes: a no may be a doubt, so the caller asks the
+ * schema's validator, whose messages are the ones reported.
+ */
+export interface FlatRecordPlan {
+  valid(fields: FlatFields): boolean;
+}
+
+/** The plan of a schema, or undefined when the schema holds anything it cannot promise about. */
+export function flatRecordPlan(schema: SchemaObject | undefined): FlatRecordPlan | undefined {
+  if (schema === undefined || schema.type !== "object") return undefined;
+  for (const keyword of Object.keys(schema)) {
+    if (keyword !== "type" && keyword !== "properties" && keyword !== "required" && !ANNOTATIONS.has(keyword))
+      return undefined;
+  }
+  const checks = new Map<string, PropertyCheck>();
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    for (const keyword of Object.keys(property)) {
+      if (keyword !== "type" && keyword !== "format" && !ANNOTATIONS.has(keyword)) return undefined;
+    }
+    const check =
+      typeof property.type === "string"
+        ? CHECKS[
+            property.format === undefined ? property.type : `${property.type}/${String(property.format)}`
+          ]
+        : undefined;
+    if (check === undefined) return undefined;
+    checks.set(name, check);
+  }
+  const required = schema.required ?? [];
+  if (!Array.isArray(required) || required.some((name) => typeof name !== "string")) return undefined;
+  return {
+    valid(fields) {
+      for (let field = 0; field < fields.count; field++) {
+        const check = checks.get(fields.keys[field] as string);
+        if (check !== undefined && !check(fields, field)) return false;
+      }
+      for (const name of required) if (fields.indexOf(name) === -1) return false;
+      return true;
+    },
+  };
+}

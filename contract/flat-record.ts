@@ -22,15 +22,26 @@ export class FlatFields {
   readonly kinds = new Uint8Array(MAX_FLAT_FIELDS);
   /** A number's value. */
   readonly numbers = new Float64Array(MAX_FLAT_FIELDS);
-  /** A string's bytes between its quotes, in `bytes`. */
+  /** A value's JSON text in `bytes`; for a string, its bytes between the quotes. */
   readonly starts = new Int32Array(MAX_FLAT_FIELDS);
   readonly ends = new Int32Array(MAX_FLAT_FIELDS);
   bytes: Buffer = Buffer.alloc(0);
+  /** Where the object's opening brace is in `bytes`. */
+  open = 0;
 
   /** The field with this key, or -1. */
   indexOf(key: string): number {
     for (let k = 0; k < this.count; k++) if (this.keys[k] === key) return k;
     return -1;
+  }
+
+  /** Where a value's JSON text begins in `bytes`, quotes included. */
+  jsonStart(field: number): number {
+    return (this.starts[field] as number) - (this.kinds[field] === KIND_STRING ? 1 : 0);
+  }
+
+  jsonEnd(field: number): number {
+    return (this.ends[field] as number) + (this.kinds[field] === KIND_STRING ? 1 : 0);
   }
 
   /** A string field's text: its bytes are ASCII, so latin1 decodes them as UTF-8 would. */

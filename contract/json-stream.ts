@@ -484,16 +484,23 @@ export class JsonStream {
         if (next === 0x2e || next === 0x65 || next === 0x45) return -1;
         fields.kinds[count] = KIND_NUMBER;
         fields.numbers[count] = negative ? -value : value;
-      } else if (first === 0x74 && i + 4 <= length && matchesAt(chunk, i, "true")) {
-        fields.kinds[count] = KIND_TRUE;
-        i += 4;
-      } else if (first === 0x66 && i + 5 <= length && matchesAt(chunk, i, "false")) {
-        fields.kinds[count] = KIND_FALSE;
-        i += 5;
-      } else if (first === 0x6e && i + 4 <= length && matchesAt(chunk, i, "null")) {
-        fields.kinds[count] = KIND_NULL;
-        i += 4;
-      } else return -1;
+        fields.starts[count] = negative ? digitsStart - 1 : digitsStart;
+        fields.ends[count] = i;
+      } else {
+        const start = i;
+        if (first === 0x74 && i + 4 <= length && matchesAt(chunk, i, "true")) {
+          fields.kinds[count] = KIND_TRUE;
+          i += 4;
+        } else if (first === 0x66 && i + 5 <= length && matchesAt(chunk, i, "false")) {
+          fields.kinds[count] = KIND_FALSE;
+          i += 5;
+        } else if (first === 0x6e && i + 4 <= length && matchesAt(chunk, i, "null")) {
+          fields.kinds[count] = KIND_NULL;
+          i += 4;
+        } else return -1;
+        fields.starts[count] = start;
+        fields.ends[count] = i;
+      }
       fields.keys[count++] = key;
       while (i < length && isWhitespace(chunk[i] as number)) i++;
       if (i === length) return -1;
@@ -504,6 +511,7 @@ export class JsonStream {
     }
     fields.count = count;
     fields.bytes = chunk;
+    fields.open = open;
     return i;
   }
 

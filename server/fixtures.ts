@@ -34,23 +34,35 @@ export async function loadFixtureFile(path: string, contract: Contract): Promise
     );
   }
   try {
-    if (!(await handle.stat()).isFile()) throw new FixtureError(`${path}: not a regular file`);
-    return await readStream(handle, path, contract);
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new FixtureError(`${path}: not a regular file`);
+    return await readStream(handle, path, contract, stat.size);
   } finally {
     await handle.close();
   }
 }
 
-async function readStream(handle: FileHandle, path: string, contract: Contract): Promise<LoadedFixture> {
+async function readStream(
+  handle: FileHandle,
+  path: string,
+  contract: Contract,
+  fileBytes: number,
+): Promise<LoadedFixture> {
   const problems: string[] = [];
   const ids = new Int64Index();
-  const builder = new SeedBuilder(ids);
+  // The list body is at most about as long as the file: its orders without their statuses.
+  const builder = new SeedBuilder(ids, fileBytes);
+  // Once a problem is found the file is refused: storing more orders would be wasted.
   const reader = new OrdersReader(
     contract,
     problems,
-    (order) => {
-      // Once a problem is found the file is refused: storing more orders would be wasted.
-      if (problems.length === 0) builder.add(order);
+    {
+      add(order) {
+        if (problems.length === 0) builder.add(order);
+      },
+      addFlat(fields, recordFields, status) {
+        if (problems.length === 0) builder.addFlat(fields, recordFields, status);
+      },
     },
     ids,
   );
@@ -58,6 +70,7 @@ async function readStream(handle: FileHandle, path: string, contract: Contract):
     field: "orders",
     allowBom: true,
     onElement: (entry, index) => reader.add(entry, index),
+    onFlatElement: (fields, index) => reader.addFlat(fields, index),
   });
   const position = new LinePosition();
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);

@@ -1,7 +1,13 @@
 import type { ValidateFunction } from "ajv";
 import type { Contract } from "../../contract/contract.ts";
 import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
-import { halvesOfBigint, Int64Index } from "../../contract/int64-index.ts";
+import {
+  type FlatFields,
+  type FlatRecordPlan,
+  KIND_NUMBER,
+  KIND_STRING,
+} from "../../contract/flat-record.ts";
+import { halvesOfBigint, halvesOfNumber, Int64Index } from "../../contract/int64-index.ts";
 import { type SeedOrder, type StoredOrderRecord, storedValue } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 
@@ -85,9 +91,16 @@ export function readOrders(list: unknown, contract: Contract, problems: string[]
   return reader.orders;
 }
 
+/** Where an OrdersReader hands each valid order, instead of keeping it. */
+export interface OrderSink {
+  add(order: SeedOrder): void;
+  /** A valid flat order from its bytes, its record's fields to be written in `recordFields` order. */
+  addFlat(fields: FlatFields, recordFields: readonly string[], status: OrderStatus): void;
+}
+
 /**
  * Orders checked one at a time, in the order they come: from a parsed array or from a file as it streams.
- * With `onOrder`, each valid order is handed on and not kept here.
+ * With a sink, each valid order is handed on and not kept here.
  */
 export class OrdersReader {
   readonly orders: SeedOrder[] = [];
@@ -103,7 +116,7 @@ export class OrdersReader {
   constructor(
     contract: Contract,
     problems: string[],
-    private readonly onOrder?: (order: SeedOrder) => void,
+    private readonly sink?: OrderSink,
     ids = new Int64Index(),
   ) {
     this.ids = ids;
@@ -112,8 +125,37 @@ export class OrdersReader {
       orderFields,
       knownFields: new Set([...orderFields, "status"]),
       validate: contract.schema("Order"),
+      plan: contract.flatPlan("Order"),
       problems,
     };
+  }
+
+  /**
+   * A flat order read from its bytes (JsonStream's onFlatElement), taken only when it is certainly valid:
+   * known fields, a known status, an id, the Order schema's plan satisfied, an id not seen before. Anything
+   * else is declined and read as an object by `add`, whose messages name the problem.
+   */
+  addFlat(fields: FlatFields, index: number): boolean {
+    const context = this.#context;
+    if (context.plan === undefined || this.sink === undefined) return false;
+    let status: OrderStatus | undefined;
+    let id = -1;
+    for (let field = 0; field < fields.count; field++) {
+      const key = fields.keys[field] as string;
+      if (key === "status") {
+        if (fields.kinds[field] !== KIND_STRING) return false;
+        status = STATUS_TEXTS.get(fields.text(field));
+        if (status === undefined) return false;
+      } else if (!context.knownFields.has(key)) return false;
+      else if (key === "id") id = field;
+    }
+    if (status === undefined || id === -1 || fields.kinds[id] !== KIND_NUMBER || !context.plan.valid(fields))
+      return false;
+    const { hi, lo } = halvesOfNumber(fields.numbers[id] as number);
+    if (this.ids.add(hi, lo) < 0) return false;
+    this.#indexes.push(index);
+    this.sink.addFlat(fields, context.orderFields, status);
+    return true;
   }
 
   add(entry: unknown, index: number): void {
@@ -127,7 +169,7 @@ export class OrdersReader {
       return;
     }
     this.#indexes.push(index);
-    if (this.onOrder) this.onOrder(seed);
+    if (this.sink) this.sink.add(seed);
     else this.orders.push(seed);
   }
 }
@@ -146,8 +188,11 @@ interface OrderContext {
   orderFields: readonly string[];
   knownFields: ReadonlySet<string>;
   validate: ValidateFunction;
+  plan: FlatRecordPlan | undefined;
   problems: string[];
 }
+
+const STATUS_TEXTS = new Map<string, OrderStatus>(ORDER_STATUSES.map((status) => [status, status]));
 
 function report(context: OrderContext, entry: unknown, index: number, field: string, message: string): void {
   context.problems.push(`${describeOrder(entry, index)}, field "${field}": ${message}`);

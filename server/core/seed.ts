@@ -1,3 +1,4 @@
+import type { FlatFields } from "../../contract/flat-record.ts";
 import { bigintOf, halvesOfBigint, Int64Index } from "../../contract/int64-index.ts";
 import { type SeedOrder, type StoredOrder, serializeRecord } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
@@ -28,6 +29,10 @@ const STATUS_CODES = new Map<OrderStatus, number>(ORDER_STATUSES.map((status, co
 const OPEN = 0x5b;
 const COMMA = 0x2c;
 const CLOSE = 0x5d;
+const OPEN_RECORD = 0x7b;
+const CLOSE_RECORD = 0x7d;
+// `"field":` as serializeRecord writes it, for each field of the Order schema.
+const fieldHeaders = new Map<string, Uint8Array>();
 
 class CompactSeed implements Seed {
   constructor(
@@ -67,7 +72,7 @@ class CompactSeed implements Seed {
  * is written straight into the list body as it comes.
  */
 export class SeedBuilder {
-  #body = new Uint8Array(64 * 1024);
+  #body: Uint8Array;
   #length = 1;
   #starts = new Float64Array(1024);
   #statuses = new Uint8Array(1024);
@@ -79,9 +84,11 @@ export class SeedBuilder {
    * `ids`: an index the caller fills itself, one id per order it adds and in the same order (a reader that
    * keeps one to find duplicates), so that it is not made twice.
    */
-  constructor(ids?: Int64Index) {
+  constructor(ids?: Int64Index, expectedBytes = 0) {
     this.#ids = ids ?? new Int64Index();
     this.#indexed = ids !== undefined;
+    // Never read before it is written: no time spent clearing a body of a hundred megabytes.
+    this.#body = Buffer.allocUnsafe(Math.max(64 * 1024, expectedBytes));
     this.#body[0] = OPEN;
   }
 
@@ -90,6 +97,79 @@ export class SeedBuilder {
       const { hi, lo } = halvesOfBigint(order.record.id);
       if (this.#ids.add(hi, lo) < 0) throw new Error(`duplicate order id ${order.record.id}`);
     }
+    this.#next(order.status);
+    const json = serializeRecord(order.record);
+    // Room for the JSON however wide its characters: at most three bytes for each UTF-16 unit.
+    this.#reserve(json.length * 3);
+    this.#length += encoder.encodeInto(json, this.#body.subarray(this.#length)).written;
+  }
+
+  /**
+   * A valid flat order from its bytes (the caller indexes its id), written as `add` would write its record:
+   * the record's fields in `recordFields` order, each value's JSON as it came, since a flat value's text is
+   * already the one serializeRecord would give it (plain digits, ASCII strings with nothing to escape).
+   */
+  addFlat(fields: FlatFields, recordFields: readonly string[], status: OrderStatus): void {
+    if (!this.#indexed) throw new Error("addFlat needs an index its caller fills");
+    this.#next(status);
+    const written = this.#asWritten(fields, recordFields);
+    if (written !== -1) {
+      // The record's fields came first, in order and with no white space: its bytes are the record's JSON.
+      this.#reserve(written - fields.open + 1);
+      // Byte by byte: a record is a hundred bytes, shorter than what a copy call costs to set up.
+      const source = fields.bytes;
+      const body = this.#body;
+      let at = this.#length;
+      for (let k = fields.open; k < written; k++) body[at++] = source[k] as number;
+      body[at++] = CLOSE_RECORD;
+      this.#length = at;
+      return;
+    }
+    this.#write(OPEN_RECORD);
+    let first = true;
+    for (const name of recordFields) {
+      const field = fields.indexOf(name);
+      if (field === -1) continue;
+      let header = fieldHeaders.get(name);
+      if (header === undefined) {
+        header = encoder.encode(`"${name}":`);
+        fieldHeaders.set(name, header);
+      }
+      const start = fields.jsonStart(field);
+      const end = fields.jsonEnd(field);
+      this.#reserve(header.length + (end - start) + 2);
+      if (!first) this.#body[this.#length++] = COMMA;
+      first = false;
+      this.#body.set(header, this.#length);
+      this.#length += header.length;
+      fields.bytes.copy(this.#body, this.#length, start, end);
+      this.#length += end - start;
+    }
+    this.#write(CLOSE_RECORD);
+  }
+
+  /**
+   * Where the record's JSON ends in the object's own bytes, when the object begins with the record's fields
+   * in `recordFields` order, written as serializeRecord writes them (no white space), or -1. Only the gaps
+   * need looking at: a key and a value are the bytes the scanner read them from.
+   */
+  #asWritten(fields: FlatFields, recordFields: readonly string[]): number {
+    let end = fields.open + 1;
+    let field = 0;
+    for (const name of recordFields) {
+      if (field < fields.count && fields.keys[field] === name) {
+        // `{"` or `,"`, the key, `":`: anything longer holds white space.
+        if (fields.jsonStart(field) - end !== name.length + 3 + (field === 0 ? 0 : 1)) return -1;
+        end = fields.jsonEnd(field);
+        field++;
+      } else if (fields.indexOf(name) !== -1) return -1;
+    }
+    // Every record field was found in its place above; what follows (the status) is left out.
+    return field === 0 ? -1 : end;
+  }
+
+  /** The next place: its start in the body and its status. */
+  #next(status: OrderStatus): void {
     const place = this.#count++;
     if (place === this.#starts.length) {
       const starts = new Float64Array(place * 2);
@@ -101,17 +181,17 @@ export class SeedBuilder {
     }
     if (place > 0) this.#write(COMMA);
     this.#starts[place] = this.#length;
-    this.#statuses[place] = STATUS_CODES.get(order.status) as number;
-    const json = serializeRecord(order.record);
-    // Room for the JSON however wide its characters: at most three bytes for each UTF-16 unit.
-    this.#reserve(json.length * 3);
-    this.#length += encoder.encodeInto(json, this.#body.subarray(this.#length)).written;
+    this.#statuses[place] = STATUS_CODES.get(status) as number;
   }
 
   finish(): Seed {
     this.#write(CLOSE);
-    // A copy of the exact length, so that the spare room of the last doubling is given back.
-    return new CompactSeed(this.#body.slice(0, this.#length), this.#starts, this.#statuses, this.#ids);
+    // Much spare room (a doubling's, or a file's statuses and white space) is given back by a copy of the
+    // exact length; a little is kept rather than copying a hundred megabytes to save it.
+    const spare = this.#body.length - this.#length;
+    const body =
+      spare > this.#length / 8 ? this.#body.slice(0, this.#length) : this.#body.subarray(0, this.#length);
+    return new CompactSeed(body, this.#starts, this.#statuses, this.#ids);
   }
 
   #write(byte: number): void {
@@ -123,7 +203,7 @@ export class SeedBuilder {
     if (this.#length + bytes <= this.#body.length) return;
     let capacity = this.#body.length * 2;
     while (capacity < this.#length + bytes) capacity *= 2;
-    const body = new Uint8Array(capacity);
+    const body = Buffer.allocUnsafe(capacity);
     body.set(this.#body.subarray(0, this.#length));
     this.#body = body;
   }

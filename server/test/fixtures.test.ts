@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import fc from "fast-check";
+import { createSeed } from "../core/seed.ts";
 import { FixtureError, loadFixtureFile, parseFixture } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
 import { contract, writeFixture } from "./support.ts";
@@ -40,7 +42,87 @@ async function refusal(text: string | Uint8Array): Promise<string> {
   return whole;
 }
 
+// Orders as people write fixture files: fields in any order, white space or none, the status anywhere,
+// and now and then a defect or an id seen before.
+// Each field right most of the time, and now and then with a defect a fixture file shows.
+const rightOrWrong = (right: string[], wrong: string[]) =>
+  fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom(...right) },
+    { weight: 1, arbitrary: fc.constantFrom(...wrong) },
+  );
+const fixtureFields = fc.tuple(
+  rightOrWrong(
+    ['"id":ID', '"id":-ID', '"id":90071992547409ID'],
+    ['"id":1', '"id":"3"', '"id":1.0', '"id":-0'],
+  ),
+  fc.option(rightOrWrong(['"petId":10', '"petId":9223372036854775807'], ['"petId":"10"'])),
+  fc.option(rightOrWrong(['"quantity":2', '"quantity":0'], ['"quantity":2.5'])),
+  fc.option(
+    rightOrWrong(
+      ['"shipDate":"2026-11-02T10:00:00Z"', '"shipDate":"2026-11-02T10:00:00.5+01:00"'],
+      ['"shipDate":"2026-02-30T10:00:00Z"', '"shipDate":"\\u00e9"', '"shipDate":"é"'],
+    ),
+  ),
+  fc.option(rightOrWrong(['"complete":true', '"complete":false'], ['"complete":null'])),
+  rightOrWrong(
+    ['"status":"pending"', '"status":"shipped"', '"status":"cancelled"'],
+    ['"status":"lost"', '"status":1'],
+  ),
+  fc.oneof(
+    { weight: 20, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.constantFrom('"note":1', '"id":ID') },
+  ),
+);
+// Most files write an order's fields in the Order schema's order, as the mock itself writes them.
+const fixtureOrder = fc
+  .tuple(fixtureFields, fc.constantFrom(",", ", ", " ,\n  "), fc.boolean(), fc.boolean())
+  .map(([present, separator, spaced, ordered]) => {
+    const fields = present.filter((field): field is string => field !== null);
+    if (!ordered) fields.reverse();
+    return spaced ? `{ ${fields.join(separator)} }` : `{${fields.join(separator)}}`;
+  });
+const fixtureFile = fc
+  .array(fixtureOrder, { maxLength: 12 })
+  // Ids unique by place (ID), but for the few written as constants.
+  .map((orders) => orders.map((order, index) => order.replaceAll("ID", String(index + 10))))
+  .map((orders) => `{"apiKeys":["k"],"orders":[${orders.join(",\n")}]}`);
+
+/** A fixture's seed (its list body and statuses) or its refusal, from the whole-text reader. */
+function readWhole(text: string): { body: string; statuses: string[] } | { refused: string } {
+  try {
+    const seed = createSeed(parseFixture(Buffer.from(text), "f.json", contract).orders);
+    return {
+      body: Buffer.from(seed.listBody).toString(),
+      statuses: [...seed.all()].map((order) => order.status),
+    };
+  } catch (error) {
+    return { refused: refusalOf(error) };
+  }
+}
+
+// Where the text is not JSON the two readers word it their own way (see `refusal`).
+const refusalOf = (error: unknown) =>
+  /: not valid JSON: /.test((error as Error).message) ? "not valid JSON" : (error as Error).message;
+
 describe("fixture loading", () => {
+  it("streams a file into the seed the whole-text reader makes, byte for byte, or refuses it alike", async () => {
+    const path = writeFixture("");
+    await fc.assert(
+      fc.asyncProperty(fixtureFile, async (text) => {
+        writeFileSync(path, text);
+        const streamed = await loadFixtureFile(path, contract).then(
+          ({ seed }) => ({
+            body: Buffer.from(seed.listBody).toString(),
+            statuses: [...seed.all()].map((order) => order.status),
+          }),
+          (error: Error) => ({ refused: refusalOf(error).replace(path, "f.json") }),
+        );
+        assert.deepEqual(streamed, readWhole(text));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it("loads the bundled fixtures: a dozen orders, mixed statuses, an id above 2^53, one dev key", async () => {
     const { apiKeys, seed } = await loadFixtureFile(BUNDLED_FIXTURES, contract);
     assert.equal(seed.size, 12);

@@ -61,23 +61,38 @@ export class OrderIndex {
       if (into.ids.length < keep) into.ids.push(id);
     };
     this.forEachChange(later, (kind, id) => note(result[kind], id));
-    const mine = this.#ids;
-    const theirs = later.#ids;
-    for (let place = 0; place < theirs.size; place++) {
-      if (mine.placeOf(theirs.hiAt(place), theirs.loAt(place)) === -1)
-        note(result.appeared, theirs.textAt(place));
-    }
+    later.#forEachPlaceIn(this, (place, there) => {
+      if (there === -1) note(result.appeared, later.#ids.textAt(place));
+    });
     return result;
   }
 
   /** Each order of this list that a later one no longer lists, or lists with another record. */
   forEachChange(later: OrderIndex, visit: (kind: "vanished" | "changed", id: string) => void): void {
+    this.#forEachPlaceIn(later, (place, there) => {
+      if (there === -1) visit("vanished", this.#ids.textAt(place));
+      else if (!this.#sameDigest(place, later, there)) visit("changed", this.#ids.textAt(place));
+    });
+  }
+
+  /**
+   * Each of this list's places with the place of the same id in another list (-1: not there). Two readings
+   * of one list mostly hold the same ids in the same order, so the other list is walked alongside and
+   * looked up only where the two part (an order gone, one new, a reordering): a million orders compared
+   * in a few milliseconds of sequential reads rather than a million look-ups.
+   */
+  #forEachPlaceIn(other: OrderIndex, visit: (place: number, there: number) => void): void {
     const mine = this.#ids;
-    const theirs = later.#ids;
+    const theirs = other.#ids;
+    let next = 0;
     for (let place = 0; place < mine.size; place++) {
-      const there = theirs.placeOf(mine.hiAt(place), mine.loAt(place));
-      if (there === -1) visit("vanished", mine.textAt(place));
-      else if (!this.#sameDigest(place, later, there)) visit("changed", mine.textAt(place));
+      const hi = mine.hiAt(place);
+      const lo = mine.loAt(place);
+      let there: number;
+      if (next < theirs.size && theirs.hiAt(next) === hi && theirs.loAt(next) === lo) there = next;
+      else there = theirs.placeOf(hi, lo);
+      if (there !== -1) next = there + 1;
+      visit(place, there);
     }
   }
 

@@ -11,6 +11,15 @@ export class Int64Index {
   #lo: Int32Array = new Int32Array(1024);
   /** Slot → place + 1 (0 is empty); made once an id arrives out of order. */
   #slots: Int32Array | undefined;
+  /**
+   * Places not yet in `#slots`, moved into it a few at each add, so that no add ever rehashes millions of
+   * ids at once (a pause of tens of milliseconds per million, which a proxy's other exchanges would wait
+   * for). Until they are moved, they are found in `#oldSlots`, or by bisection of the ascending ids
+   * `[0, #pendingTo)` when the table was first made.
+   */
+  #pendingFrom = 0;
+  #pendingTo = 0;
+  #oldSlots: Int32Array | undefined;
   #size = 0;
   #maxHi = 0;
   #maxLo = 0;
@@ -23,20 +32,14 @@ export class Int64Index {
   add(hi: number, lo: number): number {
     const place = this.#size;
     if (place > 0 && compareHalves(hi, lo, this.#maxHi, this.#maxLo) <= 0) {
-      if (this.#slots === undefined) this.#buildSlots();
-      if ((place + 1) * 2 > (this.#slots as Int32Array).length) this.#grow();
-      const slot = this.#find(hi, lo);
-      const existing = (this.#slots as Int32Array)[slot] as number;
-      if (existing !== 0) return -existing;
-      (this.#slots as Int32Array)[slot] = place + 1;
+      if (this.#slots === undefined) this.#startSlots();
+      const existing = this.placeOf(hi, lo);
+      if (existing !== -1) return -1 - existing;
     } else {
       this.#maxHi = hi;
       this.#maxLo = lo;
-      if (this.#slots !== undefined) {
-        if ((place + 1) * 2 > this.#slots.length) this.#grow();
-        this.#slots[this.#find(hi, lo)] = place + 1;
-      }
     }
+    if (this.#slots !== undefined && (place + 1) * 2 > this.#slots.length) this.#grow();
     this.#size++;
     if (place === this.#hi.length) {
       this.#hi = grown(this.#hi);
@@ -44,22 +47,20 @@ export class Int64Index {
     }
     this.#hi[place] = hi;
     this.#lo[place] = lo;
+    if (this.#slots !== undefined) {
+      insert(this.#slots, this.#hi, this.#lo, place);
+      this.#movePending(MOVED_PER_ADD);
+    }
     return place;
   }
 
   /** The place of an id, or -1. */
   placeOf(hi: number, lo: number): number {
-    if (this.#slots !== undefined) return (this.#slots[this.#find(hi, lo)] as number) - 1;
-    let low = 0;
-    let high = this.#size - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const order = compareHalves(this.#hi[middle] as number, this.#lo[middle] as number, hi, lo);
-      if (order === 0) return middle;
-      if (order < 0) low = middle + 1;
-      else high = middle - 1;
-    }
-    return -1;
+    if (this.#slots === undefined) return this.#bisect(hi, lo, this.#size);
+    const found = (this.#slots[this.#probe(this.#slots, hi, lo)] as number) - 1;
+    if (found !== -1 || this.#pendingFrom === this.#pendingTo) return found;
+    if (this.#oldSlots === undefined) return this.#bisect(hi, lo, this.#pendingTo);
+    return (this.#oldSlots[this.#probe(this.#oldSlots, hi, lo)] as number) - 1;
   }
 
   /** The place of an id given as canonical digits, or -1 (also for text that is no int64). */
@@ -86,8 +87,22 @@ export class Int64Index {
     return this.#size === 0 ? undefined : bigintOf(this.#maxHi, this.#maxLo);
   }
 
-  #find(hi: number, lo: number): number {
-    const slots = this.#slots as Int32Array;
+  /** The place of an id among the first `count`, which are ascending. */
+  #bisect(hi: number, lo: number, count: number): number {
+    let low = 0;
+    let high = count - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = compareHalves(this.#hi[middle] as number, this.#lo[middle] as number, hi, lo);
+      if (order === 0) return middle;
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+
+  /** The slot holding an id, or the empty slot where it would go. */
+  #probe(slots: Int32Array, hi: number, lo: number): number {
     const mask = slots.length - 1;
     let slot = slotHash(hi, lo) & mask;
     for (;;) {
@@ -97,23 +112,43 @@ export class Int64Index {
     }
   }
 
-  #buildSlots(): void {
+  /** The first id out of order: a table with room for as many again, the ascending ids moved in bit by bit. */
+  #startSlots(): void {
     let capacity = 1024;
-    while (capacity < (this.#size + 1) * 2) capacity *= 2;
-    this.#slots = new Int32Array(capacity / 2);
-    this.#grow();
+    while (capacity < this.#size * 4) capacity *= 2;
+    this.#slots = new Int32Array(capacity);
+    this.#pendingFrom = 0;
+    this.#pendingTo = this.#size;
+    this.#oldSlots = undefined;
   }
 
   #grow(): void {
-    const slots = new Int32Array((this.#slots as Int32Array).length * 2);
-    const mask = slots.length - 1;
-    for (let place = 0; place < this.#size; place++) {
-      let slot = slotHash(this.#hi[place] as number, this.#lo[place] as number) & mask;
-      while ((slots[slot] as number) !== 0) slot = (slot + 1) & mask;
-      slots[slot] = place + 1;
-    }
-    this.#slots = slots;
+    // A table twice as large is half as full as this one was: its ids move in before it fills again.
+    this.#movePending(this.#pendingTo - this.#pendingFrom);
+    this.#oldSlots = this.#slots;
+    this.#slots = new Int32Array((this.#oldSlots as Int32Array).length * 2);
+    this.#pendingFrom = 0;
+    this.#pendingTo = this.#size;
   }
+
+  #movePending(count: number): void {
+    const end = Math.min(this.#pendingTo, this.#pendingFrom + count);
+    const slots = this.#slots as Int32Array;
+    for (let place = this.#pendingFrom; place < end; place++) insert(slots, this.#hi, this.#lo, place);
+    this.#pendingFrom = end;
+    if (end === this.#pendingTo) this.#oldSlots = undefined;
+  }
+}
+
+// Ids moved into a new table at each add: four a time empties a table's backlog in a quarter of the adds
+// before it must grow again.
+const MOVED_PER_ADD = 4;
+
+function insert(slots: Int32Array, hi: Int32Array, lo: Int32Array, place: number): void {
+  const mask = slots.length - 1;
+  let slot = slotHash(hi[place] as number, lo[place] as number) & mask;
+  while ((slots[slot] as number) !== 0) slot = (slot + 1) & mask;
+  slots[slot] = place + 1;
 }
 
 /** An int64 id as two signed 32-bit halves. */

@@ -9,6 +9,9 @@ export const KEPT_BYTES = 1024 * 1024;
 // other exchange is served in between; past this many bytes waiting to be judged, reading from the
 // upstream pauses until the judge has caught up with half of them.
 const SLICE_MS = 4;
+// The judge is handed this much at a time, so that a slice overruns its time by little even while the
+// judge's code is still cold (its first few hundred kilobytes) and a socket's chunk takes longer than that.
+const PIECE_BYTES = 16 * 1024;
 const BACKLOG_BYTES = 8 * 1024 * 1024;
 
 export interface BodyOutcome {
@@ -138,10 +141,14 @@ export class ForwardedBody {
   readonly #judgeSlice = () => {
     const started = performance.now();
     while (this.#waiting.length > 0 && performance.now() - started < SLICE_MS) {
-      const chunk = this.#waiting.shift() as Buffer;
-      this.#waitingBytes -= chunk.length;
+      let piece = this.#waiting[0] as Buffer;
+      if (piece.length > PIECE_BYTES) {
+        this.#waiting[0] = piece.subarray(PIECE_BYTES);
+        piece = piece.subarray(0, PIECE_BYTES);
+      } else this.#waiting.shift();
+      this.#waitingBytes -= piece.length;
       // Past --max-body the judge was let go: what still waits is dropped.
-      this.#judge?.write(chunk);
+      this.#judge?.write(piece);
     }
     if (this.#holding && this.#waitingBytes < BACKLOG_BYTES / 2) {
       this.#holding = false;

@@ -36,7 +36,14 @@ import {
 import { checkResponse, type RecordValidators } from "./response-checks.ts";
 import { checkRule, type RuleContext, ruleSnapshots } from "./rules.ts";
 import { runProblem } from "./run-problems.ts";
-import { type AuthVariant, type OrderRef, SCENARIOS, type Scenario, type Step } from "./scenarios.ts";
+import {
+  type AuthVariant,
+  MISSING_ID,
+  type OrderRef,
+  SCENARIOS,
+  type Scenario,
+  type Step,
+} from "./scenarios.ts";
 import { type ListSnapshot, snapshotOf, timesListed } from "./snapshot.ts";
 
 /** The orders a run may name, as exact digits. */
@@ -216,12 +223,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const initial = await session.snapshot();
     const problem = runProblem(initial.exchange, baseUrl, route);
     if (problem) throw new TargetUnreachableError(problem);
-    const missing = ids.missing ?? absentId(initial);
-    if (!ids.missing && !initial.orders)
-      warnings.push(`the list could not be read, so order ${missing} is assumed not to exist`);
-    else if (!ids.missing && initial.unindexed)
+    const given = new Set(Object.values(ids).filter((id): id is string => id !== undefined));
+    const absent = ids.missing === undefined ? absentId(initial, given) : undefined;
+    const missing = ids.missing ?? (absent as { id: string }).id;
+    if (absent && !absent.shown)
       warnings.push(
-        `${initial.unindexed} listed orders have no int64 id, so the list could not be read whole by id: order ${missing}, at the top of the int64 range, is assumed not to exist`,
+        `${initial.orders ? `${initial.unindexed} listed orders have no int64 id, so the list could not be read whole by id` : "the list could not be read"}: order ${missing}, at the top of the int64 range, is assumed not to exist (pass --missing-order-id to name one)`,
       );
     const resolved: OrderIds = { ...ids, missing };
 
@@ -630,22 +637,31 @@ class Session {
 }
 
 function orderSegment(ref: OrderRef, ids: OrderIds): string | undefined {
-  return typeof ref === "string" ? ids[ref] : ref.raw;
+  if (typeof ref === "string") return ids[ref];
+  // A malformed id built on the absent one: a server that reads it leniently reaches no real order.
+  return ids.missing === undefined ? ref.raw : ref.raw.replace(MISSING_ID, ids.missing);
 }
 
 /**
- * An int64 id that the first list does not contain: one past the largest. Only a list read whole by id can
- * show that; otherwise, and when the largest id is the top of int64, the top of the range, which real stores
- * are unlikely to have reached.
+ * The id cancel-not-found sends its DELETE to: one the first list shows absent, since a run must never
+ * cancel an order it was not given. A list read whole by id shows one past the largest (or, when the largest
+ * is the top of int64, the first gap). Otherwise nothing can be shown, and the top of the int64 range is
+ * used, which real stores are unlikely to have reached. Never one of the ids the run was given.
  */
-function absentId(initial: ListSnapshot): string {
+function absentId(initial: ListSnapshot, given: ReadonlySet<string>): { id: string; shown: boolean } {
   const { orders } = initial;
-  if (!orders || initial.unindexed) return String(INT64_MAX);
-  const largest = orders.largest ?? 0n;
-  if (largest < INT64_MAX) return String(largest + 1n);
-  let candidate = 1n;
-  while (orders.has(String(candidate))) candidate++;
-  return String(candidate);
+  const free = (id: bigint) => !given.has(String(id)) && !orders?.has(String(id));
+  const shown = orders !== undefined && !initial.unindexed;
+  if (shown && (orders.largest ?? 0n) < INT64_MAX) {
+    for (let id = (orders.largest ?? 0n) + 1n; id <= INT64_MAX; id++)
+      if (free(id)) return { id: String(id), shown };
+  }
+  if (shown) {
+    for (let id = 1n; ; id++) if (free(id)) return { id: String(id), shown };
+  }
+  let id = INT64_MAX;
+  while (!free(id)) id--;
+  return { id: String(id), shown };
 }
 
 function parseBaseUrl(text: string): URL {

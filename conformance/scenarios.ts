@@ -83,9 +83,12 @@ export const MALFORMED_ORDER_ID = {
   },
 } as const;
 
+/** Stands for the absent order's id in a malformed one. */
+export const MISSING_ID = "{missing}";
+
 export const MALFORMED_ORDER_IDS: ReadonlyArray<{ label: string; raw: string }> = [
   { label: "letters", raw: "abc" },
-  { label: "fraction", raw: "1.5" },
+  { label: "fraction", raw: `${MISSING_ID}.5` },
   { label: "dash", raw: "-" },
   { label: "beyond-int64", raw: "9223372036854775808" },
   { label: "twenty-digits", raw: "99999999999999999999" },

@@ -49,6 +49,12 @@ export interface TargetBehaviour {
   tls?: { key: string; cert: string; ca?: string };
   /** Counts the requests that reached the target. */
   seen?: { count: number };
+  /** Lists ids as JSON strings ("id":"2"). */
+  stringIds?: boolean;
+  /** Reads an id leniently, as parseInt does ("1.5" is 1, "12abc" is 12). */
+  lenientIds?: boolean;
+  /** Records the path segment of every DELETE that reached the order lookup, and the orders it changed. */
+  deletes?: { segments: string[]; cancelled: string[] };
   /** Tracks requests in flight; each is held 5 ms so that concurrent ones overlap. */
   inFlight?: { now: number; most: number };
   // Defects that only concurrency shows.
@@ -304,7 +310,8 @@ function handle(
     if (behaviour.paginates && url.searchParams.has("limit"))
       listed = listed.slice(0, Number(url.searchParams.get("limit")));
     const body = listed.map((order) => {
-      const id = behaviour.idsThroughDoubles ? String(Number(order.id)) : order.id;
+      const exact = behaviour.idsThroughDoubles ? String(Number(order.id)) : order.id;
+      const id = behaviour.stringIds ? `"${exact}"` : exact;
       const status = behaviour.statusExposed ? `,"status":"${order.status}"` : "";
       return `{"id":${id}${order.fields}${status}}`;
     });
@@ -317,7 +324,8 @@ function handle(
 
   const match = /^\/v1\/store\/orders\/([^/]+)$/.exec(url.pathname);
   if (match?.[1] !== undefined && request.method === "DELETE") {
-    const raw = match[1];
+    const raw = behaviour.lenientIds ? String(Number.parseInt(match[1], 10)) : match[1];
+    behaviour.deletes?.segments.push(match[1]);
     if (behaviour.uriTooLongOnLongId && raw.length > 100) return send(414);
     const known = /^\d+$/.test(raw);
     if (!known && behaviour.serverErrorOnMalformedId) return send(500, '{"oops":true}');
@@ -343,6 +351,7 @@ function handle(
         return;
       }
       if (!behaviour.cancelWithoutTransition) order.status = "cancelled";
+      behaviour.deletes?.cancelled.push(order.id);
       return send(204);
     }
     if (behaviour.conflictWithoutBody) return send(409);

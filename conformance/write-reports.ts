@@ -1,8 +1,11 @@
-import { writeFileSync } from "node:fs";
+import { writeWholeFile } from "../common/whole-file.ts";
 import type { ReporterName, ReporterTarget } from "./options.ts";
 import type { Report } from "./report.ts";
 
-/** Each report to its file, one to standard output (pretty when all have files); 2 when a file cannot be written. */
+/**
+ * Each report to its file, whole (written beside it and renamed into place), one to standard output (pretty
+ * when all have files); 2 when a file cannot be written.
+ */
 export async function writeReports(
   report: Report,
   reporters: readonly ReporterTarget[],
@@ -11,7 +14,7 @@ export async function writeReports(
   for (const reporter of reporters) {
     if (reporter.file === undefined) continue;
     try {
-      writeFileSync(reporter.file, await render(report, reporter.name, false));
+      writeWholeFile(reporter.file, await render(report, reporter.name, false));
     } catch (error) {
       process.stderr.write(
         `error: cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,

@@ -17,7 +17,13 @@ export async function serve(options: CliOptions): Promise<number> {
   const contract = builtInContract();
   if (options.generate && options.writeFixtures !== undefined) {
     const { orders, seed } = options.generate;
-    await writeGeneratedFixtures(options.writeFixtures, orders, seed, options.apiKeys);
+    try {
+      writeGeneratedFixtures(options.writeFixtures, orders, seed, options.apiKeys);
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException;
+      process.stderr.write(`error: cannot write ${options.writeFixtures}: ${code ?? message}\n`);
+      return 1;
+    }
     process.stdout.write(
       `wrote a generated world of ${orders} orders (--seed ${seed}) to ${options.writeFixtures}\n`,
     );

@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from "node:fs";
+import { WholeFile } from "../../common/whole-file.ts";
 
 /** One exchange as HAR 1.2 describes it (http://www.softwareishard.com/blog/har-12-spec/). */
 export interface HarEntry {
@@ -34,29 +34,28 @@ export interface HarEntry {
 const CLOSING = "\n]}}\n";
 
 /**
- * A HAR file written as the traffic goes, so that a long run keeps nothing in memory and the file is
- * valid JSON after every entry: each entry is written over the closing brackets, which follow it again.
+ * A HAR file written as the traffic goes, so that a long run keeps nothing in memory: under a temporary
+ * name beside its target, valid JSON after every entry (each is written over the closing brackets, which
+ * follow it again), and renamed into place when the run ends, so that the target only ever holds a whole
+ * file.
  */
 export class HarWriter {
-  readonly #fd: number;
-  #position: number;
+  readonly #file: WholeFile;
   #entries = 0;
 
   constructor(path: string, creator: { name: string; version: string }) {
-    this.#fd = openSync(path, "w");
-    const head = `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`;
-    this.#position = writeSync(this.#fd, head, 0);
-    writeSync(this.#fd, CLOSING, this.#position);
+    this.#file = new WholeFile(path);
+    this.#file.write(`{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`);
+    this.#file.writeAhead(CLOSING);
   }
 
   add(entry: HarEntry): void {
-    const text = `${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry)}`;
-    this.#position += writeSync(this.#fd, text, this.#position);
-    writeSync(this.#fd, CLOSING, this.#position);
+    this.#file.write(`${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry)}`);
+    this.#file.writeAhead(CLOSING);
     this.#entries++;
   }
 
   close(): void {
-    closeSync(this.#fd);
+    this.#file.commit();
   }
 }

@@ -1,5 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { writeWholeFile } from "../../common/whole-file.ts";
 
 // A burst of changes is written once, this long after it stops, and never later than MAX_WAIT_MS after it began.
 const SETTLE_MS = 200;
@@ -11,32 +10,6 @@ export interface StateSaver {
   /** Writes now if anything changed since the last write (at shutdown). */
   flush(): void;
   stop(): void;
-}
-
-/**
- * Writes the state file the only way that leaves a whole file after a crash at any moment: a temporary
- * file beside it, flushed to disk, renamed over the old one, and the directory flushed so the rename holds.
- */
-export function writeFileAtomically(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  const handle = openSync(temporary, "w", 0o600);
-  try {
-    writeSync(handle, text);
-    fsyncSync(handle);
-  } catch (error) {
-    closeSync(handle);
-    unlinkSync(temporary);
-    throw error;
-  }
-  closeSync(handle);
-  renameSync(temporary, file);
-  try {
-    const directory = openSync(dirname(file), "r");
-    fsyncSync(directory);
-    closeSync(directory);
-  } catch {
-    // Some file systems cannot open a directory for syncing; the rename itself is still atomic there.
-  }
 }
 
 export function createStateSaver(
@@ -55,7 +28,8 @@ export function createStateSaver(
     if (!dirty) return;
     dirty = false;
     try {
-      writeFileAtomically(file, encode());
+      // Only the owner reads it: it holds the world as sessions left it.
+      writeWholeFile(file, encode(), 0o600);
       if (failing) onError(`state file ${file} written again`);
       failing = false;
     } catch (error) {

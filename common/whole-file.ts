@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+// Created new, never through a link someone left at the name, and never over a file already there: a
+// temporary name that another user of the directory can guess cannot be used to redirect the write.
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * A file written under a temporary name beside its target and renamed into place once complete, so that the
+ * target's name only ever holds a whole file: a reader (an artifact upload, a watcher, a crash) never sees
+ * half of one. The temporary name is random and created exclusively.
+ */
+export class WholeFile {
+  readonly temporary: string;
+  readonly #fd: number;
+  #position = 0;
+  #open = true;
+
+  constructor(
+    readonly path: string,
+    mode = 0o644,
+  ) {
+    this.temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+    this.#fd = openSync(this.temporary, CREATE_NEW, mode);
+  }
+
+  write(data: string | Uint8Array): void {
+    this.#position += this.#writeAt(data, this.#position);
+  }
+
+  /** Writes after what was written without moving past it: the next write goes over it (a closing bracket). */
+  writeAhead(data: string | Uint8Array): void {
+    this.#writeAt(data, this.#position);
+  }
+
+  #writeAt(data: string | Uint8Array, position: number): number {
+    return typeof data === "string"
+      ? writeSync(this.#fd, data, position)
+      : writeSync(this.#fd, data, 0, data.length, position);
+  }
+
+  /** Flushed to disk and renamed over the target; the directory is flushed so that the rename holds. */
+  commit(): void {
+    try {
+      this.#close();
+      renameSync(this.temporary, this.path);
+    } catch (error) {
+      unlinkSync(this.temporary);
+      throw error;
+    }
+    try {
+      const directory = openSync(dirname(this.path), "r");
+      fsyncSync(directory);
+      closeSync(directory);
+    } catch {
+      // Some file systems cannot open a directory for syncing; the rename itself is still atomic there.
+    }
+  }
+
+  /** Given up: the temporary file is removed and the target left as it was. */
+  abandon(): void {
+    try {
+      this.#close();
+    } finally {
+      unlinkSync(this.temporary);
+    }
+  }
+
+  #close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    try {
+      fsyncSync(this.#fd);
+    } finally {
+      closeSync(this.#fd);
+    }
+  }
+}
+
+/** A whole file at `path`, written at once. */
+export function writeWholeFile(path: string, data: string | Uint8Array, mode?: number): void {
+  const file = new WholeFile(path, mode);
+  try {
+    file.write(data);
+  } catch (error) {
+    file.abandon();
+    throw error;
+  }
+  file.commit();
+}

@@ -144,6 +144,7 @@ export class JsonStream {
   // A number across chunks: its text so far.
   #numberText = "";
   #numberStart = 0;
+  #digitsValue = 0;
   // A literal across chunks: the word and how much of it matched.
   #literal = "";
   #literalValue: unknown = null;
@@ -470,13 +471,8 @@ export class JsonStream {
         const negative = first === 0x2d;
         if (negative) i++;
         const digitsStart = i;
-        let value = 0;
-        while (i < length) {
-          const byte = chunk[i] as number;
-          if (byte < 0x30 || byte > 0x39) break;
-          value = value * 10 + (byte - 0x30);
-          i++;
-        }
+        i = this.#digits(chunk, i);
+        const value = this.#digitsValue;
         const digits = i - digitsStart;
         if (i === length || digits === 0 || digits > 15) return -1;
         if (chunk[digitsStart] === 0x30 && (digits > 1 || negative)) return -1;
@@ -617,6 +613,20 @@ export class JsonStream {
     else this.#emit(text);
   }
 
+  /** Where a run of digits ends; their value (exact up to 15 digits) is left in `#digitsValue`. */
+  #digits(chunk: Buffer, start: number): number {
+    let i = start;
+    let value = 0;
+    while (i < chunk.length) {
+      const byte = chunk[i] as number;
+      if (byte < 0x30 || byte > 0x39) break;
+      value = value * 10 + (byte - 0x30);
+      i++;
+    }
+    this.#digitsValue = value;
+    return i;
+  }
+
   /** A number: plain integers of up to 15 digits are made here without any text. */
   #number(chunk: Buffer, start: number): number {
     const length = chunk.length;
@@ -624,13 +634,8 @@ export class JsonStream {
     const negative = chunk[i] === 0x2d;
     if (negative) i++;
     const digitsStart = i;
-    let value = 0;
-    while (i < length) {
-      const byte = chunk[i] as number;
-      if (byte < 0x30 || byte > 0x39) break;
-      value = value * 10 + (byte - 0x30);
-      i++;
-    }
+    i = this.#digits(chunk, i);
+    const value = this.#digitsValue;
     const digits = i - digitsStart;
     if (i < length) {
       const next = chunk[i] as number;

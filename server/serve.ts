@@ -1,4 +1,5 @@
 import { relative, resolve } from "node:path";
+import { firstStopSignal } from "../common/stop-signals.ts";
 import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
 import { BASE_PATH, createServer } from "./app.ts";
 import { controlAccess, isLoopback } from "./control-access.ts";
@@ -128,25 +129,19 @@ export async function serve(options: CliOptions): Promise<number> {
       })
     : () => {};
 
+  // Taken before the ready line, so that a signal sent as soon as it appears stops the mock cleanly.
+  const stopped = firstStopSignal("petstore-mock");
   process.stdout.write(`${lines.join("\n")}\n`);
 
-  return new Promise((done) => {
-    let closing = false;
-    const shutDown = () => {
-      if (closing) return done(1);
-      closing = true;
-      stopWatching();
-      app
-        .close()
-        .then(() => kept.close())
-        .then(
-          () => done(0),
-          () => done(1),
-        );
-    };
-    process.on("SIGINT", shutDown);
-    process.on("SIGTERM", shutDown);
-  });
+  await stopped;
+  stopWatching();
+  return app
+    .close()
+    .then(() => kept.close())
+    .then(
+      () => 0,
+      () => 1,
+    );
 }
 
 function chooseLog(options: CliOptions): MockLog | Promise<MockLog> {

@@ -39,8 +39,9 @@ describe("the suite against tools nobody here wrote", () => {
       // No state: every cancel succeeds, even of orders that do not exist or have shipped, and again.
       "cancel-not-found.cancel.status",
       // It refuses ids that are not int64 with 422, as the default reading accepts, but its body is a
-      // problem+json document, not an Error record.
-      ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
+      // problem+json document, not an Error record; the fraction built on the absent id it answers
+      // with a status openapi.yaml does not document.
+      ...MALFORMED.map((v) => `cancel-malformed-id.${v}.${v === "fraction" ? "status" : "body"}`),
       "cancel-pending.cancel-again.status",
       // Its list is one generated example, so no named order is in it.
       "cancel-pending.pending-order-listed",
@@ -62,8 +63,8 @@ describe("the suite against tools nobody here wrote", () => {
         ...listDefects.map((d) => `list-unauthorized.${v}.${d}`),
       ]),
       // Query parameters filter and page the list.
+      // The state rules need the list read by id, which those ids prevent: they are skipped, not failed.
       ...listDefects.map((d) => `list-no-paging.with-parameters.${d}`),
-      "list-no-paging.list-ignores-paging-parameters",
       // Unauthenticated deletes succeed with 200; the later ones find nothing: 404 with an empty object.
       ...CREDENTIALS.flatMap((v) => [
         `cancel-unauthorized.missing-order.${v}.status`,
@@ -76,18 +77,15 @@ describe("the suite against tools nobody here wrote", () => {
           `cancel-unauthorized.${o}.${v}.body`,
         ]),
       ]),
-      "cancel-unauthorized.refused-requests-change-nothing",
       "cancel-not-found.cancel.body",
       ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
       "cancel-pending.cancel.status",
       "cancel-pending.cancel.body",
       "cancel-pending.cancel-again.body",
-      "cancel-pending.other-orders-still-listed",
       "cancel-shipped.cancel.status",
       "cancel-shipped.cancel.body",
       "cancel-shipped.cancel-again.status",
       "cancel-shipped.cancel-again.body",
-      "cancel-shipped.shipped-order-unchanged",
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -137,6 +138,43 @@ describe("petstore-conformance proxy (the command)", () => {
       await suiteThrough(proxy.url);
       const { code, stdout } = await proxy.stop("SIGTERM");
       assert.equal(code, 0, stdout);
+    });
+  });
+
+  it("--fail-on-violation fails a run that judged no exchange, saying so in one line", async () => {
+    await withTarget({}, async (upstream) => {
+      const proxy = await startProxy(["--upstream", upstream, "--fail-on-violation"]);
+      const { code, stderr } = await proxy.stop("SIGTERM");
+      assert.equal(code, 1);
+      assert.match(stderr, /^error: --fail-on-violation: no exchange was judged, so nothing was checked$/m);
+    });
+  });
+
+  it("signals relayed again and again during the stop do not cut the reports", async () => {
+    await withTarget({}, async (upstream) => {
+      const folder = mkdtempSync(join(tmpdir(), "petstore-signals-"));
+      const proxy = await startProxy([
+        "--upstream",
+        upstream,
+        "--fail-on-violation",
+        "--reporter",
+        `json:${join(folder, "proxy.json")}`,
+        "--reporter",
+        `junit:${join(folder, "proxy.xml")}`,
+        "--har",
+        join(folder, "proxy.har"),
+      ]);
+      await suiteThrough(proxy.url);
+      const exited = once(proxy.child, "exit");
+      for (const signal of ["SIGTERM", "SIGTERM", "SIGINT", "SIGHUP", "SIGTERM"] as const)
+        proxy.child.kill(signal);
+      const [code] = await exited;
+      assert.equal(code, 0);
+      const report = JSON.parse(readFileSync(join(folder, "proxy.json"), "utf8")) as Report;
+      assert.ok((report.traffic?.judged ?? 0) > 0);
+      assert.match(readFileSync(join(folder, "proxy.xml"), "utf8"), /<\/testsuites>\s*$/);
+      assert.ok(JSON.parse(readFileSync(join(folder, "proxy.har"), "utf8")).log.entries.length > 0);
+      assert.deepEqual(readdirSync(folder).sort(), ["proxy.har", "proxy.json", "proxy.xml"]);
     });
   });
 });

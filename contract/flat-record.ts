@@ -25,7 +25,7 @@ export class FlatFields {
   /** A value's JSON text in `bytes`; for a string, its bytes between the quotes. */
   readonly starts = new Int32Array(MAX_FLAT_FIELDS);
   readonly ends = new Int32Array(MAX_FLAT_FIELDS);
-  bytes: Buffer = Buffer.alloc(0);
+  bytes: Uint8Array = new Uint8Array(0);
   /** Where the object's opening brace is in `bytes`. */
   open = 0;
 
@@ -44,9 +44,13 @@ export class FlatFields {
     return (this.ends[field] as number) + (this.kinds[field] === KIND_STRING ? 1 : 0);
   }
 
-  /** A string field's text: its bytes are ASCII, so latin1 decodes them as UTF-8 would. */
+  /** A string field's text: its bytes are ASCII, one character each (no Buffer: browsers read fixtures too). */
   text(field: number): string {
-    return this.bytes.toString("latin1", this.starts[field] as number, this.ends[field] as number);
+    const end = this.ends[field] as number;
+    let text = "";
+    for (let at = this.starts[field] as number; at < end; at++)
+      text += String.fromCharCode(this.bytes[at] as number);
+    return text;
   }
 }
 

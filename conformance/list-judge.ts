@@ -4,8 +4,8 @@ import {
   type FlatFields,
   type FlatRecordPlan,
   KIND_FALSE,
-  KIND_NULL,
   KIND_NUMBER,
+  KIND_STRING,
   KIND_TRUE,
 } from "../contract/flat-record.ts";
 import { bigintOf, halvesOfNumber, halvesOfText } from "../contract/int64-index.ts";
@@ -220,30 +220,24 @@ export class ListJudge {
       let valueB: number;
       if (kind === KIND_NUMBER) {
         const value = fields.numbers[field] as number;
-        const high = Math.floor(value / 4294967296) | 0;
-        valueA = mix(0x1b873593, high) ^ (value | 0);
-        valueB = mix(0x5bd1e995, value | 0) ^ high;
-      } else if (kind === KIND_TRUE) {
-        valueA = 0x7a2f;
-        valueB = 0x1d3b;
-      } else if (kind === KIND_FALSE) {
-        valueA = 0x3c19;
-        valueB = 0x5e77;
-      } else if (kind === KIND_NULL) {
-        valueA = 0x4a5b;
-        valueB = 0x6c7d;
-      } else {
+        valueA = numberLaneA(value);
+        valueB = numberLaneB(value);
+      } else if (kind === KIND_STRING) {
+        // The string's bytes are ASCII: each is the character code hashText reads.
         const bytes = fields.bytes;
         const start = fields.starts[field] as number;
         const end = fields.ends[field] as number;
-        valueA = 0x2f6b7a31;
-        valueB = 0x3c6ef372;
+        valueA = STRING_SEED_A;
+        valueB = STRING_SEED_B;
         for (let i = start; i < end; i++) {
           const code = bytes[i] as number;
           valueA = Math.imul(valueA ^ code, 0x01000193);
           valueB = Math.imul(valueB ^ code, 0x5bd1e995) ^ (valueB >>> 15);
         }
         valueA ^= end - start;
+      } else {
+        const literal = kind === KIND_TRUE ? TRUE_HASH : kind === KIND_FALSE ? FALSE_HASH : NULL_HASH;
+        [valueA, valueB] = literal;
       }
       a = (a + mix(keyHash[0], valueA)) | 0;
       b = (b + mix(keyHash[1], valueB)) | 0;
@@ -346,16 +340,29 @@ function keyHashOf(key: string): [number, number] {
   return keyHash;
 }
 
-function hashValue(value: unknown): [number, number] {
-  if (typeof value === "number") {
-    // Plain integers of up to 15 digits; -0 is written as 0, as the record's text has it.
-    const high = Math.floor(value / 4294967296) | 0;
-    return [mix(0x1b873593, high) ^ (value | 0), mix(0x5bd1e995, value | 0) ^ high];
-  }
-  if (typeof value === "string") return hashText(value, 0x2f6b7a31, 0x3c6ef372);
-  if (value === true) return [0x7a2f, 0x1d3b];
-  if (value === false) return [0x3c19, 0x5e77];
-  if (value === null) return [0x4a5b, 0x6c7d];
+// What a value hashes to, shared by records read as objects and flat records read from their bytes.
+const STRING_SEED_A = 0x2f6b7a31;
+const STRING_SEED_B = 0x3c6ef372;
+const TRUE_HASH: readonly [number, number] = [0x7a2f, 0x1d3b];
+const FALSE_HASH: readonly [number, number] = [0x3c19, 0x5e77];
+const NULL_HASH: readonly [number, number] = [0x4a5b, 0x6c7d];
+
+// Plain integers of up to 15 digits; -0 is written as 0, as the record's text has it. Two lanes as two
+// functions, so that the flat reading makes no array per field.
+function numberLaneA(value: number): number {
+  return mix(0x1b873593, Math.floor(value / 4294967296) | 0) ^ (value | 0);
+}
+
+function numberLaneB(value: number): number {
+  return mix(0x5bd1e995, value | 0) ^ (Math.floor(value / 4294967296) | 0);
+}
+
+function hashValue(value: unknown): readonly [number, number] {
+  if (typeof value === "number") return [numberLaneA(value), numberLaneB(value)];
+  if (typeof value === "string") return hashText(value, STRING_SEED_A, STRING_SEED_B);
+  if (value === true) return TRUE_HASH;
+  if (value === false) return FALSE_HASH;
+  if (value === null) return NULL_HASH;
   return hashText(`\u0001${stringifyExact(value)}`, 0x9747b28c, 0x6a09e667);
 }
 

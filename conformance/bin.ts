@@ -7,12 +7,20 @@ import { parseCliOptions, USAGE } from "./options.ts";
 // options alone; the runner, the proxy and the reporters are loaded once the options pass.
 async function start(): Promise<number> {
   if (process.argv[2] === "proxy") {
-    const options = readCommandLine(() => parseProxyOptions(process.argv.slice(3), process.env), PROXY_USAGE);
+    const options = readCommandLine(
+      () => parseProxyOptions(process.argv.slice(3), process.env),
+      PROXY_USAGE,
+      "petstore-conformance proxy",
+    );
     if (typeof options === "number") return options;
     const { proxyMain } = await import("./live/proxy-cli.ts");
     return proxyMain(options, process.env);
   }
-  const options = readCommandLine(() => parseCliOptions(process.argv.slice(2), process.env), USAGE);
+  const options = readCommandLine(
+    () => parseCliOptions(process.argv.slice(2), process.env),
+    USAGE,
+    "petstore-conformance",
+  );
   if (typeof options === "number") return options;
   const { main } = await import("./cli.ts");
   return main(options, process.env);

@@ -5,7 +5,11 @@ import { parseCliOptions, USAGE } from "./options.ts";
 // The `petstore-mock` command. Only the options are read before deciding: --help and usage errors never load
 // the server, and the server is loaded as one module once they pass.
 async function main(): Promise<number> {
-  const options = readCommandLine(() => parseCliOptions(process.argv.slice(2), process.env), USAGE);
+  const options = readCommandLine(
+    () => parseCliOptions(process.argv.slice(2), process.env),
+    USAGE,
+    "petstore-mock",
+  );
   if (typeof options === "number") return options;
   const { serve } = await import("./serve.ts");
   return serve(options);

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
-import { parseFlags, UsageError } from "../common/command-line.ts";
+import { parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
 import { packageFile } from "../common/package-root.ts";
 import { DEFAULT_GENERATE_SEED, MAX_GENERATED_ORDERS } from "./core/generate.ts";
 import { LOG_FORMATS, type LogFormat } from "./request-log.ts";
@@ -38,15 +38,20 @@ export interface CliOptions {
   /** A redis:// URL: the state lives there, shared by every mock on it. */
   store?: StoreAddress;
   storePrefix: string;
+  /** COMMAND and its arguments, given after `--`: the mock serves while it runs, then stops. */
+  command?: string[];
   help: boolean;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const USAGE = `Usage: petstore-mock [options]
+export const USAGE = `Usage: petstore-mock [options] [-- COMMAND [ARGS...]]
 
-Runs the stateful Petstore Store Orders mock at http://HOST:PORT/v1.
+Runs the stateful Petstore Store Orders mock at http://HOST:PORT/v1 until stopped (Ctrl-C, SIGTERM).
+With -- COMMAND: serves until COMMAND ends, then stops and exits with COMMAND's exit code. COMMAND runs
+once the mock serves, with PETSTORE_MOCK_URL set to its base address (ending in /v1); stop signals go on
+to COMMAND, and the mock's own lines go to stderr.
 
 Options (each flag overrides its environment variable):
   --port PORT            port to listen on; 0 picks a free one          (PORT, default 4010)
@@ -120,7 +125,8 @@ const FLAGS = {
 
 export function parseCliOptions(argv: readonly string[], environment: NodeJS.ProcessEnv): CliOptions {
   const env = withoutEmptyValues(environment);
-  const values = parseFlags(argv, FLAGS);
+  const { options: flags, command } = splitAtCommand(argv);
+  const values = parseFlags(flags, FLAGS);
   const apiKeys = values["api-key"] ?? splitList(env.PETSTORE_API_KEYS);
   if (apiKeys?.some((key) => key.trim() === "" || /\s/.test(key))) {
     throw new UsageError("API keys must be non-empty and contain no white space");
@@ -153,6 +159,8 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   if (generate && watch) throw new UsageError("--watch reloads a fixture file; a generated world has none");
   if (values["write-fixtures"] !== undefined && !generate)
     throw new UsageError("--write-fixtures needs --generate N");
+  if (command && values["write-fixtures"] !== undefined)
+    throw new UsageError("--write-fixtures writes a file and exits; it runs no COMMAND");
   return {
     port: parsePort(values.port ?? env.PORT ?? "4010"),
     host: values.host ?? env.HOST ?? "127.0.0.1",
@@ -173,6 +181,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     ...(stateFile !== undefined ? { stateFile } : {}),
     stateJournal,
     ...(store ? { store } : {}),
+    ...(command ? { command } : {}),
     storePrefix: storePrefix ?? DEFAULT_STORE_PREFIX,
     help: values.help ?? false,
   };

@@ -29,13 +29,16 @@ const SEVERITY: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, war
  * JSON lines through pino, for machines (CI logs, log shippers). Loaded only when chosen, so a terminal never
  * pays for it. Redaction guards against a future call that passes request headers; today none does.
  */
-export async function jsonLog(level: LogLevel): Promise<MockLog> {
+export async function jsonLog(level: LogLevel, fd = 1): Promise<MockLog> {
   // The default export is pino itself both from node_modules and from a bundled chunk.
   const { default: pino } = await import("pino");
-  const logger = pino({
-    level,
-    redact: { paths: ["req.headers.authorization", "headers.authorization"], remove: true },
-  });
+  const logger = pino(
+    {
+      level,
+      redact: { paths: ["req.headers.authorization", "headers.authorization"], remove: true },
+    },
+    pino.destination(fd),
+  );
   return {
     request: (line) => logger.info(line, "request"),
     error: (error, message) => logger.error({ err: error }, message),

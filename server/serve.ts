@@ -1,5 +1,6 @@
 import { relative, resolve } from "node:path";
-import { firstStopSignal } from "../common/stop-signals.ts";
+import { StopSignals } from "../common/stop-signals.ts";
+import { reachableUrl, runWrapped } from "../common/wrapped-command.ts";
 import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
 import { BASE_PATH, createServer } from "./app.ts";
 import { controlAccess, isLoopback } from "./control-access.ts";
@@ -13,8 +14,13 @@ import { jsonLog, type MockLog, prettyLog } from "./request-log.ts";
 import { openState } from "./state/open-state.ts";
 import { watchFile } from "./watch.ts";
 
-/** Runs the mock as `petstore-mock` does, until SIGINT or SIGTERM; resolves to the exit code. */
+/**
+ * Runs the mock as `petstore-mock` does, until a stop signal, or until the COMMAND it wraps ends; resolves to
+ * the exit code: COMMAND's, else 0 once stopped cleanly (state written).
+ */
 export async function serve(options: CliOptions): Promise<number> {
+  // Wrapping COMMAND, whose standard output is its own, the mock's lines go to stderr.
+  const out = options.command ? process.stderr : process.stdout;
   const contract = builtInContract();
   if (options.generate && options.writeFixtures !== undefined) {
     const { orders, seed } = options.generate;
@@ -54,7 +60,7 @@ export async function serve(options: CliOptions): Promise<number> {
   }
   const { seed } = loaded;
 
-  const log = options.quiet ? undefined : await chooseLog(options);
+  const log = options.quiet ? undefined : await chooseLog(options, out);
   const access = controlAccess(options.host, options.control, options.controlToken);
   const kept = await openState(options, seed);
   if (typeof kept === "string") {
@@ -129,26 +135,34 @@ export async function serve(options: CliOptions): Promise<number> {
       })
     : () => {};
 
-  // Taken before the ready line, so that a signal sent as soon as it appears stops the mock cleanly.
-  const stopped = firstStopSignal("petstore-mock");
-  process.stdout.write(`${lines.join("\n")}\n`);
+  const signals = new StopSignals("petstore-mock");
+  out.write(`${lines.join("\n")}\n`);
 
-  await stopped;
+  let commandCode = 0;
+  if (options.command) {
+    const env = { ...process.env, PETSTORE_MOCK_URL: reachableUrl(`${origin}${BASE_PATH}`) };
+    commandCode = await runWrapped(options.command, env, signals);
+  } else {
+    await signals.first;
+  }
+  signals.bound(commandCode || 1);
   stopWatching();
-  return app
+  const closed = await app
     .close()
     .then(() => kept.close())
     .then(
-      () => 0,
-      () => 1,
+      () => true,
+      () => false,
     );
+  return commandCode !== 0 ? commandCode : closed ? 0 : 1;
 }
 
-function chooseLog(options: CliOptions): MockLog | Promise<MockLog> {
-  const format = options.logFormat ?? (process.stdout.isTTY ? "pretty" : "json");
-  if (format === "json") return jsonLog(options.logLevel);
+function chooseLog(options: CliOptions, out: NodeJS.WriteStream): MockLog | Promise<MockLog> {
+  const format = options.logFormat ?? (out.isTTY ? "pretty" : "json");
+  if (format === "json") return jsonLog(options.logLevel, out === process.stderr ? 2 : 1);
   return prettyLog({
     level: options.logLevel,
-    color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+    color: out.isTTY === true && !process.env.NO_COLOR,
+    write: (text) => out.write(text),
   });
 }

@@ -1,4 +1,5 @@
-import { firstStopSignal } from "../../common/stop-signals.ts";
+import { StopSignals } from "../../common/stop-signals.ts";
+import { reachableUrl, runWrapped } from "../../common/wrapped-command.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../runner.ts";
 import { writeReports } from "../write-reports.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
@@ -6,18 +7,21 @@ import type { ProxyCliOptions } from "./proxy-options.ts";
 import { runProxy } from "./run-proxy.ts";
 
 /**
- * `petstore-conformance proxy`: runs until SIGINT, SIGTERM or SIGHUP, writing a line per exchange, then the
- * reports over the whole traffic; the exit code gates CI with --fail-on-violation, which also fails a run
- * that judged no exchange at all.
+ * `petstore-conformance proxy`: runs until SIGINT, SIGTERM or SIGHUP, or until the COMMAND it wraps ends,
+ * writing a line per exchange, then the reports over the whole traffic. The exit code gates CI: COMMAND's
+ * when it failed, else 1 with --fail-on-violation when a check failed or no exchange was judged at all.
  */
 export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv): Promise<number> {
-  const tty = process.stdout.isTTY === true;
+  // Wrapping COMMAND, whose standard output is its own, the proxy's lines go to stderr.
+  const lineStream = options.command ? process.stderr : process.stdout;
+  const tty = lineStream.isTTY === true;
   const color = tty && !env.NO_COLOR;
+  const reportColor = process.stdout.isTTY === true && !env.NO_COLOR;
   // Lines are written once per turn of the event loop: under load, one write for many exchanges.
   let pending: string[] = [];
   const flush = () => {
     if (pending.length === 0) return;
-    process.stdout.write(pending.join(""));
+    lineStream.write(pending.join(""));
     pending = [];
   };
   let proxy: Awaited<ReturnType<typeof runProxy>>;
@@ -36,16 +40,26 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     }
     throw error;
   }
-  // Taken before the ready line, so that a signal sent as soon as it appears stops the proxy cleanly.
-  const stopped = firstStopSignal("petstore-conformance proxy");
+  const signals = new StopSignals("petstore-conformance proxy");
   process.stderr.write(
     `petstore-conformance proxy listening on ${proxy.url}, forwarding to ${proxy.upstream}\n`,
   );
-  const signal = await stopped;
-  process.stderr.write(`${signal}: stopping; the reports cover every exchange\n`);
+  let commandCode = 0;
+  if (options.command) {
+    const url = reachableUrl(proxy.url);
+    commandCode = await runWrapped(options.command, { ...env, PETSTORE_PROXY_URL: url }, signals);
+    process.stderr.write(
+      `${options.command[0]} exited with ${commandCode}: stopping; the reports cover every exchange\n`,
+    );
+  } else {
+    const signal = await signals.first;
+    process.stderr.write(`${signal}: stopping; the reports cover every exchange\n`);
+  }
+  signals.bound(commandCode || 1);
   const report = await proxy.close();
   flush();
-  const written = await writeReports(report, options.reporters, color);
+  const written = await writeReports(report, options.reporters, reportColor);
+  if (commandCode !== 0) return commandCode;
   if (written !== undefined) return written;
   if (!options.failOnViolation) return 0;
   if ((report.traffic?.judged ?? 0) === 0) {

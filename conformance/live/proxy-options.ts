@@ -1,4 +1,4 @@
-import { parseFlags, UsageError } from "../../common/command-line.ts";
+import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
 import {
   parseByteSize,
   parseHeaders,
@@ -15,15 +15,21 @@ export interface ProxyCliOptions {
   proxy: ProxyOptions;
   reporters: ReporterTarget[];
   failOnViolation: boolean;
+  /** COMMAND and its arguments, given after `--`: the proxy judges while it runs, then reports. */
+  command?: string[];
   help: boolean;
 }
 
-export const PROXY_USAGE = `Usage: petstore-conformance proxy --upstream URL [options]
+export const PROXY_USAGE = `Usage: petstore-conformance proxy --upstream URL [options] [-- COMMAND [ARGS...]]
 
 A reverse proxy on this machine that forwards every request under its /v1 to the upstream unchanged and
 judges each exchange with the suite's checks: the contract, and the spec's state rules across the traffic.
 Point the app or its end-to-end tests at http://127.0.0.1:PORT/v1; stop with Ctrl-C or SIGTERM to get
 the reports.
+
+With -- COMMAND: runs COMMAND once the proxy listens, with PETSTORE_PROXY_URL set to its base address
+(ending in /v1), and stops when COMMAND ends; stop signals go on to COMMAND, and the proxy's own lines go
+to stderr. The exit code is COMMAND's when it failed, else as below.
 
   --upstream URL            the deployment's base address, ending in /v1   (PETSTORE_UPSTREAM)
   --port N                  where the proxy listens (default ${DEFAULT_PROXY_PORT}; 0 for any free port)
@@ -44,11 +50,11 @@ Reports:
   --reporter NAME[:FILE]    on exit: pretty (default), json, junit, html or markdown, to FILE or standard
                             output; repeatable
   --har FILE                write every exchange to FILE as HAR 1.2 as it happens, credentials hidden
-  --fail-on-violation       exit 1 when any check failed (for CI: start, run the tests through it, stop)
+  --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all
   --help                    show this help
 
-Exit codes: 0 stopped (and, with --fail-on-violation, nothing failed), 1 a check failed with
---fail-on-violation, 2 bad usage or an upstream it cannot reach at start.
+Exit codes: 0 stopped (and, with --fail-on-violation, something was judged and nothing failed), 1 a check
+failed or nothing was judged, with --fail-on-violation, 2 bad usage or an upstream it cannot reach at start.
 `;
 
 const FLAGS = {
@@ -65,7 +71,8 @@ const FLAGS = {
 } as const;
 
 export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ProxyCliOptions {
-  const values = parseFlags(argv, FLAGS);
+  const { options: flags, command } = splitAtCommand(argv);
+  const values = parseFlags(flags, FLAGS);
   const reporters = parseReporters(values.reporter ?? ["pretty"], undefined);
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help) return { proxy: { upstream: "" }, reporters, failOnViolation: false, help: true };
@@ -93,6 +100,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
     },
     reporters,
     failOnViolation: values["fail-on-violation"] ?? false,
+    ...(command ? { command } : {}),
     help: false,
   };
 }

@@ -36,12 +36,12 @@ const suiteThrough = (url: string) =>
   });
 
 describe("petstore-conformance proxy (the command)", () => {
-  it("needs --upstream: exit 2 with the usage", async () => {
+  it("needs --upstream: exit 2 with one line", async () => {
     const result = await cli(["proxy"], { PETSTORE_UPSTREAM: "" });
     assert.equal(result.code, 2);
-    assert.match(
+    assert.equal(
       result.stderr,
-      /^error: --upstream \(or PETSTORE_UPSTREAM\) is required\n\nUsage: petstore-conformance proxy/,
+      "error: --upstream (or PETSTORE_UPSTREAM) is required (see petstore-conformance proxy --help)\n",
     );
   });
 
@@ -175,6 +175,124 @@ describe("petstore-conformance proxy (the command)", () => {
       assert.match(readFileSync(join(folder, "proxy.xml"), "utf8"), /<\/testsuites>\s*$/);
       assert.ok(JSON.parse(readFileSync(join(folder, "proxy.har"), "utf8")).log.entries.length > 0);
       assert.deepEqual(readdirSync(folder).sort(), ["proxy.har", "proxy.json", "proxy.xml"]);
+    });
+  });
+});
+
+/** A COMMAND's script: reads the list through PETSTORE_PROXY_URL, prints the status, exits with argv's code. */
+const READ_LIST = `
+fetch(process.env.PETSTORE_PROXY_URL + "/store/orders", { headers: { authorization: "Bearer ${TARGET_KEY}" } })
+  .then((response) => response.text().then(() => response.status))
+  .then(console.log, (error) => console.log(error.message))
+  .finally(() => { process.exitCode = Number(process.argv[1] ?? 0); });
+`;
+
+/** `petstore-conformance proxy --port 0 --upstream URL [options] -- node -e READ_LIST [code]`, to its exit. */
+const wrapReadList = (upstream: string, options: string[], code = 0) =>
+  cli(
+    [
+      "proxy",
+      "--port",
+      "0",
+      "--upstream",
+      upstream,
+      ...options,
+      "--",
+      process.execPath,
+      "-e",
+      READ_LIST,
+      `${code}`,
+    ],
+    NO_PROXY_ENV,
+  );
+
+describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
+  it("runs the suite as COMMAND through PETSTORE_PROXY_URL, then writes the reports; exit 0", async () => {
+    await withTarget({}, async (upstream) => {
+      const report = join(mkdtempSync(join(tmpdir(), "petstore-wrapped-")), "proxy.json");
+      const suite = `exec "${process.execPath}" --import tsx "${BIN}" --base-url "$PETSTORE_PROXY_URL" --api-key ${TARGET_KEY} --pending-order-id ${PENDING_ID} --shipped-order-id ${SHIPPED_ID} --reporter json`;
+      const args = ["proxy", "--port", "0", "--upstream", upstream, "--fail-on-violation"];
+      const { code, stdout, stderr } = await cli(
+        [...args, "--reporter", `json:${report}`, "--", "sh", "-c", suite],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 0, stderr);
+      // COMMAND's stdout is its own (the suite's JSON report, whole); then the proxy's pretty summary, once
+      // COMMAND has ended. The proxy's exchange lines go to stderr.
+      const summary = stdout.indexOf("Petstore Store Orders conformance:");
+      assert.equal((JSON.parse(stdout.slice(0, summary)) as Report).summary.failed, 0);
+      assert.match(stderr, /"verdict":"passed","operation":"cancelOrder"/);
+      assert.match(stderr, /sh exited with 0: stopping; the reports cover every exchange/);
+      const written = JSON.parse(readFileSync(report, "utf8")) as Report;
+      assert.equal(written.summary.failed, 0);
+      assert.ok((written.traffic?.judged ?? 0) >= 8);
+    });
+  });
+
+  it("COMMAND passed but the traffic broke a rule: 1 with --fail-on-violation, 0 without", async () => {
+    await withTarget({ textContentType: true }, async (upstream) => {
+      const gated = await wrapReadList(upstream, ["--fail-on-violation", "--reporter", "json"]);
+      assert.equal(gated.code, 1, gated.stderr);
+      assert.match(gated.stdout, /^200\n/);
+      assert.ok((JSON.parse(gated.stdout.slice(gated.stdout.indexOf("{"))) as Report).summary.failed > 0);
+      const ungated = await wrapReadList(upstream, []);
+      assert.equal(ungated.code, 0, ungated.stderr);
+    });
+  });
+
+  it("COMMAND failed: its exit code, and the reports are written all the same", async () => {
+    await withTarget({}, async (upstream) => {
+      const report = join(mkdtempSync(join(tmpdir(), "petstore-wrapped-")), "proxy.xml");
+      const { code, stderr } = await wrapReadList(
+        upstream,
+        ["--fail-on-violation", "--reporter", `junit:${report}`],
+        4,
+      );
+      assert.equal(code, 4, stderr);
+      assert.match(readFileSync(report, "utf8"), /<testsuites[^>]* failures="0"[\s\S]*<\/testsuites>\s*$/);
+    });
+  });
+
+  it("a broken upstream under the wrapper: COMMAND sees it, the gate fails, the reports say why", async () => {
+    const gate = ["--fail-on-violation", "--reporter", "json"];
+    await withTarget({ down: true }, async (upstream) => {
+      const { code, stdout, stderr } = await wrapReadList(upstream, gate);
+      assert.equal(code, 1, stderr);
+      assert.match(stdout, /^503\n/);
+      const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as Report;
+      assert.ok(report.summary.failed > 0);
+      assert.match(report.health ?? "", /the target looks down/);
+    });
+    // An answer that breaks off is no answer: not judged, so the gate fails for want of anything judged.
+    await withTarget({ listCut: "short-content-length" }, async (upstream) => {
+      const { code, stdout, stderr } = await wrapReadList(upstream, gate);
+      assert.equal(code, 1, stderr);
+      assert.match(stdout, /^terminated\n/);
+      const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as Report;
+      assert.match(report.warnings.join("\n"), /the upstream gave no answer/);
+      assert.match(stderr, /no exchange was judged/);
+    });
+  });
+
+  it("nothing judged: 1 with --fail-on-violation, saying so in one line", async () => {
+    await withTarget({}, async (upstream) => {
+      const { code, stderr } = await cli(
+        [
+          "proxy",
+          "--port",
+          "0",
+          "--upstream",
+          upstream,
+          "--fail-on-violation",
+          "--",
+          process.execPath,
+          "-e",
+          "",
+        ],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 1);
+      assert.match(stderr, /^error: --fail-on-violation: no exchange was judged, so nothing was checked$/m);
     });
   });
 });

@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { DEV_KEY } from "./support.ts";
+
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+const folder = mkdtempSync(join(tmpdir(), "petstore-wrapped-"));
+
+interface Wrapped {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `petstore-mock --port 0 [options] -- node -e SCRIPT` as a process; `whenStdout` sees the output so far and
+ * may signal the wrapper (the process a CI runner or a terminal would signal).
+ */
+function wrap(
+  options: string[],
+  script: string,
+  whenStdout?: (stdout: string, wrapper: { kill(signal: NodeJS.Signals): void }) => void,
+): Promise<Wrapped> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", MAIN, "--port", "0", ...options, "--", process.execPath, "-e", script],
+    {
+      env: { ...process.env, PORT: "", HOST: "", PETSTORE_FIXTURES: "", PETSTORE_API_KEYS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+    whenStdout?.(stdout, child);
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return once(child, "exit").then(([code]) => ({ code: code as number | null, stdout, stderr }));
+}
+
+/** A COMMAND's script: cancels order 2 through PETSTORE_MOCK_URL and prints the URL and the status. */
+const CANCEL_ORDER_2 = `
+const url = process.env.PETSTORE_MOCK_URL;
+fetch(url + "/store/orders/2", { method: "DELETE", headers: { authorization: "Bearer ${DEV_KEY}" } })
+  .then((response) => { console.log(url, response.status); process.exitCode = Number(process.argv[1] ?? 0); });
+`;
+
+describe("petstore-mock -- COMMAND", { concurrency: true }, () => {
+  it("runs COMMAND once the mock serves, with PETSTORE_MOCK_URL; stdout is COMMAND's alone; exit 0 as it did", async () => {
+    const { code, stdout, stderr } = await wrap([], CANCEL_ORDER_2);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^http:\/\/127\.0\.0\.1:\d+\/v1 204\n$/);
+    // The mock's own lines go to stderr, the request log included, so COMMAND's output can be piped whole.
+    assert.match(stderr, /Petstore Store Orders mock listening on http:\/\/127\.0\.0\.1:\d+\/v1/);
+    assert.match(stderr, /"msg":"request"/);
+  });
+
+  it("a wildcard bind gives COMMAND a loopback address", async () => {
+    const { code, stdout } = await wrap(["--host", "0.0.0.0", "--quiet"], CANCEL_ORDER_2);
+    assert.equal(code, 0);
+    assert.match(stdout, /^http:\/\/127\.0\.0\.1:\d+\/v1 204\n$/);
+  });
+
+  it("exits with COMMAND's failing code, after the state is written", async () => {
+    const state = join(folder, "failing.json");
+    const { code, stdout } = await wrap(["--state", state], `${CANCEL_ORDER_2.replace("?? 0", "?? 3")}`);
+    assert.equal(code, 3);
+    assert.match(stdout, / 204\n$/);
+    const saved = JSON.parse(readFileSync(state, "utf8")) as { worlds: Array<{ orders: unknown[] }> };
+    assert.match(JSON.stringify(saved.worlds), /"id":2,[^}]*"status":"cancelled"/);
+  });
+
+  it("128 + the signal's number when a signal ended COMMAND", async () => {
+    const { code } = await wrap(["--quiet"], `process.kill(process.pid, "SIGKILL")`);
+    assert.equal(code, 137);
+  });
+
+  it("SIGTERM to the wrapper goes on to COMMAND; duplicates too; the exit code is COMMAND's", async () => {
+    const script = `
+      let seen = 0;
+      process.on("SIGTERM", () => { seen++; console.log("SIGTERM " + seen); if (seen === 2) setTimeout(() => process.exit(5), 50); });
+      console.log("ready");
+      setInterval(() => {}, 1000);`;
+    let sent = false;
+    const state = join(folder, "signalled.json");
+    const { code, stdout, stderr } = await wrap(["--state", state], script, (out, wrapper) => {
+      if (sent || !out.includes("ready")) return;
+      sent = true;
+      wrapper.kill("SIGTERM");
+      setTimeout(() => wrapper.kill("SIGTERM"), 100);
+    });
+    assert.equal(code, 5, stderr);
+    assert.equal(stdout, "ready\nSIGTERM 1\nSIGTERM 2\n");
+  });
+
+  it("a COMMAND that dies of the relayed SIGINT: 130, and nothing left listening", async () => {
+    let url = "";
+    const { code } = await wrap(
+      ["--quiet"],
+      `console.log(process.env.PETSTORE_MOCK_URL); setInterval(() => {}, 1000);`,
+      (out, wrapper) => {
+        if (url || !out.includes("\n")) return;
+        url = out.trim();
+        wrapper.kill("SIGINT");
+      },
+    );
+    assert.equal(code, 130);
+    await assert.rejects(fetch(`${url}/store/orders`), /fetch failed/);
+  });
+
+  it("a COMMAND that ignores the stop is killed after the grace period, saying so", async () => {
+    let sent = false;
+    const { code, stderr } = await wrap(
+      ["--quiet"],
+      `process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000);`,
+      (out, wrapper) => {
+        if (sent || !out.includes("ready")) return;
+        sent = true;
+        wrapper.kill("SIGTERM");
+      },
+    );
+    assert.equal(code, 137);
+    assert.match(stderr, /petstore-mock: \S+ did not exit within 10 s of SIGTERM; killing it\n/);
+  });
+
+  it("a COMMAND that cannot start: 127 and one line; the mock still stops", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", MAIN, "--port", "0", "--quiet", "--", "no-such-command-anywhere"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const [code] = await once(child, "exit");
+    assert.equal(code, 127);
+    assert.match(stderr, /petstore-mock: cannot run "no-such-command-anywhere": not found \(ENOENT\)\n/);
+  });
+});

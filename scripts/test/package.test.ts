@@ -18,7 +18,8 @@ import { promisify } from "node:util";
 import { startProxyProcess } from "../../conformance/test/proxy-process.ts";
 import { chromiumSkip } from "../../server/test/chromium.ts";
 import { startRedis } from "../../server/test/services.ts";
-import { documentedExamples } from "../examples.ts";
+import { documentedExamples, documentedRecipes } from "../examples.ts";
+import { runRecipe } from "./recipe-runner.ts";
 
 // The package as its users meet it: packed, installed into a fresh project that cannot see this
 // repository's sources, and used from plain Node, Jest, Vitest, Playwright Test, TypeScript and npx.
@@ -469,6 +470,13 @@ runConformance({ baseUrl: 1 });
         await exited;
       }
       await redis.stop();
+    }
+  });
+
+  describe("the documentation's shell and CI recipes, run as written", { concurrency: 3 }, () => {
+    for (const recipe of documentedRecipes(ROOT)) {
+      it(`${recipe.source}:${recipe.line} (${recipe.mode})`, () =>
+        runRecipe(recipe, { project, packageName: manifest.name }));
     }
   });
 

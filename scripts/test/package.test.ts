@@ -19,6 +19,7 @@ import { startProxyProcess } from "../../conformance/test/proxy-process.ts";
 import { chromiumSkip } from "../../server/test/chromium.ts";
 import { startRedis } from "../../server/test/services.ts";
 import { documentedExamples, documentedRecipes } from "../examples.ts";
+import { ciGateTests } from "./ci-gate-tests.ts";
 import { runRecipe } from "./recipe-runner.ts";
 
 // The package as its users meet it: packed, installed into a fresh project that cannot see this
@@ -195,6 +196,21 @@ describe("the package as users install it", { concurrency: true }, () => {
     ]) {
       assert.ok(files.includes(needed), `${needed} is not in the tarball`);
     }
+    // Every relative link of the shipped pages leads to a file the package ships.
+    const broken = files
+      .filter((file) => file.endsWith(".md"))
+      .flatMap((file) => {
+        const text = readFileSync(join(ROOT, file.slice("package/".length)), "utf8");
+        return [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)]
+          .map((match) => match[1] as string)
+          .filter((target) => !/^[a-z]+:/.test(target))
+          .map((target) => join(dirname(file), target))
+          .filter(
+            (target) => !files.some((shipped) => shipped === target || shipped.startsWith(`${target}/`)),
+          )
+          .map((target) => `${file} → ${target}`);
+      });
+    assert.deepEqual(broken, []);
     const leaked = files.filter((file) => /\.test\.|\/test\/|\.ts$/.test(file) && !file.endsWith(".d.ts"));
     assert.deepEqual(leaked, [], "tests or TypeScript sources in the tarball");
     const installed = JSON.parse(
@@ -472,6 +488,10 @@ runConformance({ baseUrl: 1 });
       await redis.stop();
     }
   });
+
+  describe("the CI gate from the installed commands", { concurrency: true }, () =>
+    ciGateTests(() => project),
+  );
 
   describe("the documentation's shell and CI recipes, run as written", { concurrency: 3 }, () => {
     for (const recipe of documentedRecipes(ROOT)) {

@@ -62,9 +62,10 @@ describe("the suite against tools nobody here wrote", () => {
         `list-unauthorized.${v}.status`,
         ...listDefects.map((d) => `list-unauthorized.${v}.${d}`),
       ]),
-      // Query parameters filter and page the list.
-      // The state rules need the list read by id, which those ids prevent: they are skipped, not failed.
+      // Query parameters filter and page the list: orders with int64 ids are missing with them. The one id
+      // rounded beyond int64 cannot be read by id, so the rules are judged among the others.
       ...listDefects.map((d) => `list-no-paging.with-parameters.${d}`),
+      "list-no-paging.list-ignores-paging-parameters",
       // Unauthenticated deletes succeed with 200; the later ones find nothing: 404 with an empty object.
       ...CREDENTIALS.flatMap((v) => [
         `cancel-unauthorized.missing-order.${v}.status`,
@@ -77,6 +78,8 @@ describe("the suite against tools nobody here wrote", () => {
           `cancel-unauthorized.${o}.${v}.body`,
         ]),
       ]),
+      // Those deletes removed orders.
+      "cancel-unauthorized.refused-requests-change-nothing",
       "cancel-not-found.cancel.body",
       ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
       "cancel-pending.cancel.status",

@@ -44,6 +44,16 @@ function startBin(
 
 const runBin = (project: string, bin: string, args: string[]) => startBin(project, bin, args).finished;
 
+/** `proxy --upstream URL --port 0` and the rest of its options. */
+const proxyOn = (upstream: string, ...options: string[]) => [
+  "proxy",
+  "--upstream",
+  upstream,
+  "--port",
+  "0",
+  ...options,
+];
+
 /** A COMMAND reading the list through the address the wrapper gives it, then ending with `code`. */
 function readList(variable: string, key: string, code: number | "SIGTERM"): string[] {
   const end = code === "SIGTERM" ? `process.kill(process.pid, "SIGTERM")` : `process.exitCode = ${code}`;
@@ -123,15 +133,7 @@ export function ciGateTests(project: () => string): void {
   it("petstore-conformance proxy -- COMMAND: COMMAND's failure first, else the gate; a broken upstream fails it", async () => {
     await withTarget({}, async (upstream) => {
       const args = (code: number | "SIGTERM") => [
-        "proxy",
-        "--upstream",
-        upstream,
-        "--port",
-        "0",
-        "--fail-on-violation",
-        "--reporter",
-        "json",
-        "--",
+        ...proxyOn(upstream, "--fail-on-violation", "--reporter", "json", "--"),
         ...readList("PETSTORE_PROXY_URL", TARGET_KEY, code),
       ];
       const passing = await runBin(project(), "petstore-conformance", args(0));
@@ -148,15 +150,7 @@ export function ciGateTests(project: () => string): void {
     try {
       const { port } = broken.address() as AddressInfo;
       const result = await runBin(project(), "petstore-conformance", [
-        "proxy",
-        "--upstream",
-        `http://127.0.0.1:${port}/v1`,
-        "--port",
-        "0",
-        "--fail-on-violation",
-        "--reporter",
-        "json",
-        "--",
+        ...proxyOn(`http://127.0.0.1:${port}/v1`, "--fail-on-violation", "--reporter", "json", "--"),
         ...readList("PETSTORE_PROXY_URL", TARGET_KEY, 0),
       ]);
       assert.equal(result.code, 1, result.stderr);
@@ -172,12 +166,7 @@ export function ciGateTests(project: () => string): void {
       await withTarget({}, async (upstream) => {
         const folder = mkdtempSync(join(project(), "signals-"));
         const proxy = startBin(project(), "petstore-conformance", [
-          "proxy",
-          "--upstream",
-          upstream,
-          "--port",
-          "0",
-          "--fail-on-violation",
+          ...proxyOn(upstream, "--fail-on-violation"),
           "--reporter",
           `json:${join(folder, "proxy.json")}`,
           "--reporter",
@@ -233,11 +222,7 @@ export function ciGateTests(project: () => string): void {
       });
       try {
         const proxy = startBin(project(), "petstore-conformance", [
-          "proxy",
-          "--upstream",
-          upstream,
-          "--port",
-          "0",
+          ...proxyOn(upstream),
           ...["json", "junit", "html", "markdown"].flatMap((reporter, index) => [
             "--reporter",
             `${reporter}:${join(folder, finals[index] as string)}`,

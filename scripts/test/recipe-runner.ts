@@ -9,10 +9,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parse as parseYaml } from "yaml";
+import { startRedis } from "../../server/test/services.ts";
 import type { Recipe } from "../examples.ts";
 import { freePort } from "../peers.ts";
 
@@ -64,7 +64,10 @@ export async function runRecipe(recipe: Recipe, { project, packageName }: Recipe
   const ports = new Map<number, number>();
   for (const port of FIXED_PORTS) ports.set(port, await freePort());
   const staging = await startStaging(project, recipe.mode === "with-mock" ? ports.get(4010) : undefined);
-  const redis = recipe.needsRedis ? await startRedisWithUser(ports.get(6379) as number) : undefined;
+  // The default user needs no password; user `mock` has REDIS_PASSWORD.
+  const redis = recipe.needsRedis
+    ? await startRedis({ port: ports.get(6379) as number, user: { name: "mock", password: REDIS_PASSWORD } })
+    : undefined;
   try {
     const substitute = (text: string) =>
       text
@@ -355,50 +358,6 @@ async function startStaging(project: string, port?: number): Promise<Staging> {
   return {
     url: `http://127.0.0.1:${chosen}/v1`,
     port: chosen,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exit = once(child, "exit");
-      child.kill("SIGTERM");
-      await exit;
-    },
-  };
-}
-
-/** A Redis on `port` where the default user needs no password and user `mock` has REDIS_PASSWORD. */
-async function startRedisWithUser(port: number): Promise<{ stop(): Promise<void> }> {
-  const directory = mkdtempSync(join(tmpdir(), "petstore-recipe-redis-"));
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      directory,
-      "--user",
-      "mock",
-      "on",
-      `>${REDIS_PASSWORD}`,
-      "~*",
-      "&*",
-      "+@all",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const output = collect(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", () => {
-      if (/Ready to accept connections/.test(output())) resolve();
-    });
-    child.once("error", (error) => reject(new Error(`redis-server could not be run: ${error.message}`)));
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}:\n${output()}`)));
-  });
-  return {
     async stop() {
       if (child.exitCode !== null) return;
       const exit = once(child, "exit");

@@ -49,9 +49,22 @@ async function ended(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): P
   await exit;
 }
 
+export interface RedisOptions {
+  /** Required of the default user. */
+  password?: string;
+  /** A user of its own besides the default one, with every right. */
+  user?: { name: string; password: string };
+  /** A chosen port instead of a free one. */
+  port?: number;
+}
+
 /** A real redis-server from Debian's packages on a loopback port, keeping nothing on disk. */
-export async function startRedis(password?: string): Promise<RedisService> {
-  const port = await freePort();
+export async function startRedis(passwordOrOptions?: string | RedisOptions): Promise<RedisService> {
+  const options =
+    typeof passwordOrOptions === "string" ? { password: passwordOrOptions } : (passwordOrOptions ?? {});
+  const { password, user } = options;
+  const port = options.port ?? (await freePort());
+  const directory = mkdtempSync(join(tmpdir(), "petstore-redis-"));
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(
@@ -65,7 +78,10 @@ export async function startRedis(password?: string): Promise<RedisService> {
         "",
         "--appendonly",
         "no",
+        "--dir",
+        directory,
         ...(password ? ["--requirepass", password] : []),
+        ...(user ? ["--user", user.name, "on", `>${user.password}`, "~*", "&*", "+@all"] : []),
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );

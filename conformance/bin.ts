@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readCommandLine } from "../common/command-line.ts";
+import { printable } from "../common/printable.ts";
 import { PROXY_USAGE, parseProxyOptions } from "./live/proxy-options.ts";
 import { parseCliOptions, USAGE } from "./options.ts";
 
@@ -31,7 +32,7 @@ start().then(
     process.exitCode = code;
   },
   (error) => {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.stderr.write(`error: ${printable((error as Error).message)}\n`);
     process.exitCode = 2;
   },
 );

@@ -1,3 +1,4 @@
+import { printable } from "../common/printable.ts";
 import { HookError } from "./hooks.ts";
 import type { CliOptions } from "./options.ts";
 import type { Report } from "./report.ts";
@@ -21,7 +22,7 @@ export async function main(options: CliOptions, env: NodeJS.ProcessEnv): Promise
       error instanceof TargetUnreachableError ||
       error instanceof HookError
     ) {
-      process.stderr.write(`error: ${error.message}\n`);
+      process.stderr.write(`error: ${printable(error.message)}\n`);
       return 2;
     }
     throw error;

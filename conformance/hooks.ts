@@ -85,7 +85,13 @@ export function hookId(provided: ProvidedIds | undefined, field: keyof ProvidedI
 
 /** The text with every secret (the key, masked header values) replaced by `***`. */
 export function hideSecrets(text: string, secrets: readonly string[]): string {
-  return secrets
-    .filter((secret) => secret !== "")
-    .reduce((out, secret) => out.split(secret).join("***"), text);
+  return secretHider(secrets)(text);
+}
+
+/** hideSecrets for many texts: the secrets are ordered once. */
+export function secretHider(secrets: readonly string[]): (text: string) => string {
+  // Longest first: one secret may hold another (the Basic probe's base64 holds the key's when aligned).
+  const ordered = secrets.filter((secret) => secret !== "").sort((a, b) => b.length - a.length);
+  return (text) =>
+    ordered.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join("***") : out), text);
 }

@@ -8,6 +8,7 @@ import http, {
 import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
+import { maskedHeaderValue } from "./credentials.ts";
 import type { ListJudge, ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 import { replayValue } from "./reproduction.ts";
@@ -399,17 +400,8 @@ export function maskHeaders(
   secret?: ReadonlySet<string>,
 ): Record<string, string> {
   const masked: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    masked[name] = lower === "authorization" ? maskAuthorization(value) : secret?.has(lower) ? "***" : value;
-  }
+  for (const [name, value] of Object.entries(headers)) masked[name] = maskedHeaderValue(name, value, secret);
   return masked;
-}
-
-/** Keeps the scheme, which a reader needs to see, and hides the credentials. */
-export function maskAuthorization(value: string): string {
-  const [scheme, ...rest] = value.trim().split(/\s+/);
-  return rest.length === 0 || rest.join("") === "" ? value : `${scheme} ***`;
 }
 
 export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {

@@ -1,3 +1,4 @@
+import { printable } from "../common/printable.ts";
 /**
  * A request as a person can send it again: a `curl` command or a `fetch` snippet that repeats it exactly,
  * with variables where the key and masked headers were, never their values.
@@ -115,7 +116,19 @@ export function renderReplays(replays: readonly Replay[], as: ReproduceAs, tls: 
 }
 
 function singleQuoted(text: string): string {
+  // A control character or an invisible one stays exact and never reaches the terminal raw: ANSI-C quoting.
+  if (printable(text) !== text) return `$'${ansiC(text)}'`;
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function ansiC(text: string): string {
+  return [...Buffer.from(text, "utf8")]
+    .map((byte) =>
+      byte < 0x20 || byte >= 0x7f || byte === 0x27 || byte === 0x5c
+        ? `\\x${byte.toString(16).padStart(2, "0")}`
+        : String.fromCharCode(byte),
+    )
+    .join("");
 }
 
 function doubleQuotedText(text: string): string {

@@ -5,6 +5,7 @@ import type { Contract } from "../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../server/core/sessions.ts";
+import { BASIC_PROBE_USER, credentialsInUrl, hideUrlCredentials, secretForms } from "./credentials.ts";
 import { createHealth } from "./health.ts";
 import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";
 import {
@@ -150,7 +151,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     fetch: globalThis.fetch,
   };
   const masked = maskedHeaders(options.headers, options.showHeaders);
-  const secrets = [options.apiKey, ...masked.entries.map(([, value]) => value)];
+  // The key in every form a server may echo it in, masked --header values, the mock's control token.
+  const secrets = [
+    options.apiKey,
+    ...masked.entries.map(([, value]) => value),
+    env.PETSTORE_CONTROL_TOKEN ?? "",
+    process.env.PETSTORE_CONTROL_TOKEN ?? "",
+  ].flatMap(secretForms);
   const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
   // Ids from options win over ids from the hook.
   const ids = {
@@ -627,7 +634,7 @@ class Session {
       case "none":
         return undefined;
       case "basic":
-        return `Basic ${Buffer.from(`conformance:${this.apiKey}`).toString("base64")}`;
+        return `Basic ${Buffer.from(`${BASIC_PROBE_USER}:${this.apiKey}`).toString("base64")}`;
       case "empty-bearer":
         return "Bearer ";
       case "unknown-key":
@@ -669,11 +676,17 @@ function parseBaseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new ConformanceUsageError(`--base-url must be an absolute http(s) URL (got "${text}")`);
+    throw new ConformanceUsageError(
+      `--base-url must be an absolute http(s) URL (got "${hideUrlCredentials(text)}")`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConformanceUsageError(`--base-url must be an http or https URL (got "${text}")`);
+    throw new ConformanceUsageError(
+      `--base-url must be an http or https URL (got "${hideUrlCredentials(text)}")`,
+    );
   }
+  const credentials = credentialsInUrl(url, "--base-url", text);
+  if (credentials) throw new ConformanceUsageError(credentials);
   return url;
 }
 

@@ -46,6 +46,7 @@ export async function judgementCost(
           method: "GET",
           url: "/v1/store/orders",
           token: key,
+          secrets: [key],
           session: undefined,
           recorded: () => ({ method: "GET", path: "/v1/store/orders", headers: {} }),
           // One after the other, as a polling client sends them.

@@ -1,3 +1,4 @@
+import { printable } from "../common/printable.ts";
 import type { LogLevel } from "./options.ts";
 
 /** One answered (or cut-off) request, as both log formats write it. Never a header: keys stay out. */
@@ -90,7 +91,3 @@ function clock(): string {
 }
 
 // A path or session name is the client's text: control characters could rewrite the terminal.
-function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, "?");
-}

@@ -1,5 +1,6 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
+import { maskedTarget, requestSecrets } from "../credentials.ts";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { ListJudge, ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
@@ -13,8 +14,6 @@ import type { ForwardedExchange } from "./judged-exchange.ts";
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
 const LIST_URL = /^\/v1\/store\/orders(?:\?|$)/;
 const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
-// Credentials of the client's own request, hidden wherever a report shows it.
-const ALWAYS_MASKED = new Set(["proxy-authorization", "cookie"]);
 
 export interface ForwarderSettings {
   upstream: URL;
@@ -31,6 +30,8 @@ export interface ForwarderSettings {
   keepForHar: boolean;
   /** Hides secrets in what the proxy says itself. */
   hide: (text: string) => string;
+  /** Header and query parameter names (lower case) that carry credentials beyond the usual ones. */
+  secretNames: ReadonlySet<string>;
   /** Decoded bytes of one body judged at most; larger ones pass through unchanged, not judged. */
   maxBodyBytes: number;
   /** A judge for a list answered 200, which a large list streams into as it is forwarded. */
@@ -99,8 +100,8 @@ export function createForwarder(
     const record = () => {
       recorded ??= {
         method,
-        path: url,
-        headers: maskHeaders(flattenHeaders(request.headers), ALWAYS_MASKED),
+        path: maskedTarget(url, settings.secretNames),
+        headers: maskHeaders(flattenHeaders(request.headers), settings.secretNames),
       };
       return recorded;
     };
@@ -135,6 +136,7 @@ export function createForwarder(
         method,
         url,
         token: bearerToken(request.headers.authorization),
+        secrets: requestSecrets(request.headers, url, settings.secretNames),
         session: headerText(request.headers["x-mock-session"]),
         recorded: record,
         startedAt: begun,

@@ -1,4 +1,4 @@
-import { maskAuthorization } from "../http-client.ts";
+import { CREDENTIAL_PARAMETERS, maskedHeaderValue, maskedTarget } from "../credentials.ts";
 import type { HarEntry } from "./har-writer.ts";
 
 /** What the HAR keeps of one exchange; headers as [name, value] pairs in the order they came. */
@@ -22,12 +22,10 @@ export interface HarSource {
   comment?: string;
 }
 
-// Headers whose values are credentials wherever they appear.
-const ALWAYS_SECRET = new Set(["proxy-authorization", "cookie", "set-cookie"]);
-
 /**
- * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, cookies and
- * masked headers become `***`, and any known secret in a URL or body is replaced too.
+ * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, credential
+ * headers and query parameters and the masked ones become `***`, and any known secret in a URL or body is
+ * replaced too.
  */
 export function harEntryOf(
   source: HarSource,
@@ -36,15 +34,11 @@ export function harEntryOf(
 ): HarEntry {
   const headers = (pairs: Array<[string, string]>) =>
     pairs.map(([name, value]) => {
-      const lower = name.toLowerCase();
-      const masked =
-        lower === "authorization"
-          ? maskAuthorization(value)
-          : ALWAYS_SECRET.has(lower) || secretHeaders.has(lower)
-            ? "***"
-            : hide(value);
-      return { name, value: masked };
+      const masked = maskedHeaderValue(name, value, secretHeaders);
+      return { name, value: masked === value ? hide(value) : masked };
     });
+  const secretParameter = (name: string) =>
+    CREDENTIAL_PARAMETERS.has(name.toLowerCase()) || secretHeaders.has(name.toLowerCase());
   const contentType = (pairs: Array<[string, string]>) =>
     pairs.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
   const response = source.response;
@@ -57,11 +51,16 @@ export function harEntryOf(
     time: round(source.durationMs),
     request: {
       method: source.method,
-      url: hide(source.url.href),
+      url: hide(
+        `${source.url.origin}${maskedTarget(source.url.pathname + source.url.search, secretHeaders)}`,
+      ),
       httpVersion: "HTTP/1.1",
       cookies: [],
       headers: headers(source.requestHeaders),
-      queryString: [...source.url.searchParams].map(([name, value]) => ({ name, value: hide(value) })),
+      queryString: [...source.url.searchParams].map(([name, value]) => ({
+        name,
+        value: secretParameter(name) ? "***" : hide(value),
+      })),
       ...(source.requestBody.length > 0
         ? {
             postData: {

@@ -13,6 +13,8 @@ export interface ForwardedExchange {
   url: string;
   /** The bearer token of the client's request, for the checks and the state views; never shown. */
   token: string | undefined;
+  /** Every credential the request carried (headers, query), to hide wherever a server echoes one. */
+  secrets: string[];
   session: string | undefined;
   /** The request as reports show it, headers masked: made only for a report that shows it. */
   recorded: () => RecordedRequest;

@@ -1,4 +1,5 @@
 import { styleText } from "node:util";
+import { printable } from "../../common/printable.ts";
 import type { JudgedExchange } from "./judged-exchange.ts";
 
 type Style = Parameters<typeof styleText>[0];
@@ -8,15 +9,16 @@ export function liveLine(judged: JudgedExchange, options: { color: boolean }): s
   const paint = (style: Style, text: string) => (options.color ? styleText(style, text) : text);
   const failed = judged.checks.filter((check) => check.status === "failed");
   const timing = paint("dim", `${Math.round(judged.durationMs)} ms`);
-  const head = `${judged.ref.label.replace(/ → .*$/, "")} ${judged.status ?? 502} ${timing}`;
+  // The path and the messages quote what the client and the upstream sent: nothing of it reaches the terminal raw.
+  const head = `${printable(judged.ref.label.replace(/ → .*$/, ""))} ${judged.status ?? 502} ${timing}`;
   if (judged.upstreamError !== undefined)
-    return `${paint("yellow", "!")} ${head} ${paint("yellow", `no answer from the upstream: ${judged.upstreamError}`)}\n`;
+    return `${paint("yellow", "!")} ${head} ${paint("yellow", `no answer from the upstream: ${printable(judged.upstreamError)}`)}\n`;
   if (judged.operation === undefined)
-    return `${paint("dim", "·")} ${head} ${paint("dim", `(not judged: ${judged.notJudged})`)}\n`;
+    return `${paint("dim", "·")} ${head} ${paint("dim", `(not judged: ${printable(judged.notJudged ?? "")})`)}\n`;
   const problems = [
     ...failed.map((check) => `${check.id}: ${check.message}`),
     ...judged.findings.map((finding) => `state.${finding.rule}: ${finding.message}`),
-  ];
+  ].map((problem) => printable(problem));
   if (problems.length === 0) return `${paint("green", "✔")} ${head}\n`;
   const replaced = judged.replaced ? paint("yellow", " (answered 502: --errors)") : "";
   return `${paint("red", "✖")} ${head}${replaced}\n${problems.map((problem) => `    ${paint("red", problem)}\n`).join("")}`;

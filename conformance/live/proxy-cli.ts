@@ -1,3 +1,4 @@
+import { printable } from "../../common/printable.ts";
 import { StopSignals } from "../../common/stop-signals.ts";
 import { reachableUrl, runWrapped } from "../../common/wrapped-command.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../runner.ts";
@@ -35,7 +36,7 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     });
   } catch (error) {
     if (error instanceof ConformanceUsageError || error instanceof TargetUnreachableError) {
-      process.stderr.write(`error: ${error.message}\n`);
+      process.stderr.write(`error: ${printable(error.message)}\n`);
       return 2;
     }
     throw error;

@@ -49,6 +49,8 @@ Reports:
   one line per exchange as it happens: readable on a terminal, JSON lines otherwise
   --reporter NAME[:FILE]    on exit: pretty (default), json, junit, html or markdown, to FILE or standard
                             output; repeatable
+  --secret NAME             a header or query parameter whose value is a credential, masked everywhere
+                            like Authorization, Cookie, X-Api-Key or access_token are; repeatable
   --har FILE                write every exchange to FILE as HAR 1.2 as it happens, credentials hidden
   --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all
   --help                    show this help
@@ -66,6 +68,7 @@ const FLAGS = {
   ...REACH_FLAGS,
   reporter: { type: "string", multiple: true },
   har: { type: "string" },
+  secret: { type: "string", multiple: true },
   "fail-on-violation": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -90,6 +93,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       ...(values.strict ? { strict: true } : {}),
       ...(values.errors ? { errors: true } : {}),
       ...(values.har !== undefined ? { har: values.har } : {}),
+      ...(values.secret ? { secretNames: values.secret } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
       ...(tls ? { tls } : {}),

@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
-import { hideSecrets } from "../hooks.ts";
+import { credentialsInUrl, hideUrlCredentials } from "../credentials.ts";
+import { secretHider } from "../hooks.ts";
 import {
   createAgent,
   createHttpClient,
@@ -54,6 +55,8 @@ export interface ProxyOptions {
   limits?: Partial<StateLimits>;
   /** Decoded bytes of one body judged at most (default 2 GiB); a larger one passes through, not judged. */
   maxBodyBytes?: number;
+  /** Header or query parameter names whose values are credentials, beyond the usual ones (--secret). */
+  secretNames?: string[];
   /** Sees each exchange with its verdict, once it is complete. */
   onExchange?: (judged: JudgedExchange) => void;
 }
@@ -91,7 +94,11 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const masked = maskedHeaders(options.headers, options.showHeaders);
-  const secretHeaders = masked.names;
+  // Names whose values are credentials: the masked --header names and those --secret names.
+  const secretNames = new Set([
+    ...masked.names,
+    ...(options.secretNames ?? []).map((name) => name.toLowerCase()),
+  ]);
   // Every token the traffic carried, with the masked headers' values and the proxy's credentials.
   const fixedSecrets = [
     ...masked.entries.map(([, value]) => value),
@@ -99,7 +106,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   ];
   const tokens = new Set<string>();
   const secrets = () => [...fixedSecrets, ...tokens];
-  const hide = (text: string) => hideSecrets(text, secrets());
+  // Remade only when the traffic brings a new secret (at most MAX_TOKENS_HIDDEN times).
+  let hider = secretHider(fixedSecrets);
+  const hide = (text: string) => hider(text);
 
   const warnings: string[] = [...ignoredProxyVariables(env)];
   if (!/\/v1\/?$/.test(upstream.pathname))
@@ -141,8 +150,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   let drained: (() => void) | undefined;
 
   const finish = ({ forwarded, har: source, answer }: ExchangeOutcome) => {
-    const { token } = forwarded;
-    if (token !== undefined && tokens.size < MAX_TOKENS_HIDDEN) tokens.add(token);
+    const known = tokens.size;
+    for (const secret of forwarded.secrets) if (tokens.size < MAX_TOKENS_HIDDEN) tokens.add(secret);
+    if (tokens.size !== known) hider = secretHider(secrets());
     const judged = judgeExchange(forwarded, judgeContext);
     // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
     for (const check of judged.checks) if (check.status === "failed") check.message = hide(check.message);
@@ -154,7 +164,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       } else answer.pass();
     }
     ledger.record(judged);
-    if (har && source) har.add(harEntryOf(source, secretHeaders, hide));
+    if (har && source) har.add(harEntryOf(source, secretNames, hide));
     options.onExchange?.(judged);
   };
   const forwarder = createForwarder(
@@ -168,6 +178,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       holdAnswers: options.errors ?? false,
       keepForHar: har !== undefined,
       hide,
+      secretNames,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       listJudge: () =>
         new ListJudge({
@@ -212,7 +223,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const report = () =>
     ledger.report({
-      target: `${redactUrl(upstream)} (observed through the proxy)`,
+      target: `${upstream.href} (observed through the proxy)`,
       startedAt,
       durationMs: Math.round(performance.now() - started),
       warnings,
@@ -222,7 +233,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   let closing: Promise<Report> | undefined;
   return {
     url: `http://${address}:${port}${PROXY_BASE_PATH}`,
-    upstream: redactUrl(upstream),
+    upstream: upstream.href,
     get failed() {
       return ledger.failed;
     },
@@ -282,25 +293,19 @@ function violationMessage(judged: JudgedExchange): string {
 
 function parseUpstream(text: string): URL {
   let url: URL;
+  const shown = hideUrlCredentials(text);
   try {
     url = new URL(text);
   } catch {
-    throw new ConformanceUsageError(`--upstream must be an absolute http(s) URL (got "${text}")`);
+    throw new ConformanceUsageError(`--upstream must be an absolute http(s) URL (got "${shown}")`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new ConformanceUsageError(`--upstream must be an http or https URL (got "${text}")`);
+    throw new ConformanceUsageError(`--upstream must be an http or https URL (got "${shown}")`);
   if (url.search || url.hash)
     throw new ConformanceUsageError(
-      `--upstream is a base address, without ?query or #fragment (got "${text}")`,
+      `--upstream is a base address, without ?query or #fragment (got "${shown}")`,
     );
+  const credentials = credentialsInUrl(url, "--upstream", text);
+  if (credentials) throw new ConformanceUsageError(credentials);
   return url;
-}
-
-/** The upstream for messages: without credentials in its URL. */
-function redactUrl(url: URL): string {
-  if (!url.username && !url.password) return url.href;
-  return url.href.replace(
-    `${url.protocol}//${url.username}${url.password ? `:${url.password}` : ""}@`,
-    `${url.protocol}//***@`,
-  );
 }

@@ -1,11 +1,14 @@
 import { create } from "xmlbuilder2";
 import type { CheckResult, Report } from "../report.ts";
 import { describeCheck } from "./describe.ts";
+import { printableReport } from "./printable-report.ts";
 
 const SUITE = "petstore-conformance";
 
 /** JUnit XML: one testcase per scenario, as CI tools (GitLab, Jenkins, GitHub reporters) load it. */
-export function renderJunit(report: Report): string {
+export function renderJunit(shown: Report): string {
+  // XML 1.0 cannot hold most control characters at all: CI's readers reject the file. They are escaped.
+  const report = printableReport(shown);
   const failures = report.scenarios.filter((scenario) => scenario.status === "failed").length;
   const skipped = report.scenarios.filter((scenario) => scenario.status === "skipped").length;
   const seconds = (report.durationMs / 1000).toFixed(3);

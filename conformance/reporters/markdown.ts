@@ -1,8 +1,13 @@
 import type { Report } from "../report.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
+import { printableReport } from "./printable-report.ts";
 
-/** A short summary and a table of failed checks, for a CI job summary or a merge-request comment. */
-export function renderMarkdown(report: Report): string {
+/**
+ * A short summary and a table of failed checks, for a CI job summary or a merge-request comment. Nothing a
+ * target sent becomes markup there: no link, image, mention, HTML or extra table cell.
+ */
+export function renderMarkdown(shown: Report): string {
+  const report = printableReport(shown);
   const { passed, failed, skipped } = report.summary;
   const lines: string[] = [];
   if (report.health) lines.push(`> **${cell(report.health)}**`, "");
@@ -27,7 +32,7 @@ export function renderMarkdown(report: Report): string {
     const shown = failures.slice(0, FAILURES_SHOWN);
     lines.push("", "| Scenario | Check | What happened | Request | Spec |", "|---|---|---|---|---|");
     for (const { scenario, check } of shown) {
-      const request = check.request ? `\`${cell(`${check.request.method} ${check.request.path}`)}\`` : "";
+      const request = check.request ? code(`${check.request.method} ${check.request.path}`) : "";
       lines.push(
         `| ${scenario.id} | \`${check.id}\` | ${cell(check.message)} | ${request} | ${cell(check.spec ?? "")} |`,
       );
@@ -50,7 +55,7 @@ export function renderMarkdown(report: Report): string {
     for (const group of groups) {
       for (const row of group.rows) {
         const seen = row.seen === 0 ? "never" : `${row.seen}${row.documented ? "" : " (undocumented)"}`;
-        lines.push(`| \`${group.method} ${cell(group.path)}\` | ${row.status} | ${seen} |`);
+        lines.push(`| ${code(`${group.method} ${group.path}`)} | ${row.status} | ${seen} |`);
       }
     }
     const missing = neverSeen(report);
@@ -70,7 +75,29 @@ function fenceSafe(code: string): string {
   return code.replace(/```/g, "`\u200b``");
 }
 
-/** Text made safe for one table cell: no pipes, no line breaks, no HTML. */
+/**
+ * Text as plain text in a table cell or a line: Markdown's punctuation escaped, HTML's brackets as entities,
+ * line breaks as spaces, and a zero-width space after `@` and inside `://` and `www.`, which GitHub and
+ * GitLab would otherwise turn into mentions and links.
+ */
 function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return text
+    .replace(/\r?\n/g, " ")
+    .replace(/[\\`*_[\]!|~]/g, (character) => `\\${character}`)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/@/g, "@&#8203;")
+    .replace(/:\/\//g, ":&#8203;//")
+    .replace(/www\./gi, (www) => `${www.slice(0, 3)}&#8203;.`);
+}
+
+/** Text as a code span in a table cell: no markup inside, pipes escaped as tables need. */
+function code(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  const inside = text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
+  // A space on each side only where a backtick would otherwise touch the fence.
+  const pad = inside.startsWith("`") || inside.endsWith("`") ? " " : "";
+  return `${fence}${pad}${inside}${pad}${fence}`;
 }

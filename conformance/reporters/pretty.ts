@@ -2,11 +2,14 @@ import { styleText } from "node:util";
 import type { Report } from "../report.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 import { describeCheck } from "./describe.ts";
+import { printableReport } from "./printable-report.ts";
 
 type Style = Parameters<typeof styleText>[0];
 
 /** The report for people: one line per scenario, and for each failure the evidence. */
-export function renderPretty(report: Report, options: { color: boolean }): string {
+export function renderPretty(shown: Report, options: { color: boolean }): string {
+  // Nothing a target sent reaches the terminal raw.
+  const report = printableReport(shown);
   const paint = (style: Style, text: string) => (options.color ? styleText(style, text) : text);
   const mark = { passed: paint("green", "✔"), failed: paint("red", "✖"), skipped: paint("yellow", "-") };
   const lines = report.health ? [paint(["bold", "yellow"], `warning: ${report.health}`)] : [];

@@ -1,0 +1,154 @@
+/**
+ * Credentials in every form they travel in, so that none reaches a line, a report, a HAR or an error: the
+ * key and the forms a server may echo it in (Basic, base64, percent-encoded), and, in traffic the proxy
+ * forwards, the headers and query parameters that carry credentials by convention or by name.
+ */
+
+/** The user of the Basic credentials the suite sends as a probe (the key as the password). */
+export const BASIC_PROBE_USER = "conformance";
+
+/** Headers whose whole value is a credential. Authorization keeps its scheme (see maskAuthorization). */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+  "api-key",
+  "x-auth-token",
+  "x-access-token",
+  "x-csrf-token",
+  "x-xsrf-token",
+]);
+
+/** Query parameters whose value is a credential (compared without case). */
+export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
+  "access_token",
+  "id_token",
+  "refresh_token",
+  "token",
+  "api_key",
+  "apikey",
+  "api-key",
+  "key",
+  "auth",
+  "password",
+  "passwd",
+  "secret",
+  "client_secret",
+  "signature",
+  "sig",
+  "x-amz-signature",
+  "x-amz-credential",
+  "x-amz-security-token",
+]);
+
+/** The forms of one secret a server may echo: as given, base64 (also URL-safe), percent-encoded, as Basic. */
+export function secretForms(secret: string): string[] {
+  if (secret === "") return [];
+  const forms = new Set([
+    secret,
+    Buffer.from(secret).toString("base64"),
+    Buffer.from(secret).toString("base64url"),
+    Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64"),
+    encodeURIComponent(secret),
+  ]);
+  // A base64 form shorter than this would hide ordinary words of a report.
+  return [...forms].filter((form) => form.length >= Math.min(secret.length, 4));
+}
+
+/** An Authorization value with its credentials hidden: the scheme stays, so a report says what was sent. */
+export function maskAuthorization(value: string): string {
+  const [scheme = "", ...rest] = value.trim().split(/\s+/);
+  if (rest.join("") !== "") return `${scheme} ***`;
+  // One word: a token with no scheme, which is all credential; `Bearer` alone holds none.
+  return /^(bearer|basic|digest|negotiate|token)?$/i.test(scheme) ? value : "***";
+}
+
+/** The value a report may show of a header: masked when it carries a credential. */
+export function maskedHeaderValue(name: string, value: string, alsoSecret?: ReadonlySet<string>): string {
+  const lower = name.toLowerCase();
+  if (lower === "authorization" || lower === "proxy-authorization") return maskAuthorization(value);
+  return CREDENTIAL_HEADERS.has(lower) || alsoSecret?.has(lower) ? "***" : value;
+}
+
+/** A path and query with the values of credential parameters replaced by `***`. */
+export function maskedTarget(target: string, alsoSecret?: ReadonlySet<string>): string {
+  const queryAt = target.indexOf("?");
+  if (queryAt === -1) return target;
+  const query = target
+    .slice(queryAt + 1)
+    .split("&")
+    .map((pair) => {
+      const equals = pair.indexOf("=");
+      if (equals === -1) return pair;
+      const name = safeDecode(pair.slice(0, equals)).toLowerCase();
+      return CREDENTIAL_PARAMETERS.has(name) || alsoSecret?.has(name) ? `${pair.slice(0, equals)}=***` : pair;
+    })
+    .join("&");
+  return `${target.slice(0, queryAt)}?${query}`;
+}
+
+/**
+ * The credential values one request carries, to be hidden wherever a server echoes them: the Authorization
+ * credential (and, for Basic, the decoded pair and its password), every credential header's value, and the
+ * values of credential query parameters.
+ */
+export function requestSecrets(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  target: string,
+  alsoSecret?: ReadonlySet<string>,
+): string[] {
+  const found: string[] = [];
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined) continue;
+    const lower = name.toLowerCase();
+    if (!CREDENTIAL_HEADERS.has(lower) && !alsoSecret?.has(lower)) continue;
+    for (const value of Array.isArray(raw) ? raw : [raw]) {
+      if (lower !== "authorization" && lower !== "proxy-authorization") {
+        found.push(value);
+        continue;
+      }
+      const [scheme = "", ...rest] = value.trim().split(/\s+/);
+      const credential = rest.join(" ") || scheme;
+      found.push(credential);
+      if (/^basic$/i.test(scheme)) {
+        const pair = Buffer.from(credential, "base64").toString("utf8");
+        const colon = pair.indexOf(":");
+        found.push(pair);
+        if (colon !== -1) found.push(pair.slice(colon + 1));
+      }
+    }
+  }
+  const queryAt = target.indexOf("?");
+  if (queryAt !== -1) {
+    for (const [name, value] of new URLSearchParams(target.slice(queryAt + 1))) {
+      if (CREDENTIAL_PARAMETERS.has(name.toLowerCase()) || alsoSecret?.has(name.toLowerCase()))
+        found.push(value);
+    }
+  }
+  // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.
+  return found.filter((value) => value.length >= 4);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return text;
+  }
+}
+
+/** A URL as given, with any `user:password@` hidden: for messages about a URL that may hold them. */
+export function hideUrlCredentials(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@");
+}
+
+/**
+ * Credentials in a target's URL are never sent (the API takes its key as a bearer token, a gateway what
+ * --header gives it), so a URL holding them is refused rather than silently stripped and printed.
+ */
+export function credentialsInUrl(url: URL, flag: string, text: string): string | undefined {
+  if (!url.username && !url.password) return undefined;
+  return `${flag} holds credentials (${hideUrlCredentials(text)}), which are never sent: the API key goes in --api-key (the proxy passes on the client's own), and what a gateway needs in --header`;
+}

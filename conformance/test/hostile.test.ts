@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { XMLValidator } from "fast-xml-parser";
+import { jsonLine, liveLine } from "../live/live-line.ts";
+import { runProxy } from "../live/run-proxy.ts";
+import type { Report } from "../report.ts";
+import { renderHtml } from "../reporters/html.ts";
+import { renderJson } from "../reporters/json.ts";
+import { renderJunit } from "../reporters/junit.ts";
+import { renderMarkdown } from "../reporters/markdown.ts";
+import { renderPretty } from "../reporters/pretty.ts";
+import { runConformance } from "../runner.ts";
+import { type HostileTarget, startHostileTarget } from "./hostile-target.ts";
+import { cli, NO_PROXY_ENV } from "./run-cli.ts";
+
+const KEY = "hostile-key-4711";
+const base64 = (text: string) => Buffer.from(text).toString("base64");
+/** What must never reach a terminal or a text report raw: C0 but line breaks and tabs, DEL, C1, bidi overrides. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const NOT_XML_1_0 = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/;
+
+describe("a hostile target's bytes are data, in every report", () => {
+  let target: HostileTarget;
+  let report: Report;
+  before(async () => {
+    target = await startHostileTarget();
+    report = await runConformance({ baseUrl: target.url, apiKey: KEY, env: {} });
+  });
+  after(() => target.close());
+
+  it("the pretty report and the JUnit report show control characters escaped; the JUnit report is well-formed", () => {
+    assert.ok(report.summary.failed > 0);
+    const pretty = renderPretty(report, { color: false });
+    assert.doesNotMatch(pretty, RAW_CONTROL);
+    assert.ok(pretty.includes("\\e]52;c;"), "the clipboard write is shown, escaped");
+    const junit = renderJunit(report);
+    assert.doesNotMatch(junit, NOT_XML_1_0);
+    assert.equal(XMLValidator.validate(junit), true);
+    assert.doesNotMatch(junit, RAW_CONTROL);
+  });
+
+  it("the Markdown report makes no link, image, HTML, mention or table cell of what the target sent", () => {
+    const markdown = renderMarkdown(report);
+    assert.doesNotMatch(markdown, RAW_CONTROL);
+    assert.doesNotMatch(markdown, /!\[pixel\]\(/);
+    assert.doesNotMatch(markdown, /\[Click to fix the build\]\(/);
+    assert.doesNotMatch(markdown, /<img/);
+    assert.doesNotMatch(markdown, /@security-team/);
+    assert.doesNotMatch(markdown, /https:\/\/(attacker|phish)/);
+    assert.doesNotMatch(markdown, /www\.phish/);
+    // Every row of the failures table has its five cells: no pipe from the target opened another.
+    const rows = markdown
+      .split("\n")
+      .filter((line) => line.startsWith("| ") && !line.startsWith("| Operation"));
+    assert.ok(rows.length > 2);
+    for (const row of rows.filter((line) => !/^\| `/.test(line)))
+      assert.equal(row.replace(/\\\|/g, "").split("|").length - 2, 5, row);
+  });
+
+  it("the key never appears, nor its Basic or base64 forms, though the target echoes them", () => {
+    const forms = [KEY, base64(KEY), base64(`conformance:${KEY}`)];
+    const texts = {
+      json: renderJson(report),
+      pretty: renderPretty(report, { color: false }),
+      html: renderHtml(report),
+      junit: renderJunit(report),
+      markdown: renderMarkdown(report),
+    };
+    for (const [name, text] of Object.entries(texts))
+      for (const form of forms) assert.ok(!text.includes(form), `${name} holds ${form}`);
+    // The echo is there, masked: the test sees what it means to.
+    assert.match(texts.json, /echo: Basic \*\*\*/);
+  });
+});
+
+describe("credentials in a target's URL", () => {
+  it("are refused by the suite and the proxy with one line that does not print them", async () => {
+    for (const args of [
+      ["--base-url", "http://qa:pass-w0rd-9@127.0.0.1:9/v1", "--api-key", "k"],
+      ["proxy", "--upstream", "http://qa:pass-w0rd-9@127.0.0.1:9/v1", "--port", "0"],
+    ]) {
+      const { code, stderr } = await cli(args, NO_PROXY_ENV);
+      assert.equal(code, 2);
+      assert.match(stderr, /holds credentials \(http:\/\/\*\*\*@127\.0\.0\.1:9\/v1\), which are never sent/);
+      assert.ok(!stderr.includes("pass-w0rd-9"));
+    }
+  });
+});
+
+describe("the proxy masks every credential the traffic carries", () => {
+  it("one-word Authorization, X-Api-Key, Cookie, access_token and --secret names: in lines, reports and the HAR", async () => {
+    const target = await startHostileTarget();
+    const folder = mkdtempSync(join(tmpdir(), "petstore-hostile-"));
+    const lines: string[] = [];
+    const proxy = await runProxy({
+      upstream: target.url,
+      port: 0,
+      env: {},
+      har: join(folder, "traffic.har"),
+      secretNames: ["X-Custom-Auth", "sessionid"],
+      onExchange: (judged) => lines.push(liveLine(judged, { color: false }), jsonLine(judged)),
+    });
+    const secrets = [
+      "token-only-5150",
+      "api-key-8086",
+      "cookie-6502",
+      "query-token-68000",
+      "custom-z80",
+      "sid-1802",
+    ];
+    try {
+      for (const [headers, query] of [
+        [{ authorization: "token-only-5150" }, ""],
+        [{ "x-api-key": "api-key-8086", cookie: "session=cookie-6502" }, "?access_token=query-token-68000"],
+        [{ "x-custom-auth": "custom-z80" }, "?sessionid=sid-1802&limit=5"],
+      ] as const) {
+        const response = await fetch(`${proxy.url}/store/orders${query}`, { headers });
+        await response.text();
+      }
+    } finally {
+      const final = await proxy.close();
+      await target.close();
+      const texts = {
+        lines: lines.join(""),
+        json: renderJson(final),
+        pretty: renderPretty(final, { color: false }),
+        har: readFileSync(join(folder, "traffic.har"), "utf8"),
+      };
+      for (const [name, text] of Object.entries(texts))
+        for (const secret of secrets) assert.ok(!text.includes(secret), `${name} holds ${secret}`);
+      assert.match(texts.har, /"name":"x-api-key","value":"\*\*\*"/i);
+      assert.match(texts.har, /access_token=\*\*\*/);
+      assert.match(texts.har, /"value":"\*\*\*"[^}]*\}/);
+    }
+  });
+});

@@ -56,8 +56,19 @@ export interface TlsOptions {
   files?: { ca?: string; cert?: string; key?: string };
 }
 
+/** The longest one request may take by default, headers and whole body: a body that drips ends here. */
+export const DEFAULT_DEADLINE_MS = 120_000;
+/**
+ * Bytes of an answer kept when it is not a list judged as it streams: an Error record or an empty body needs
+ * far less, and this bounds what every request in flight can hold together.
+ */
+export const WHOLE_ANSWER_BYTES = 1024 * 1024;
+
 export interface ClientOptions {
+  /** Without a byte from the target. */
   timeoutMs: number;
+  /** For the whole request, headers and body (default DEFAULT_DEADLINE_MS). */
+  deadlineMs?: number;
   /** Sent with every request (a mock session, a gateway's header); a request's own headers win. */
   commonHeaders?: Readonly<Record<string, string>>;
   /** Lower-case names of headers whose values reports show as `***`. */
@@ -131,6 +142,12 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
       let proxyRefused: number | undefined;
       let sentAt: number | undefined;
       let answered = false;
+      const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+      // Before the answer: the request fails; once it is coming: what came is judged as cut.
+      let deadlineHit = (ms: number): void => {
+        outgoing.destroy(new Error(`no complete answer within the ${ms} ms --deadline`));
+      };
+      const deadline = setTimeout(() => deadlineHit(deadlineMs), deadlineMs);
       const outgoing: ClientRequest = request(
         {
           agent: through,
@@ -152,6 +169,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           const settle = (cut?: string) => {
             if (settled) return;
             settled = true;
+            clearTimeout(deadline);
             resolve({
               request: recorded,
               response: reader.response(status, flattenHeaders(incoming.headers), cut),
@@ -159,10 +177,19 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
               ...(sentAt !== undefined ? { sentAt } : {}),
             });
           };
-          incoming.on("data", (chunk: Buffer) => {
-            if (reader.add(chunk)) return;
+          deadlineHit = (ms) => {
             settle(
-              `the body is larger than the ${formatBytes(maxBody)} --max-body allows (stopped reading at ${reader.bytes} bytes); raise --max-body to judge it`,
+              `the answer did not complete within the ${ms} ms --deadline (${reader.bytes} bytes of its body came)`,
+            );
+            incoming.destroy();
+          };
+          incoming.on("data", (chunk: Buffer) => {
+            const tooLarge = reader.add(chunk);
+            if (tooLarge === undefined) return;
+            settle(
+              tooLarge === "max-body"
+                ? `the body is larger than the ${formatBytes(maxBody)} --max-body allows (stopped reading at ${reader.bytes} bytes); raise --max-body to judge it`
+                : `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${reader.bytes} bytes)`,
             );
             incoming.destroy();
           });
@@ -182,6 +209,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
       outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
       outgoing.on("error", (error: NodeJS.ErrnoException) => {
         if (answered) return;
+        clearTimeout(deadline);
         const stale = outgoing.reusedSocket && STALE_CONNECTION.has(error.code ?? "");
         resolve({
           request: recorded,
@@ -276,18 +304,21 @@ class BodyReader {
     private readonly judge: ListJudge | undefined,
   ) {}
 
-  /** False once the body is past the limit: nothing more is read. */
-  add(chunk: Buffer): boolean {
+  /** Why nothing more is read, once the body is past a limit: --max-body, or what an answer not a list holds. */
+  add(chunk: Buffer): "max-body" | "not-a-list" | undefined {
     this.bytes += chunk.length;
-    if (this.bytes > this.limit) return false;
+    if (this.bytes > this.limit) return "max-body";
     if (this.judge) {
       this.judge.write(chunk);
       if (this.#kept < EXCERPT_BYTES) {
         this.#chunks.push(chunk.subarray(0, EXCERPT_BYTES - this.#kept));
         this.#kept += Math.min(chunk.length, EXCERPT_BYTES - this.#kept);
       }
-    } else this.#chunks.push(chunk);
-    return true;
+      return undefined;
+    }
+    if (this.bytes > WHOLE_ANSWER_BYTES) return "not-a-list";
+    this.#chunks.push(chunk);
+    return undefined;
   }
 
   response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {

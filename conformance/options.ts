@@ -3,6 +3,7 @@ import { rootCertificates } from "node:tls";
 import type { ParseArgsConfig } from "node:util";
 import { parseFlags, UsageError } from "../common/command-line.ts";
 import type { TlsOptions } from "./http-client.ts";
+import { DEFAULT_DEADLINE_MS } from "./http-client.ts";
 import type { ReproduceAs } from "./reproduction.ts";
 import type { ConformanceOptions } from "./runner.ts";
 
@@ -51,7 +52,8 @@ Reaching it:
                             all_proxy and no_proxy/NO_PROXY are read as curl reads them (HTTP_PROXY is not)
   --header 'Name: value'    add a header to every request (repeatable); its value is masked in reports…
   --show-header NAME        …unless named here (repeatable)
-  --timeout MS              per request, default 10000
+  --timeout MS              per request, without a byte from the target, default 10000
+  --deadline MS             per request, headers and whole body, default 120000
   --concurrency N           requests in flight at most (default: as many as the scenarios send)
   --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (30s; 500ms, 2m)
 
@@ -87,6 +89,7 @@ export const REACH_FLAGS = {
   header: { type: "string", multiple: true },
   "show-header": { type: "string", multiple: true },
   timeout: { type: "string" },
+  deadline: { type: "string" },
   "max-body": { type: "string" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -143,6 +146,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       baseUrl,
       apiKey,
       timeoutMs,
+      deadlineMs: positiveInteger("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS)),
       env,
       ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
       ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),

@@ -64,6 +64,8 @@ export interface ConformanceOptions {
   /** An id no order has; by default one absent from the list. */
   missingOrderId?: string;
   timeoutMs?: number;
+  /** The longest one request may take, its answer's whole body included (default 120 s). */
+  deadlineMs?: number;
   /**
    * A session of the project's mock (`X-Mock-Session` on every request): each run on a new name starts
    * from fresh fixtures. Real deployments ignore the header.
@@ -189,6 +191,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   const operations = readOperations(contract);
   const client = await createHttpClient(baseUrl, {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
     commonHeaders: {
       ...options.headers,
       ...(options.session !== undefined ? { "x-mock-session": options.session } : {}),

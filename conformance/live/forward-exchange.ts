@@ -21,7 +21,10 @@ export interface ForwarderSettings {
   /** TLS options for each request to an https upstream. */
   tls: Record<string, unknown>;
   send: typeof http.request;
+  /** Until the answer starts. */
   timeoutMs: number;
+  /** For the whole exchange, the answer's last byte included: a body that drips is cut here. */
+  deadlineMs: number;
   /** Headers added to every request to the upstream. */
   added: ReadonlyArray<[string, string]>;
   /** Hold each answer until it is judged, and replace a violating one (--errors). */
@@ -62,7 +65,7 @@ export function createForwarder(
   stop: () => void;
   cancelInFlight: (orderId: string) => boolean;
 } {
-  const { upstream, agent, send, timeoutMs } = settings;
+  const { upstream, agent, send, timeoutMs, deadlineMs } = settings;
   const upstreamBase = upstream.pathname.replace(/\/+$/, "");
   const hostname = hostnameOf(upstream);
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
@@ -73,6 +76,8 @@ export function createForwarder(
   // of them instead of a timer per request: per-request socket timers keep every exchange alive for the
   // garbage collector long after it ended, which under load cost more than the judging.
   const waiting = new Map<http.ClientRequest, number>();
+  // Answers still coming, with the deadline of their whole exchange, swept the same way.
+  const answering = new Map<IncomingMessage, number>();
   const sweep = setInterval(
     () => {
       const now = performance.now();
@@ -80,6 +85,11 @@ export function createForwarder(
         if (deadline > now) break;
         waiting.delete(outgoing);
         outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`));
+      }
+      for (const [incoming, deadline] of answering) {
+        if (deadline > now) break;
+        answering.delete(incoming);
+        incoming.destroy(new Error(`not complete within the ${deadlineMs} ms --deadline`));
       }
     },
     Math.max(Math.min(timeoutMs / 4, 250), 10),
@@ -190,6 +200,8 @@ export function createForwarder(
       },
       (incoming) => {
         waiting.delete(outgoing);
+        answering.set(incoming, begun + deadlineMs);
+        incoming.once("close", () => answering.delete(incoming));
         waitMs = performance.now() - begun;
         const status = incoming.statusCode ?? 502;
         const statusText = incoming.statusMessage ?? "";

@@ -41,7 +41,8 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
 Reaching the upstream (as the suite reaches a target):
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
   all_proxy, no_proxy/NO_PROXY as curl reads them), --header 'Name: value' (masked unless --show-header
-  NAME), --timeout MS (per request, default 10000)
+  NAME), --timeout MS (until the answer starts, default 10000), --deadline MS (the whole exchange, default
+  120000)
   --max-body SIZE           judge at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
                             MiB, GiB): a larger one passes through unchanged and is counted as not judged
 
@@ -89,6 +90,9 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       port,
       env,
       timeoutMs: positiveInteger("--timeout", values.timeout ?? "10000"),
+      ...(values.deadline !== undefined
+        ? { deadlineMs: positiveInteger("--deadline", values.deadline) }
+        : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(values.strict ? { strict: true } : {}),
       ...(values.errors ? { errors: true } : {}),

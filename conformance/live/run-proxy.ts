@@ -9,6 +9,7 @@ import { secretHider } from "../hooks.ts";
 import {
   createAgent,
   createHttpClient,
+  DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_BODY_BYTES,
   requestTls,
   type TlsOptions,
@@ -55,6 +56,8 @@ export interface ProxyOptions {
   limits?: Partial<StateLimits>;
   /** Decoded bytes of one body judged at most (default 2 GiB); a larger one passes through, not judged. */
   maxBodyBytes?: number;
+  /** For a whole exchange, the answer's last byte included (default 120 s). */
+  deadlineMs?: number;
   /** Header or query parameter names whose values are credentials, beyond the usual ones (--secret). */
   secretNames?: string[];
   /** Sees each exchange with its verdict, once it is complete. */
@@ -174,6 +177,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       tls: requestTls(upstream, options.tls),
       send: secure ? https.request : http.request,
       timeoutMs,
+      deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       added: Object.entries(options.headers ?? {}),
       holdAnswers: options.errors ?? false,
       keepForHar: har !== undefined,
@@ -269,6 +273,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 async function probe(upstream: URL, route: ProxyChoice, options: ProxyOptions, timeoutMs: number) {
   const client = await createHttpClient(upstream, {
     timeoutMs,
+    // Only whether it answers matters: a start never waits on a body that drips.
+    deadlineMs: Math.min(timeoutMs, options.deadlineMs ?? DEFAULT_DEADLINE_MS),
     commonHeaders: { ...options.headers },
     ...(options.tls ? { tls: options.tls } : {}),
     ...(route.proxy ? { proxy: route.proxy } : {}),

@@ -22,8 +22,22 @@ export interface HostileTarget {
  * HOSTILE_TEXT, and echoes back every credential the request carried: Authorization, X-Api-Key, Cookie, and
  * the query, in its headers and its body.
  */
-export async function startHostileTarget(): Promise<HostileTarget> {
+export async function startHostileTarget(
+  /** `drip`: every answer's body comes one byte every 100 ms, forever; `huge`: 5 MiB of spaces, then the record. */
+  mode: "report" | "drip" | "huge" = "report",
+): Promise<HostileTarget> {
   const server: Server = createServer((request: IncomingMessage, response) => {
+    if (mode === "drip") {
+      response.writeHead(200, { "content-type": "application/json" });
+      const drip = setInterval(() => response.write(" "), 100);
+      response.on("close", () => clearInterval(drip));
+      return;
+    }
+    if (mode === "huge") {
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end(`${" ".repeat(5 * 1024 * 1024)}{"code":"unauthorized","message":"no","status":401}`);
+      return;
+    }
     const echoed = [
       request.headers.authorization ?? "",
       String(request.headers["x-api-key"] ?? ""),

@@ -139,3 +139,37 @@ describe("the proxy masks every credential the traffic carries", () => {
     }
   });
 });
+
+describe("a target that never finishes, or sends more than an answer needs", { timeout: 60_000 }, () => {
+  it("a body that drips ends at --deadline: the run ends with a verdict, and so does the proxy's exchange", async () => {
+    const target = await startHostileTarget("drip");
+    try {
+      const report = await runConformance({ baseUrl: target.url, apiKey: KEY, env: {}, deadlineMs: 1_000 });
+      assert.ok(report.summary.failed > 0);
+      assert.match(JSON.stringify(report), /did not complete within the 1000 ms --deadline/);
+      const proxy = await runProxy({ upstream: target.url, port: 0, env: {}, deadlineMs: 1_000 });
+      const outcome = await fetch(`${proxy.url}/store/orders`)
+        .then((response) => response.text())
+        .catch((error: Error) => error.message);
+      assert.ok(typeof outcome === "string");
+      const final = await proxy.close();
+      assert.equal(final.traffic?.upstreamFailures, 1);
+      assert.match(final.warnings.join("\n"), /not complete within the 1000 ms --deadline/);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("an answer that is not a list is read up to 1 MiB: past that it fails, saying so", async () => {
+    const target = await startHostileTarget("huge");
+    try {
+      const report = await runConformance({ baseUrl: target.url, apiKey: KEY, env: {} });
+      assert.match(
+        JSON.stringify(report),
+        /the body is larger than 1 MiB, more than any answer but a list of orders needs/,
+      );
+    } finally {
+      await target.close();
+    }
+  });
+});

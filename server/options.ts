@@ -28,6 +28,8 @@ export interface CliOptions {
   /** False with --no-control; a non-loopback bind without a token also keeps it off (see controlState). */
   control: boolean;
   controlToken?: string;
+  /** Host names the control API answers beyond loopback names and the bound address. */
+  allowedHosts: string[];
   maxSessions: number;
   sessionIdleMs: number;
   journalSize: number;
@@ -80,6 +82,9 @@ Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
                          X-Mock-Session and Prefer are ignored           (PETSTORE_NO_CONTROL=1)
   --control-token TOKEN  require Authorization: Bearer TOKEN on it;
                          needed to have it at all beyond loopback        (PETSTORE_CONTROL_TOKEN)
+  --allowed-host NAME    a Host name it answers besides loopback names
+                         and the bound address (repeatable); pages of
+                         other origins need --cors-origin
   --max-sessions N       live sessions; the least recently used goes     (default 1000)
   --session-idle TIME    a session unused this long goes (500ms, 90s,
                          30m, 2h)                                        (default 30m)
@@ -110,6 +115,7 @@ const FLAGS = {
   watch: { type: "boolean" },
   "no-control": { type: "boolean" },
   "control-token": { type: "string" },
+  "allowed-host": { type: "string", multiple: true },
   "max-sessions": { type: "string" },
   "session-idle": { type: "string" },
   "journal-size": { type: "string" },
@@ -174,6 +180,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     ...(logFormat !== undefined ? { logFormat: parseLogFormat(logFormat) } : {}),
     control: !(values["no-control"] ?? isOn(env.PETSTORE_NO_CONTROL)),
     ...(controlToken !== undefined ? { controlToken } : {}),
+    allowedHosts: values["allowed-host"] ?? [],
     maxSessions: parseCount("--max-sessions", values["max-sessions"] ?? "1000", 1),
     sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m"),
     journalSize: parseCount("--journal-size", values["journal-size"] ?? "1000", 0),

@@ -1,4 +1,5 @@
 import { relative, resolve } from "node:path";
+import { allowedHosts } from "../common/allowed-hosts.ts";
 import { StopSignals } from "../common/stop-signals.ts";
 import { reachableUrl, runWrapped } from "../common/wrapped-command.ts";
 import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
@@ -77,6 +78,7 @@ export async function serve(options: CliOptions): Promise<number> {
           control: {
             contract: builtInControlContract(),
             assets: loadDashboardAssets(),
+            hosts: allowedHosts(options.host, options.allowedHosts),
             ...(access.token ? { token: access.token } : {}),
           },
         }

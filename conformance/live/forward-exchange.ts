@@ -244,7 +244,7 @@ export function createForwarder(
               ? {
                   pass: () => response.writeHead(status, statusText, headers).end(Buffer.concat(raws)),
                   replace: (replacement: number, record: { code: string; message: string }) =>
-                    sendError(response, request, replacement, record),
+                    sendError(response, replacement, record, upstreamCors(incoming)),
                 }
               : undefined;
             finish({ status, statusText, incoming, body: outcome, size }, undefined, reply, answeredAt);
@@ -262,7 +262,7 @@ export function createForwarder(
       waiting.delete(outgoing);
       if (response.headersSent) return;
       const reason = error.code ? `${error.code}: ${error.message}` : error.message;
-      sendError(response, request, 502, {
+      sendError(response, 502, {
         code: "upstream_unreachable",
         message: settings.hide(`the proxy got no answer from the upstream ${upstream.origin}: ${reason}`),
       });
@@ -294,21 +294,35 @@ export function createForwarder(
   };
 }
 
-/** The proxy's own answer, an Error record; readable by a browser app on another origin, as the upstream's. */
+/**
+ * The proxy's own answer, an Error record. It grants a browser on another origin no more than the upstream
+ * did: the upstream's own CORS headers when there was an answer to replace, none when there was not, and
+ * never an Origin echoed for its own sake.
+ */
 export function sendError(
   response: ServerResponse,
-  request: IncomingMessage,
   status: number,
   record: { code: string; message: string },
+  cors: Readonly<Record<string, string>> = {},
 ): void {
-  const origin = request.headers.origin;
   response
-    .writeHead(status, {
-      "content-type": "application/json",
-      "cache-control": "no-store",
-      ...(origin ? { "access-control-allow-origin": origin, vary: "Origin" } : {}),
-    })
+    .writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...cors })
     .end(JSON.stringify({ ...record, status }));
+}
+
+/** The CORS headers of the upstream's answer, which a replacement of it carries on. */
+function upstreamCors(incoming: IncomingMessage): Record<string, string> {
+  const cors: Record<string, string> = {};
+  for (const name of [
+    "access-control-allow-origin",
+    "access-control-allow-credentials",
+    "access-control-expose-headers",
+    "vary",
+  ]) {
+    const value = incoming.headers[name];
+    if (typeof value === "string") cors[name] = value;
+  }
+  return cors;
 }
 
 /**

@@ -34,6 +34,7 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
   --upstream URL            the deployment's base address, ending in /v1   (PETSTORE_UPSTREAM)
   --port N                  where the proxy listens (default ${DEFAULT_PROXY_PORT}; 0 for any free port)
   --host ADDRESS            the address it listens on (default 127.0.0.1)
+  --allowed-host NAME       a Host name it answers besides loopback names and its address (repeatable)
   --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
   --errors                  answer an exchange that breaks a rule with 502 and an Error record naming it
                             (off by default: the proxy changes nothing)
@@ -64,6 +65,7 @@ const FLAGS = {
   upstream: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },
+  "allowed-host": { type: "string", multiple: true },
   strict: { type: "boolean" },
   errors: { type: "boolean" },
   ...REACH_FLAGS,
@@ -94,6 +96,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
         ? { deadlineMs: positiveInteger("--deadline", values.deadline) }
         : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
+      ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
       ...(values.strict ? { strict: true } : {}),
       ...(values.errors ? { errors: true } : {}),
       ...(values.har !== undefined ? { har: values.har } : {}),

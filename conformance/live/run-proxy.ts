@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { allowedHosts } from "../../common/allowed-hosts.ts";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
@@ -22,7 +23,7 @@ import { runProblem } from "../run-problems.ts";
 import { ConformanceUsageError, DEFAULT_TIMEOUT_MS, TargetUnreachableError } from "../runner.ts";
 import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
 import { createReader } from "./expectation.ts";
-import { createForwarder, type ExchangeOutcome } from "./forward-exchange.ts";
+import { createForwarder, type ExchangeOutcome, sendError } from "./forward-exchange.ts";
 import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
 import { type JudgedExchange, judgeExchange, violates } from "./judged-exchange.ts";
@@ -56,6 +57,8 @@ export interface ProxyOptions {
   limits?: Partial<StateLimits>;
   /** Decoded bytes of one body judged at most (default 2 GiB); a larger one passes through, not judged. */
   maxBodyBytes?: number;
+  /** Host names the proxy answers beyond loopback and its own address (--allowed-host). */
+  allowedHosts?: string[];
   /** For a whole exchange, the answer's last byte included (default 120 s). */
   deadlineMs?: number;
   /** Header or query parameter names whose values are credentials, beyond the usual ones (--secret). */
@@ -200,7 +203,18 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
     },
   );
+  const hosts = allowedHosts(options.host ?? "127.0.0.1", options.allowedHosts);
   const handle = (request: IncomingMessage, response: ServerResponse) => {
+    // A request through a name that is not the proxy's is a page's, by DNS rebinding: it would be sent on
+    // with the --header credentials and its answer read. Refused, and no exchange of the traffic.
+    if (!hosts.allows(request.headers.host)) {
+      request.resume();
+      sendError(response, 403, {
+        code: "foreign_host",
+        message: `the proxy answers only requests addressed to it (Host: ${hosts.described}); pass --allowed-host NAME to add a name`,
+      });
+      return;
+    }
     open++;
     forwarder.forward(request, response);
   };

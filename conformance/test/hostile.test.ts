@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -15,6 +16,7 @@ import { renderPretty } from "../reporters/pretty.ts";
 import { runConformance } from "../runner.ts";
 import { type HostileTarget, startHostileTarget } from "./hostile-target.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
+import { startTarget } from "./target-server.ts";
 
 const KEY = "hostile-key-4711";
 const base64 = (text: string) => Buffer.from(text).toString("base64");
@@ -171,5 +173,49 @@ describe("a target that never finishes, or sends more than an answer needs", { t
     } finally {
       await target.close();
     }
+  });
+});
+
+describe("the proxy serves only its own callers", () => {
+  it("refuses a foreign Host name (DNS rebinding) without forwarding it, and echoes no Origin of its own accord", async () => {
+    const seen = { count: 0 };
+    const target = await startTarget({ seen });
+    const proxy = await runProxy({
+      upstream: target.url,
+      port: 0,
+      env: {},
+      headers: { "X-Gateway-Key": "gw-secret-1" },
+    });
+    const reached = seen.count;
+    try {
+      const { port } = new URL(proxy.url);
+      const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        request(
+          { host: "127.0.0.1", port, path: "/v1/store/orders", headers: { host: "rebind.attacker.example" } },
+          (incoming) => {
+            let body = "";
+            incoming.on("data", (chunk) => {
+              body += chunk;
+            });
+            incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body }));
+          },
+        )
+          .on("error", reject)
+          .end();
+      });
+      assert.equal(rebound.status, 403);
+      assert.equal(JSON.parse(rebound.body).code, "foreign_host");
+      assert.equal(seen.count, reached, "nothing was forwarded");
+    } finally {
+      await target.close();
+    }
+    // The upstream gone: the proxy's own 502 grants a page of another origin nothing.
+    const unreachable = await fetch(`${proxy.url}/store/orders`, {
+      headers: { origin: "http://evil.example" },
+    });
+    assert.equal(unreachable.status, 502);
+    assert.equal(unreachable.headers.get("access-control-allow-origin"), null);
+    const report = await proxy.close();
+    assert.equal(report.traffic?.exchanges, 1);
   });
 });

@@ -4,6 +4,14 @@ export interface CorsPolicy {
   headersFor(origin: string | undefined): Readonly<Record<string, string>>;
   /** Headers of the answer to a preflight. */
   preflightHeaders(origin: string | undefined): Record<string, string>;
+  /**
+   * The same for the control API, which answers a page of another origin only when --cors-origin names it:
+   * never `*`, since a page that can steer the mock can change what every other client sees.
+   */
+  controlHeadersFor(origin: string | undefined): Readonly<Record<string, string>>;
+  controlPreflightHeaders(origin: string | undefined): Record<string, string>;
+  /** Whether a page of this origin may use the control API (named by --cors-origin). */
+  controlAllows(origin: string): boolean;
 }
 
 // Bearer keys travel in a header, never in cookies, so `*` is safe and credentials are not needed.
@@ -23,9 +31,13 @@ export function createCorsPolicy(origins: readonly string[] | "*"): CorsPolicy {
       "access-control-allow-origin": "*",
       "access-control-expose-headers": EXPOSED_HEADERS,
     });
+    const none = Object.freeze({});
     return {
       headersFor: () => simple,
       preflightHeaders: () => ({ ...simple, ...preflight }),
+      controlHeadersFor: () => none,
+      controlPreflightHeaders: () => ({}),
+      controlAllows: () => false,
     };
   }
   const allowed = new Set(origins);
@@ -41,5 +53,8 @@ export function createCorsPolicy(origins: readonly string[] | "*"): CorsPolicy {
   return {
     headersFor,
     preflightHeaders: (origin) => ({ ...headersFor(origin), ...preflight }),
+    controlHeadersFor: headersFor,
+    controlPreflightHeaders: (origin) => ({ ...headersFor(origin), ...preflight }),
+    controlAllows: (origin) => allowed.has(origin),
   };
 }

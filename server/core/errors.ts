@@ -3,6 +3,8 @@ import type { ErrorRecord } from "../../contract/types.ts";
 /** Every `code` the mock puts in an Error record, with its status or statuses; docs/mock-server.md lists them. */
 export const ERROR_CODES = {
   unauthorized: 401,
+  foreign_host: 403,
+  foreign_origin: 403,
   order_not_found: 404,
   order_not_cancellable: 409,
   not_found: 404,

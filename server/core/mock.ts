@@ -1,3 +1,4 @@
+import type { AllowedHosts } from "../../common/allowed-hosts.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
 import type { OperationId } from "../../contract/types.ts";
@@ -37,6 +38,11 @@ export interface MockCoreOptions {
     contract: Contract;
     /** When given, every control request needs `Authorization: Bearer <token>`. */
     token?: string;
+    /**
+     * The Host names it answers (see common/allowed-hosts.ts); every name when absent, as in process, where
+     * no other machine and no DNS name reaches it.
+     */
+    hosts?: AllowedHosts;
     /** The dashboard's files, served under /__control/. */
     assets?: ReadonlyMap<string, Asset>;
   };
@@ -165,12 +171,25 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     },
     handle(request) {
       const { headers } = request;
-      // Preflights need no key and no world: a browser sends them on its own before the real request.
-      if (request.method === "OPTIONS")
-        return { status: 204, headers: cors.preflightHeaders(headers.origin) };
-      const corsHeaders = cors.headersFor(headers.origin);
       const sentPath = pathOf(request.url);
       const path = sentPath.length > 1 && sentPath.endsWith("/") ? sentPath.slice(0, -1) : sentPath;
+      const controlling =
+        control !== undefined && (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`));
+      // Preflights need no key and no world: a browser sends them on its own before the real request.
+      if (request.method === "OPTIONS")
+        return {
+          status: 204,
+          headers: controlling
+            ? cors.controlPreflightHeaders(headers.origin)
+            : cors.preflightHeaders(headers.origin),
+        };
+      const corsHeaders = controlling
+        ? cors.controlHeadersFor(headers.origin)
+        : cors.headersFor(headers.origin);
+      if (controlling) {
+        const refused = controlRefusal(headers, options.control?.hosts, cors.controlAllows);
+        if (refused) return errorResponse(refused.code, refused.message, corsHeaders);
+      }
 
       if (path === HEALTH_PATH) return served(health(state, request.method, corsHeaders), corsHeaders);
 
@@ -219,4 +238,43 @@ function storeFailure(unreachable: boolean, cors: Readonly<Record<string, string
     );
   }
   return errorResponse("internal_error", "Unexpected error.", cors);
+}
+
+/**
+ * Why a control request is refused, if it is: a Host name the mock does not answer to (a page reaching it
+ * by DNS rebinding), or a browser page of another origin that --cors-origin does not name (a cross-origin
+ * form or fetch, which browsers send without asking when it is "simple"). Tools send no Origin; the
+ * dashboard is of the mock's own origin.
+ */
+function controlRefusal(
+  headers: MockRequest["headers"],
+  hosts: AllowedHosts | undefined,
+  corsAllows: (origin: string) => boolean,
+): { code: "foreign_host" | "foreign_origin"; message: string } | undefined {
+  if (hosts && !hosts.allows(headers.host))
+    return {
+      code: "foreign_host",
+      message: `The control API answers only requests addressed to this mock (Host: ${hosts.described}).`,
+    };
+  const { origin } = headers;
+  const crossSite = headers["sec-fetch-site"] === "cross-site";
+  if (origin === undefined) {
+    return crossSite
+      ? { code: "foreign_origin", message: "The control API does not answer pages of other sites." }
+      : undefined;
+  }
+  if (corsAllows(origin) || sameOrigin(origin, headers.host)) return undefined;
+  return {
+    code: "foreign_origin",
+    message: "The control API answers only the mock's own pages and origins named with --cors-origin.",
+  };
+}
+
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
 }

@@ -452,24 +452,29 @@ export const CONTROL_CASES: ControlCase[] = [
     },
   },
   {
-    name: "CORS lets a browser send X-Mock-Session and Prefer, and PUT and POST to the control API",
+    name: "CORS lets a page of any origin send X-Mock-Session and Prefer to the API; the control API answers none of them",
     async run(api) {
-      const answer = await api.send("OPTIONS", "/__control/orders/2", {
+      const answer = await api.send("OPTIONS", "/v1/store/orders/2", {
         headers: {
           origin: "http://localhost:5173",
-          "access-control-request-method": "PUT",
-          "access-control-request-headers": "x-mock-session, prefer, content-type",
+          "access-control-request-method": "DELETE",
+          "access-control-request-headers": "authorization, x-mock-session, prefer",
         },
       });
       assert.equal(answer.status, 204);
+      assert.equal(answer.headers["access-control-allow-origin"], "*");
       assert.match(answer.headers["access-control-allow-headers"] ?? "", /X-Mock-Session/);
       assert.match(answer.headers["access-control-allow-headers"] ?? "", /Prefer/);
-      assert.match(answer.headers["access-control-allow-methods"] ?? "", /PUT/);
-      assert.match(answer.headers["access-control-allow-methods"] ?? "", /POST/);
+      // A page that steered the mock would change what every other client sees: no grant, and a refusal.
+      const preflight = await api.send("OPTIONS", "/__control/orders/2", {
+        headers: { origin: "http://localhost:5173", "access-control-request-method": "PUT" },
+      });
+      assert.equal(preflight.headers["access-control-allow-origin"], undefined);
       const simple = await api.send("GET", "/__control/orders", {
         headers: { origin: "http://localhost:5173" },
       });
-      assert.equal(simple.headers["access-control-allow-origin"], "*");
+      assertError(simple, 403, "foreign_origin");
+      assert.equal(simple.headers["access-control-allow-origin"], undefined);
     },
   },
 ];

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -156,6 +157,16 @@ describe("--state FILE (real processes)", () => {
       assert.equal(readFileSync(file, "utf8"), content);
     });
   }
+
+  it("a state file that is not a regular file (a device, a pipe) is refused at start, never read", async () => {
+    const fifo = join(mkdtempSync(join(tmpdir(), "petstore-fifo-")), "state.fifo");
+    execFileSync("mkfifo", [fifo]);
+    for (const file of ["/dev/zero", fifo]) {
+      const exited = await runMainToExit(["--port", "0", "--state", file]);
+      assert.equal(exited.code, 1, file);
+      assert.match(exited.stderr, /not a regular file; the state file must be one/);
+    }
+  });
 
   it("--state with --store, or --state-journal alone, is a usage error (exit 2)", async () => {
     assert.equal((await runMainToExit(["--state", stateFile(), "--store", "redis://127.0.0.1:1"])).code, 2);

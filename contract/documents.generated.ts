@@ -287,6 +287,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -351,6 +354,9 @@ export const controlDocument: unknown = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           }
@@ -371,6 +377,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -400,6 +409,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -436,6 +448,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       },
@@ -459,6 +474,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -491,6 +509,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       },
@@ -532,6 +553,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -563,6 +587,9 @@ export const controlDocument: unknown = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -600,6 +627,16 @@ export const controlDocument: unknown = {
       },
       "Unauthorized": {
         "description": "A control token is required and was not given, or is wrong.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "openapi.yaml#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "Forbidden": {
+        "description": "Not from this machine's own pages or tools: `foreign_host` for a Host name the mock does not answer\nto (DNS rebinding), `foreign_origin` for a browser page of another origin than the mock's own and\nthose `--cors-origin` names.\n",
         "content": {
           "application/json": {
             "schema": {

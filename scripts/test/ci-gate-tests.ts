@@ -23,7 +23,7 @@ function startBin(
   project: string,
   bin: string,
   args: string[],
-): { child: ChildProcess; finished: Promise<Finished>; stderr: () => string } {
+): { child: ChildProcess; finished: Promise<Finished>; stdout: () => string; stderr: () => string } {
   const child = spawn(join(project, "node_modules/.bin", bin), args, {
     cwd: project,
     env: { ...process.env, NODE_OPTIONS: "", NO_COLOR: "1", PORT: "", HOST: "", PETSTORE_FIXTURES: "" },
@@ -38,8 +38,14 @@ function startBin(
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
-  const finished = once(child, "exit").then(([code]) => ({ code: code as number | null, stdout, stderr }));
-  return { child, finished, stderr: () => stderr };
+  // The last output may still be in the pipes at "exit"; "close" alone would wait for ever on a
+  // process left holding them, which the tests must see as a failure, not a hang.
+  const closed = once(child, "close");
+  const finished = once(child, "exit").then(async ([code]) => {
+    await Promise.race([closed, sleep(2000)]);
+    return { code: code as number | null, stdout, stderr };
+  });
+  return { child, finished, stdout: () => stdout, stderr: () => stderr };
 }
 
 const runBin = (project: string, bin: string, args: string[]) => startBin(project, bin, args).finished;
@@ -121,8 +127,8 @@ export function ciGateTests(project: () => string): void {
       "-e",
       `console.log(process.env.PETSTORE_MOCK_URL); setInterval(() => {}, 1000);`,
     ]);
-    while (!/listening on/.test(wrapper.stderr())) await sleep(20);
-    await sleep(200);
+    // COMMAND's own line says it runs, so the signal meets both the wrapper and COMMAND.
+    while (!wrapper.stdout().includes("\n")) await sleep(20);
     process.kill(-(wrapper.child.pid as number), "SIGTERM");
     const stopped = await wrapper.finished;
     assert.equal(stopped.code, 143, stopped.stderr);

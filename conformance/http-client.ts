@@ -189,7 +189,9 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
             settle(
               tooLarge === "max-body"
                 ? `the body is larger than the ${formatBytes(maxBody)} --max-body allows (stopped reading at ${reader.bytes} bytes); raise --max-body to judge it`
-                : `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${reader.bytes} bytes)`,
+                : tooLarge === "not-a-list"
+                  ? `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${reader.bytes} bytes)`
+                  : tooLarge.unjudgeable,
             );
             incoming.destroy();
           });
@@ -304,12 +306,20 @@ class BodyReader {
     private readonly judge: ListJudge | undefined,
   ) {}
 
-  /** Why nothing more is read, once the body is past a limit: --max-body, or what an answer not a list holds. */
-  add(chunk: Buffer): "max-body" | "not-a-list" | undefined {
+  /**
+   * Why nothing more is read, once the body is past a limit (--max-body, or what an answer not a list
+   * holds) or the list cannot be judged at all.
+   */
+  add(chunk: Buffer): "max-body" | "not-a-list" | { unjudgeable: string } | undefined {
     this.bytes += chunk.length;
     if (this.bytes > this.limit) return "max-body";
     if (this.judge) {
-      this.judge.write(chunk);
+      try {
+        this.judge.write(chunk);
+      } catch (error) {
+        // A fault met on this answer only: it fails this request, not the run.
+        return { unjudgeable: `the list could not be judged: ${errorText(error)}` };
+      }
       if (this.#kept < EXCERPT_BYTES) {
         this.#chunks.push(chunk.subarray(0, EXCERPT_BYTES - this.#kept));
         this.#kept += Math.min(chunk.length, EXCERPT_BYTES - this.#kept);
@@ -325,9 +335,19 @@ class BodyReader {
     const body = Buffer.concat(this.#chunks).toString("utf8");
     const response: ExchangeResponse = { status, headers, body, received: this.bytes };
     if (cut !== undefined) response.cut = cut;
-    else if (this.judge) response.list = this.judge.end();
+    else if (this.judge) {
+      try {
+        response.list = this.judge.end();
+      } catch (error) {
+        response.cut = `the list could not be judged: ${errorText(error)}`;
+      }
+    }
     return response;
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function cutShort(received: number, contentLength: string | undefined, reason: string): string {

@@ -78,6 +78,10 @@ export interface TrafficSummary {
   upstreamFailures: number;
   /** Answers replaced by a 502 naming the violation (--errors). */
   replaced: number;
+  /** Exchanges still in flight when the proxy stopped, ended there and not judged (counted in notJudged too). */
+  cutOff: number;
+  /** With --errors, violating answers the app got unchanged, because they went on before they were judged. */
+  unreplaced: number;
 }
 
 export function summarize(scenarios: readonly ScenarioResult[]): Report["summary"] {

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
 import { maskedTarget, requestSecrets } from "../credentials.ts";
-import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
+import { flattenHeaders, formatBytes, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { ListJudge, ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
@@ -9,6 +9,7 @@ import { bearerToken, int64Id } from "./expectation.ts";
 import { forwardedResponseHeaders, pairsOf, requestHeaderFilter } from "./forward-headers.ts";
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
+import { HeldBytes } from "./held-bytes.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
@@ -39,6 +40,8 @@ export interface ForwarderSettings {
   maxBodyBytes: number;
   /** A judge for a list answered 200, which a large list streams into as it is forwarded. */
   listJudge: () => ListJudge;
+  /** The account of what all exchanges in flight hold together (default: HELD_BYTES_LIMIT). */
+  held?: HeldBytes;
 }
 
 /** What the forwarder hands on once an exchange is over. */
@@ -64,11 +67,16 @@ export function createForwarder(
   forward: (request: IncomingMessage, response: ServerResponse) => void;
   stop: () => void;
   cancelInFlight: (orderId: string) => boolean;
+  /** Ends every exchange still in flight, each handed on as cut off for this reason; how many there were. */
+  cutInFlight: (reason: string) => number;
 } {
   const { upstream, agent, send, timeoutMs, deadlineMs } = settings;
   const upstreamBase = upstream.pathname.replace(/\/+$/, "");
   const hostname = hostnameOf(upstream);
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
+  const held = settings.held ?? new HeldBytes();
+  // Every exchange not yet handed on, with the way to cut it off.
+  const inFlight = new Set<(reason: string) => void>();
   let seq = 0;
   // Cancels sent on and not yet answered, by the order's exact id.
   const cancelling = new Map<string, number>();
@@ -131,9 +139,11 @@ export function createForwarder(
       reply?: ExchangeOutcome["answer"],
       /** When the answer's last byte came (a large list is still being judged after it). */
       answeredAt = performance.now(),
+      extra?: { cutOff?: string; unheld?: string },
     ) => {
       if (over) return;
       over = true;
+      inFlight.delete(cut);
       if (cancelled !== undefined) {
         const left = (cancelling.get(cancelled) ?? 1) - 1;
         if (left === 0) cancelling.delete(cancelled);
@@ -155,6 +165,8 @@ export function createForwarder(
       if (answer) forwarded.response = new LazyResponse(answer.status, answer.incoming, answer.body);
       if (answer?.body.notJudged !== undefined) forwarded.notJudged = answer.body.notJudged;
       if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
+      if (extra?.cutOff !== undefined) forwarded.cutOff = extra.cutOff;
+      if (extra?.unheld !== undefined) forwarded.unheld = extra.unheld;
       const har: HarSource | undefined = settings.keepForHar
         ? {
             startedAt: begunAt,
@@ -175,17 +187,32 @@ export function createForwarder(
                   },
                 }
               : {}),
-            ...(upstreamError !== undefined
-              ? { comment: `no answer from the upstream: ${upstreamError}` }
-              : answer && !answer.body.whole
-                ? {
-                    comment: `only the first ${decoded?.length} of the body's ${answer.body.received} decoded bytes are kept here`,
-                  }
-                : {}),
+            ...(extra?.cutOff !== undefined
+              ? { comment: extra.cutOff }
+              : upstreamError !== undefined
+                ? { comment: `no answer from the upstream: ${upstreamError}` }
+                : answer && !answer.body.whole
+                  ? {
+                      comment: `only the first ${decoded?.length} of the body's ${answer.body.received} decoded bytes are kept here`,
+                    }
+                  : {}),
           }
         : undefined;
-      done({ forwarded, ...(har ? { har } : {}), ...(reply ? { answer: reply } : {}) });
+      try {
+        done({ forwarded, ...(har ? { har } : {}), ...(reply ? { answer: reply } : {}) });
+      } finally {
+        releaseBody?.();
+      }
     };
+    let releaseBody: (() => void) | undefined;
+    let incomingNow: IncomingMessage | undefined;
+    const cut = (reason: string) => {
+      finish(undefined, reason, undefined, performance.now(), { cutOff: reason });
+      incomingNow?.destroy();
+      outgoing.destroy();
+      response.destroy();
+    };
+    inFlight.add(cut);
 
     const outgoing = send(
       {
@@ -199,6 +226,7 @@ export function createForwarder(
         ...settings.tls,
       },
       (incoming) => {
+        incomingNow = incoming;
         waiting.delete(outgoing);
         answering.set(incoming, begun + deadlineMs);
         incoming.once("close", () => answering.delete(incoming));
@@ -207,7 +235,6 @@ export function createForwarder(
         const statusText = incoming.statusMessage ?? "";
         const headers = forwardedResponseHeaders(incoming.rawHeaders);
         let size = 0;
-        const streaming = !settings.holdAnswers;
         const isList = status === 200 && method === "GET" && LIST_URL.test(url);
         // Reading from the upstream pauses while the client or the judge is behind, and goes on when neither is.
         const holds = new Set<"client" | "judge">();
@@ -217,37 +244,79 @@ export function createForwarder(
           if (holds.size > 0) incoming.pause();
           else incoming.resume();
         };
-        const body = new ForwardedBody(
-          settings.maxBodyBytes,
-          headerText(incoming.headers["content-encoding"]),
-          isList ? settings.listJudge : undefined,
-          settings.holdAnswers,
-          (paused) => hold("judge", paused),
-        );
+        const body = new ForwardedBody({
+          maxBytes: settings.maxBodyBytes,
+          contentEncoding: headerText(incoming.headers["content-encoding"]),
+          listJudge: isList ? settings.listJudge : undefined,
+          held,
+          hold: (paused) => hold("judge", paused),
+        });
+        // With --errors the answer is held until judged, as far as --max-body and the shared account allow;
+        // past that it goes on as it comes, judged all the same but no longer replaceable.
+        let holding = settings.holdAnswers;
+        let unheld: string | undefined;
         const raws: Buffer[] = [];
-        if (streaming) response.writeHead(status, statusText, headers);
+        let rawsHeld = 0;
+        const giveRawsBack = () => {
+          held.give(rawsHeld);
+          rawsHeld = 0;
+          raws.length = 0;
+        };
+        releaseBody = () => {
+          body.release();
+          giveRawsBack();
+        };
+        const write = (chunk: Buffer) => {
+          if (!response.write(chunk)) {
+            hold("client", true);
+            response.once("drain", () => hold("client", false));
+          }
+        };
+        if (!holding) response.writeHead(status, statusText, headers);
         // Written chunk by chunk rather than piped: one listener instead of pipe's six, on every exchange.
         incoming.on("data", (chunk: Buffer) => {
           size += chunk.length;
           body.add(chunk);
-          if (!streaming) raws.push(chunk);
-          else if (!response.write(chunk)) {
-            hold("client", true);
-            response.once("drain", () => hold("client", false));
+          if (holding) {
+            if (size <= settings.maxBodyBytes && held.tryTake(chunk.length)) {
+              raws.push(chunk);
+              rawsHeld += chunk.length;
+              return;
+            }
+            holding = false;
+            unheld =
+              size > settings.maxBodyBytes
+                ? "the answer is larger than --max-body"
+                : `the proxy held ${formatBytes(held.limit)} of answers in flight together`;
+            response.writeHead(status, statusText, headers);
+            for (const raw of raws) response.write(raw);
+            giveRawsBack();
           }
+          write(chunk);
         });
         incoming.on("end", () => {
           const answeredAt = performance.now();
-          if (streaming) response.end();
+          if (!holding) response.end();
           void body.end().then((outcome) => {
-            const reply = settings.holdAnswers
+            const reply = holding
               ? {
-                  pass: () => response.writeHead(status, statusText, headers).end(Buffer.concat(raws)),
-                  replace: (replacement: number, record: { code: string; message: string }) =>
-                    sendError(response, replacement, record, upstreamCors(incoming)),
+                  pass: () => {
+                    response.writeHead(status, statusText, headers).end(Buffer.concat(raws));
+                    giveRawsBack();
+                  },
+                  replace: (replacement: number, record: { code: string; message: string }) => {
+                    sendError(response, replacement, record, upstreamCors(incoming));
+                    giveRawsBack();
+                  },
                 }
               : undefined;
-            finish({ status, statusText, incoming, body: outcome, size }, undefined, reply, answeredAt);
+            finish(
+              { status, statusText, incoming, body: outcome, size },
+              undefined,
+              reply,
+              answeredAt,
+              unheld === undefined ? {} : { unheld },
+            );
           });
         });
         incoming.on("error", (error) => {
@@ -291,6 +360,11 @@ export function createForwarder(
     forward,
     stop: () => clearInterval(sweep),
     cancelInFlight: (orderId) => cancelling.has(orderId),
+    cutInFlight: (reason) => {
+      const count = inFlight.size;
+      for (const cut of [...inFlight]) cut(reason);
+      return count;
+    },
   };
 }
 
@@ -348,7 +422,7 @@ export class LazyResponse {
     this.bytes = outcome.decoded;
     this.received = outcome.received;
     if (outcome.list) this.list = outcome.list;
-    if (outcome.undecodable !== undefined) this.cut = outcome.undecodable;
+    if (outcome.cut !== undefined) this.cut = outcome.cut;
   }
 
   get headers(): Record<string, string> {

@@ -1,10 +1,11 @@
 import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { formatBytes } from "../http-client.ts";
+import { formatBytes, WHOLE_ANSWER_BYTES } from "../http-client.ts";
 import type { ListJudge, ListVerdict } from "../list-judge.ts";
+import type { HeldBytes } from "./held-bytes.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
-export const KEPT_BYTES = 1024 * 1024;
+export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
 // A streamed list is judged a few milliseconds at a time between turns of the event loop, so that every
 // other exchange is served in between; past this many bytes waiting to be judged, reading from the
 // upstream pauses until the judge has caught up with half of them.
@@ -13,27 +14,42 @@ const SLICE_MS = 4;
 // judge's code is still cold (its first few hundred kilobytes) and a socket's chunk takes longer than that.
 const PIECE_BYTES = 16 * 1024;
 const BACKLOG_BYTES = 8 * 1024 * 1024;
+// What a list may have waiting for its judge when the proxy holds all it may: enough to go on, so that no
+// exchange waits for another to give bytes back.
+const SCANT_BACKLOG_BYTES = 256 * 1024;
 
 export interface BodyOutcome {
   /** The body decoded from any Content-Encoding: whole, or its first KEPT_BYTES when `whole` is false. */
   decoded: Buffer;
   whole: boolean;
-  /** Decoded bytes in all. */
+  /** Decoded bytes in all (up to where reading stopped, for a body cut). */
   received: number;
   /** A list judged order by order as it streamed. */
   list?: ListVerdict;
-  /** Why the body is not judged: past --max-body. */
+  /** Why the body is not judged: past --max-body, or the proxy holding all it may of other answers. */
   notJudged?: string;
-  /** Why the body cannot be read: a Content-Encoding that does not decode. */
-  undecodable?: string;
+  /** Why the body cannot be judged as the answer it should be: it does not decode, or is too large for one. */
+  cut?: string;
+}
+
+export interface ForwardedBodyOptions {
+  maxBytes: number;
+  contentEncoding: string | undefined;
+  /** For a list: the judge to stream into once the body outgrows what is kept. */
+  listJudge: (() => ListJudge) | undefined;
+  /** The account of what all exchanges in flight hold, shared. */
+  held: HeldBytes;
+  /** Asked to pause reading from the upstream (true) while the judge catches up, and to go on (false). */
+  hold?: (paused: boolean) => void;
 }
 
 /**
  * What the proxy keeps of one answer's body while forwarding it: every chunk is decoded as a stream (its
- * output bounded by --max-body, so a compression bomb costs nothing) and kept up to KEPT_BYTES; a list
- * past that is handed to the streaming judge chunk by chunk in short slices between turns of the event
- * loop, so no exchange waits for another's judgement and no list is held whole. Small bodies are judged
- * after they end, as before.
+ * output bounded: an answer not a list by KEPT_BYTES, a list by --max-body and paced by its judge, so a
+ * compression bomb costs nothing) and kept up to KEPT_BYTES; a list past that is handed to the streaming
+ * judge chunk by chunk in short slices between turns of the event loop, so no exchange waits for another's
+ * judgement and no list is held whole. Small bodies are judged after they end. Whatever it holds it takes
+ * from the shared account and gives back in `release`.
  */
 export class ForwardedBody {
   readonly #chunks: Buffer[] = [];
@@ -45,28 +61,28 @@ export class ForwardedBody {
   #caughtUp: (() => void) | undefined;
   #kept = 0;
   #received = 0;
+  #keeping = true;
   #judge: ListJudge | undefined;
+  #list: ListVerdict | undefined;
   #notJudged: string | undefined;
-  #undecodable: string | undefined;
+  #cut: string | undefined;
   readonly #decoder: Transform | undefined;
   #ended: Promise<void> | undefined;
+  readonly #options: ForwardedBodyOptions;
 
-  constructor(
-    private readonly maxBytes: number,
-    contentEncoding: string | undefined,
-    /** For a list: the judge to stream into once the body outgrows what is kept. */
-    private readonly listJudge: (() => ListJudge) | undefined,
-    /** Keep the whole body (answers held until judged): bounded by maxBytes only. */
-    private readonly keepWhole: boolean,
-    /** Asked to pause reading from the upstream (true) while the judge catches up, and to go on (false). */
-    private readonly hold: (paused: boolean) => void = () => {},
-  ) {
-    this.#decoder = decoderFor(contentEncoding);
+  constructor(options: ForwardedBodyOptions) {
+    this.#options = options;
+    this.#decoder = decoderFor(options.contentEncoding);
     this.#decoder?.on("data", (chunk: Buffer) => this.#take(chunk));
+    // Listened to from the start: a body that stops decoding half-way must never be an uncaught error.
+    this.#decoder?.on("error", (error: Error) => {
+      this.#cut ??= `the body does not decode as its Content-Encoding says: ${error.message}`;
+      this.#stopReading();
+    });
   }
 
   add(raw: Buffer): void {
-    if (this.#notJudged !== undefined || this.#undecodable !== undefined) return;
+    if (this.#done) return;
     if (this.#decoder) this.#decoder.write(raw);
     else this.#take(raw);
   }
@@ -74,38 +90,53 @@ export class ForwardedBody {
   /** The body once its last byte came and was decoded. */
   async end(): Promise<BodyOutcome> {
     const decoder = this.#decoder;
-    if (decoder && this.#notJudged === undefined) {
+    if (decoder && !this.#done) {
       this.#ended ??= new Promise<void>((resolve) => {
         decoder.once("end", resolve);
-        // Destroyed when its output passed the limit: it then only closes.
+        // Destroyed when it failed or its output is no longer wanted: it then only closes.
         decoder.once("close", resolve);
-        decoder.once("error", (error: Error) => {
-          this.#undecodable = `the body does not decode as its Content-Encoding says: ${error.message}`;
-          resolve();
-        });
         decoder.end();
       });
       await this.#ended;
     }
     if (this.#judging) await new Promise<void>((resolve) => (this.#caughtUp = resolve));
+    if (this.#judge && !this.#done) {
+      try {
+        this.#list = this.#judge.end();
+      } catch (error) {
+        this.#failJudge(error);
+      }
+    }
     const outcome: BodyOutcome = {
       decoded: this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks),
-      whole: this.#judge === undefined && this.#notJudged === undefined,
+      whole: this.#judge === undefined && this.#keeping && !this.#done,
       received: this.#received,
     };
     if (this.#notJudged !== undefined) outcome.notJudged = this.#notJudged;
-    else if (this.#undecodable !== undefined) outcome.undecodable = this.#undecodable;
-    else if (this.#judge) outcome.list = this.#judge.end();
+    else if (this.#cut !== undefined) outcome.cut = this.#cut;
+    else if (this.#list) outcome.list = this.#list;
     return outcome;
   }
 
+  /** Gives back to the shared account what this body still holds, once its exchange is judged. */
+  release(): void {
+    this.#options.held.give(this.#kept);
+    this.#kept = 0;
+    this.#dropWaiting();
+  }
+
+  /** Nothing more is read: the body is past a limit, or cannot be judged. */
+  get #done(): boolean {
+    return this.#notJudged !== undefined || this.#cut !== undefined;
+  }
+
   #take(chunk: Buffer): void {
-    if (this.#notJudged !== undefined) return;
+    if (this.#done) return;
     this.#received += chunk.length;
-    if (this.#received > this.maxBytes) {
-      this.#notJudged = `the body is larger than the ${formatBytes(this.maxBytes)} --max-body allows: forwarded unchanged, not judged`;
-      this.#judge = undefined;
-      this.#decoder?.destroy();
+    const { maxBytes, listJudge, held } = this.#options;
+    if (this.#received > maxBytes) {
+      this.#notJudged = `the body is larger than the ${formatBytes(maxBytes)} --max-body allows: forwarded unchanged, not judged`;
+      this.#stopReading();
       return;
     }
     if (this.#judge) {
@@ -113,29 +144,47 @@ export class ForwardedBody {
       this.#keepStart(chunk);
       return;
     }
-    if (this.#kept + chunk.length > KEPT_BYTES && this.listJudge && !this.keepWhole) {
-      // Too big to keep: what was kept goes to the judge first, then every chunk as it comes.
-      this.#judge = this.listJudge();
+    const fits = this.#kept + chunk.length <= KEPT_BYTES;
+    if (fits && held.tryTake(chunk.length)) {
+      this.#chunks.push(chunk);
+      this.#kept += chunk.length;
+      return;
+    }
+    if (listJudge) {
+      // Too big to keep, or the proxy holds all it may: what was kept goes to the judge first, then every
+      // chunk as it comes, and only the start that was kept stays.
+      this.#judge = listJudge();
       for (const kept of this.#chunks) this.#toJudge(kept);
       this.#toJudge(chunk);
       this.#keepStart(chunk);
       return;
     }
-    this.#chunks.push(chunk);
-    this.#kept += chunk.length;
+    if (!fits)
+      this.#cut = `the body is larger than ${formatBytes(KEPT_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${this.#received} bytes)`;
+    else
+      this.#notJudged = `the proxy held ${formatBytes(held.limit)} of answers in flight together: forwarded unchanged, not judged`;
+    this.#stopReading();
   }
 
   #toJudge(chunk: Buffer): void {
+    this.#options.held.take(chunk.length);
     this.#waiting.push(chunk);
     this.#waitingBytes += chunk.length;
-    if (!this.#holding && this.#waitingBytes > BACKLOG_BYTES) {
+    if (!this.#holding && this.#backlogFull()) {
       this.#holding = true;
-      this.hold(true);
+      this.#pause(true);
     }
     if (!this.#judging) {
       this.#judging = true;
       setImmediate(this.#judgeSlice);
     }
+  }
+
+  #backlogFull(): boolean {
+    return (
+      this.#waitingBytes > BACKLOG_BYTES ||
+      (this.#options.held.full && this.#waitingBytes > SCANT_BACKLOG_BYTES)
+    );
   }
 
   readonly #judgeSlice = () => {
@@ -147,12 +196,19 @@ export class ForwardedBody {
         piece = piece.subarray(0, PIECE_BYTES);
       } else this.#waiting.shift();
       this.#waitingBytes -= piece.length;
-      // Past --max-body the judge was let go: what still waits is dropped.
-      this.#judge?.write(piece);
+      this.#options.held.give(piece.length);
+      try {
+        this.#judge?.write(piece);
+      } catch (error) {
+        this.#failJudge(error);
+      }
     }
-    if (this.#holding && this.#waitingBytes < BACKLOG_BYTES / 2) {
+    const caughtUp = this.#options.held.full
+      ? this.#waitingBytes < SCANT_BACKLOG_BYTES / 2
+      : this.#waitingBytes < BACKLOG_BYTES / 2;
+    if (this.#holding && caughtUp) {
       this.#holding = false;
-      this.hold(false);
+      this.#pause(false);
     }
     if (this.#waiting.length > 0) {
       setImmediate(this.#judgeSlice);
@@ -162,9 +218,42 @@ export class ForwardedBody {
     this.#caughtUp?.();
   };
 
+  /** A judge that threw is a defect of the judge, met on this answer only: the answer is marked, not the proxy. */
+  #failJudge(error: unknown): void {
+    this.#cut ??= `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+    this.#stopReading();
+  }
+
+  #stopReading(): void {
+    this.#judge = undefined;
+    this.#dropWaiting();
+    this.#decoder?.destroy();
+    if (this.#holding) {
+      this.#holding = false;
+      this.#pause(false);
+    }
+  }
+
+  #dropWaiting(): void {
+    this.#options.held.give(this.#waitingBytes);
+    this.#waiting.length = 0;
+    this.#waitingBytes = 0;
+  }
+
+  /** Reading pauses at the decoder too: a few compressed bytes can decode to any number. */
+  #pause(paused: boolean): void {
+    if (paused) this.#decoder?.pause();
+    else this.#decoder?.resume();
+    this.#options.hold?.(paused);
+  }
+
   #keepStart(chunk: Buffer): void {
-    if (this.#kept >= KEPT_BYTES) return;
+    if (this.#kept >= KEPT_BYTES || !this.#keeping) return;
     const part = chunk.subarray(0, KEPT_BYTES - this.#kept);
+    if (!this.#options.held.tryTake(part.length)) {
+      this.#keeping = false;
+      return;
+    }
     this.#chunks.push(part);
     this.#kept += part.length;
   }

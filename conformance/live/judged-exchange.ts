@@ -29,6 +29,10 @@ export interface ForwardedExchange {
   upstreamError?: string;
   /** Forwarded without being judged, and why (a body past --max-body). */
   notJudged?: string;
+  /** Still in flight when the proxy stopped: ended there, and why. */
+  cutOff?: string;
+  /** With --errors, why the answer went on before it was judged (so it could not be replaced). */
+  unheld?: string;
 }
 
 /** One exchange with the suite's verdict on it. */
@@ -47,6 +51,10 @@ export interface JudgedExchange {
   upstreamError?: string;
   /** The answer was replaced by a 502 naming the violation (--errors). */
   replaced?: boolean;
+  /** Still in flight when the proxy stopped. */
+  cutOff?: boolean;
+  /** With --errors, why the answer went on before it was judged. */
+  unheld?: string;
   exchange: Exchange;
   /** What the upstream answered, as bytes. */
   answer?: ForwardedExchange["response"];
@@ -117,6 +125,12 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   };
   if (status !== undefined) judged.status = status;
   if (forwarded.response) judged.answer = forwarded.response;
+  if (forwarded.unheld !== undefined) judged.unheld = forwarded.unheld;
+  if (forwarded.cutOff !== undefined) {
+    judged.cutOff = true;
+    judged.notJudged = forwarded.cutOff;
+    return judged;
+  }
   if (forwarded.upstreamError !== undefined) {
     judged.upstreamError = forwarded.upstreamError;
     return judged;

@@ -3,7 +3,7 @@ import { createHealth } from "../health.ts";
 import { recordResponse } from "../http-client.ts";
 import { redactSecrets } from "../redact.ts";
 import type { CheckResult, CoverageRow, Report, ScenarioResult, TrafficSummary } from "../report.ts";
-import type { JudgedExchange } from "./judged-exchange.ts";
+import { type JudgedExchange, violates } from "./judged-exchange.ts";
 import { STATE_RULES, type StateRuleName, type TrafficState } from "./state-rules.ts";
 
 /** Failures kept with their evidence per check; the rest are counted. Bounds the memory of a long run. */
@@ -30,6 +30,7 @@ export class TrafficLedger {
   readonly #stateFindings = new Map<StateRuleName, CheckTally>();
   readonly #notJudged = new Map<string, { count: number; examples: Set<string> }>();
   readonly #upstreamFailures: string[] = [];
+  readonly #unreplaced: string[] = [];
   readonly #health = createHealth();
   readonly #traffic: TrafficSummary = {
     exchanges: 0,
@@ -37,6 +38,8 @@ export class TrafficLedger {
     notJudged: 0,
     upstreamFailures: 0,
     replaced: 0,
+    cutOff: 0,
+    unreplaced: 0,
   };
 
   constructor(operations: ReadonlyMap<string, Operation>) {
@@ -47,6 +50,7 @@ export class TrafficLedger {
     const traffic = this.#traffic;
     traffic.exchanges++;
     if (judged.replaced) traffic.replaced++;
+    if (judged.cutOff) traffic.cutOff++;
     if (judged.upstreamError !== undefined) {
       traffic.upstreamFailures++;
       if (this.#upstreamFailures.length < EXAMPLES_KEPT)
@@ -83,6 +87,11 @@ export class TrafficLedger {
         if (tally.failures.length < FAILURES_KEPT)
           tally.failures.push({ ...check, message: `${judged.ref.label}: ${check.message}` });
       } else if (check.status === "passed") tally.passed++;
+    }
+    if (judged.unheld !== undefined && !judged.replaced && violates(judged)) {
+      traffic.unreplaced++;
+      if (this.#unreplaced.length < EXAMPLES_KEPT)
+        this.#unreplaced.push(`${judged.ref.label} (${judged.unheld})`);
     }
     for (const finding of judged.findings) {
       const tally = this.#stateFindings.get(finding.rule) ?? { passed: 0, failed: 0, failures: [] };
@@ -148,6 +157,11 @@ export class TrafficLedger {
     if (this.#traffic.upstreamFailures > 0) {
       warnings.push(
         `${this.#traffic.upstreamFailures} ${this.#traffic.upstreamFailures === 1 ? "request" : "requests"} got a 502 from the proxy because the upstream gave no answer (not judged): ${this.#upstreamFailures.join("; ")}`,
+      );
+    }
+    if (this.#traffic.unreplaced > 0) {
+      warnings.push(
+        `${this.#traffic.unreplaced} ${this.#traffic.unreplaced === 1 ? "answer" : "answers"} that broke a rule reached the app unchanged: each went on before it was judged, so --errors could not replace it: ${this.#unreplaced.join("; ")}`,
       );
     }
     const verdict = this.#health.verdict();

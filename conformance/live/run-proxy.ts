@@ -26,7 +26,14 @@ import { createReader } from "./expectation.ts";
 import { createForwarder, type ExchangeOutcome, sendError } from "./forward-exchange.ts";
 import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
-import { type JudgedExchange, judgeExchange, violates } from "./judged-exchange.ts";
+import { HeldBytes } from "./held-bytes.ts";
+import {
+  type ForwardedExchange,
+  type JudgeContext,
+  type JudgedExchange,
+  judgeExchange,
+  violates,
+} from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
 
@@ -61,6 +68,11 @@ export interface ProxyOptions {
   allowedHosts?: string[];
   /** For a whole exchange, the answer's last byte included (default 120 s). */
   deadlineMs?: number;
+  /**
+   * Bytes of answers the proxy holds at once across all exchanges in flight (default 256 MiB): body starts
+   * kept for the checks, lists waiting for their judge, answers held by --errors. Past it each holds less.
+   */
+  maxHeldBytes?: number;
   /** Header or query parameter names whose values are credentials, beyond the usual ones (--secret). */
   secretNames?: string[];
   /** Sees each exchange with its verdict, once it is complete. */
@@ -75,11 +87,16 @@ export interface RunningProxy {
   readonly failed: number;
   /** The report over the traffic so far. */
   report(): Report;
-  /** Stops taking requests, lets those in flight finish, and returns the report over all the traffic. */
-  close(): Promise<Report>;
+  /**
+   * Stops taking requests, lets those in flight finish for up to `graceMs` (default 5 s), cuts off the rest
+   * (reported as such), and returns the report over all the traffic.
+   */
+  close(options?: { graceMs?: number }): Promise<Report>;
 }
 
 const MAX_TOKENS_HIDDEN = 1000;
+// Half the stop's own grace (STOP_GRACE_MS): what is in flight gets time to end, and the reports to be written.
+const CLOSE_GRACE_MS = 5000;
 
 /**
  * A reverse proxy on loopback: every request goes to the upstream as it came (the Host set to the
@@ -159,7 +176,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     const known = tokens.size;
     for (const secret of forwarded.secrets) if (tokens.size < MAX_TOKENS_HIDDEN) tokens.add(secret);
     if (tokens.size !== known) hider = secretHider(secrets());
-    const judged = judgeExchange(forwarded, judgeContext);
+    const judged = judgeSafely(forwarded, judgeContext);
     // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
     for (const check of judged.checks) if (check.status === "failed") check.message = hide(check.message);
     for (const finding of judged.findings) finding.message = hide(finding.message);
@@ -187,6 +204,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       hide,
       secretNames,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      held: new HeldBytes(options.maxHeldBytes),
       listJudge: () =>
         new ListJudge({
           validateOrder: validators.orderRecord,
@@ -256,7 +274,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       return ledger.failed;
     },
     report,
-    close() {
+    close({ graceMs = CLOSE_GRACE_MS } = {}) {
       closing ??= (async () => {
         const stopped = new Promise((resolve) => server.close(resolve));
         server.closeIdleConnections();
@@ -265,9 +283,11 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
             new Promise<void>((resolve) => {
               drained = resolve;
             }),
-            new Promise((resolve) => setTimeout(resolve, timeoutMs + 1000).unref()),
+            new Promise((resolve) => setTimeout(resolve, graceMs).unref()),
           ]);
         }
+        // Each exchange still in flight is in the report, as cut off by the stop, not left out of it.
+        forwarder.cutInFlight("cut off: still in flight when the proxy stopped");
         server.closeAllConnections();
         await stopped;
         forwarder.stop();
@@ -299,6 +319,19 @@ async function probe(upstream: URL, route: ProxyChoice, options: ProxyOptions, t
     if (problem) throw new TargetUnreachableError(problem.replace("--base-url", "--upstream"));
   } finally {
     client.close();
+  }
+}
+
+/**
+ * An exchange judged, or marked as one the proxy could not judge: whatever an answer holds, one exchange's
+ * trouble never stops the proxy serving the others, nor leaves a held answer unsent.
+ */
+function judgeSafely(forwarded: ForwardedExchange, context: JudgeContext): JudgedExchange {
+  try {
+    return judgeExchange(forwarded, context);
+  } catch (error) {
+    forwarded.notJudged = `the proxy could not judge it: ${error instanceof Error ? error.message : String(error)}`;
+    return judgeExchange(forwarded, context);
   }
 }
 

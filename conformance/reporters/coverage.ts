@@ -38,5 +38,8 @@ export function trafficSentence(report: Report): string | undefined {
   if (traffic.upstreamFailures > 0)
     parts.push(`${traffic.upstreamFailures} without an answer from the upstream (502)`);
   if (traffic.replaced > 0) parts.push(`${traffic.replaced} answered 502 for a violation (--errors)`);
+  if (traffic.unreplaced > 0)
+    parts.push(`${traffic.unreplaced} violating answers passed on before judged (too large to hold)`);
+  if (traffic.cutOff > 0) parts.push(`${traffic.cutOff} cut off by the stop`);
   return `${traffic.exchanges} ${traffic.exchanges === 1 ? "exchange" : "exchanges"}: ${parts.join(", ")}`;
 }

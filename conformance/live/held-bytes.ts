@@ -1,0 +1,39 @@
+/** What the proxy holds of all the answers in flight together, at most, before it holds less of each. */
+export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * The bytes every exchange in flight holds at once: the starts of bodies kept for the checks and the HAR,
+ * a list's bytes waiting for its judge, the answers held with --errors until judged. Per-exchange limits
+ * alone let a hundred concurrent answers hold a hundred times each; this one account is shared, and each
+ * holder asks it before holding more and gives back when done.
+ */
+export class HeldBytes {
+  #held = 0;
+
+  constructor(readonly limit: number = HELD_BYTES_LIMIT) {}
+
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Whether the account is at its limit: a holder that can go on without holding more should. */
+  get full(): boolean {
+    return this.#held >= this.limit;
+  }
+
+  /** Holds bytes when there is room for them; false, holding nothing, when there is not. */
+  tryTake(bytes: number): boolean {
+    if (this.#held + bytes > this.limit) return false;
+    this.#held += bytes;
+    return true;
+  }
+
+  /** Holds bytes whatever the account says, for a holder that must hold a little to make any progress. */
+  take(bytes: number): void {
+    this.#held += bytes;
+  }
+
+  give(bytes: number): void {
+    this.#held -= bytes;
+  }
+}

@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, it } from "node:test";
+import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
+import { runProxy } from "../live/run-proxy.ts";
+import type { Report } from "../report.ts";
+import { runConformance } from "../runner.ts";
+
+const KEY = "hostile-key-4711";
+const MiB = 1024 * 1024;
+
+/** A deployment answering every request with `answer`; the proxy's start probe gets a plain 401. */
+async function withUpstream<T>(
+  answer: (request: IncomingMessage, response: ServerResponse) => void,
+  body: (url: string) => Promise<T>,
+): Promise<T> {
+  const server = createServer((request, response) => {
+    if (request.headers.authorization === undefined) {
+      response
+        .writeHead(401, { "content-type": "application/json" })
+        .end('{"code":"unauthorized","message":"a key is needed","status":401}');
+      return;
+    }
+    answer(request, response);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** The answer's status and its body's bytes as they came (node:http, which decodes nothing, unlike fetch). */
+async function send(url: string, method = "GET"): Promise<{ status: number; bytes: number }> {
+  const [incoming] = (await once(
+    request(url, { method, headers: { authorization: `Bearer ${KEY}` } }).end(),
+    "response",
+  )) as [IncomingMessage];
+  let bytes = 0;
+  for await (const chunk of incoming) bytes += (chunk as Buffer).length;
+  return { status: incoming.statusCode ?? 0, bytes };
+}
+
+const failures = (report: Report) =>
+  report.scenarios.flatMap((scenario) =>
+    scenario.checks.filter((check) => check.status === "failed").map((check) => check.message),
+  );
+
+// 64 MiB of one byte each: a few kilobytes compressed, as a bomb is.
+const expanded = Buffer.alloc(64 * MiB, 0x20);
+const BOMBS = {
+  gzip: gzipSync(expanded, { level: 9 }),
+  deflate: deflateSync(expanded, { level: 9 }),
+  br: brotliCompressSync(expanded, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+};
+
+describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
+  for (const [encoding, bomb] of Object.entries(BOMBS)) {
+    it(`a ${encoding} bomb as an Error record is decoded up to 1 MiB and failed; the proxy goes on serving`, async () => {
+      await withUpstream(
+        (_request, response) =>
+          response
+            .writeHead(404, { "content-type": "application/json", "content-encoding": encoding })
+            .end(bomb),
+        async (upstream) => {
+          const proxy = await runProxy({ upstream, port: 0, env: {} });
+          const first = await send(`${proxy.url}/store/orders/5`, "DELETE");
+          assert.equal(first.status, 404);
+          assert.equal(first.bytes, bomb.length, "the body goes on as it came, still compressed");
+          assert.equal((await send(`${proxy.url}/store/orders/6`, "DELETE")).status, 404);
+          const report = await proxy.close();
+          assert.equal(report.traffic?.judged, 2);
+          const messages = failures(report).join("\n");
+          assert.match(
+            messages,
+            /the body is larger than 1 MiB, more than any answer but a list of orders needs \(stopped reading at \d+ bytes\)/,
+          );
+          const stoppedAt = Number(/stopped reading at (\d+) bytes/.exec(messages)?.[1]);
+          assert.ok(stoppedAt <= 2 * MiB, `decoding stopped at ${stoppedAt} bytes, not at the bomb's 64 MiB`);
+        },
+      );
+    });
+  }
+
+  it("a bomb as a list is judged as it decodes, up to --max-body, and not past it", async () => {
+    await withUpstream(
+      (_request, response) =>
+        response
+          .writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+          .end(BOMBS.gzip),
+      async (upstream) => {
+        const proxy = await runProxy({ upstream, port: 0, env: {}, maxBodyBytes: 8 * MiB });
+        assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
+        const report = await proxy.close();
+        assert.equal(report.traffic?.notJudged, 1);
+        assert.match(report.warnings.join("\n"), /larger than the 8 MiB --max-body allows/);
+      },
+    );
+  });
+
+  it("a body that stops decoding half-way is failed as such; the proxy does not stop", async () => {
+    const broken = Buffer.concat([BOMBS.gzip.subarray(0, 100), Buffer.from("not gzip at all".repeat(200))]);
+    await withUpstream(
+      (_request, response) => {
+        // The bytes that do not decode arrive well before the body ends.
+        response
+          .writeHead(409, { "content-type": "application/json", "content-encoding": "gzip" })
+          .write(broken);
+        setTimeout(() => response.end("more"), 200);
+      },
+      async (upstream) => {
+        const proxy = await runProxy({ upstream, port: 0, env: {} });
+        assert.equal((await send(`${proxy.url}/store/orders/5`, "DELETE")).status, 409);
+        assert.equal((await send(`${proxy.url}/store/orders/5`, "DELETE")).status, 409);
+        const report = await proxy.close();
+        assert.equal(report.traffic?.judged, 2);
+        assert.match(failures(report).join("\n"), /does not decode as its Content-Encoding says/);
+      },
+    );
+  });
+});
+
+describe("a hostile list ends the run with a verdict", { timeout: 60_000 }, () => {
+  const nested = `[{"id":1,"petId":${"[".repeat(4000)}${"]".repeat(4000)}}]`;
+  for (const [name, list, failure] of [
+    [
+      "nested 4,000 levels deep",
+      nested,
+      /the body is not valid JSON: nested deeper than 64 levels at byte 79/,
+    ],
+    ["with ids 1e3 and 1.5", '[{"id":1e3},{"id":1.5}]', /orders\[1\] \(id 1\.5\): id must be integer/],
+  ] as const) {
+    it(`a list ${name}: the suite fails it and the proxy judges it, neither stops`, async () => {
+      await withUpstream(
+        (request, response) => {
+          if (request.method === "GET")
+            response.writeHead(200, { "content-type": "application/json" }).end(list);
+          else
+            response
+              .writeHead(404, { "content-type": "application/json" })
+              .end('{"code":"not_found","message":"no such order","status":404}');
+        },
+        async (upstream) => {
+          const report = await runConformance({ baseUrl: upstream, apiKey: KEY, env: {} });
+          const listed = report.scenarios.find((scenario) => scenario.id === "list-orders");
+          const body = listed?.checks.find((check) => check.id === "list-orders.list.body");
+          assert.equal(body?.status, "failed");
+          assert.match(body?.message ?? "", failure);
+          const proxy = await runProxy({ upstream, port: 0, env: {} });
+          assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
+          assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
+          const live = await proxy.close();
+          assert.equal(live.traffic?.judged, 2);
+          assert.match(failures(live).join("\n"), failure);
+        },
+      );
+    });
+  }
+});
+
+describe("the proxy's memory across exchanges and its stop", { timeout: 60_000 }, () => {
+  it("with --errors, an answer past what the proxy holds goes on unjudged-first and is reported as not replaceable", async () => {
+    const orders = Array.from(
+      { length: 40_000 },
+      (_, index) =>
+        `{"id":${index + 1},"petId":1,"quantity":${index === 7 ? '"2"' : 1},"shipDate":"2026-01-01T00:00:00Z","complete":false}`,
+    );
+    const list = `[${orders.join(",")}]`;
+    await withUpstream(
+      (_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(list),
+      async (upstream) => {
+        const proxy = await runProxy({ upstream, port: 0, env: {}, errors: true, maxHeldBytes: 2 * MiB });
+        const answer = await send(`${proxy.url}/store/orders`);
+        assert.equal(answer.status, 200, "too large to hold: the app gets the answer as it came");
+        assert.equal(answer.bytes, Buffer.byteLength(list));
+        const report = await proxy.close();
+        assert.equal(report.traffic?.unreplaced, 1);
+        assert.match(failures(report).join("\n"), /orders\[7\] \(id 8\)/);
+        assert.match(report.warnings.join("\n"), /reached the app unchanged.*held 2 MiB of answers/);
+      },
+    );
+  });
+
+  it("exchanges still in flight at the stop are in the report, cut off", async () => {
+    let reached = 0;
+    await withUpstream(
+      (request, response) => {
+        reached++;
+        // The list starts and never ends; the cancel is never answered.
+        if (request.method === "GET")
+          response.writeHead(200, { "content-type": "application/json" }).write("[");
+      },
+      async (upstream) => {
+        const proxy = await runProxy({ upstream, port: 0, env: {} });
+        const answered = fetch(`${proxy.url}/store/orders`, { headers: { authorization: `Bearer ${KEY}` } })
+          .then((response) => response.text())
+          .catch((error: Error) => `failed: ${error.message}`);
+        const cancel = fetch(`${proxy.url}/store/orders/2`, {
+          method: "DELETE",
+          headers: { authorization: `Bearer ${KEY}` },
+        }).catch((error: Error) => error);
+        while (reached < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+        const report = await proxy.close({ graceMs: 200 });
+        assert.equal(report.traffic?.exchanges, 2);
+        assert.equal(report.traffic?.cutOff, 2);
+        const warnings = report.warnings.join("\n");
+        assert.match(
+          warnings,
+          /2 requests were forwarded without being judged \(cut off: still in flight when the proxy stopped\)/,
+        );
+        assert.match(warnings, /DELETE \/v1\/store\/orders\/2/);
+        await answered;
+        await cancel;
+      },
+    );
+  });
+});

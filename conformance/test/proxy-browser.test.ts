@@ -93,4 +93,40 @@ describe("a browser app on another origin calling the proxy", { skip: chromiumSk
       await broken.close();
     }
   });
+
+  it("grants a page no more than the upstream did: without the upstream's CORS, the proxy's own 502 is unreadable", async () => {
+    // An upstream for same-origin clients only: simple GETs, answered without any CORS header.
+    const sameOrigin = await startScriptedUpstream(() => ({
+      status: 200,
+      headers: [["Content-Type", "application/json"]],
+      body: '[{"id":1,"status":"pending"}]',
+    }));
+    const proxy = await runProxy({ upstream: sameOrigin.url, port: 0, env: {}, errors: true });
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(page.url);
+      const outcome = await tab.evaluate(async (base) => {
+        try {
+          const answer = await fetch(`${base}/store/orders`);
+          return `read ${answer.status}: ${await answer.text()}`;
+        } catch (error) {
+          return `refused: ${(error as Error).name}`;
+        }
+      }, proxy.url);
+      await tab.close();
+      assert.equal(
+        outcome,
+        "refused: TypeError",
+        "the browser keeps the proxy's answer from the other origin",
+      );
+      assert.ok(
+        sameOrigin.received.some((got) => got.method === "GET"),
+        "the request was sent and judged",
+      );
+    } finally {
+      const report = await proxy.close();
+      await sameOrigin.close();
+      assert.equal(report.traffic?.replaced, 1);
+    }
+  });
 });

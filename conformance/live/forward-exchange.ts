@@ -193,7 +193,7 @@ export function createForwarder(
                 ? { comment: `no answer from the upstream: ${upstreamError}` }
                 : answer && !answer.body.whole
                   ? {
-                      comment: `only the first ${decoded?.length} of the body's ${answer.body.received} decoded bytes are kept here`,
+                      comment: keptComment(answer.body),
                     }
                   : {}),
           }
@@ -366,6 +366,14 @@ export function createForwarder(
       return count;
     },
   };
+}
+
+/** What the HAR says of a body it holds only the start of. */
+function keptComment(body: BodyOutcome): string {
+  const stopped = body.cut ?? body.notJudged;
+  return stopped === undefined
+    ? `only the first ${body.decoded.length} of the body's ${body.received} decoded bytes are kept here`
+    : `only the first ${body.decoded.length} decoded bytes of the body are kept here: ${stopped}`;
 }
 
 /**

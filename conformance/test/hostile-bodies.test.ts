@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
 import { runProxy } from "../live/run-proxy.ts";
@@ -68,7 +71,8 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
             .writeHead(404, { "content-type": "application/json", "content-encoding": encoding })
             .end(bomb),
         async (upstream) => {
-          const proxy = await runProxy({ upstream, port: 0, env: {} });
+          const har = join(mkdtempSync(join(tmpdir(), "bomb-")), "traffic.har");
+          const proxy = await runProxy({ upstream, port: 0, env: {}, har });
           const first = await send(`${proxy.url}/store/orders/5`, "DELETE");
           assert.equal(first.status, 404);
           assert.equal(first.bytes, bomb.length, "the body goes on as it came, still compressed");
@@ -82,6 +86,15 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
           );
           const stoppedAt = Number(/stopped reading at (\d+) bytes/.exec(messages)?.[1]);
           assert.ok(stoppedAt <= 2 * MiB, `decoding stopped at ${stoppedAt} bytes, not at the bomb's 64 MiB`);
+          const entries = JSON.parse(readFileSync(har, "utf8")).log.entries as Array<{
+            comment?: string;
+            response: { content: { size: number } };
+          }>;
+          assert.equal(entries.length, 2);
+          assert.match(
+            entries[0]?.comment ?? "",
+            /^only the first 1048576 decoded bytes of the body are kept here: the body is larger than 1 MiB/,
+          );
         },
       );
     });

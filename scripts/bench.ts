@@ -53,6 +53,8 @@ const { values: flags } = parseArgs({
     sessions: { type: "string", default: "1000" },
     // Another build of the mock (a checkout's server/main.ts), measured beside the ceiling like this one.
     "also-mock": { type: "string" },
+    // Another build of the proxy (a checkout's dist/bin/petstore-conformance.js), measured in the same rounds.
+    "also-proxy": { type: "string" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -738,6 +740,8 @@ async function proxyOverhead(): Promise<string[]> {
   // All three are started here and stopped after the rounds, so that the proxy's memory can be read after them.
   const floorServer = await startListeningProcess(FORWARDING_FLOOR, ["--upstream", upstream.url]);
   const proxyServer = await startProxyCommand(upstream.url);
+  const otherCli = flags["also-proxy"];
+  const otherProxy = otherCli ? await startProxyCommand(upstream.url, otherCli) : undefined;
   const kept = (server: StartedServer) => async () => ({ ...server, stop: async () => {} });
   try {
     const list = "/store/orders";
@@ -745,8 +749,14 @@ async function proxyOverhead(): Promise<string[]> {
       { name: "the mock, called directly", start: kept(upstream), path: list },
       { name: "bare node:http forwarding proxy (floor)", start: kept(floorServer), path: list },
       { name: "petstore-conformance proxy", start: kept(proxyServer), path: list },
+      ...(otherProxy ? [{ name: "the other build's proxy", start: kept(otherProxy), path: list }] : []),
     ];
-    const [direct, floor, proxy] = (await rounds(contenders, { key: DEV_KEY })) as [Load, Load, Load];
+    const [direct, floor, proxy, other] = (await rounds(contenders, { key: DEV_KEY })) as [
+      Load,
+      Load,
+      Load,
+      Load | undefined,
+    ];
     const rss = rssMegabytes(pidOf(proxyServer));
     const judging = await judgementCost(`${upstream.url}/store/orders`, DEV_KEY);
     const row = (name: string, load: Load, cpu: string) =>
@@ -762,11 +772,15 @@ async function proxyOverhead(): Promise<string[]> {
       row("the mock, called directly", direct, micros(direct.cpuMicros)),
       row("bare node:http forwarding proxy → mock", floor, micros(floor.cpuMicros)),
       row("petstore-conformance proxy → mock", proxy, micros(proxy.cpuMicros)),
+      ...(other ? [row(`\`${otherCli}\` proxy → mock`, other, micros(other.cpuMicros))] : []),
       "",
       `Added latency of the proxy over calling the mock directly: p50 +${ms(proxy.p50 - direct.p50)} ms, p99 +${ms(proxy.p99 - direct.p99)} ms` +
         ` (the forwarding floor: p50 +${ms(floor.p50 - direct.p50)} ms, p99 +${ms(floor.p99 - direct.p99)} ms).`,
       `The proxy's CPU per request is **${(proxy.cpuMicros / floor.cpuMicros).toFixed(2)}×** the forwarding floor's (target: at most 1.5×);` +
-        ` its resident memory after ${ROUNDS} rounds: ${rss.toFixed(0)} MB.`,
+        ` its resident memory after ${ROUNDS} rounds: ${rss.toFixed(0)} MB.` +
+        (other
+          ? ` The other build's, in the same rounds: ${(other.cpuMicros / floor.cpuMicros).toFixed(2)}× (this one / that one: ${(proxy.cpuMicros / other.cpuMicros).toFixed(2)}×).`
+          : ""),
       "",
       "The load repeats one list, so after the first the proxy judges each answer by comparing its bytes with",
       "the last one that passed. Judging alone, in one process without HTTP (median of 5 × 20,000):" +
@@ -775,7 +789,7 @@ async function proxyOverhead(): Promise<string[]> {
         ` about ${((proxy.cpuMicros - judging.same + judging.different) / floor.cpuMicros).toFixed(2)}× the floor's.`,
     ];
   } finally {
-    await Promise.all([proxyServer.stop(), floorServer.stop()]);
+    await Promise.all([proxyServer.stop(), floorServer.stop(), otherProxy?.stop()]);
     await upstream.stop();
   }
 }

@@ -12,10 +12,10 @@ const CONFORMANCE_CLI = join(
  * The built `petstore-conformance proxy` as CI runs it (stdout piped, so it formats a JSON line per
  * exchange, here thrown away), up to its start-up line on standard error.
  */
-export async function startProxyCommand(upstream: string): Promise<PeerProcess> {
+export async function startProxyCommand(upstream: string, cli = CONFORMANCE_CLI): Promise<PeerProcess> {
   const child = spawn(
     process.execPath,
-    [CONFORMANCE_CLI, "proxy", "--upstream", upstream, "--port", "0", "--reporter", "json:/dev/null"],
+    [cli, "proxy", "--upstream", upstream, "--port", "0", "--reporter", "json:/dev/null"],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";

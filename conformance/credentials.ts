@@ -8,7 +8,7 @@
 export const BASIC_PROBE_USER = "conformance";
 
 /** Headers whose whole value is a credential. Authorization keeps its scheme (see maskAuthorization). */
-export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   "authorization",
   "proxy-authorization",
   "cookie",
@@ -22,7 +22,7 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
 ]);
 
 /** Query parameters whose value is a credential (compared without case). */
-export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
+const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
   "access_token",
   "id_token",
   "refresh_token",
@@ -42,6 +42,17 @@ export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
   "x-amz-credential",
   "x-amz-security-token",
 ]);
+
+/** Whether a header (lower-case name) carries a credential: by convention, or named with `alsoSecret`. */
+export function isCredentialHeader(lowerName: string, alsoSecret?: ReadonlySet<string>): boolean {
+  return CREDENTIAL_HEADERS.has(lowerName) || alsoSecret?.has(lowerName) === true;
+}
+
+/** Whether a query parameter carries a credential, compared without case. */
+export function isCredentialParameter(name: string, alsoSecret?: ReadonlySet<string>): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_PARAMETERS.has(lower) || alsoSecret?.has(lower) === true;
+}
 
 /** The forms of one secret a server may echo: as given, base64 (also URL-safe), percent-encoded, as Basic. */
 export function secretForms(secret: string): string[] {
@@ -69,7 +80,7 @@ export function maskAuthorization(value: string): string {
 export function maskedHeaderValue(name: string, value: string, alsoSecret?: ReadonlySet<string>): string {
   const lower = name.toLowerCase();
   if (lower === "authorization" || lower === "proxy-authorization") return maskAuthorization(value);
-  return CREDENTIAL_HEADERS.has(lower) || alsoSecret?.has(lower) ? "***" : value;
+  return isCredentialHeader(lower, alsoSecret) ? "***" : value;
 }
 
 /** A path and query with the values of credential parameters replaced by `***`. */
@@ -82,8 +93,8 @@ export function maskedTarget(target: string, alsoSecret?: ReadonlySet<string>): 
     .map((pair) => {
       const equals = pair.indexOf("=");
       if (equals === -1) return pair;
-      const name = safeDecode(pair.slice(0, equals)).toLowerCase();
-      return CREDENTIAL_PARAMETERS.has(name) || alsoSecret?.has(name) ? `${pair.slice(0, equals)}=***` : pair;
+      const name = safeDecode(pair.slice(0, equals));
+      return isCredentialParameter(name, alsoSecret) ? `${pair.slice(0, equals)}=***` : pair;
     })
     .join("&");
   return `${target.slice(0, queryAt)}?${query}`;
@@ -103,7 +114,7 @@ export function requestSecrets(
   for (const [name, raw] of Object.entries(headers)) {
     if (raw === undefined) continue;
     const lower = name.toLowerCase();
-    if (!CREDENTIAL_HEADERS.has(lower) && !alsoSecret?.has(lower)) continue;
+    if (!isCredentialHeader(lower, alsoSecret)) continue;
     for (const value of Array.isArray(raw) ? raw : [raw]) {
       if (lower !== "authorization" && lower !== "proxy-authorization") {
         found.push(value);
@@ -123,8 +134,7 @@ export function requestSecrets(
   const queryAt = target.indexOf("?");
   if (queryAt !== -1) {
     for (const [name, value] of new URLSearchParams(target.slice(queryAt + 1))) {
-      if (CREDENTIAL_PARAMETERS.has(name.toLowerCase()) || alsoSecret?.has(name.toLowerCase()))
-        found.push(value);
+      if (isCredentialParameter(name, alsoSecret)) found.push(value);
     }
   }
   // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.

@@ -1,4 +1,4 @@
-import { CREDENTIAL_PARAMETERS, maskedHeaderValue, maskedTarget } from "../credentials.ts";
+import { isCredentialParameter, maskedHeaderValue, maskedTarget } from "../credentials.ts";
 import type { HarEntry } from "./har-writer.ts";
 
 /** What the HAR keeps of one exchange; headers as [name, value] pairs in the order they came. */
@@ -37,8 +37,6 @@ export function harEntryOf(
       const masked = maskedHeaderValue(name, value, secretHeaders);
       return { name, value: masked === value ? hide(value) : masked };
     });
-  const secretParameter = (name: string) =>
-    CREDENTIAL_PARAMETERS.has(name.toLowerCase()) || secretHeaders.has(name.toLowerCase());
   const contentType = (pairs: Array<[string, string]>) =>
     pairs.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
   const response = source.response;
@@ -59,7 +57,7 @@ export function harEntryOf(
       headers: headers(source.requestHeaders),
       queryString: [...source.url.searchParams].map(([name, value]) => ({
         name,
-        value: secretParameter(name) ? "***" : hide(value),
+        value: isCredentialParameter(name, secretHeaders) ? "***" : hide(value),
       })),
       ...(source.requestBody.length > 0
         ? {

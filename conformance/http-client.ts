@@ -9,7 +9,7 @@ import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { maskedHeaderValue } from "./credentials.ts";
-import type { ListJudge, ListVerdict } from "./list-judge.ts";
+import { judgeFault, type ListJudge, type ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 import { replayValue } from "./reproduction.ts";
 
@@ -318,7 +318,7 @@ class BodyReader {
         this.judge.write(chunk);
       } catch (error) {
         // A fault met on this answer only: it fails this request, not the run.
-        return { unjudgeable: `the list could not be judged: ${errorText(error)}` };
+        return { unjudgeable: judgeFault(error) };
       }
       if (this.#kept < EXCERPT_BYTES) {
         this.#chunks.push(chunk.subarray(0, EXCERPT_BYTES - this.#kept));
@@ -339,15 +339,11 @@ class BodyReader {
       try {
         response.list = this.judge.end();
       } catch (error) {
-        response.cut = `the list could not be judged: ${errorText(error)}`;
+        response.cut = judgeFault(error);
       }
     }
     return response;
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function cutShort(received: number, contentLength: string | undefined, reason: string): string {

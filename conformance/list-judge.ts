@@ -276,6 +276,14 @@ export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): List
   return judge.end();
 }
 
+/**
+ * Why a list could not be judged when its judge threw (a fault met on that answer only): the message that
+ * fails that one answer, in the suite and the proxy alike, instead of ending the run.
+ */
+export function judgeFault(error: unknown): string {
+  return `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+}
+
 function syntaxOf(error: unknown): string {
   if (error instanceof JsonStreamError) return error.message;
   throw error;

@@ -1,7 +1,7 @@
 import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { formatBytes, WHOLE_ANSWER_BYTES } from "../http-client.ts";
-import type { ListJudge, ListVerdict } from "../list-judge.ts";
+import { judgeFault, type ListJudge, type ListVerdict } from "../list-judge.ts";
 import type { HeldBytes } from "./held-bytes.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
@@ -220,7 +220,7 @@ export class ForwardedBody {
 
   /** A judge that threw is a defect of the judge, met on this answer only: the answer is marked, not the proxy. */
   #failJudge(error: unknown): void {
-    this.#cut ??= `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+    this.#cut ??= judgeFault(error);
     this.#stopReading();
   }
 

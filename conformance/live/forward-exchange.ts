@@ -192,9 +192,7 @@ export function createForwarder(
               : upstreamError !== undefined
                 ? { comment: `no answer from the upstream: ${upstreamError}` }
                 : answer && !answer.body.whole
-                  ? {
-                      comment: keptComment(answer.body),
-                    }
+                  ? { comment: keptComment(answer.body) }
                   : {}),
           }
         : undefined;
@@ -207,7 +205,7 @@ export function createForwarder(
     let releaseBody: (() => void) | undefined;
     let incomingNow: IncomingMessage | undefined;
     const cut = (reason: string) => {
-      finish(undefined, reason, undefined, performance.now(), { cutOff: reason });
+      finish(undefined, undefined, undefined, performance.now(), { cutOff: reason });
       incomingNow?.destroy();
       outgoing.destroy();
       response.destroy();
@@ -300,14 +298,10 @@ export function createForwarder(
           void body.end().then((outcome) => {
             const reply = holding
               ? {
-                  pass: () => {
-                    response.writeHead(status, statusText, headers).end(Buffer.concat(raws));
-                    giveRawsBack();
-                  },
-                  replace: (replacement: number, record: { code: string; message: string }) => {
-                    sendError(response, replacement, record, upstreamCors(incoming));
-                    giveRawsBack();
-                  },
+                  // The held bytes go back to the account once the exchange is handed on (releaseBody).
+                  pass: () => response.writeHead(status, statusText, headers).end(Buffer.concat(raws)),
+                  replace: (replacement: number, record: { code: string; message: string }) =>
+                    sendError(response, replacement, record, upstreamCors(incoming)),
                 }
               : undefined;
             finish(

@@ -127,7 +127,7 @@ export const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
 export async function runConformance(options: ConformanceOptions): Promise<Report> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const baseUrl = parseBaseUrl(options.baseUrl);
+  const baseUrl = parseTargetUrl(options.baseUrl, "--base-url");
   if (!options.apiKey)
     throw new ConformanceUsageError("an API key is required (--api-key or PETSTORE_API_KEY)");
   if (options.session !== undefined && !SESSION_NAME.test(options.session)) {
@@ -674,21 +674,21 @@ function absentId(initial: ListSnapshot, given: ReadonlySet<string>): { id: stri
   return { id: String(id), shown };
 }
 
-function parseBaseUrl(text: string): URL {
+/**
+ * A target's address as --base-url or --upstream gives it: an absolute http(s) URL without credentials,
+ * which are never sent and so are refused; messages never print them.
+ */
+export function parseTargetUrl(text: string, flag: string): URL {
   let url: URL;
+  const shown = hideUrlCredentials(text);
   try {
     url = new URL(text);
   } catch {
-    throw new ConformanceUsageError(
-      `--base-url must be an absolute http(s) URL (got "${hideUrlCredentials(text)}")`,
-    );
+    throw new ConformanceUsageError(`${flag} must be an absolute http(s) URL (got "${shown}")`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConformanceUsageError(
-      `--base-url must be an http or https URL (got "${hideUrlCredentials(text)}")`,
-    );
-  }
-  const credentials = credentialsInUrl(url, "--base-url", text);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConformanceUsageError(`${flag} must be an http or https URL (got "${shown}")`);
+  const credentials = credentialsInUrl(url, flag, text);
   if (credentials) throw new ConformanceUsageError(credentials);
   return url;
 }

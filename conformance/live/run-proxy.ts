@@ -5,7 +5,6 @@ import { allowedHosts } from "../../common/allowed-hosts.ts";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
-import { credentialsInUrl, hideUrlCredentials } from "../credentials.ts";
 import { secretHider } from "../hooks.ts";
 import {
   createAgent,
@@ -20,7 +19,12 @@ import { maskedHeaders } from "../masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
-import { ConformanceUsageError, DEFAULT_TIMEOUT_MS, TargetUnreachableError } from "../runner.ts";
+import {
+  ConformanceUsageError,
+  DEFAULT_TIMEOUT_MS,
+  parseTargetUrl,
+  TargetUnreachableError,
+} from "../runner.ts";
 import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
 import { createReader } from "./expectation.ts";
 import { createForwarder, type ExchangeOutcome, sendError } from "./forward-exchange.ts";
@@ -345,20 +349,10 @@ function violationMessage(judged: JudgedExchange): string {
 }
 
 function parseUpstream(text: string): URL {
-  let url: URL;
-  const shown = hideUrlCredentials(text);
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConformanceUsageError(`--upstream must be an absolute http(s) URL (got "${shown}")`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new ConformanceUsageError(`--upstream must be an http or https URL (got "${shown}")`);
+  const url = parseTargetUrl(text, "--upstream");
   if (url.search || url.hash)
     throw new ConformanceUsageError(
-      `--upstream is a base address, without ?query or #fragment (got "${shown}")`,
+      `--upstream is a base address, without ?query or #fragment (got "${text}")`,
     );
-  const credentials = credentialsInUrl(url, "--upstream", text);
-  if (credentials) throw new ConformanceUsageError(credentials);
   return url;
 }

@@ -49,8 +49,30 @@ export function runWrapped(
   });
 }
 
+/**
+ * How a server command runs once it serves: until the COMMAND it wraps ends (run with `url` in the
+ * environment variable `variable`) or, without one, until the first stop signal. The stop that follows is
+ * bounded (see StopSignals.bound). Resolves to COMMAND's exit code (0 without one) and what ended the run,
+ * for the stopping line.
+ */
+export async function serveUntilDone(
+  command: readonly string[] | undefined,
+  signals: StopSignals,
+  served: { env: NodeJS.ProcessEnv; variable: string; url: string },
+): Promise<{ code: number; ended: string }> {
+  if (!command) {
+    const signal = await signals.first;
+    signals.bound(1);
+    return { code: 0, ended: signal };
+  }
+  const env = { ...served.env, [served.variable]: reachableUrl(served.url) };
+  const code = await runWrapped(command, env, signals);
+  signals.bound(code || 1);
+  return { code, ended: `${command[0]} exited with ${code}` };
+}
+
 /** A listening address COMMAND can reach: a wildcard bind (0.0.0.0, ::) is reached through loopback. */
-export function reachableUrl(listening: string): string {
+function reachableUrl(listening: string): string {
   const url = new URL(listening);
   if (url.hostname === "0.0.0.0") url.hostname = "127.0.0.1";
   else if (url.hostname === "[::]") url.hostname = "[::1]";

@@ -1,7 +1,7 @@
 import { relative, resolve } from "node:path";
 import { allowedHosts } from "../common/allowed-hosts.ts";
 import { StopSignals } from "../common/stop-signals.ts";
-import { reachableUrl, runWrapped } from "../common/wrapped-command.ts";
+import { serveUntilDone } from "../common/wrapped-command.ts";
 import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
 import { BASE_PATH, createServer } from "./app.ts";
 import { controlAccess, isLoopback } from "./control-access.ts";
@@ -140,14 +140,11 @@ export async function serve(options: CliOptions): Promise<number> {
   const signals = new StopSignals("petstore-mock");
   out.write(`${lines.join("\n")}\n`);
 
-  let commandCode = 0;
-  if (options.command) {
-    const env = { ...process.env, PETSTORE_MOCK_URL: reachableUrl(`${origin}${BASE_PATH}`) };
-    commandCode = await runWrapped(options.command, env, signals);
-  } else {
-    await signals.first;
-  }
-  signals.bound(commandCode || 1);
+  const { code: commandCode } = await serveUntilDone(options.command, signals, {
+    env: process.env,
+    variable: "PETSTORE_MOCK_URL",
+    url: `${origin}${BASE_PATH}`,
+  });
   stopWatching();
   const closed = await app
     .close()

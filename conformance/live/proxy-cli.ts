@@ -1,6 +1,6 @@
 import { printable } from "../../common/printable.ts";
 import { StopSignals } from "../../common/stop-signals.ts";
-import { reachableUrl, runWrapped } from "../../common/wrapped-command.ts";
+import { serveUntilDone } from "../../common/wrapped-command.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../runner.ts";
 import { writeReports } from "../write-reports.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
@@ -45,18 +45,12 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   process.stderr.write(
     `petstore-conformance proxy listening on ${proxy.url}, forwarding to ${proxy.upstream}\n`,
   );
-  let commandCode = 0;
-  if (options.command) {
-    const url = reachableUrl(proxy.url);
-    commandCode = await runWrapped(options.command, { ...env, PETSTORE_PROXY_URL: url }, signals);
-    process.stderr.write(
-      `${options.command[0]} exited with ${commandCode}: stopping; the reports cover every exchange\n`,
-    );
-  } else {
-    const signal = await signals.first;
-    process.stderr.write(`${signal}: stopping; the reports cover every exchange\n`);
-  }
-  signals.bound(commandCode || 1);
+  const { code: commandCode, ended } = await serveUntilDone(options.command, signals, {
+    env,
+    variable: "PETSTORE_PROXY_URL",
+    url: proxy.url,
+  });
+  process.stderr.write(`${ended}: stopping; the reports cover every exchange\n`);
   const report = await proxy.close();
   flush();
   const written = await writeReports(report, options.reporters, reportColor);

@@ -22,6 +22,19 @@ export interface ExitedProcess {
   stderr: string;
 }
 
+/** What a child has written to its pipes so far, collected as it comes. */
+export function capturedOutput(child: ChildProcess): { stdout: () => string; stderr: () => string } {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return { stdout: () => stdout, stderr: () => stderr };
+}
+
 /** Starts `server/main.ts` as a real process on a free port and waits for its start-up line. */
 export function startMockProcess(
   args: readonly string[] = [],
@@ -83,16 +96,9 @@ export async function runMainToExit(
   env: NodeJS.ProcessEnv = {},
 ): Promise<ExitedProcess> {
   const child = spawnScript(MAIN, args, env);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
+  const output = capturedOutput(child);
   const [code] = await once(child, "exit");
-  return { code: code as number | null, stdout, stderr };
+  return { code: code as number | null, stdout: output.stdout(), stderr: output.stderr() };
 }
 
 function spawnScript(script: string, args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {

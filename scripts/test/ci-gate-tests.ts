@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../conformance/test/target-server.ts";
+import { capturedOutput } from "../../server/spawn-mock.ts";
 
 // The CI gate as the installed package runs it: both commands wrapped around a COMMAND, the proxy stopped by
 // signals to its process group, reports read while they are written, and a deployment the suite must not harm.
@@ -30,22 +31,15 @@ function startBin(
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
+  const output = capturedOutput(child);
   // The last output may still be in the pipes at "exit"; "close" alone would wait for ever on a
   // process left holding them, which the tests must see as a failure, not a hang.
   const closed = once(child, "close");
   const finished = once(child, "exit").then(async ([code]) => {
     await Promise.race([closed, sleep(2000)]);
-    return { code: code as number | null, stdout, stderr };
+    return { code: code as number | null, stdout: output.stdout(), stderr: output.stderr() };
   });
-  return { child, finished, stdout: () => stdout, stderr: () => stderr };
+  return { child, finished, ...output };
 }
 
 const runBin = (project: string, bin: string, args: string[]) => startBin(project, bin, args).finished;

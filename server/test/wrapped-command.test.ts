@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { capturedOutput } from "../spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
@@ -34,16 +35,13 @@ function wrap(
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-    whenStdout?.(stdout, child);
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return once(child, "exit").then(([code]) => ({ code: code as number | null, stdout, stderr }));
+  const output = capturedOutput(child);
+  if (whenStdout) child.stdout.on("data", () => whenStdout(output.stdout(), child));
+  return once(child, "exit").then(([code]) => ({
+    code: code as number | null,
+    stdout: output.stdout(),
+    stderr: output.stderr(),
+  }));
 }
 
 /** A COMMAND's script: cancels order 2 through PETSTORE_MOCK_URL and prints the URL and the status. */
@@ -137,12 +135,12 @@ describe("petstore-mock -- COMMAND", { concurrency: true }, () => {
       ["--import", "tsx", MAIN, "--port", "0", "--quiet", "--", "no-such-command-anywhere"],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
+    const output = capturedOutput(child);
     const [code] = await once(child, "exit");
     assert.equal(code, 127);
-    assert.match(stderr, /petstore-mock: cannot run "no-such-command-anywhere": not found \(ENOENT\)\n/);
+    assert.match(
+      output.stderr(),
+      /petstore-mock: cannot run "no-such-command-anywhere": not found \(ENOENT\)\n/,
+    );
   });
 });

@@ -83,8 +83,8 @@ export function unnamedCodeBlocks(root: string): UnnamedBlock[] {
  * A `text file=NAME` block of the same page is written as NAME first (a configuration the recipe reads).
  * Fixed ports in the text (4010, 4020, 4011, 4012, 6379, 8080) are replaced by free ones.
  */
-export type RecipeMode = "run" | "with-mock" | "serves" | "github-actions" | "gitlab-ci";
-const RECIPE_MODES = new Set<string>(["run", "with-mock", "serves", "github-actions", "gitlab-ci"]);
+const RECIPE_MODES = ["run", "with-mock", "serves", "github-actions", "gitlab-ci"] as const;
+export type RecipeMode = (typeof RECIPE_MODES)[number];
 
 export interface Recipe {
   source: string;
@@ -104,7 +104,8 @@ export function documentedRecipes(root: string): Recipe[] {
     const mode = /(?:^|\s)recipe(?:=(\S+))?/.exec(info);
     if (!mode) return [];
     const name = mode[1] ?? "run";
-    if (!RECIPE_MODES.has(name)) throw new Error(`${source}:${line}: unknown recipe mode "${name}"`);
+    if (!(RECIPE_MODES as readonly string[]).includes(name))
+      throw new Error(`${source}:${line}: unknown recipe mode "${name}"`);
     const files = Object.fromEntries(
       all
         .filter((block) => block.source === source && /(?:^|\s)file=\S+/.test(block.info))

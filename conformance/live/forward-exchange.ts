@@ -226,12 +226,24 @@ export function createForwarder(
       (incoming) => {
         incomingNow = incoming;
         waiting.delete(outgoing);
-        answering.set(incoming, begun + deadlineMs);
-        incoming.once("close", () => answering.delete(incoming));
         waitMs = performance.now() - begun;
         const status = incoming.statusCode ?? 502;
         const statusText = incoming.statusMessage ?? "";
         const headers = forwardedResponseHeaders(incoming.rawHeaders);
+        const unusable = unusableStatus(status, statusText);
+        if (unusable !== undefined) {
+          incoming.destroy();
+          sendError(response, 502, {
+            code: "upstream_invalid_answer",
+            message: settings.hide(
+              `the upstream ${upstream.origin} gave an answer HTTP cannot carry: ${unusable}`,
+            ),
+          });
+          finish(undefined, settings.hide(`an answer HTTP cannot carry: ${unusable}`));
+          return;
+        }
+        answering.set(incoming, begun + deadlineMs);
+        incoming.once("close", () => answering.delete(incoming));
         let size = 0;
         const isList = status === 200 && method === "GET" && LIST_URL.test(url);
         // Reading from the upstream pauses while the client or the judge is behind, and goes on when neither is.
@@ -360,6 +372,18 @@ export function createForwarder(
       return count;
     },
   };
+}
+
+/**
+ * Why an upstream's status line cannot be passed on, if it cannot: Node's parser reads any status of
+ * 0-999 (and header bytes the writer accepts alike), but its writer refuses a status under 100, and HTTP
+ * has none past 599. An answer is data, never a reason for the proxy to throw: checked before anything is
+ * written, so the client gets a whole 502 instead.
+ */
+function unusableStatus(status: number, statusText: string): string | undefined {
+  if (!Number.isInteger(status) || status < 100 || status > 599) return `status ${status}, outside 100-599`;
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(statusText)) return "a status text with bytes HTTP cannot carry";
+  return undefined;
 }
 
 /** What the HAR says of a body it holds only the start of. */

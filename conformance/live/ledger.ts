@@ -156,7 +156,7 @@ export class TrafficLedger {
     }
     if (this.#traffic.upstreamFailures > 0) {
       warnings.push(
-        `${this.#traffic.upstreamFailures} ${this.#traffic.upstreamFailures === 1 ? "request" : "requests"} got a 502 from the proxy because the upstream gave no answer (not judged): ${this.#upstreamFailures.join("; ")}`,
+        `${this.#traffic.upstreamFailures} ${this.#traffic.upstreamFailures === 1 ? "request" : "requests"} got a 502 from the proxy because the upstream gave no answer it could pass on (not judged): ${this.#upstreamFailures.join("; ")}`,
       );
     }
     if (this.#traffic.unreplaced > 0) {

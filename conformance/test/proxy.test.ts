@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Agent, createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import type { JudgedExchange } from "../live/judged-exchange.ts";
@@ -485,6 +485,45 @@ describe("never in the way", () => {
       );
     } finally {
       if (targetOpen) await target.close();
+    }
+  });
+
+  it("an upstream status outside 100-599 is a 502 naming it, counted, and the proxy keeps serving", async () => {
+    // Node's own server cannot write such a status line, so this upstream writes its bytes itself.
+    const statuses = ["099 Weird", "600 Beyond", "200 OK"];
+    const raw = createNetServer((socket) => {
+      let head = "";
+      socket.on("data", (chunk: Buffer) => {
+        head += chunk.toString("latin1");
+        if (!head.includes("\r\n\r\n")) return;
+        const keyed = /\r\nauthorization:/i.test(head);
+        head = "";
+        const line = keyed ? (statuses.shift() ?? "200 OK") : "401 Unauthorized";
+        socket.write(`HTTP/1.1 ${line}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n[]`);
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    try {
+      const upstream = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`;
+      const { result, report } = await withProxy(upstream, {}, async (proxy) => {
+        const answers = [];
+        for (let index = 0; index < 3; index++) {
+          const response = await fetch(`${proxy.url}/store/orders`, { headers: bearer("k") });
+          answers.push({ status: response.status, body: await response.text() });
+        }
+        return answers;
+      });
+      assert.deepEqual(
+        result.map((answer) => answer.status),
+        [502, 502, 200],
+      );
+      assert.match(result[0]?.body ?? "", /"code":"upstream_invalid_answer".*status 99, outside 100-599/);
+      assert.match(result[1]?.body ?? "", /status 600, outside 100-599/);
+      assert.equal(report.traffic?.upstreamFailures, 2);
+      assert.match(report.warnings.join("\n"), /status 99, outside 100-599/);
+    } finally {
+      raw.close();
     }
   });
 

@@ -105,8 +105,11 @@ export interface paths {
         };
         /**
          * The request journal, oldest first
-         * @description The world's latest requests to the API (not to the control API, not CORS preflights),
-         *     bounded per world (`--journal-size`, default 1,000). Neither keys nor headers are kept.
+         * @description The world's latest requests to the API whose key was accepted (not to the control API, not CORS
+         *     preflights), bounded per world (`--journal-size`, default 1,000). Neither keys nor headers are
+         *     kept, and a path is kept to its first 512 characters (then `...`). A request whose API key or
+         *     control token is not accepted reaches no world, whatever its path: it is never journaled, creates
+         *     or touches no session, and is only counted, in the `X-Mock-Refused-Requests` header.
          */
         get: operations["listRequests"];
         put?: never;
@@ -213,7 +216,7 @@ export interface components {
             /** Format: date-time */
             time: string;
             method: string;
-            /** @description The path as sent, without the query string. */
+            /** @description The path as sent, without the query string, cut after 512 characters (then `...`). */
             path: string;
             /** @description The status answered; null when a `close` fault answered nothing. */
             status: number | null;
@@ -221,7 +224,7 @@ export interface components {
             durationMs: number;
             /** @description The session, or null for the default world. */
             session: string | null;
-            /** @description Whether a valid API key was sent (never the key itself). */
+            /** @description Always true, since requests refused for their key are counted, not journaled (the `X-Mock-Refused-Requests` header); kept for readers of the earlier form. */
             keyValid: boolean;
             /** @enum {string} */
             fault?: "close" | "truncate";
@@ -475,6 +478,8 @@ export interface operations {
             /** @description The journal. */
             200: {
                 headers: {
+                    /** @description Requests this process has answered since it started without an accepted API key or control token (journaled nowhere). */
+                    "X-Mock-Refused-Requests"?: number;
                     [name: string]: unknown;
                 };
                 content: {

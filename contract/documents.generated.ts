@@ -420,7 +420,7 @@ export const controlDocument: unknown = {
       "get": {
         "operationId": "listRequests",
         "summary": "The request journal, oldest first",
-        "description": "The world's latest requests to the API (not to the control API, not CORS preflights),\nbounded per world (`--journal-size`, default 1,000). Neither keys nor headers are kept.\n",
+        "description": "The world's latest requests to the API whose key was accepted (not to the control API, not CORS\npreflights), bounded per world (`--journal-size`, default 1,000). Neither keys nor headers are\nkept, and a path is kept to its first 512 characters (then `...`). A request whose API key or\ncontrol token is not accepted reaches no world, whatever its path: it is never journaled, creates\nor touches no session, and is only counted, in the `X-Mock-Refused-Requests` header.\n",
         "tags": [
           "world"
         ],
@@ -432,6 +432,15 @@ export const controlDocument: unknown = {
         "responses": {
           "200": {
             "description": "The journal.",
+            "headers": {
+              "X-Mock-Refused-Requests": {
+                "description": "Requests this process has answered since it started without an accepted API key or control token (journaled nowhere).",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -798,7 +807,7 @@ export const controlDocument: unknown = {
           },
           "path": {
             "type": "string",
-            "description": "The path as sent, without the query string."
+            "description": "The path as sent, without the query string, cut after 512 characters (then `...`)."
           },
           "status": {
             "type": "integer",
@@ -816,7 +825,7 @@ export const controlDocument: unknown = {
           },
           "keyValid": {
             "type": "boolean",
-            "description": "Whether a valid API key was sent (never the key itself)."
+            "description": "Always true, since requests refused for their key are counted, not journaled (the `X-Mock-Refused-Requests` header); kept for readers of the earlier form."
           },
           "fault": {
             "type": "string",

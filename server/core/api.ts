@@ -1,5 +1,4 @@
 import type { OperationId } from "../../contract/types.ts";
-import type { AuthResult } from "./auth.ts";
 import { JSON_CONTENT_TYPE } from "./errors.ts";
 import { errorResponse, type MockRequest, type MockResponse, truncate, withHeader } from "./exchange.ts";
 import { type Maybe, then } from "./maybe.ts";
@@ -23,19 +22,24 @@ export interface ApiContext {
   forcible(operation: OperationId): readonly number[];
 }
 
+/**
+ * Who a request is from: a caller whose key was accepted, with the world it plays in, or one whose key
+ * was refused, for whom no world is looked up, created or changed (a stranger spends nothing).
+ */
+export type Caller = { readonly world: World } | { readonly refused: { readonly tokenGiven: boolean } };
+
 /** Routing of /v1: the two operations, 405 for other methods on their paths, 404 elsewhere. */
 export function handleApi(
   context: ApiContext,
-  world: World,
+  caller: Caller,
   request: MockRequest,
   path: string,
   cors: Readonly<Record<string, string>>,
-  auth: AuthResult,
 ): Maybe<MockResponse> {
   const { method } = request;
   if (path === LIST_PATH) {
     if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
-    return operate(context, world, "listOrders", request, cors, auth, () => listResponse(world, cors));
+    return operate(context, caller, "listOrders", request, cors, (world) => listResponse(world, cors));
   }
   if (path.startsWith(ORDER_PATH_PREFIX) && path.indexOf("/", ORDER_PATH_PREFIX.length) === -1) {
     if (method !== "DELETE") return methodNotAllowed(method, "DELETE", cors);
@@ -50,7 +54,7 @@ export function handleApi(
         cors,
       );
     }
-    return operate(context, world, "cancelOrder", request, cors, auth, () => cancel(world, orderId, cors));
+    return operate(context, caller, "cancelOrder", request, cors, (world) => cancel(world, orderId, cors));
   }
   return errorResponse("not_found", `No resource at ${truncate(path)}.`, cors);
 }
@@ -58,12 +62,11 @@ export function handleApi(
 /** Authentication first, then a forced answer (Prefer, then the world's rules), else the operation itself. */
 function operate(
   context: ApiContext,
-  world: World,
+  caller: Caller,
   operation: OperationId,
   request: MockRequest,
   cors: Readonly<Record<string, string>>,
-  auth: AuthResult,
-  run: () => Maybe<MockResponse>,
+  run: (world: World) => Maybe<MockResponse>,
 ): Maybe<MockResponse> {
   let preferences = NO_PREFERENCES;
   const prefer = context.steerable ? request.headers.prefer : undefined;
@@ -80,14 +83,17 @@ function operate(
     }
     preferences = parsed;
   }
-  // A refused key and a Prefer code take no use from the rules: they answer before any rule would.
-  const arranged = world.arrange(auth.ok && preferences.code === undefined ? operation : undefined);
+  // A refused key is answered at once: no world's rules, delay or journal are spent on it.
+  if ("refused" in caller) return unauthorized(cors, caller.refused.tokenGiven);
+  const { world } = caller;
+  // A Prefer code takes no use from the rules: it answers before any rule would.
+  const arranged = world.arrange(preferences.code === undefined ? operation : undefined);
   if (arranged instanceof Promise) {
     return arranged.then((settled) =>
-      delayed(answer(world, cors, auth, preferences, settled, run), preferences, settled),
+      delayed(answer(world, cors, preferences, settled, run), preferences, settled),
     );
   }
-  return delayed(answer(world, cors, auth, preferences, arranged, run), preferences, arranged);
+  return delayed(answer(world, cors, preferences, arranged, run), preferences, arranged);
 }
 
 function delayed(
@@ -106,16 +112,14 @@ function delayed(
 function answer(
   world: World,
   cors: Readonly<Record<string, string>>,
-  auth: AuthResult,
   preferences: Preferences,
   { rule }: Arrangement,
-  run: () => Maybe<MockResponse>,
+  run: (world: World) => Maybe<MockResponse>,
 ): Maybe<MockResponse> {
-  if (!auth.ok) return unauthorized(cors, auth.tokenGiven);
   if (preferences.code !== undefined) {
     return forced(world, preferences.code, cors, `Prefer: code=${preferences.code}`);
   }
-  if (!rule) return run();
+  if (!rule) return run(world);
   if (rule.fault === "close") return { status: 0, headers: {}, fault: "close" };
   if (rule.fault === "truncate") {
     return then(listResponse(world, cors), (response) => ({ ...response, fault: "truncate" as const }));

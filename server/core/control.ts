@@ -20,6 +20,8 @@ import type { OrderStatus } from "./order-status.ts";
 import type { SessionSummary, World } from "./world.ts";
 
 export const CONTROL_PATH = "/__control";
+/** On the journal's answer: how many requests were refused for their key or token, which it never holds. */
+export const REFUSED_HEADER = "x-mock-refused-requests";
 const CONTROL_CHALLENGE = 'Bearer realm="petstore-control"';
 const ORDER_FIELDS = ["id", "petId", "quantity", "shipDate", "complete"] as const;
 
@@ -42,10 +44,59 @@ export interface ControlContext {
   validateBehaviour: ValidateFunction;
   forcible(operation: OperationId): readonly number[];
   sessions(now: number): Maybe<SessionSummary[]>;
+  /** Requests refused for their key or token since start, which no journal holds. */
+  refusedRequests(): number;
   now(): number;
 }
 
-/** The control API under /__control: one world's orders, journal and rules, and the session list. */
+/**
+ * What the control API answers before any world is looked up: the dashboard's files, which hold no data,
+ * and the refusal of a missing or wrong control token. Undefined when the request goes on to a world.
+ */
+export function controlGate(
+  context: ControlContext,
+  request: MockRequest,
+  path: string,
+  cors: Readonly<Record<string, string>>,
+): { response: MockResponse; refused: boolean } | undefined {
+  const route = path.slice(CONTROL_PATH.length);
+  const { method } = request;
+  // The page and its files hold no data, so a browser can load them before it has the token to ask for.
+  const asset = (method === "GET" || method === "HEAD") && context.assets?.get(route === "" ? "/" : route);
+  if (asset) {
+    return {
+      refused: false,
+      response: {
+        status: 200,
+        headers: {
+          "content-type": asset.contentType,
+          "content-security-policy": CONTENT_SECURITY_POLICY,
+          "x-content-type-options": "nosniff",
+          "referrer-policy": "no-referrer",
+          "cache-control": "no-cache",
+        },
+        body: asset.body,
+      },
+    };
+  }
+  const auth = context.authenticate?.(request.headers.authorization);
+  if (auth === undefined || auth.ok) return undefined;
+  return {
+    refused: true,
+    response: errorResponse(
+      "unauthorized",
+      auth.tokenGiven
+        ? "The control token is not valid."
+        : "The control API needs the control token: send Authorization: Bearer <TOKEN>.",
+      withHeader(cors, "www-authenticate", CONTROL_CHALLENGE),
+    ),
+  };
+}
+
+/**
+ * The control API under /__control, for a request `controlGate` let through: one world's orders, journal
+ * and rules, and the session list.
+ */
 export function handleControl(
   context: ControlContext,
   world: World,
@@ -55,33 +106,6 @@ export function handleControl(
 ): Maybe<MockResponse> {
   const route = path.slice(CONTROL_PATH.length);
   const { method } = request;
-  // The page and its files hold no data, so a browser can load them before it has the token to ask for.
-  const asset = (method === "GET" || method === "HEAD") && context.assets?.get(route === "" ? "/" : route);
-  if (asset) {
-    return {
-      status: 200,
-      headers: {
-        "content-type": asset.contentType,
-        "content-security-policy": CONTENT_SECURITY_POLICY,
-        "x-content-type-options": "nosniff",
-        "referrer-policy": "no-referrer",
-        "cache-control": "no-cache",
-      },
-      body: asset.body,
-    };
-  }
-  if (context.authenticate) {
-    const auth = context.authenticate(request.headers.authorization);
-    if (!auth.ok) {
-      return errorResponse(
-        "unauthorized",
-        auth.tokenGiven
-          ? "The control token is not valid."
-          : "The control API needs the control token: send Authorization: Bearer <TOKEN>.",
-        withHeader(cors, "www-authenticate", CONTROL_CHALLENGE),
-      );
-    }
-  }
   const only = (allowed: string, run: () => Maybe<MockResponse>) =>
     allowed.split(", ").includes(method) ? run() : methodNotAllowed(method, allowed, cors);
   const noContent = (): MockResponse => ({ status: 204, headers: cors });
@@ -97,7 +121,13 @@ export function handleControl(
       return only("GET, DELETE", () =>
         method === "DELETE"
           ? then(world.clearJournal(), noContent)
-          : json(then(world.journal(), journalJson)),
+          : then(world.journal(), (entries) =>
+              jsonResponse(
+                200,
+                journalJson(entries),
+                withHeader(cors, REFUSED_HEADER, String(context.refusedRequests())),
+              ),
+            ),
       );
     case "/behaviour":
       return only("GET, PUT", () =>

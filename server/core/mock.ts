@@ -5,7 +5,7 @@ import type { OperationId } from "../../contract/types.ts";
 import { type ApiContext, handleApi, methodNotAllowed } from "./api.ts";
 import { createAuthenticator } from "./auth.ts";
 import { SIMULATED_FAILURE_STATUSES } from "./behaviour.ts";
-import { type Asset, CONTROL_PATH, type ControlContext, handleControl } from "./control.ts";
+import { type Asset, CONTROL_PATH, type ControlContext, controlGate, handleControl } from "./control.ts";
 import { createCorsPolicy } from "./cors.ts";
 import {
   errorResponse,
@@ -24,6 +24,8 @@ import type { StateStore, World } from "./world.ts";
 export const DEFAULT_MAX_SESSIONS = 1_000;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 export const DEFAULT_JOURNAL_SIZE = 1_000;
+/** Characters of a path a journal entry keeps, so that an entry costs at most about a kilobyte. */
+export const MAX_JOURNAL_PATH = 512;
 /** Answers 200 while the mock and its state store can serve: for load balancers, with no key and no data. */
 export const HEALTH_PATH = "/__health";
 
@@ -77,6 +79,8 @@ export interface MockCore {
 
 export function createMockCore(options: MockCoreOptions): MockCore {
   let authenticate = createAuthenticator(options.apiKeys);
+  // Requests refused for their key or control token since start: counted, never stored.
+  let refusedRequests = 0;
   const clock = options.clock ?? Date.now;
   const journalSize = options.journalSize ?? DEFAULT_JOURNAL_SIZE;
   const cors = createCorsPolicy(options.corsOrigins ?? "*");
@@ -114,7 +118,18 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     validateBehaviour: options.control.contract.schema("Behaviour"),
     forcible,
     sessions: (now) => state.sessions(now),
+    refusedRequests: () => refusedRequests,
     now: clock,
+  };
+
+  const inWorld = (
+    session: string | undefined,
+    corsHeaders: Readonly<Record<string, string>>,
+    use: (world: World) => Maybe<MockResponse>,
+  ): Maybe<MockResponse> => {
+    if (session === undefined) return served(use(defaultWorld), corsHeaders);
+    const world = state.session(session, clock());
+    return served(world instanceof Promise ? world.then(use) : use(world), corsHeaders);
   };
 
   const served = (response: Maybe<MockResponse>, corsHeaders: Readonly<Record<string, string>>) =>
@@ -122,23 +137,19 @@ export function createMockCore(options: MockCoreOptions): MockCore {
       ? response.catch((error) => storeFailure(state.unreachable(error), corsHeaders))
       : response;
 
-  const handleInWorld = (
+  const handleApiInWorld = (
     world: World,
     request: MockRequest,
     path: string,
     sentPath: string,
     corsHeaders: Readonly<Record<string, string>>,
   ): Maybe<MockResponse> => {
-    if (control && (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`))) {
-      return handleControl(control, world, request, path, corsHeaders);
-    }
     const started = performance.now();
-    const auth = authenticate(request.headers.authorization);
-    const response = handleApi(api, world, request, path, corsHeaders, auth);
+    const response = handleApi(api, { world }, request, path, corsHeaders);
     if (response instanceof Promise) {
-      return response.then((settled) => recordExchange(world, request, sentPath, started, auth.ok, settled));
+      return response.then((settled) => recordExchange(world, request, sentPath, started, settled));
     }
-    return recordExchange(world, request, sentPath, started, auth.ok, response);
+    return recordExchange(world, request, sentPath, started, response);
   };
 
   const recordExchange = (
@@ -146,17 +157,17 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     request: MockRequest,
     sentPath: string,
     started: number,
-    keyValid: boolean,
     response: MockResponse,
   ): MockResponse => {
     world.record({
       time: clock(),
       method: request.method,
-      path: sentPath,
+      path: sentPath.length > MAX_JOURNAL_PATH ? `${sentPath.slice(0, MAX_JOURNAL_PATH)}...` : sentPath,
       status: response.fault === "close" ? null : response.status,
       durationMs: Math.round((performance.now() - started + (response.delayMs ?? 0)) * 1000) / 1000,
       session: world.session,
-      keyValid,
+      // Only accepted keys reach a world; the field stays for readers of the journal's earlier form.
+      keyValid: true,
       ...(response.fault ? { fault: response.fault } : {}),
     });
     return response;
@@ -194,22 +205,30 @@ export function createMockCore(options: MockCoreOptions): MockCore {
       if (path === HEALTH_PATH) return served(health(state, request.method, corsHeaders), corsHeaders);
 
       const session = steerable ? headers[SESSION_HEADER] : undefined;
-      if (session === undefined) {
-        return served(handleInWorld(defaultWorld, request, path, sentPath, corsHeaders), corsHeaders);
-      }
-      if (!SESSION_NAME.test(session)) {
+      if (session !== undefined && !SESSION_NAME.test(session)) {
         return errorResponse(
           "invalid_session",
           "X-Mock-Session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'.",
           corsHeaders,
         );
       }
-      const world = state.session(session, clock());
-      return served(
-        world instanceof Promise
-          ? world.then((used) => handleInWorld(used, request, path, sentPath, corsHeaders))
-          : handleInWorld(world, request, path, sentPath, corsHeaders),
-        corsHeaders,
+      // Keys and tokens are checked before a session is looked up, so a stranger never creates, touches or
+      // evicts one, and nothing of a refused request is kept but its count.
+      if (controlling && control) {
+        const gated = controlGate(control, request, path, corsHeaders);
+        if (gated?.refused) refusedRequests++;
+        if (gated) return gated.response;
+        return inWorld(session, corsHeaders, (world) =>
+          handleControl(control, world, request, path, corsHeaders),
+        );
+      }
+      const auth = authenticate(headers.authorization);
+      if (!auth.ok) {
+        refusedRequests++;
+        return handleApi(api, { refused: auth }, request, path, corsHeaders);
+      }
+      return inWorld(session, corsHeaders, (world) =>
+        handleApiInWorld(world, request, path, sentPath, corsHeaders),
       );
     },
   };

@@ -44,6 +44,11 @@ class ControlError extends Error {
 
 /** A control request in the selected world; the text of the answer, or a ControlError. */
 async function control(method, path, body) {
+  return (await controlAnswer(method, path, body)).text;
+}
+
+/** A control request's text and headers; a refusal is thrown as a ControlError. */
+async function controlAnswer(method, path, body) {
   const headers = {};
   if (state.session) headers["x-mock-session"] = state.session;
   const token = sessionStorage.getItem(TOKEN_KEY);
@@ -61,7 +66,7 @@ async function control(method, path, body) {
     }
     throw new ControlError(response.status, record);
   }
-  return text;
+  return { text, headers: response.headers };
 }
 
 /** Orders read with their int64 ids as strings: JSON.parse would round ids above 2^53. */
@@ -293,12 +298,16 @@ function journalRow(entry) {
     ),
     el("td", { "data-label": "Duration", text: `${entry.durationMs} ms` }),
     el("td", { "data-label": "Session", text: entry.session ?? "default" }),
-    el("td", { "data-label": "Key", text: entry.keyValid ? "valid" : "missing or invalid" }),
   );
 }
 
 async function refreshJournal() {
-  const text = await control("GET", "/requests");
+  const { text, headers } = await controlAnswer("GET", "/requests");
+  const refused = Number(headers.get("x-mock-refused-requests") ?? 0);
+  $("refused").textContent =
+    refused === 0
+      ? "This mock has refused no request for its key."
+      : `This mock has refused ${refused} ${refused === 1 ? "request" : "requests"} for a missing or wrong key or token, in any world (counted, never listed).`;
   if (text === state.lastJournal) return false;
   state.lastJournal = text;
   const entries = JSON.parse(text).reverse();

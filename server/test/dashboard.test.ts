@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { createControlClient } from "../control-client.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
 import { chromiumSkip, launchChromium, seriousAxeViolations } from "./chromium.ts";
-import { DEV_KEY } from "./support.ts";
+import { AUTH, DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
@@ -90,6 +90,12 @@ describe("the dashboard page in Chromium", { skip }, () => {
     const row = page.locator("#journal tbody tr", { hasText: "DELETE /v1/store/orders/424242" });
     await row.waitFor({ timeout: 2_000 });
     assert.match(await row.innerText(), /404\s+client error/);
+    const refused = await fetch(`${mock.url}/store/orders`, {
+      headers: { authorization: "Bearer wrong", "x-mock-session": "journal" },
+    });
+    assert.equal(refused.status, 401);
+    await page.getByText(/has refused \d+ requests? for a missing or wrong key/).waitFor({ timeout: 2_000 });
+    assert.equal(await page.locator("#journal tbody tr", { hasText: "GET /v1/store/orders" }).count(), 0);
     await page.context().close();
   });
 
@@ -155,7 +161,7 @@ describe("the dashboard page in Chromium", { skip }, () => {
     await new Promise<void>((resolve, reject) => {
       // A path given as such goes out byte for byte; a URL would be percent-encoded first.
       const { hostname, port } = new URL(origin);
-      const target = { hostname, port, path: hostile, headers: { "x-mock-session": "hostile" } };
+      const target = { hostname, port, path: hostile, headers: { "x-mock-session": "hostile", ...AUTH } };
       const sent = request(target, (answer) => {
         answer.resume();
         answer.on("end", resolve);

@@ -148,6 +148,33 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
     }
   });
 
+  it("strangers with new session names and no key never evict a session kept in Redis", async () => {
+    const [a] = (await replicas(redis, freshPrefix(), 1, ["--max-sessions", "2"])) as [MockProcess];
+    try {
+      const victim = { ...AUTH, "x-mock-session": "victim" };
+      assert.equal((await send(a, "DELETE", "/v1/store/orders/2", victim)).status, 204);
+      const refused = await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          send(a, "DELETE", "/v1/store/orders/2", {
+            authorization: "Bearer wrong",
+            "x-mock-session": `stranger-${index}`,
+          }),
+        ),
+      );
+      assert.ok(refused.every((answer) => answer.status === 401));
+      const sessions = JSON.parse((await send(a, "GET", "/__control/sessions")).text) as Array<{
+        name: string;
+      }>;
+      assert.deepEqual(
+        sessions.map((session) => session.name),
+        ["victim"],
+      );
+      assert.equal((await send(a, "DELETE", "/v1/store/orders/2", victim)).status, 409, "still cancelled");
+    } finally {
+      await a.stop();
+    }
+  });
+
   it("one replica killed with SIGKILL under load: the other answers on, and nothing is lost", async () => {
     const [a, b] = (await replicas(redis, freshPrefix())) as [MockProcess, MockProcess];
     try {

@@ -93,6 +93,51 @@ describe("sessions (in-process)", () => {
     assert.equal((await use("b")).status, 204, "b was evicted and starts again from the fixtures");
   });
 
+  it("strangers without a key or control token never create, touch or evict a session", async () => {
+    let now = 1_000_000;
+    const transport = coreTransport(
+      bundledCore({
+        maxSessions: 2,
+        clock: () => now,
+        control: { contract: controlContract, assets: loadDashboardAssets(), token: "control-secret" },
+      }),
+    );
+    const control = { authorization: "Bearer control-secret" };
+    const victim = caseApi(transport, "victim");
+    assert.equal((await victim.send("DELETE", "/v1/store/orders/2")).status, 204);
+    const strangers = [];
+    for (let index = 0; index < 50; index++) {
+      now += 1;
+      const stranger = caseApi(transport, `stranger-${index}`);
+      strangers.push(
+        stranger.send("GET", `/v1/store/orders/${"x".repeat(4096)}`, { key: null }),
+        stranger.send("DELETE", "/v1/store/orders/2", { key: "wrong" }),
+        stranger.send("GET", "/v1/store/orders", { key: "wrong", headers: { prefer: "code=200" } }),
+        stranger.send("POST", "/__control/reset"),
+        stranger.send("GET", "/__control/orders", { headers: { authorization: "Bearer wrong" } }),
+      );
+    }
+    const answers = await Promise.all(strangers);
+    assert.deepEqual(
+      [...new Set(answers.map((answer) => answer.status))].sort(),
+      [401, 405],
+      "refused, or a path that is no operation",
+    );
+    const sessions = await transport({ method: "GET", path: "/__control/sessions", headers: control });
+    assert.deepEqual(
+      (JSON.parse(sessions.text) as Array<{ name: string }>).map((session) => session.name),
+      ["victim"],
+    );
+    const journal = await victim.send("GET", "/__control/requests", { headers: control });
+    assert.equal((JSON.parse(journal.text) as unknown[]).length, 1, "only the victim's own cancel");
+    assert.equal(
+      Number(journal.headers["x-mock-refused-requests"]),
+      250,
+      "every request without an accepted key or token is counted",
+    );
+    assert.equal((await victim.send("DELETE", "/v1/store/orders/2")).status, 409, "still cancelled");
+  });
+
   it("evicts sessions idle past --session-idle, and they start again from the fixtures", async () => {
     let now = 1_000_000;
     const transport = coreTransport(bundledCore({ sessionIdleMs: 60_000, clock: () => now }));

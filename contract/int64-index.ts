@@ -7,6 +7,13 @@ import { INT64_MAX, INT64_MIN } from "./exact-json.ts";
  * fixtures give them, they are found by bisection and no hash table is made at all.
  */
 export class Int64Index {
+  /**
+   * Keys of this index's hash, drawn at random for each index: ids chosen to collide under one index's hash
+   * spread out under another's, so no list (a stranger's or an upstream's) can make finding ids quadratic.
+   */
+  readonly #seed = randomSeed();
+  /** Slots looked at by lookups and inserts: what an adversarial list would make grow past linear. */
+  #probes = 0;
   #hi: Int32Array = new Int32Array(1024);
   #lo: Int32Array = new Int32Array(1024);
   /** Slot → place + 1 (0 is empty); made once an id arrives out of order. */
@@ -26,6 +33,11 @@ export class Int64Index {
 
   get size(): number {
     return this.#size;
+  }
+
+  /** Hash slots looked at so far, for tests and benchmarks of the work an input costs. */
+  get probes(): number {
+    return this.#probes;
   }
 
   /** Adds an id at the next place and returns that place; or, when the id is there already, -1 - its place. */
@@ -48,7 +60,7 @@ export class Int64Index {
     this.#hi[place] = hi;
     this.#lo[place] = lo;
     if (this.#slots !== undefined) {
-      insert(this.#slots, this.#hi, this.#lo, place);
+      this.#insert(this.#slots, place);
       this.#movePending(MOVED_PER_ADD);
     }
     return place;
@@ -104,12 +116,24 @@ export class Int64Index {
   /** The slot holding an id, or the empty slot where it would go. */
   #probe(slots: Int32Array, hi: number, lo: number): number {
     const mask = slots.length - 1;
-    let slot = slotHash(hi, lo) & mask;
+    let slot = slotHash(this.#seed, hi, lo) & mask;
     for (;;) {
+      this.#probes++;
       const entry = slots[slot] as number;
       if (entry === 0 || (this.#hi[entry - 1] === hi && this.#lo[entry - 1] === lo)) return slot;
       slot = (slot + 1) & mask;
     }
+  }
+
+  #insert(slots: Int32Array, place: number): void {
+    const mask = slots.length - 1;
+    let slot = slotHash(this.#seed, this.#hi[place] as number, this.#lo[place] as number) & mask;
+    for (;;) {
+      this.#probes++;
+      if ((slots[slot] as number) === 0) break;
+      slot = (slot + 1) & mask;
+    }
+    slots[slot] = place + 1;
   }
 
   /** The first id out of order: a table with room for as many again, the ascending ids moved in bit by bit. */
@@ -134,7 +158,7 @@ export class Int64Index {
   #movePending(count: number): void {
     const end = Math.min(this.#pendingTo, this.#pendingFrom + count);
     const slots = this.#slots as Int32Array;
-    for (let place = this.#pendingFrom; place < end; place++) insert(slots, this.#hi, this.#lo, place);
+    for (let place = this.#pendingFrom; place < end; place++) this.#insert(slots, place);
     this.#pendingFrom = end;
     if (end === this.#pendingTo) this.#oldSlots = undefined;
   }
@@ -143,13 +167,6 @@ export class Int64Index {
 // Ids moved into a new table at each add: four a time empties a table's backlog in a quarter of the adds
 // before it must grow again.
 const MOVED_PER_ADD = 4;
-
-function insert(slots: Int32Array, hi: Int32Array, lo: Int32Array, place: number): void {
-  const mask = slots.length - 1;
-  let slot = slotHash(hi[place] as number, lo[place] as number) & mask;
-  while ((slots[slot] as number) !== 0) slot = (slot + 1) & mask;
-  slots[slot] = place + 1;
-}
 
 /** An int64 id as two signed 32-bit halves. */
 export interface IdHalves {
@@ -187,10 +204,34 @@ function compareHalves(hi: number, lo: number, otherHi: number, otherLo: number)
   return a === b ? 0 : a < b ? -1 : 1;
 }
 
-function slotHash(hi: number, lo: number): number {
-  let hash = Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi, 0x85ebca6b);
-  hash ^= hash >>> 15;
-  return Math.imul(hash, 0x2c1b3c6d) ^ (hash >>> 13);
+interface HashSeed {
+  readonly lo: number;
+  readonly hi: number;
+}
+
+function randomSeed(): HashSeed {
+  // Web Crypto is in Node and in browsers alike (the browser build indexes fixtures with this too).
+  const words = globalThis.crypto.getRandomValues(new Int32Array(2));
+  return { lo: words[0] as number, hi: words[1] as number };
+}
+
+/**
+ * A keyed hash of an id's halves: each half passes, xored with its key, through MurmurHash3's finaliser
+ * (a bijection whose every input bit reaches every output bit), the first half's result feeding the
+ * second. Which ids collide thus depends on keys an attacker does not know, where a fixed hash lets one
+ * list of colliding ids be written once and sent everywhere; unlike MurmurHash3's block function, no xor
+ * difference passes through the finaliser with certainty, so no pair collides under every key either.
+ */
+function slotHash(seed: HashSeed, hi: number, lo: number): number {
+  return finalMix(finalMix(lo ^ seed.lo) ^ hi ^ seed.hi);
+}
+
+function finalMix(value: number): number {
+  let hash = value ^ (value >>> 16);
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
 }
 
 /** A typed array of twice the length holding the same values. */

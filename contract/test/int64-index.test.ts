@@ -58,3 +58,54 @@ describe("the int64 index", () => {
     );
   });
 });
+
+/**
+ * Ids that all share one hash under a fixed, unkeyed hash of the halves (the index's hash before it was
+ * keyed): for any hi, the lo that makes `lo·A xor hi·B` one chosen value. A list of them made every lookup
+ * walk all the ids before it.
+ */
+function idsCollidingUnderAFixedHash(count: number): bigint[] {
+  const A = 0x9e3779b1;
+  const B = 0x85ebca6b;
+  // The inverse of A modulo 2^32, by Newton's iteration (A is odd).
+  let inverse = A;
+  for (let round = 0; round < 5; round++) inverse = Math.imul(inverse, 2 - Math.imul(A, inverse));
+  const ids: bigint[] = [];
+  for (let hi = count; hi > 0; hi--) {
+    const lo = Math.imul(0x12345678 ^ Math.imul(hi, B), inverse);
+    ids.push(bigintOf(hi, lo));
+  }
+  return ids;
+}
+
+describe("the int64 index under adversarial ids", () => {
+  test("the crafted ids really collide under the fixed hash", () => {
+    const ids = idsCollidingUnderAFixedHash(100);
+    const firstStage = (id: bigint) => {
+      const { hi, lo } = halvesOfBigint(id);
+      return (Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi, 0x85ebca6b)) >>> 0;
+    };
+    assert.equal(new Set(ids.map(firstStage)).size, 1);
+  });
+
+  test("ids crafted to collide cost about as many probes as ordinary ids of the same count", () => {
+    const count = 20_000;
+    const probesFor = (ids: readonly bigint[]) => {
+      const index = new Int64Index();
+      for (const id of ids) {
+        const { hi, lo } = halvesOfBigint(id);
+        index.add(hi, lo);
+      }
+      for (const id of ids) {
+        const { hi, lo } = halvesOfBigint(id);
+        assert.notEqual(index.placeOf(hi, lo), -1);
+      }
+      return index.probes;
+    };
+    // Both descending, so that both go through the hash table rather than bisection.
+    const crafted = probesFor(idsCollidingUnderAFixedHash(count));
+    const ordinary = probesFor(Array.from({ length: count }, (_, index) => BigInt(count - index) * 7919n));
+    assert.ok(crafted < 10 * count, `crafted ids took ${crafted} probes for ${count} ids`);
+    assert.ok(crafted < 3 * ordinary, `crafted ${crafted} probes, ordinary ${ordinary}`);
+  });
+});

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { ParseArgsConfig } from "node:util";
+import { FileRefused, readBoundedFile } from "../common/bounded-file.ts";
 import { parseFlags, UsageError } from "../common/command-line.ts";
 import type { TlsOptions } from "./http-client.ts";
 import { DEFAULT_DEADLINE_MS } from "./http-client.ts";
@@ -131,7 +131,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
   if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
   if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
-  const timeoutMs = positiveInteger("--timeout", values.timeout ?? "10000");
+  const timeoutMs = timerMilliseconds("--timeout", values.timeout ?? "10000");
   const headers = parseHeaders(values.header ?? []);
   const tls = readTls(values, env);
   const list = (text: string | undefined) =>
@@ -146,7 +146,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       baseUrl,
       apiKey,
       timeoutMs,
-      deadlineMs: positiveInteger("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS)),
+      deadlineMs: timerMilliseconds("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS)),
       env,
       ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
       ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),
@@ -240,11 +240,10 @@ export function readTls(
 ): TlsOptions | undefined {
   const read = (flag: string, path: string) => {
     try {
-      return readFileSync(path, "utf8");
+      return readBoundedFile(path, MAX_PEM_BYTES, "a PEM file");
     } catch (error) {
-      throw new UsageError(
-        `${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error})`,
-      );
+      if (error instanceof FileRefused) throw new UsageError(`${flag} ${path}: ${error.message}`);
+      throw error;
     }
   };
   if ((values.cert === undefined) !== (values.key === undefined)) {
@@ -268,6 +267,20 @@ export function readTls(
     ...(values.key !== undefined ? { key: values.key } : {}),
   };
   return Object.keys(paths).length > 0 ? { ...tls, files: paths } : tls;
+}
+
+/** A PEM bundle of every public CA is about 200 KiB; a file past this is no certificate file. */
+const MAX_PEM_BYTES = 16 * 1024 * 1024;
+
+/** Milliseconds that a Node timer can wait: past 2^31 - 1 it fires at once instead, after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A time in milliseconds for a timer: a positive whole number no larger than a timer can wait. */
+export function timerMilliseconds(flag: string, text: string): number {
+  const value = positiveInteger(flag, text);
+  if (value > MAX_TIMER_MS)
+    throw new UsageError(`${flag} must be at most ${MAX_TIMER_MS} ms, about 24.8 days (got "${text}")`);
+  return value;
 }
 
 export function positiveInteger(flag: string, text: string): number {

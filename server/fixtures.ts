@@ -5,7 +5,7 @@ import type { Contract } from "../contract/contract.ts";
 import { Int64Index } from "../contract/int64-index.ts";
 import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
 import { FixtureError, OrdersReader, readDocument, throwProblems } from "./core/fixture.ts";
-import { type Seed, SeedBuilder } from "./core/seed.ts";
+import { MAX_LIST_BYTES, type Seed, SeedBuilder } from "./core/seed.ts";
 
 export { type Fixture, FixtureError, parseFixture } from "./core/fixture.ts";
 
@@ -36,6 +36,11 @@ export async function loadFixtureFile(path: string, contract: Contract): Promise
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new FixtureError(`${path}: not a regular file`);
+    if (stat.size > MAX_LIST_BYTES) {
+      throw new FixtureError(
+        `${path}: ${stat.size} bytes, larger than the ${MAX_LIST_BYTES / 1024 ** 3} GiB list one answer can hold`,
+      );
+    }
     return await readStream(handle, path, contract, stat.size);
   } finally {
     await handle.close();

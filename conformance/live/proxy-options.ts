@@ -3,10 +3,10 @@ import {
   parseByteSize,
   parseHeaders,
   parseReporters,
-  positiveInteger,
   REACH_FLAGS,
   type ReporterTarget,
   readTls,
+  timerMilliseconds,
 } from "../options.ts";
 import { DEFAULT_PROXY_PORT } from "./defaults.ts";
 import type { ProxyOptions } from "./run-proxy.ts";
@@ -91,9 +91,9 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       upstream,
       port,
       env,
-      timeoutMs: positiveInteger("--timeout", values.timeout ?? "10000"),
+      timeoutMs: timerMilliseconds("--timeout", values.timeout ?? "10000"),
       ...(values.deadline !== undefined
-        ? { deadlineMs: positiveInteger("--deadline", values.deadline) }
+        ? { deadlineMs: timerMilliseconds("--deadline", values.deadline) }
         : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),

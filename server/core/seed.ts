@@ -87,7 +87,7 @@ export class SeedBuilder {
   constructor(ids?: Int64Index, expectedBytes = 0) {
     this.#ids = ids ?? new Int64Index();
     this.#indexed = ids !== undefined;
-    this.#body = new Uint8Array(Math.max(64 * 1024, expectedBytes));
+    this.#body = new Uint8Array(Math.min(MAX_LIST_BYTES, Math.max(64 * 1024, expectedBytes)));
     this.#body[0] = OPEN;
   }
 
@@ -199,14 +199,24 @@ export class SeedBuilder {
   }
 
   #reserve(bytes: number): void {
-    if (this.#length + bytes <= this.#body.length) return;
+    const needed = this.#length + bytes;
+    if (needed <= this.#body.length) return;
+    if (needed > MAX_LIST_BYTES) {
+      throw new Error(
+        `the list of orders would be larger than ${MAX_LIST_BYTES / 1024 ** 3} GiB, the most one answer can hold`,
+      );
+    }
     let capacity = this.#body.length * 2;
-    while (capacity < this.#length + bytes) capacity *= 2;
+    while (capacity < needed) capacity *= 2;
+    capacity = Math.min(capacity, MAX_LIST_BYTES);
     const body = new Uint8Array(capacity);
     body.set(this.#body.subarray(0, this.#length));
     this.#body = body;
   }
 }
+
+/** The longest typed array, so the longest list body a world can serve in one answer. */
+export const MAX_LIST_BYTES = 2 ** 32;
 
 export function createSeed(orders: Iterable<SeedOrder>): Seed {
   const builder = new SeedBuilder();

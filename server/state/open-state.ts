@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { FileRefused, readBoundedFile } from "../../common/bounded-file.ts";
 import { builtInContract, builtInControlContract } from "../../contract/built-in.ts";
 import { createMemoryState } from "../core/memory-state.ts";
 import type { Seed } from "../core/seed.ts";
@@ -56,11 +56,11 @@ export async function openState(options: CliOptions, seed: Seed): Promise<OpenSt
   });
   let text: string | undefined;
   try {
-    text = readStateText(file);
+    text = readBoundedFile(file, MAX_STATE_BYTES, "the state file");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (error instanceof StateFileRefused) return `${file}: ${error.message}`;
-    if (code !== "ENOENT") return `${file}: cannot read the state file (${code ?? error})`;
+    if (!(error instanceof FileRefused)) throw error;
+    if (error.code === undefined) return `${file}: ${error.message}`;
+    if (error.code !== "ENOENT") return `${file}: cannot read the state file (${error.code})`;
   }
   let restored = "a new file";
   if (text !== undefined) {
@@ -99,22 +99,3 @@ export async function openState(options: CliOptions, seed: Seed): Promise<OpenSt
 
 /** A state file larger than this is not one the mock wrote: it is refused rather than read into memory. */
 const MAX_STATE_BYTES = 1024 * 1024 * 1024;
-
-class StateFileRefused extends Error {}
-
-/**
- * The state file's text. Only a regular file is read (a device or a pipe never ends; one opened without a
- * writer would hang), and only up to MAX_STATE_BYTES.
- */
-function readStateText(file: string): string {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new StateFileRefused("not a regular file; the state file must be one");
-    if (stat.size > MAX_STATE_BYTES)
-      throw new StateFileRefused(`${stat.size} bytes, larger than any state file the mock writes (1 GiB)`);
-    return readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -286,7 +286,17 @@ describe("fixture loading", () => {
     await assert.rejects(loadFixtureFile(fifo, contract), /: not a regular file$/);
   });
 
-  it("has no size limit: a large file is read as a stream and judged on what it holds", async () => {
+  it("refuses a file past the 4 GiB one list answer can hold, at once and naming it, before reading it", async () => {
+    const path = writeFixture("");
+    truncateSync(path, 2 ** 32 + 1);
+    await assert.rejects(
+      loadFixtureFile(path, contract),
+      /: 4294967297 bytes, larger than the 4 GiB list one answer can hold$/,
+    );
+    rmSync(path);
+  });
+
+  it("has no size limit below that: a large file is read as a stream and judged on what it holds", async () => {
     const path = writeFixture(Buffer.alloc(50 * 1024 * 1024, 0x20));
     await assert.rejects(
       loadFixtureFile(path, contract),

@@ -28,6 +28,12 @@ export interface ForwarderSettings {
   deadlineMs: number;
   /** Headers added to every request to the upstream. */
   added: ReadonlyArray<[string, string]>;
+  /**
+   * An HTTP forward proxy that requests to a plain-http upstream go through, asked in absolute form for
+   * the upstream's own URL (`agent` and `send` then reach the proxy). An https upstream is reached through
+   * a CONNECT tunnel by `agent` instead.
+   */
+  via?: ForwardProxy;
   /** Hold each answer until it is judged, and replace a violating one (--errors). */
   holdAnswers: boolean;
   /** Keep what the HAR needs: the request's headers and body. */
@@ -42,6 +48,13 @@ export interface ForwarderSettings {
   listJudge: () => ListJudge;
   /** The account of what all exchanges in flight hold together (default: HELD_BYTES_LIMIT). */
   held?: HeldBytes;
+}
+
+export interface ForwardProxy {
+  hostname: string;
+  port: string;
+  /** The Proxy-Authorization header's value, from the proxy URL's credentials. */
+  authorization?: string;
 }
 
 /** What the forwarder hands on once an exchange is over. */
@@ -70,7 +83,7 @@ export function createForwarder(
   /** Ends every exchange still in flight, each handed on as cut off for this reason; how many there were. */
   cutInFlight: (reason: string) => number;
 } {
-  const { upstream, agent, send, timeoutMs, deadlineMs } = settings;
+  const { upstream, agent, send, timeoutMs, deadlineMs, via } = settings;
   const upstreamBase = upstream.pathname.replace(/\/+$/, "");
   const hostname = hostnameOf(upstream);
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
@@ -107,7 +120,7 @@ export function createForwarder(
     const number = ++seq;
     const begun = performance.now();
     const begunAt = Date.now();
-    const url = request.url ?? "/";
+    const url = originForm(request.url ?? "/");
     const method = request.method ?? "GET";
     const underBase =
       url === PROXY_BASE_PATH ||
@@ -212,15 +225,18 @@ export function createForwarder(
     };
     inFlight.add(cut);
 
+    const upstreamPath = underBase ? `${upstreamBase}${url.slice(PROXY_BASE_PATH.length)}` : url;
+    const headers = requestHeaders(request.rawHeaders);
+    if (via?.authorization !== undefined) headers.push("Proxy-Authorization", via.authorization);
     const outgoing = send(
       {
         agent,
         method,
-        protocol: upstream.protocol,
-        hostname,
-        port: upstream.port,
-        path: underBase ? `${upstreamBase}${url.slice(PROXY_BASE_PATH.length)}` : url,
-        headers: requestHeaders(request.rawHeaders),
+        ...(via
+          ? // The upstream's URL spelled out, so that no path the client sent ("//elsewhere/x") names a host.
+            { hostname: via.hostname, port: via.port, path: `${upstream.origin}${upstreamPath}` }
+          : { protocol: upstream.protocol, hostname, port: upstream.port, path: upstreamPath }),
+        headers,
         ...settings.tls,
       },
       (incoming) => {
@@ -384,6 +400,21 @@ function unusableStatus(status: number, statusText: string): string | undefined 
   if (!Number.isInteger(status) || status < 100 || status > 599) return `status ${status}, outside 100-599`;
   if (/[^\t\x20-\x7e\x80-\xff]/.test(statusText)) return "a status text with bytes HTTP cannot carry";
   return undefined;
+}
+
+/**
+ * A request target as a path: an absolute-form target ("http://elsewhere/x", which clients send to a
+ * proxy) gives its path and query, since this proxy sends everything to its one upstream; any other
+ * target is kept as it came.
+ */
+function originForm(target: string): string {
+  if (target.startsWith("/") || !/^https?:\/\//i.test(target)) return target;
+  try {
+    const parsed = new URL(target);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return target;
+  }
 }
 
 /** What the HAR says of a body it holds only the start of. */

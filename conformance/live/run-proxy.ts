@@ -11,6 +11,7 @@ import {
   createHttpClient,
   DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_BODY_BYTES,
+  hostnameOf,
   requestTls,
   type TlsOptions,
 } from "../http-client.ts";
@@ -27,7 +28,7 @@ import {
 } from "../runner.ts";
 import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
 import { createReader } from "./expectation.ts";
-import { createForwarder, type ExchangeOutcome, sendError } from "./forward-exchange.ts";
+import { createForwarder, type ExchangeOutcome, type ForwardProxy, sendError } from "./forward-exchange.ts";
 import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
 import { HeldBytes } from "./held-bytes.ts";
@@ -165,10 +166,15 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     cancelInFlight: (orderId: string) => forwarder.cancelInFlight(orderId),
   };
   const secure = upstream.protocol === "https:";
-  const agent = await createAgent(secure, {
-    ...(options.tls ? { tls: options.tls } : {}),
-    ...(route.proxy ? { proxy: route.proxy } : {}),
-  });
+  // A plain-http upstream through a forward proxy is asked for in absolute form by the forwarder itself:
+  // an agent that rewrites the path would drop headers given in raw form, and take the host from it.
+  const via = route.proxy && !secure ? forwardProxy(route.proxy) : undefined;
+  const agent = via
+    ? await createAgent(route.proxy?.protocol === "https:", { ...(options.tls ? { tls: options.tls } : {}) })
+    : await createAgent(secure, {
+        ...(options.tls ? { tls: options.tls } : {}),
+        ...(route.proxy ? { proxy: route.proxy } : {}),
+      });
   const har = options.har
     ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" })
     : undefined;
@@ -199,7 +205,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       upstream,
       agent,
       tls: requestTls(upstream, options.tls),
-      send: secure ? https.request : http.request,
+      send: (via ? route.proxy?.protocol === "https:" : secure) ? https.request : http.request,
+      ...(via ? { via } : {}),
       timeoutMs,
       deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       added: Object.entries(options.headers ?? {}),
@@ -355,4 +362,18 @@ function parseUpstream(text: string): URL {
       `--upstream is a base address, without ?query or #fragment (got "${text}")`,
     );
   return url;
+}
+
+function forwardProxy(proxy: URL): ForwardProxy {
+  const credentials =
+    proxy.username || proxy.password
+      ? `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`
+      : undefined;
+  return {
+    hostname: hostnameOf(proxy),
+    port: proxy.port || (proxy.protocol === "https:" ? "443" : "80"),
+    ...(credentials !== undefined
+      ? { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
+      : {}),
+  };
 }

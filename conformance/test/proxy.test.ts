@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { Agent, createServer, request as httpRequest } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { createProxy } from "proxy";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import type { JudgedExchange } from "../live/judged-exchange.ts";
 import { type ProxyOptions, type RunningProxy, runProxy } from "../live/run-proxy.ts";
@@ -524,6 +525,65 @@ describe("never in the way", () => {
       assert.match(report.warnings.join("\n"), /status 99, outside 100-599/);
     } finally {
       raw.close();
+    }
+  });
+
+  it("through an HTTP forward proxy every request goes to the upstream with its headers, whatever its path or target form", async () => {
+    const upstream = await startScriptedUpstream(() => json(200, "[]"));
+    const forward = createProxy(createServer());
+    const asked: string[] = [];
+    forward.on("request", (request: IncomingMessage) => asked.push(request.url ?? ""));
+    await new Promise<void>((resolve) => forward.listen(0, "127.0.0.1", resolve));
+    const forwardUrl = `http://127.0.0.1:${(forward.address() as AddressInfo).port}`;
+    try {
+      await withProxy(upstream.url, { proxy: forwardUrl }, async (proxy) => {
+        const { host, port } = new URL(proxy.url);
+        const send = (path: string) =>
+          new Promise<number>((resolve, reject) => {
+            const sent = httpRequest(
+              {
+                host: host.replace(/:\d+$/, ""),
+                port,
+                path,
+                headers: { ...bearer("forwarded-key"), "x-trace": "t-1" },
+              },
+              (answer) => {
+                answer.resume();
+                answer.on("end", () => resolve(answer.statusCode ?? 0));
+              },
+            );
+            sent.on("error", reject);
+            sent.end();
+          });
+        assert.equal(await send("/v1/store/orders"), 200);
+        await send("//evil.example:8080/x");
+        await send("http://evil.example:9/v1/store/orders?from=absolute");
+      });
+      const upstreamHost = new URL(upstream.url).host;
+      // The first is the proxy's own probe at start, through the forward proxy as well.
+      assert.deepEqual(asked.slice(1), [
+        `http://${upstreamHost}/v1/store/orders`,
+        `http://${upstreamHost}//evil.example:8080/x`,
+        `http://${upstreamHost}/v1/store/orders?from=absolute`,
+      ]);
+      assert.deepEqual(
+        upstream.received.slice(1).map((received) => received.url),
+        ["/v1/store/orders", "//evil.example:8080/x", "/v1/store/orders?from=absolute"],
+      );
+      for (const received of upstream.received.slice(1)) {
+        const headers = Object.fromEntries(
+          received.rawHeaders.flatMap((value, index, all) =>
+            index % 2 === 0 ? [[value.toLowerCase(), all[index + 1]]] : [],
+          ),
+        );
+        assert.equal(headers.authorization, "Bearer forwarded-key");
+        assert.equal(headers["x-trace"], "t-1");
+        assert.equal(headers.host, upstreamHost);
+      }
+    } finally {
+      forward.closeAllConnections();
+      await new Promise<void>((resolve) => forward.close(() => resolve()));
+      await upstream.close();
     }
   });
 

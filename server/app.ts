@@ -7,6 +7,7 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { capConnections, defaultMaxConnections } from "../common/connection-cap.ts";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
 import { errorResponse, type MockResponse, pathOf } from "./core/exchange.ts";
 import type { Maybe } from "./core/maybe.ts";
@@ -33,6 +34,8 @@ export interface MockServerOptions {
   headersTimeoutMs?: number;
   /** How often Node looks for connections past those timeouts (default 1 s). */
   timeoutCheckIntervalMs?: number;
+  /** Connections kept open at once (default: defaultMaxConnections()). */
+  maxConnections?: number;
 }
 
 export interface MockServer {
@@ -128,6 +131,7 @@ export function createServer(options: MockServerOptions): MockServer {
     onRequest,
   );
   server.on("clientError", answerClientError);
+  capConnections(server, options.maxConnections ?? defaultMaxConnections());
 
   return {
     server,

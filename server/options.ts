@@ -31,6 +31,8 @@ export interface CliOptions {
   /** Host names the control API answers beyond loopback names and the bound address. */
   allowedHosts: string[];
   maxSessions: number;
+  /** Connections kept open at once; unset: defaultMaxConnections(). */
+  maxConnections?: number;
   sessionIdleMs: number;
   journalSize: number;
   watch: boolean;
@@ -71,6 +73,8 @@ Options (each flag overrides its environment variable):
                          (pino's JSON lines)                             (PETSTORE_LOG_FORMAT, default pretty
                                                                           on a terminal, json otherwise)
   --watch                reload the fixture file when it changes         (PETSTORE_WATCH=1)
+  --max-connections N    connections kept open; past it a new one closes
+                         the oldest with no answer in progress           (default 4/5 of the fd limit)
   --generate N           serve a generated world of N orders instead of a fixture file: valid orders,
                          unique ids, pending and shipped, the same bytes for the same --seed; the key is
                          dev-key-123 unless --api-key is given
@@ -117,6 +121,7 @@ const FLAGS = {
   "control-token": { type: "string" },
   "allowed-host": { type: "string", multiple: true },
   "max-sessions": { type: "string" },
+  "max-connections": { type: "string" },
   "session-idle": { type: "string" },
   "journal-size": { type: "string" },
   generate: { type: "string" },
@@ -182,6 +187,9 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     ...(controlToken !== undefined ? { controlToken } : {}),
     allowedHosts: values["allowed-host"] ?? [],
     maxSessions: parseCount("--max-sessions", values["max-sessions"] ?? "1000", 1),
+    ...(values["max-connections"] !== undefined
+      ? { maxConnections: parseCount("--max-connections", values["max-connections"], 1) }
+      : {}),
     sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m"),
     journalSize: parseCount("--journal-size", values["journal-size"] ?? "1000", 0),
     watch,

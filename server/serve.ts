@@ -85,7 +85,11 @@ export async function serve(options: CliOptions): Promise<number> {
       : {}),
     corsOrigins: options.corsOrigins,
   });
-  const app = createServer({ core, ...(log ? { log } : {}) });
+  const app = createServer({
+    core,
+    ...(log ? { log } : {}),
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+  });
 
   let port: number;
   try {

@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { allowedHosts } from "../../common/allowed-hosts.ts";
+import { capConnections, defaultMaxConnections } from "../../common/connection-cap.ts";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
@@ -61,6 +62,8 @@ export interface ProxyOptions {
   tls?: TlsOptions;
   /** A proxy URL to reach the upstream through, over the proxy environment variables. */
   proxy?: string;
+  /** Client connections kept open at once; past it a new one closes the oldest idle one. */
+  maxConnections?: number;
   env?: NodeJS.ProcessEnv;
   /** How long the upstream may take to answer each request (default 10000 ms). */
   timeoutMs?: number;
@@ -249,6 +252,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const server = http.createServer(handle);
+  capConnections(server, options.maxConnections ?? defaultMaxConnections());
   server.on("clientError", (_error, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   });

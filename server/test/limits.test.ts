@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES } from "../app.ts";
+import { startMockProcess } from "../spawn-mock.ts";
 import { bundledApp, DEV_KEY, type ListeningApp } from "./support.ts";
 
 /** Sends raw bytes and collects everything until the server closes the connection (or the deadline). */
@@ -146,5 +147,41 @@ describe("limits and slow clients (real sockets)", () => {
     assert.equal(badPath.statusCode, 400);
     assert.equal(JSON.parse(badPath.body).code, "bad_request");
     assert.equal(JSON.parse(badPath.body).status, 400);
+  });
+});
+
+describe("connections past --max-connections (the real process)", () => {
+  it("a new client is served while a crowd of idle connections is open: the oldest idle ones are closed", async () => {
+    const mock = await startMockProcess(["--quiet", "--max-connections", "100"]);
+    const sockets: Socket[] = [];
+    try {
+      const { port } = new URL(mock.url);
+      const open = async () => {
+        const socket = connect(Number(port), "127.0.0.1");
+        socket.on("error", () => {});
+        await once(socket, "connect");
+        sockets.push(socket);
+        return socket;
+      };
+      // Fifty kept alive after an answer, then a hundred that never send a request head.
+      for (let index = 0; index < 50; index++) {
+        const socket = await open();
+        socket.write("GET /__health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        await once(socket, "data");
+      }
+      const closed = sockets.map((socket) => once(socket, "close"));
+      for (let index = 0; index < 100; index++) await open();
+      // Each of the hundred opened past the cap closed one of the fifty, oldest first.
+      await Promise.all(closed);
+      const answer = await fetch(`${mock.url}/store/orders`, {
+        headers: { authorization: `Bearer ${DEV_KEY}`, connection: "close" },
+      });
+      assert.equal(answer.status, 200);
+      assert.equal(JSON.parse(await answer.text()).length, 12);
+      assert.equal(sockets.slice(50).filter((socket) => socket.destroyed).length <= 1, true);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await mock.stop();
+    }
   });
 });

@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+
+/**
+ * Connections a server keeps open at most by default: four fifths of the process's file-descriptor limit
+ * (the rest for files, Redis and upstream connections), 1,000 where the limit cannot be read.
+ */
+export function defaultMaxConnections(): number {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((text) => text.startsWith("Max open files"));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    if (Number.isSafeInteger(soft) && soft > 0) return Math.max(64, Math.floor(soft * 0.8));
+  } catch {
+    // Not Linux: fall through to a figure under the common default limit of 1,024.
+  }
+  return 1_000;
+}
+
+/**
+ * Keeps at most `max` connections open: past it, each new connection closes the oldest one that has no
+ * answer in progress (kept alive between requests, or still sending its first request head). Without it,
+ * a thousand idle connections use up the file descriptors and every new client waits until keep-alive
+ * times them out. A connection that is being answered is never closed for another; when every one is
+ * busy, the new one is kept too. The work is done only when a connection opens past the cap, never per
+ * request.
+ */
+export function capConnections(server: Server, max: number): void {
+  // In the order they opened: the oldest first.
+  const open = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    open.add(socket);
+    socket.once("close", () => open.delete(socket));
+    if (open.size <= max) return;
+    for (const candidate of open) {
+      if (candidate === socket) break;
+      // Node's server sets _httpMessage to the response a connection is answering, and clears it after.
+      if ((candidate as Socket & { _httpMessage?: unknown })._httpMessage) continue;
+      open.delete(candidate);
+      candidate.destroy();
+      return;
+    }
+  });
+}

@@ -1,5 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 // Created new, never through a link someone left at the name, and never over a file already there: a
@@ -17,12 +27,25 @@ export class WholeFile {
   #position = 0;
   #open = true;
 
+  /**
+   * `mode`: the new file's permissions when nothing is at `path` yet. A file already there keeps its own
+   * (someone made a file of keys 0600 on purpose: a rewrite must not make it readable by all).
+   */
   constructor(
     readonly path: string,
     mode = 0o644,
   ) {
     this.temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-    this.#fd = openSync(this.temporary, CREATE_NEW, mode);
+    const kept = existingMode(path);
+    this.#fd = openSync(this.temporary, CREATE_NEW, 0o600);
+    try {
+      // Set after opening, so that the umask narrows neither a kept mode nor the one asked for.
+      fchmodSync(this.#fd, kept ?? mode);
+    } catch (error) {
+      closeSync(this.#fd);
+      unlinkSync(this.temporary);
+      throw error;
+    }
   }
 
   write(data: string | Uint8Array): void {
@@ -75,6 +98,16 @@ export class WholeFile {
     } finally {
       closeSync(this.#fd);
     }
+  }
+}
+
+/** The permission bits of the regular file at `path`, if there is one. */
+function existingMode(path: string): number | undefined {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? stat.mode & 0o7777 : undefined;
+  } catch {
+    return undefined;
   }
 }
 

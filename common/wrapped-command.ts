@@ -1,12 +1,15 @@
 import { spawn } from "node:child_process";
+import { GROUP_GUARD, type GuardReport } from "./group-guard.ts";
 import { STOP_GRACE_MS, type StopSignals, signalExitCode } from "./stop-signals.ts";
 
 /**
  * Runs COMMAND (given after `--`) with standard I/O passed through and the extra environment, until it ends;
  * resolves to its exit code, 128 + the signal's number when a signal ended it, or 127 (126) as shells do when
- * it cannot be found (run). Every stop signal the wrapper receives goes on to COMMAND, duplicates included,
- * as init-style wrappers do: COMMAND decides how to stop. If COMMAND is still running STOP_GRACE_MS after the
- * first one, it is killed. No shell is involved: `-- sh -c '…'` when one is wanted.
+ * it cannot be found (run). COMMAND runs in a process group of its own (common/group-guard.ts), so every
+ * stop signal the wrapper receives, duplicates included, goes on to COMMAND and all its children, as
+ * init-style wrappers do: COMMAND decides how to stop. If it is still running STOP_GRACE_MS after the first
+ * one, the whole group is killed. Nothing of the group outlives COMMAND or the wrapper, even a wrapper
+ * killed with SIGKILL. No shell is involved: `-- sh -c '…'` when one is wanted.
  */
 export function runWrapped(
   argv: readonly string[],
@@ -18,35 +21,57 @@ export function runWrapped(
   // A stop asked for before COMMAND started: it never starts, and the run ends as if it had been stopped.
   if (already !== undefined) return Promise.resolve(signalExitCode(already));
   return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: "inherit", env });
+    const guard = spawn(process.execPath, ["-e", GROUP_GUARD, "--", file, ...args], {
+      stdio: ["inherit", "inherit", "inherit", "pipe"],
+      env,
+      detached: true,
+    });
+    let reported = "";
+    guard.stdio[3]?.on("data", (chunk: Buffer) => {
+      reported += chunk.toString("utf8");
+    });
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        if (guard.pid !== undefined) process.kill(-guard.pid, signal);
+      } catch {
+        // The group is gone already: nothing left to stop.
+      }
+    };
     let killTimer: NodeJS.Timeout | undefined;
     const stopRelaying = signals.onEach((signal) => {
-      child.kill(signal);
+      signalGroup(signal);
       killTimer ??= setTimeout(() => {
         process.stderr.write(
           `${signals.commandName}: ${file} did not exit within ${STOP_GRACE_MS / 1000} s of ${signal}; killing it\n`,
         );
-        child.kill("SIGKILL");
+        signalGroup("SIGKILL");
       }, STOP_GRACE_MS);
     });
-    const finish = (code: number) => {
+    guard.once("close", (guardCode, guardSignal) => {
       stopRelaying();
       clearTimeout(killTimer);
-      resolve(code);
-    };
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      // Only a failed start has no pid; a later error (a failed kill) changes nothing of the outcome.
-      if (child.pid !== undefined) return;
-      const found = error.code !== "ENOENT";
-      process.stderr.write(
-        `${signals.commandName}: cannot run ${JSON.stringify(file)}: ${found ? (error.code ?? error.message) : "not found (ENOENT)"}\n`,
-      );
-      finish(found ? 126 : 127);
-    });
-    child.once("exit", (code, signal) => {
-      finish(code ?? (signal ? signalExitCode(signal) : 1));
+      const outcome = parseReport(reported);
+      if (outcome && "error" in outcome) {
+        const found = outcome.error !== "ENOENT";
+        process.stderr.write(
+          `${signals.commandName}: cannot run ${JSON.stringify(file)}: ${found ? outcome.error : "not found (ENOENT)"}\n`,
+        );
+        return resolve(found ? 126 : 127);
+      }
+      // Without a report the group was killed (the escalation's SIGKILL) before COMMAND's end was seen.
+      const code = outcome ? outcome.code : guardCode;
+      const signal = outcome ? outcome.signal : guardSignal;
+      resolve(code ?? (signal ? signalExitCode(signal) : 1));
     });
   });
+}
+
+function parseReport(text: string): GuardReport | undefined {
+  try {
+    return text === "" ? undefined : (JSON.parse(text) as GuardReport);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

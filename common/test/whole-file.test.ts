@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import {
+  chmodSync,
   type FSWatcher,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  statSync,
   symlinkSync,
   watch,
   writeFileSync,
@@ -54,5 +56,24 @@ describe("whole files", () => {
 
   test("a target in a folder that does not exist is an error, with nothing written", () => {
     assert.throws(() => writeWholeFile(join(folder(), "missing", "report.xml"), "<x/>"), { code: "ENOENT" });
+  });
+
+  test("a file already there keeps its permissions; a new one gets the mode asked for, whatever the umask", () => {
+    const directory = folder();
+    const keys = join(directory, "keys.json");
+    writeFileSync(keys, "{}");
+    chmodSync(keys, 0o600);
+    writeWholeFile(keys, '{"apiKeys":["secret"]}');
+    assert.equal(
+      statSync(keys).mode & 0o777,
+      0o600,
+      "a rewrite must not make a file of keys readable by all",
+    );
+    const fresh = join(directory, "fresh.json");
+    writeWholeFile(fresh, "{}", 0o600);
+    assert.equal(statSync(fresh).mode & 0o777, 0o600);
+    const shared = join(directory, "shared.json");
+    writeWholeFile(shared, "{}");
+    assert.equal(statSync(shared).mode & 0o777, 0o644);
   });
 });

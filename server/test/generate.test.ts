@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { UsageError } from "../../common/command-line.ts";
 import { judgeListBody } from "../../conformance/list-judge.ts";
@@ -53,6 +54,25 @@ describe("generated worlds", () => {
     } finally {
       await Promise.all([generated.stop(), fromFile.stop()]);
     }
+  });
+
+  it("--write-fixtures keeps a file's permissions, and makes a new file of given keys its owner's alone", async () => {
+    const kept = writeFixture("", "kept.json");
+    chmodSync(kept, 0o600);
+    assert.equal((await runMainToExit(["--generate", "3", "--write-fixtures", kept])).code, 0);
+    assert.equal(statSync(kept).mode & 0o777, 0o600);
+    const keyed = join(dirname(kept), "keyed.json");
+    const written = await runMainToExit([
+      "--generate",
+      "3",
+      "--api-key",
+      "secret-key-1",
+      "--write-fixtures",
+      keyed,
+    ]);
+    assert.equal(written.code, 0, written.stderr);
+    assert.equal(statSync(keyed).mode & 0o777, 0o600);
+    assert.match(readFileSync(keyed, "utf8"), /"apiKeys":\["secret-key-1"\]/);
   });
 
   it("come from createPetstoreMock({ generate }), with the dev key unless keys are given", async () => {

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { capturedOutput } from "../spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
@@ -142,5 +143,72 @@ describe("petstore-mock -- COMMAND", { concurrency: true }, () => {
       output.stderr(),
       /petstore-mock: cannot run "no-such-command-anywhere": not found \(ENOENT\)\n/,
     );
+  });
+});
+
+/** Whether a process still runs: a zombie (ended, not yet reaped by whoever adopted it) does not. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for a process to end, for at most the bound: a guard against a hang, not a measure of speed. */
+async function ended(pid: number, boundMs = 20_000): Promise<boolean> {
+  for (let waited = 0; waited < boundMs; waited += 50) {
+    if (!running(pid)) return true;
+    await sleep(50);
+  }
+  return !running(pid);
+}
+
+/** The mock wrapping a shell whose background child (a grandchild of the wrapper) sleeps on. */
+async function wrapperWithGrandchild(name: string): Promise<{ wrapper: ChildProcess; grandchild: number }> {
+  const pidFile = join(folder, `${name}.pid`);
+  const wrapper = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      MAIN,
+      "--quiet",
+      "--port",
+      "0",
+      "--",
+      "sh",
+      "-c",
+      `sleep 300 & echo $! > '${pidFile}'; echo started; wait`,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  wrapper.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk;
+  });
+  while (!output.includes("started")) {
+    if (wrapper.exitCode !== null) assert.fail(`the wrapper ended early: ${output}`);
+    await once(wrapper.stdout as NodeJS.ReadableStream, "data");
+  }
+  return { wrapper, grandchild: Number(readFileSync(pidFile, "utf8")) };
+}
+
+describe("a wrapped COMMAND's process group", () => {
+  it("a stop signal to the wrapper's PID alone ends COMMAND's children too", async () => {
+    const { wrapper, grandchild } = await wrapperWithGrandchild("term");
+    assert.ok(running(grandchild));
+    wrapper.kill("SIGTERM");
+    const [code] = await once(wrapper, "exit");
+    assert.equal(code, 143, "sh ended by the relayed SIGTERM");
+    assert.ok(await ended(grandchild), "the background sleep did not outlive the wrapper");
+  });
+
+  it("nothing of the group outlives a wrapper killed with SIGKILL", async () => {
+    const { wrapper, grandchild } = await wrapperWithGrandchild("kill");
+    wrapper.kill("SIGKILL");
+    await once(wrapper, "exit");
+    assert.ok(await ended(grandchild), "the background sleep did not outlive the killed wrapper");
   });
 });

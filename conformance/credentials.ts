@@ -116,6 +116,15 @@ export function requestSecrets(
     const lower = name.toLowerCase();
     if (!isCredentialHeader(lower, alsoSecret)) continue;
     for (const value of Array.isArray(raw) ? raw : [raw]) {
+      if (lower === "cookie") {
+        // A server may echo one cookie's value alone (a session id in an error message).
+        found.push(value);
+        for (const pair of value.split(";")) {
+          const equals = pair.indexOf("=");
+          if (equals !== -1) found.push(pair.slice(equals + 1).trim());
+        }
+        continue;
+      }
       if (lower !== "authorization" && lower !== "proxy-authorization") {
         found.push(value);
         continue;

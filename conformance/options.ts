@@ -51,6 +51,8 @@ Reaching it:
   --proxy URL               proxy for every request; without it http_proxy, https_proxy/HTTPS_PROXY,
                             all_proxy and no_proxy/NO_PROXY are read as curl reads them (HTTP_PROXY is not)
   --header 'Name: value'    add a header to every request (repeatable); its value is masked in reports…
+  --header-from-env Name=VARIABLE
+                            …as is one read from the environment, kept out of the command line
   --show-header NAME        …unless named here (repeatable)
   --timeout MS              per request, without a byte from the target, default 10000
   --deadline MS             per request, headers and whole body, default 120000
@@ -87,6 +89,7 @@ export const REACH_FLAGS = {
   insecure: { type: "boolean" },
   proxy: { type: "string" },
   header: { type: "string", multiple: true },
+  "header-from-env": { type: "string", multiple: true },
   "show-header": { type: "string", multiple: true },
   timeout: { type: "string" },
   deadline: { type: "string" },
@@ -132,7 +135,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
   if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
   const timeoutMs = timerMilliseconds("--timeout", values.timeout ?? "10000");
-  const headers = parseHeaders(values.header ?? []);
+  const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   const list = (text: string | undefined) =>
     text
@@ -215,6 +218,31 @@ export function parseReporters(specs: readonly string[], output: string | undefi
     );
   }
   return reporters;
+}
+
+/**
+ * The headers of --header 'Name: value' and --header-from-env Name=VARIABLE (whose value is read from the
+ * environment, so that a credential need not sit in the command line every process can read).
+ */
+export function readHeaders(
+  values: { header?: string[]; "header-from-env"?: string[] },
+  env: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const headers = parseHeaders(values.header ?? []);
+  for (const spec of values["header-from-env"] ?? []) {
+    const equals = spec.indexOf("=");
+    const name = equals === -1 ? "" : spec.slice(0, equals).trim();
+    const variable = spec.slice(equals + 1).trim();
+    if (equals === -1 || variable === "") {
+      throw new UsageError(`--header-from-env takes Name=VARIABLE (got "${spec.split("=")[0]}…")`);
+    }
+    const value = env[variable];
+    if (value === undefined || value === "") {
+      throw new UsageError(`--header-from-env ${name}: the environment variable ${variable} is not set`);
+    }
+    Object.assign(headers, parseHeaders([`${name}: ${value}`]));
+  }
+  return headers;
 }
 
 export function parseHeaders(specs: readonly string[]): Record<string, string> {

@@ -6,7 +6,12 @@ import type { ListJudge, ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import { bearerToken, int64Id } from "./expectation.ts";
-import { forwardedResponseHeaders, pairsOf, requestHeaderFilter } from "./forward-headers.ts";
+import {
+  forwardedResponseHeaders,
+  forwardedWithoutCors,
+  pairsOf,
+  requestHeaderFilter,
+} from "./forward-headers.ts";
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
 import { HeldBytes } from "./held-bytes.ts";
@@ -34,6 +39,12 @@ export interface ForwarderSettings {
    * a CONNECT tunnel by `agent` instead.
    */
   via?: ForwardProxy;
+  /**
+   * Present when the proxy adds credentials of its own (`added`): whether a page of this origin may read
+   * what they unlock. Any other origin's requests are answered without the upstream's CORS grant, so a
+   * browser keeps the answer from the page.
+   */
+  corsGrantedTo?: (origin: string) => boolean;
   /** Hold each answer until it is judged, and replace a violating one (--errors). */
   holdAnswers: boolean;
   /** Keep what the HAR needs: the request's headers and body. */
@@ -245,7 +256,12 @@ export function createForwarder(
         waitMs = performance.now() - begun;
         const status = incoming.statusCode ?? 502;
         const statusText = incoming.statusMessage ?? "";
-        const headers = forwardedResponseHeaders(incoming.rawHeaders);
+        const origin = request.headers.origin;
+        const grantsNothing =
+          settings.corsGrantedTo !== undefined && origin !== undefined && !settings.corsGrantedTo(origin);
+        const headers = (grantsNothing ? forwardedWithoutCors : forwardedResponseHeaders)(
+          incoming.rawHeaders,
+        );
         const unusable = unusableStatus(status, statusText);
         if (unusable !== undefined) {
           incoming.destroy();
@@ -329,7 +345,7 @@ export function createForwarder(
                   // The held bytes go back to the account once the exchange is handed on (releaseBody).
                   pass: () => response.writeHead(status, statusText, headers).end(Buffer.concat(raws)),
                   replace: (replacement: number, record: { code: string; message: string }) =>
-                    sendError(response, replacement, record, upstreamCors(incoming)),
+                    sendError(response, replacement, record, grantsNothing ? {} : upstreamCors(incoming)),
                 }
               : undefined;
             finish(

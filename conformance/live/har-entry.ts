@@ -82,7 +82,11 @@ export function harEntryOf(
         ...(response && response.body.length > 0
           ? textual
             ? { text: hide(response.body.toString("utf8")) }
-            : { text: response.body.toString("base64"), encoding: "base64" as const }
+            : {
+                // Hidden in the bytes before encoding: a secret echoed in a binary body is ASCII there too.
+                text: Buffer.from(hide(response.body.toString("latin1")), "latin1").toString("base64"),
+                encoding: "base64" as const,
+              }
           : {}),
       },
       redirectURL: "",

@@ -45,6 +45,7 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   process.stderr.write(
     `petstore-conformance proxy listening on ${proxy.url}, forwarding to ${proxy.upstream}\n`,
   );
+  for (const warning of proxy.startWarnings) process.stderr.write(`warning: ${printable(warning)}\n`);
   const { code: commandCode, ended } = await serveUntilDone(options.command, signals, {
     env,
     variable: "PETSTORE_PROXY_URL",

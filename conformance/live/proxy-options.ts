@@ -1,10 +1,10 @@
 import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
 import {
   parseByteSize,
-  parseHeaders,
   parseReporters,
   REACH_FLAGS,
   type ReporterTarget,
+  readHeaders,
   readTls,
   timerMilliseconds,
 } from "../options.ts";
@@ -35,6 +35,8 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
   --port N                  where the proxy listens (default ${DEFAULT_PROXY_PORT}; 0 for any free port)
   --host ADDRESS            the address it listens on (default 127.0.0.1)
   --allowed-host NAME       a Host name it answers besides loopback names and its address (repeatable)
+  --cors-origin ORIGIN      a page origin that may read answers the proxy's --header credentials unlocked
+                            (repeatable); with such credentials, other origins get no CORS grant
   --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
   --errors                  answer an exchange that breaks a rule with 502 and an Error record naming it
                             (off by default: the proxy changes nothing)
@@ -42,7 +44,8 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
 Reaching the upstream (as the suite reaches a target):
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
   all_proxy, no_proxy/NO_PROXY as curl reads them), --header 'Name: value' (masked unless --show-header
-  NAME), --timeout MS (until the answer starts, default 10000), --deadline MS (the whole exchange, default
+  NAME), --header-from-env Name=VARIABLE (the value read from the environment, kept out of the command
+  line), --timeout MS (until the answer starts, default 10000), --deadline MS (the whole exchange, default
   120000)
   --max-body SIZE           judge at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
                             MiB, GiB): a larger one passes through unchanged and is counted as not judged
@@ -66,6 +69,7 @@ const FLAGS = {
   port: { type: "string" },
   host: { type: "string" },
   "allowed-host": { type: "string", multiple: true },
+  "cors-origin": { type: "string", multiple: true },
   strict: { type: "boolean" },
   errors: { type: "boolean" },
   ...REACH_FLAGS,
@@ -84,7 +88,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   if (values.help) return { proxy: { upstream: "" }, reporters, failOnViolation: false, help: true };
   if (!upstream) throw new UsageError("--upstream (or PETSTORE_UPSTREAM) is required");
   const port = values.port === undefined ? DEFAULT_PROXY_PORT : portNumber(values.port);
-  const headers = parseHeaders(values.header ?? []);
+  const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   return {
     proxy: {
@@ -97,6 +101,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
         : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
+      ...(values["cors-origin"] ? { corsOrigins: values["cors-origin"] } : {}),
       ...(values.strict ? { strict: true } : {}),
       ...(values.errors ? { errors: true } : {}),
       ...(values.har !== undefined ? { har: values.har } : {}),

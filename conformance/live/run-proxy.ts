@@ -6,6 +6,7 @@ import { capConnections, defaultMaxConnections } from "../../common/connection-c
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { readOperations } from "../../contract/operations.ts";
+import { secretForms } from "../credentials.ts";
 import { secretHider } from "../hooks.ts";
 import {
   createAgent,
@@ -74,6 +75,11 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Host names the proxy answers beyond loopback and its own address (--allowed-host). */
   allowedHosts?: string[];
+  /**
+   * Page origins that may read, through the proxy, what its `headers` credentials unlock (--cors-origin).
+   * With such credentials every other origin gets no CORS grant, whatever the upstream grants.
+   */
+  corsOrigins?: string[];
   /** For a whole exchange, the answer's last byte included (default 120 s). */
   deadlineMs?: number;
   /**
@@ -93,6 +99,8 @@ export interface RunningProxy {
   upstream: string;
   /** Checks failed so far, state findings included. */
   readonly failed: number;
+  /** What the proxy warns of from the start (also in the report): for its first lines. */
+  readonly startWarnings: readonly string[];
   /** The report over the traffic so far. */
   report(): Report;
   /**
@@ -136,9 +144,10 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     ...(route.proxy ? [route.proxy.password, route.proxy.username].filter(Boolean) : []),
   ];
   const tokens = new Set<string>();
-  const secrets = () => [...fixedSecrets, ...tokens];
+  // Each in every form a server may echo it in: as sent, base64, base64url, percent-encoded, as Basic.
+  const secrets = () => [...fixedSecrets, ...tokens].flatMap(secretForms);
   // Remade only when the traffic brings a new secret (at most MAX_TOKENS_HIDDEN times).
-  let hider = secretHider(fixedSecrets);
+  let hider = secretHider(fixedSecrets.flatMap(secretForms));
   const hide = (text: string) => hider(text);
 
   const warnings: string[] = [...ignoredProxyVariables(env)];
@@ -148,6 +157,14 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     );
   if (options.tls?.insecure)
     warnings.push("certificates were not checked (--insecure): the proxy trusted whoever answered");
+
+  const host = options.host ?? "127.0.0.1";
+  const lendsCredentials = Object.keys(options.headers ?? {}).length > 0;
+  if (lendsCredentials && !isLoopbackAddress(host))
+    warnings.push(
+      `the proxy listens on ${host}, beyond this machine, and adds --header credentials to every request: whoever reaches it uses them`,
+    );
+  const corsOrigins = new Set(options.corsOrigins ?? []);
 
   await probe(upstream, route, options, timeoutMs);
 
@@ -213,6 +230,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       timeoutMs,
       deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       added: Object.entries(options.headers ?? {}),
+      ...(lendsCredentials ? { corsGrantedTo: (origin: string) => corsOrigins.has(origin) } : {}),
       holdAnswers: options.errors ?? false,
       keepForHar: har !== undefined,
       hide,
@@ -256,7 +274,6 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   server.on("clientError", (_error, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   });
-  const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
@@ -288,6 +305,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     get failed() {
       return ledger.failed;
     },
+    startWarnings: [...warnings],
     report,
     close({ graceMs = CLOSE_GRACE_MS } = {}) {
       closing ??= (async () => {
@@ -380,4 +398,8 @@ function forwardProxy(proxy: URL): ForwardProxy {
       ? { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
       : {}),
   };
+}
+
+function isLoopbackAddress(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -129,4 +129,65 @@ describe("a browser app on another origin calling the proxy", { skip: chromiumSk
       assert.equal(report.traffic?.replaced, 1);
     }
   });
+
+  it("does not lend its --header credential to a page of another origin, unless --cors-origin names it", async () => {
+    // A gateway that answers any origin with a grant, and lists orders only for the gateway key.
+    const gateway = await startScriptedUpstream((request) => {
+      const keyed = request.rawHeaders.some(
+        (value, index) =>
+          index % 2 === 0 &&
+          value.toLowerCase() === "x-gateway-key" &&
+          request.rawHeaders[index + 1] === "gw-secret-1",
+      );
+      return {
+        status: keyed ? 200 : 403,
+        headers: [
+          ["Content-Type", "application/json"],
+          ["Access-Control-Allow-Origin", "*"],
+        ],
+        body: keyed ? '[{"id":7}]' : '{"code":"forbidden","message":"no key","status":403}',
+      };
+    });
+    const readFromPage = async (proxy: RunningProxy) => {
+      const tab = await browser.newPage();
+      await tab.goto(page.url);
+      const outcome = await tab.evaluate(async (base) => {
+        try {
+          const answer = await fetch(`${base}/store/orders`);
+          return `read ${answer.status}: ${await answer.text()}`;
+        } catch (error) {
+          return `refused: ${(error as Error).name}`;
+        }
+      }, proxy.url);
+      await tab.close();
+      return outcome;
+    };
+    const headers = { "X-Gateway-Key": "gw-secret-1" };
+    try {
+      const lending = await runProxy({ upstream: gateway.url, port: 0, env: {}, headers });
+      try {
+        assert.equal(
+          await readFromPage(lending),
+          "refused: TypeError",
+          "the page reads nothing the key unlocked",
+        );
+      } finally {
+        await lending.close();
+      }
+      const named = await runProxy({
+        upstream: gateway.url,
+        port: 0,
+        env: {},
+        headers,
+        corsOrigins: [new URL(page.url).origin],
+      });
+      try {
+        assert.equal(await readFromPage(named), 'read 200: [{"id":7}]');
+      } finally {
+        await named.close();
+      }
+    } finally {
+      await gateway.close();
+    }
+  });
 });

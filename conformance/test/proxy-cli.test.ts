@@ -15,6 +15,7 @@ import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
 import { type ProxyProcess, startProxyProcess } from "./proxy-process.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
+import { json, startScriptedUpstream } from "./scripted-upstream.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "./target-server.ts";
 
 const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
@@ -122,6 +123,79 @@ describe("petstore-conformance proxy (the command)", () => {
         assert.ok(!text.includes("gateway-secret-1"), `the gateway header is not in ${where}`);
       }
     });
+  });
+
+  it("hides every form of its credentials: from the environment, echoed as base64, %-encoded, a cookie's value, in a binary body; warns when bound beyond loopback", async () => {
+    const gatewayKey = "gw/Secret+Key=42";
+    const forms = [
+      gatewayKey,
+      Buffer.from(gatewayKey).toString("base64"),
+      Buffer.from(gatewayKey).toString("base64url"),
+      encodeURIComponent(gatewayKey),
+    ];
+    const cookieValue = "cookie-secret-9";
+    const echo = `echoes ${forms.join(" ")} and ${cookieValue}`;
+    const upstream = await startScriptedUpstream((request) =>
+      request.url.endsWith("/blob")
+        ? {
+            status: 200,
+            headers: [["Content-Type", "application/octet-stream"]],
+            body: Buffer.concat([Buffer.from([0, 255, 1]), Buffer.from(echo)]),
+          }
+        : json(401, JSON.stringify({ code: "unauthorized", message: echo, status: 400 })),
+    );
+    const har = join(folder, "forms.har");
+    const report = join(folder, "forms.json");
+    try {
+      const proxy = await startProxy(
+        [
+          "--upstream",
+          upstream.url,
+          "--host",
+          "0.0.0.0",
+          "--header-from-env",
+          "X-Gateway-Key=GATEWAY_KEY",
+          "--har",
+          har,
+          "--reporter",
+          `json:${report}`,
+        ],
+        { GATEWAY_KEY: gatewayKey },
+      );
+      const base = proxy.url.replace("0.0.0.0", "127.0.0.1");
+      const headers = { authorization: "Bearer wrong-key-5", cookie: `theme=dark; session=${cookieValue}` };
+      assert.equal((await fetch(`${base}/store/orders`, { headers })).status, 401);
+      assert.equal((await fetch(`${base}/blob`, { headers })).status, 200);
+      const { stdout, stderr } = await proxy.stop("SIGTERM");
+      assert.match(
+        stderr,
+        /^warning: the proxy listens on 0\.0\.0\.0, beyond this machine, and adds --header credentials/m,
+      );
+      assert.equal(
+        upstream.received[1]?.rawHeaders.includes(gatewayKey),
+        true,
+        "the header went to the upstream",
+      );
+      const harText = readFileSync(har, "utf8");
+      const blob = (JSON.parse(harText) as { log: { entries: HarEntry[] } }).log.entries.find((entry) =>
+        entry.request.url.endsWith("/blob"),
+      );
+      assert.equal(blob?.response.content.encoding, "base64");
+      const blobBytes = Buffer.from(blob?.response.content.text ?? "", "base64").toString("latin1");
+      for (const [where, text] of [
+        ["stdout", stdout],
+        ["stderr", stderr],
+        ["HAR", harText],
+        ["HAR binary body", blobBytes],
+        ["JSON report", readFileSync(report, "utf8")],
+      ] as Array<[string, string]>) {
+        for (const form of [...forms, cookieValue, "wrong-key-5"])
+          assert.ok(!text.includes(form), `${JSON.stringify(form)} is not in ${where}`);
+      }
+      assert.match(blobBytes, /echoes \*\*\*/);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it("--fail-on-violation: exit 1 when a check failed, 0 when none did; SIGINT stops it too", async () => {

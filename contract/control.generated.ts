@@ -34,8 +34,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every order with its status
-         * @description Every order of the world, in list order, as the Order fields plus `status`.
+         * A page of the orders with their statuses
+         * @description The world's orders in list order, as the Order fields plus `status`, a page at a time: at most
+         *     `limit` (default and most 1,000) from `cursor` on, of one `status` when given, or the one order
+         *     with `id`. A page looks at no more than 100,000 places of the list, so one that a filter leaves
+         *     short may be followed by more: read on while `X-Next-Cursor` is there. A page is found without
+         *     walking the list before it, so a world of millions answers as fast as a small one.
          */
         get: operations["listControlOrders"];
         put?: never;
@@ -344,7 +348,16 @@ export interface operations {
     };
     listControlOrders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Where the page starts, an `X-Next-Cursor` of the page before; the list's start when absent. */
+                cursor?: number;
+                /** @description Orders on the page at most. */
+                limit?: number;
+                /** @description Only orders of this status. */
+                status?: components["schemas"]["OrderStatus"];
+                /** @description Only the order with this id (int64); the others are then ignored. */
+                id?: number;
+            };
             header?: {
                 /** @description The session whose world the request works on; without it, the default world. */
                 "X-Mock-Session"?: components["parameters"]["Session"];
@@ -354,9 +367,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The orders, ids exact (int64, digit for digit). */
+            /** @description The page's orders, ids exact (int64, digit for digit). */
             200: {
                 headers: {
+                    /** @description Orders in the world. */
+                    "X-Total-Count"?: number;
+                    /** @description The `cursor` of the next page; absent on the last one. */
+                    "X-Next-Cursor"?: number;
+                    /** @description The next page, as `<URL>; rel="next"`; absent on the last one. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -258,19 +258,82 @@ export const controlDocument: unknown = {
     "/orders": {
       "get": {
         "operationId": "listControlOrders",
-        "summary": "Every order with its status",
-        "description": "Every order of the world, in list order, as the Order fields plus `status`.",
+        "summary": "A page of the orders with their statuses",
+        "description": "The world's orders in list order, as the Order fields plus `status`, a page at a time: at most\n`limit` (default and most 1,000) from `cursor` on, of one `status` when given, or the one order\nwith `id`. A page looks at no more than 100,000 places of the list, so one that a filter leaves\nshort may be followed by more: read on while `X-Next-Cursor` is there. A page is found without\nwalking the list before it, so a world of millions answers as fast as a small one.\n",
         "tags": [
           "orders"
         ],
         "parameters": [
           {
             "$ref": "#/components/parameters/Session"
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "Where the page starts, an `X-Next-Cursor` of the page before; the list's start when absent.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "Orders on the page at most.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 1000
+            }
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "required": false,
+            "description": "Only orders of this status.",
+            "schema": {
+              "$ref": "#/components/schemas/OrderStatus"
+            }
+          },
+          {
+            "name": "id",
+            "in": "query",
+            "required": false,
+            "description": "Only the order with this id (int64); the others are then ignored.",
+            "schema": {
+              "type": "integer",
+              "format": "int64"
+            }
           }
         ],
         "responses": {
           "200": {
-            "description": "The orders, ids exact (int64, digit for digit).",
+            "description": "The page's orders, ids exact (int64, digit for digit).",
+            "headers": {
+              "X-Total-Count": {
+                "description": "Orders in the world.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "X-Next-Cursor": {
+                "description": "The `cursor` of the next page; absent on the last one.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "Link": {
+                "description": "The next page, as `<URL>; rel=\"next\"`; absent on the last one.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {

@@ -38,8 +38,30 @@ export class ControlError extends Error {
   }
 }
 
+/** Which orders `ordersPage` asks for (the control API's GET /orders query). */
+export interface OrdersQuery {
+  /** Where to start: a page's `next`; the list's start when absent. */
+  cursor?: number;
+  /** At most this many orders (1 to 1,000; default 1,000). */
+  limit?: number;
+  status?: OrderStatus;
+}
+
+export interface OrdersPage {
+  orders: ClientOrder[];
+  /** The cursor of the next page; absent on the last one. */
+  next?: number;
+  /** Orders in the world. */
+  total: number;
+}
+
 export interface ControlClient {
+  /** Every order of the world, read page by page (a world may hold millions: `ordersPage` reads one). */
   orders(): Promise<ClientOrder[]>;
+  /** One page of the world's orders, in list order, optionally of one status. */
+  ordersPage(query?: OrdersQuery): Promise<OrdersPage>;
+  /** The order with this id, or undefined. */
+  order(id: OrderId): Promise<ClientOrder | undefined>;
   setStatus(id: OrderId, status: OrderStatus): Promise<ClientOrder>;
   /** Creates the order (appended to the list) or replaces it whole. */
   putOrder(order: OrderInput & { id: OrderId }): Promise<ClientOrder>;
@@ -76,7 +98,7 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
   const send = options.fetch ?? fetch;
   const headers = controlHeaders(options);
 
-  const call = async (method: string, path: string, body?: string): Promise<string> => {
+  const answer = async (method: string, path: string, body?: string) => {
     const response = await send(`${root}${path}`, {
       method,
       headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
@@ -84,12 +106,38 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
     });
     const text = await response.text();
     if (!response.ok) throw new ControlError(response.status, errorRecordIn(text), text);
-    return text;
+    return { text, headers: response.headers };
   };
+  const call = async (method: string, path: string, body?: string) => (await answer(method, path, body)).text;
   const orderPath = (id: OrderId) => `/orders/${digits(id)}`;
+  const ordersPage = async (query: OrdersQuery = {}): Promise<OrdersPage> => {
+    const params = new URLSearchParams();
+    if (query.cursor !== undefined) params.set("cursor", String(query.cursor));
+    if (query.limit !== undefined) params.set("limit", String(query.limit));
+    if (query.status !== undefined) params.set("status", query.status);
+    const { text, headers: got } = await answer("GET", `/orders${params.size > 0 ? `?${params}` : ""}`);
+    const next = got.get("x-next-cursor");
+    return {
+      orders: (parseExact(text) as unknown[]).map(toClientOrder),
+      ...(next !== null ? { next: Number(next) } : {}),
+      total: Number(got.get("x-total-count") ?? 0),
+    };
+  };
 
   return {
-    orders: async () => (parseExact(await call("GET", "/orders")) as unknown[]).map(toClientOrder),
+    orders: async () => {
+      const all: ClientOrder[] = [];
+      let cursor: number | undefined = 0;
+      while (cursor !== undefined) {
+        const page: OrdersPage = await ordersPage({ cursor });
+        all.push(...page.orders);
+        cursor = page.next;
+      }
+      return all;
+    },
+    ordersPage,
+    order: async (id) =>
+      (parseExact(await call("GET", `/orders?id=${digits(id)}`)) as unknown[]).map(toClientOrder)[0],
     setStatus: async (id, status) =>
       toClientOrder(parseExact(await call("PUT", orderPath(id), JSON.stringify({ status })))),
     putOrder: async (order) =>

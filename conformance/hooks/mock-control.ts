@@ -1,9 +1,6 @@
 import { INT64_MAX } from "../../contract/exact-json.ts";
-import { Int64Index } from "../../contract/int64-index.ts";
-import { JsonStream } from "../../contract/json-stream.ts";
-import { controlHeaders, controlRoot, createControlClient } from "../../server/control-client.ts";
+import { type ControlClient, createControlClient } from "../../server/control-client.ts";
 import type { HookContext, ProvidedIds } from "../hooks.ts";
-import { idHalves } from "../order-index.ts";
 
 /**
  * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)
@@ -23,8 +20,7 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
     ...(token ? { token } : {}),
   };
   const control = createControlClient(context.baseUrl, { ...access, fetch: context.fetch });
-  const taken = await takenIds(context, access, () => control.orders());
-  const [pending, shipped, missing, race] = freeIds(taken, 4);
+  const [pending, shipped, missing, race] = await freeIds(control, 4);
   const shipDate = new Date().toISOString();
   for (const id of [pending, race]) {
     await control.putOrder({
@@ -53,40 +49,14 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
 }
 
 /**
- * The ids of the world's orders, read from the control API's list as it streams in and kept compactly: a
- * world may hold millions of orders, and only their ids matter here. A refusal is left to the control
- * client (`refused`), which words it as every other control call does.
+ * Ids no order has, counting down from the top of int64 (fixtures rarely reach it; the bundled one does),
+ * each asked of the control API by itself: a world may hold millions of orders, and reading them all to
+ * find four free ids would cost the mock and the run as much as the world is large.
  */
-async function takenIds(
-  context: HookContext,
-  access: { session?: string; token?: string },
-  refused: () => Promise<unknown>,
-): Promise<Int64Index> {
-  const response = await context.fetch(`${controlRoot(context.baseUrl)}/orders`, {
-    headers: controlHeaders(access),
-  });
-  if (!response.ok || !response.body) {
-    await response.body?.cancel();
-    await refused();
-    throw new Error(`the control API answered ${response.status} to its order list`);
-  }
-  const ids = new Int64Index();
-  const stream = new JsonStream({
-    onElement: (order) => {
-      const halves = idHalves((order as { id?: unknown } | null)?.id);
-      if (halves) ids.add(halves.hi, halves.lo);
-    },
-  });
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) stream.write(chunk);
-  stream.end();
-  return ids;
-}
-
-/** Ids no order has, counting down from the top of int64 (fixtures rarely reach it; the bundled one does). */
-function freeIds(taken: Int64Index, count: number): string[] {
+async function freeIds(control: ControlClient, count: number): Promise<string[]> {
   const free: string[] = [];
   for (let id = INT64_MAX; free.length < count; id--) {
-    if (taken.placeOfText(id.toString()) === -1) free.push(id.toString());
+    if ((await control.order(id)) === undefined) free.push(id.toString());
   }
   return free;
 }

@@ -15,8 +15,9 @@ import {
 import { journalJson } from "./journal.ts";
 import { type Maybe, then } from "./maybe.ts";
 import { parseOrderId } from "./order-id.ts";
-import { type StoredOrderRecord, storedValue } from "./order-record.ts";
-import type { OrderStatus } from "./order-status.ts";
+import { MAX_PAGE_ORDERS, type OrdersQuery } from "./order-page.ts";
+import { type StoredOrderRecord, storedValue, withStatusListJson } from "./order-record.ts";
+import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 import type { SessionSummary, World } from "./world.ts";
 
 export const CONTROL_PATH = "/__control";
@@ -114,7 +115,7 @@ export function handleControl(
 
   switch (route) {
     case "/orders":
-      return only("GET", () => json(world.controlListJson()));
+      return only("GET", () => ordersPage(world, request, cors));
     case "/reset":
       return only("POST", () => then(world.reset(), noContent));
     case "/requests":
@@ -144,6 +145,69 @@ export function handleControl(
     );
   }
   return errorResponse("not_found", `No resource at ${truncate(path)}.`, cors);
+}
+
+/**
+ * GET /orders: a page of the world's orders in list order (`cursor`, `limit`), filtered by `status`, or the
+ * one order with an `id`. The answer is the page's JSON array; `X-Total-Count` counts the world's orders,
+ * and `X-Next-Cursor` and a `Link: rel="next"` say where the next page starts, when there is one.
+ */
+function ordersPage(
+  world: World,
+  request: MockRequest,
+  cors: Readonly<Record<string, string>>,
+): Maybe<MockResponse> {
+  const query = readOrdersQuery(request.url);
+  if (typeof query === "string") return invalid(query, cors);
+  if ("id" in query) {
+    return then(world.controlOrderJson(query.id), (found) =>
+      jsonResponse(200, found === undefined ? "[]" : `[${found}]`, cors),
+    );
+  }
+  return then(world.controlPage(query), (page) => {
+    let headers = withHeader(cors, "x-total-count", String(page.total));
+    if (page.next !== undefined) {
+      const next = new URLSearchParams({ cursor: String(page.next), limit: String(query.limit) });
+      if (query.status !== undefined) next.set("status", query.status);
+      headers = withHeader(headers, "x-next-cursor", String(page.next));
+      headers = withHeader(headers, "link", `<${CONTROL_PATH}/orders?${next}>; rel="next"`);
+    }
+    return jsonResponse(200, withStatusListJson(page.orders), headers);
+  });
+}
+
+function readOrdersQuery(url: string): OrdersQuery | { id: bigint } | string {
+  const at = url.indexOf("?");
+  const params = new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
+  for (const name of params.keys()) {
+    if (!["cursor", "limit", "status", "id"].includes(name))
+      return `query parameter "${truncate(name)}": unknown (cursor, limit, status, id)`;
+  }
+  const id = params.get("id");
+  if (id !== null) {
+    const parsed = parseOrderId(id);
+    return parsed === null
+      ? `query parameter "id": must be an int64 integer (got "${truncate(id)}")`
+      : { id: parsed };
+  }
+  const whole = (name: string, fallback: number, max: number): number | string => {
+    const text = params.get(name);
+    if (text === null) return fallback;
+    const value = Number(text);
+    return /^\d{1,16}$/.test(text) && value <= max
+      ? value
+      : `query parameter "${name}": must be a whole number from 0 to ${max} (got "${truncate(text)}")`;
+  };
+  const cursor = whole("cursor", 0, Number.MAX_SAFE_INTEGER);
+  if (typeof cursor === "string") return cursor;
+  const limit = whole("limit", MAX_PAGE_ORDERS, MAX_PAGE_ORDERS);
+  if (typeof limit === "string") return limit;
+  if (limit === 0)
+    return `query parameter "limit": must be a whole number from 1 to ${MAX_PAGE_ORDERS} (got "0")`;
+  const status = params.get("status");
+  if (status !== null && !ORDER_STATUSES.includes(status as OrderStatus))
+    return `query parameter "status": must be one of ${ORDER_STATUSES.join(", ")} (got "${truncate(status)}")`;
+  return { cursor, limit, ...(status !== null ? { status: status as OrderStatus } : {}) };
 }
 
 function orderRoute(

@@ -1,6 +1,7 @@
 import type { OperationId } from "../../contract/types.ts";
 import { type BehaviourState, noBehaviour, takeRule } from "./behaviour.ts";
 import { createJournal, type Journal, type JournalRecord } from "./journal.ts";
+import type { OrdersPage, OrdersQuery } from "./order-page.ts";
 import type { SeedOrder } from "./order-record.ts";
 import type { CancelOutcome, OrderStatus } from "./order-status.ts";
 import type { Seed } from "./seed.ts";
@@ -46,8 +47,8 @@ export class MemoryWorld implements World {
     if (outcome === "cancelled") this.changed?.("state");
     return outcome;
   }
-  controlListJson(): string {
-    return this.store.controlListJson();
+  controlPage(query: OrdersQuery): OrdersPage {
+    return this.store.controlPage(query);
   }
   controlOrderJson(id: bigint): string | undefined {
     return this.store.controlOrderJson(id);

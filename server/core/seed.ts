@@ -19,6 +19,8 @@ export interface Seed {
   orderAt(place: number, key?: string): StoredOrder;
   /** Every order in list order, each made as it is read. */
   all(): IterableIterator<StoredOrder>;
+  /** The status of the order at a place, without making the order. */
+  statusAt(place: number): OrderStatus;
   /** The listOrders body of an unchanged world. */
   readonly listBody: Uint8Array;
 }
@@ -60,6 +62,10 @@ class CompactSeed implements Seed {
       json: decoder.decode(this.listBody.subarray(start, end)),
       status: ORDER_STATUSES[this.statuses[place] as number] as OrderStatus,
     };
+  }
+
+  statusAt(place: number): OrderStatus {
+    return ORDER_STATUSES[this.statuses[place] as number] as OrderStatus;
   }
 
   *all(): IterableIterator<StoredOrder> {

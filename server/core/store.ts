@@ -1,11 +1,5 @@
-import {
-  orderKey,
-  type SeedOrder,
-  type StoredOrder,
-  storedOrder,
-  withStatusJson,
-  withStatusListJson,
-} from "./order-record.ts";
+import { type OrderPlaces, type OrdersPage, type OrdersQuery, pageOf } from "./order-page.ts";
+import { orderKey, type SeedOrder, type StoredOrder, storedOrder, withStatusJson } from "./order-record.ts";
 import { type CancelOutcome, cancelTransition, type OrderStatus } from "./order-status.ts";
 import { encodeList, type Seed } from "./seed.ts";
 
@@ -21,8 +15,8 @@ export interface Store {
   readonly size: number;
   /** How many orders differ from the seed (changed, added or removed). */
   readonly changes: number;
-  /** Every order with its status, in list order, as the control API's JSON array. */
-  controlListJson(): string;
+  /** A page of orders with their statuses, in list order, found without walking the world before it. */
+  controlPage(query: OrdersQuery): OrdersPage;
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): string | undefined;
   setStatus(id: bigint, status: OrderStatus): boolean;
@@ -87,6 +81,28 @@ export function createStore(initialSeed: Seed): Store {
     yield* added.values();
   }
 
+  // The list as places: the seed's, each as the world changed it (or removed it), then the added orders.
+  const places = (): OrderPlaces => {
+    const changedAt = new Map<number, StoredOrder | null>();
+    for (const [key, change] of changed) changedAt.set(seed.placeOf(key) as number, change);
+    const appended = [...added.values()];
+    const seedSize = seed.size;
+    return {
+      length: seedSize + appended.length,
+      total: seedSize - removedCount + appended.length,
+      orderAt(place) {
+        if (place >= seedSize) return appended[place - seedSize];
+        const change = changedAt.get(place);
+        return change === undefined ? seed.orderAt(place) : (change ?? undefined);
+      },
+      statusAt(place) {
+        if (place >= seedSize) return appended[place - seedSize]?.status;
+        const change = changedAt.get(place);
+        return change === undefined ? seed.statusAt(place) : change?.status;
+      },
+    };
+  };
+
   return {
     get size() {
       return seed.size - removedCount + added.size;
@@ -109,8 +125,8 @@ export function createStore(initialSeed: Seed): Store {
     statusOf(id) {
       return find(orderKey(id))?.status;
     },
-    controlListJson() {
-      return withStatusListJson(inListOrder());
+    controlPage(query) {
+      return pageOf(places(), query);
     },
     controlOrderJson(id) {
       const order = find(orderKey(id));

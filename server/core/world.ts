@@ -2,6 +2,7 @@ import type { BehaviourRule, OperationId } from "../../contract/types.ts";
 import type { BehaviourState } from "./behaviour.ts";
 import type { JournalRecord } from "./journal.ts";
 import type { Maybe } from "./maybe.ts";
+import type { OrdersPage, OrdersQuery } from "./order-page.ts";
 import type { SeedOrder } from "./order-record.ts";
 import type { CancelOutcome, OrderStatus } from "./order-status.ts";
 import type { Seed } from "./seed.ts";
@@ -26,8 +27,8 @@ export interface World {
   listBody(): Maybe<Uint8Array>;
   /** The spec's cancel rule (order-status.ts), applied once. */
   cancel(id: bigint): Maybe<CancelOutcome>;
-  /** Every order with its status, in list order, as the control API's JSON array. */
-  controlListJson(): Maybe<string>;
+  /** A page of orders with their statuses (server/core/order-page.ts). */
+  controlPage(query: OrdersQuery): Maybe<OrdersPage>;
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): Maybe<string | undefined>;
   setStatus(id: bigint, status: OrderStatus): Maybe<boolean>;

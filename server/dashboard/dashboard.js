@@ -3,7 +3,8 @@
 
 const CONTROL = "/__control";
 const POLL_MS = 1000;
-const MAX_ROWS = 1000;
+// Orders on one page: a world may hold millions, and the page only ever asks for one page of them.
+const PAGE_SIZE = 100;
 const TOKEN_KEY = "petstore-mock-control-token";
 const OPERATIONS = ["listOrders", "cancelOrder"];
 const FORCIBLE = {
@@ -15,7 +16,14 @@ const FAULTS = { listOrders: ["close", "truncate"], cancelOrder: ["close"] };
 const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 // `?session=NAME` opens the page on a session, so a link can point at one.
 const linked = new URLSearchParams(location.search).get("session") ?? "";
-const state = { session: SESSION_NAME.test(linked) ? linked : "", orders: [], lastJournal: "", worlds: "" };
+const state = {
+  session: SESSION_NAME.test(linked) ? linked : "",
+  orders: [],
+  // The page shown: where it starts, the starts of the pages before it, the next one's, the world's size.
+  page: { cursor: 0, previous: [], next: undefined, total: 0 },
+  lastJournal: "",
+  worlds: "",
+};
 const $ = (id) => document.getElementById(id);
 
 /** An element with text and attributes; children are elements or strings (inserted as text). */
@@ -90,18 +98,48 @@ async function refreshWorlds() {
   select.value = state.session;
 }
 
+/** The page of orders in view, read again: the one order of a searched id, or a page of the list. */
 async function refreshOrders() {
-  state.orders = parseOrders(await control("GET", "/orders"));
+  const id = $("filter").value.trim();
+  const status = $("status-filter").value;
+  const { page } = state;
+  if (id !== "" && !/^-?\d{1,20}$/.test(id)) {
+    state.orders = [];
+    page.next = undefined;
+    return renderOrders("An id is a whole number.");
+  }
+  const query =
+    id !== "" ? `?id=${id}` : `?cursor=${page.cursor}&limit=${PAGE_SIZE}${status ? `&status=${status}` : ""}`;
+  const { text, headers } = await controlAnswer("GET", `/orders${query}`);
+  state.orders = parseOrders(text);
+  const next = headers.get("x-next-cursor");
+  page.next = id === "" && next !== null ? Number(next) : undefined;
+  page.total = Number(headers.get("x-total-count") ?? state.orders.length);
   renderOrders();
 }
 
-function renderOrders() {
-  const filter = $("filter").value.trim();
-  const shown = state.orders.filter((order) => order.id.includes(filter)).slice(0, MAX_ROWS);
-  const total = state.orders.length;
-  $("orders-note").textContent =
-    shown.length < total ? `Showing ${shown.length} of ${total} orders.` : `${total} orders.`;
-  $("orders").tBodies[0].replaceChildren(...shown.map(orderRow));
+function renderOrders(problem) {
+  const { page, orders } = state;
+  const id = $("filter").value.trim();
+  const status = $("status-filter").value;
+  const count = (n) => n.toLocaleString("en");
+  let note;
+  if (problem) note = problem;
+  else if (id !== "") note = orders.length > 0 ? `Order ${id}.` : `No order has the id ${id}.`;
+  else if (status !== "")
+    note = `${count(orders.length)} ${status} ${orders.length === 1 ? "order" : "orders"} on this page, of ${count(page.total)} in this world.`;
+  else if (page.cursor === 0 && page.next === undefined) note = `${count(page.total)} orders.`;
+  else
+    note = `Orders from place ${count(page.cursor + 1)} on: ${count(orders.length)} of ${count(page.total)}.`;
+  $("orders-note").textContent = note;
+  $("previous-page").disabled = id !== "" || page.previous.length === 0;
+  $("next-page").disabled = page.next === undefined;
+  $("orders").tBodies[0].replaceChildren(...orders.map(orderRow));
+}
+
+/** Back to the list's first page (another world, filter or status). */
+function firstPage() {
+  state.page = { cursor: 0, previous: [], next: undefined, total: 0 };
 }
 
 function orderRow(order) {
@@ -345,6 +383,7 @@ async function poll() {
 function start() {
   $("world").addEventListener("change", () => {
     state.session = $("world").value;
+    firstPage();
     act(refreshAll);
   });
   $("session-form").addEventListener("submit", (event) => {
@@ -355,6 +394,7 @@ function start() {
       return;
     }
     state.session = name;
+    firstPage();
     $("session-name").value = "";
     act(refreshAll).then(() => say(`Session ${name} is open.`));
   });
@@ -367,7 +407,27 @@ function start() {
       say(`Reset ${world}.`);
     });
   });
-  $("filter").addEventListener("input", renderOrders);
+  $("filter").addEventListener("input", () => {
+    firstPage();
+    act(refreshOrders);
+  });
+  $("status-filter").addEventListener("change", () => {
+    firstPage();
+    act(refreshOrders);
+  });
+  $("next-page").addEventListener("click", () => {
+    const { page } = state;
+    if (page.next === undefined) return;
+    page.previous.push(page.cursor);
+    page.cursor = page.next;
+    act(refreshOrders);
+  });
+  $("previous-page").addEventListener("click", () => {
+    const { page } = state;
+    if (page.previous.length === 0) return;
+    page.cursor = page.previous.pop();
+    act(refreshOrders);
+  });
   $("add-form").addEventListener("submit", (event) => act(() => saveOrder(event)));
   $("add-rule").addEventListener("click", () => $("rules").tBodies[0].append(ruleRow()));
   $("behaviour-form").addEventListener("submit", (event) => act(() => saveBehaviour(event)));

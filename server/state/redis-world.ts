@@ -2,13 +2,8 @@ import type { BehaviourRule, OperationId } from "../../contract/types.ts";
 import { type BehaviourState, noBehaviour } from "../core/behaviour.ts";
 import type { JournalRecord } from "../core/journal.ts";
 import type { Maybe } from "../core/maybe.ts";
-import {
-  orderKey,
-  type SeedOrder,
-  serializeRecord,
-  withStatusJson,
-  withStatusListJson,
-} from "../core/order-record.ts";
+import { type OrdersPage, type OrdersQuery, pageOfSequence } from "../core/order-page.ts";
+import { orderKey, type SeedOrder, serializeRecord, withStatusJson } from "../core/order-record.ts";
 import {
   type CancelOutcome,
   cancelTransition,
@@ -156,8 +151,9 @@ export class RedisWorld implements World {
     return (await this.#run("petstoreCancel", id, [], ...CANCEL_RULE)) as CancelOutcome;
   }
 
-  async controlListJson(): Promise<string> {
-    return withStatusListJson((await this.#overlay()).listed(this.state.seed));
+  async controlPage(query: OrdersQuery): Promise<OrdersPage> {
+    // The overlay is read back from Redis for every control read; the page is cut as the list goes by.
+    return pageOfSequence((await this.#overlay()).listed(this.state.seed), query);
   }
 
   async controlOrderJson(id: bigint): Promise<string | undefined> {

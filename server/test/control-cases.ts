@@ -87,6 +87,53 @@ const putOrder = (api: CaseApi, id: string, body: unknown) =>
 /** The control API, sessions and forced responses, row by row; run in-process and against the process. */
 export const CONTROL_CASES: ControlCase[] = [
   {
+    name: "GET /__control/orders pages (cursor, limit), filters by status and finds one id, counting the world",
+    async run(api) {
+      const page = async (query: string) => {
+        const answer = await api.send("GET", `/__control/orders${query}`);
+        assert.equal(answer.status, 200, answer.text);
+        return {
+          ids: orders(answer).map((order) => order.id),
+          total: answer.headers["x-total-count"],
+          next: answer.headers["x-next-cursor"],
+          link: answer.headers.link,
+        };
+      };
+      const first = await page("?limit=5");
+      assert.deepEqual(first, {
+        ids: ["1", "2", "3", "4", "5"],
+        total: "12",
+        next: "5",
+        link: '</__control/orders?cursor=5&limit=5>; rel="next"',
+      });
+      assert.deepEqual((await page("?cursor=5&limit=5")).ids, ["6", "7", "8", "9", "10"]);
+      const last = await page("?cursor=10&limit=5");
+      assert.deepEqual([last.ids, last.next, last.link], [[BIG_PENDING, MAX_INT64], undefined, undefined]);
+      assert.equal((await cancel(api, "3")).status, 204);
+      assert.deepEqual((await page("?status=shipped")).ids, ["1", "4", "6", "9", MAX_INT64]);
+      const cancelled = await page("?status=cancelled&limit=1");
+      assert.deepEqual([cancelled.ids, cancelled.next], [["3"], "3"]);
+      assert.deepEqual((await page("?status=cancelled&cursor=3")).ids, [], "no other cancelled order");
+      assert.deepEqual((await page(`?id=${BIG_PENDING}`)).ids, [BIG_PENDING]);
+      assert.deepEqual((await page("?id=424242")).ids, []);
+      assert.equal((await api.send("DELETE", "/__control/orders/4")).status, 204);
+      assert.deepEqual(
+        (await page("?limit=4")).ids,
+        ["1", "2", "3", "5"],
+        "a removed order leaves no gap in a page",
+      );
+      assert.equal((await page("")).total, "11");
+      for (const query of ["?limit=0", "?limit=1001", "?cursor=-1", "?status=lost", "?id=1.5", "?page=2"]) {
+        assertError(
+          await api.send("GET", `/__control/orders${query}`),
+          400,
+          "invalid_control_request",
+          /query parameter/,
+        );
+      }
+    },
+  },
+  {
     name: "GET /__control/orders lists every order with its status, ids exact",
     async run(api) {
       const answer = await api.send("GET", "/__control/orders");

@@ -218,3 +218,64 @@ describe("the dashboard page in Chromium", { skip }, () => {
     });
   }
 });
+
+describe("the dashboard over a world of a million orders, in Chromium", { skip }, () => {
+  let mock: MockProcess;
+  let browser: Browser;
+  before(async () => {
+    mkdirSync(OUTPUT, { recursive: true });
+    mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, 60_000);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await mock?.stop();
+  });
+
+  it("asks only for pages of orders, pages on, filters by status and finds an id, while the mock keeps answering", async () => {
+    const origin = new URL(mock.url).origin;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const asked: string[] = [];
+    const answeredBytes: number[] = [];
+    page.on("response", async (response) => {
+      const url = new URL(response.url());
+      if (url.pathname !== "/__control/orders") return;
+      asked.push(`${url.search}`);
+      answeredBytes.push((await response.body()).length);
+    });
+    const loaded = page.goto(`${origin}/__control/`);
+    // The health check a load balancer sends, while the page loads.
+    const health = await fetch(`${origin}/__health`);
+    assert.equal(health.status, 200);
+    await loaded;
+    await page.getByText("Orders from place 1 on: 100 of 1,000,000.").waitFor();
+    assert.equal(await page.locator("#orders tbody tr").count(), 100);
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.getByText("Orders from place 101 on: 100 of 1,000,000.").waitFor();
+    await page.getByRole("button", { name: "Previous page" }).click();
+    await page.getByText("Orders from place 1 on: 100 of 1,000,000.").waitFor();
+    await page.getByLabel("Only status").selectOption("shipped");
+    await page.getByText(/^100 shipped orders on this page, of 1,000,000 in this world\.$/).waitFor();
+    const shipped = await page
+      .locator("#orders tbody select")
+      .evaluateAll((selects) => selects.map((select) => (select as HTMLSelectElement).value));
+    assert.deepEqual([...new Set(shipped)], ["shipped"]);
+    const shippedId = await page.locator("#orders tbody td.id").first().innerText();
+    await page.getByLabel("Find id").fill(shippedId);
+    await page.getByText(`Order ${shippedId}.`, { exact: true }).waitFor();
+    assert.equal(await page.locator("#orders tbody tr").count(), 1);
+    await page.getByLabel("Find id").fill("424242424242");
+    await page.getByText("No order has the id 424242424242.", { exact: true }).waitFor();
+    await page.getByLabel("Find id").fill("");
+    await page.getByText(/^100 shipped orders on this page/).waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${OUTPUT}dashboard-million.png` });
+    assert.ok(
+      asked.every((search) => /(^|[?&])(limit=100|id=\d+)(&|$)/.test(search)),
+      `every order request asks for a page or an id: ${asked.join(" ")}`,
+    );
+    assert.ok(Math.max(...answeredBytes) < 100_000, `answers of at most a page: ${answeredBytes.join(", ")}`);
+    await context.close();
+  });
+});

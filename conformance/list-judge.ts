@@ -63,10 +63,16 @@ export interface ListJudgeOptions {
   keep?: number;
   /** Keep every order's record while the list has at most this many (default 0): small lists, compared in full. */
   keepRecordsUpTo?: number;
+  /**
+   * …and while the records kept come to at most this many characters (default 4 Mi): a list of a few
+   * orders with huge fields is kept as ids and digests, as a long list is.
+   */
+  keepRecordChars?: number;
   maxDepth?: number;
 }
 
 const DEFAULT_KEEP = 10;
+const DEFAULT_KEEP_RECORD_CHARS = 4 * 1024 * 1024;
 const DESCRIBED_CHARS = 60;
 
 /**
@@ -91,6 +97,8 @@ export class ListJudge {
   #unindexed = 0;
   #exactBefore = 0;
   readonly #keepRecordsUpTo: number;
+  readonly #keepRecordChars: number;
+  #recordChars = 0;
   #allRecords: boolean;
   #syntax: string | undefined;
   #bytes = 0;
@@ -105,6 +113,7 @@ export class ListJudge {
     }
     this.#keep = options.keep ?? DEFAULT_KEEP;
     this.#keepRecordsUpTo = options.keepRecordsUpTo ?? 0;
+    this.#keepRecordChars = options.keepRecordChars ?? DEFAULT_KEEP_RECORD_CHARS;
     this.#allRecords = this.#keepRecordsUpTo > 0;
     this.#stream = new JsonStream({
       onElement: (value, index) => this.#judgeOrder(value, index),
@@ -186,8 +195,12 @@ export class ListJudge {
     if (!this.#indexed(hi, lo, digestA, digestB)) return;
     if (this.#allRecords) {
       if (this.#orders.size <= this.#keepRecordsUpTo) {
-        this.#records.set(bigintOf(hi, lo).toString(), recordText(order));
-        return;
+        const text = recordText(order);
+        this.#recordChars += text.length;
+        if (this.#recordChars <= this.#keepRecordChars) {
+          this.#records.set(bigintOf(hi, lo).toString(), text);
+          return;
+        }
       }
       // Past the bound only the watched records stay.
       this.#allRecords = false;

@@ -93,12 +93,22 @@ export interface StateLimits {
   ordersPerView: number;
   /** Orders of the views' last lists kept in all (about 24 bytes each); past it the least recently used views' lists go. */
   listedOrders: number;
+  /**
+   * Bytes the views' last lists hold in all (ids and digests, records kept as text, the list's bytes for
+   * the same-answer shortcut); past it the least recently used views' lists go, and a list larger than
+   * all of it alone keeps no records, then nothing.
+   */
+  keptBytes: number;
 }
+
+/** What one listed order costs in a kept list: its id and digests in the index, with the table's share. */
+const BYTES_PER_LISTED_ORDER = 32;
 
 export const DEFAULT_STATE_LIMITS: StateLimits = {
   views: 1000,
   ordersPerView: 100_000,
   listedOrders: 10_000_000,
+  keptBytes: 256 * 1024 * 1024,
 };
 
 interface OrderMemory {
@@ -114,6 +124,8 @@ interface View {
   orders: Map<string, OrderMemory>;
   last?: { orders: ListedOrders; at: ExchangeRef };
   lastBytes?: Buffer;
+  /** What `last` and `lastBytes` hold, as counted in the state's `keptBytes`. */
+  keptBytes: number;
   /** A cancel or a refusal touched the view's orders since its last list. */
   touched: boolean;
 }
@@ -127,6 +139,8 @@ export class TrafficState {
   readonly #views = new Map<string, View>();
   /** Orders of the views' last lists, in all. */
   #listed = 0;
+  /** Bytes the views' last lists hold, in all. */
+  #kept = 0;
   #recent: string | undefined;
   readonly #limits: StateLimits;
   /** How often each rule was put to the test, so that a rule never tested is reported as such. */
@@ -212,6 +226,7 @@ export class TrafficState {
     view.last = { orders: current, at };
     // A copy: the answer's bytes may share their memory with the rest of what the socket read.
     view.lastBytes = event.bytes ? Buffer.from(event.bytes) : undefined;
+    this.#recount(view);
     view.touched = false;
     this.#keepListsWithinBounds(view);
     return findings;
@@ -237,7 +252,7 @@ export class TrafficState {
       const now = current.records?.get(id);
       return was !== undefined && now !== undefined
         ? `${was} (${last.at.label}), then ${now} (${at.label})`
-        : `its record differs between ${last.at.label} and ${at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders keep digests, not records)`;
+        : `its record differs between ${last.at.label} and ${at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders, or whose records are too large to keep, keep digests, not records)`;
     };
     last.orders.index.forEachChange(current.index, (kind, id) => {
       const memory = view.orders.get(id);
@@ -284,15 +299,53 @@ export class TrafficState {
     });
   }
 
-  /** Past the bound of listed orders kept in all, the least recently used views' lists are forgotten. */
+  /** The bytes a view's last list holds, counted again into the state's total. */
+  #recount(view: View): void {
+    this.#kept -= view.keptBytes;
+    view.keptBytes = 0;
+    if (view.last) {
+      const { index, records } = view.last.orders;
+      view.keptBytes += index.size * BYTES_PER_LISTED_ORDER;
+      for (const [id, record] of records ?? []) view.keptBytes += (id.length + record.length) * 2;
+    }
+    view.keptBytes += view.lastBytes?.length ?? 0;
+    this.#kept += view.keptBytes;
+  }
+
+  #within(): boolean {
+    return this.#listed <= this.#limits.listedOrders && this.#kept <= this.#limits.keptBytes;
+  }
+
+  #forget(view: View): void {
+    this.#listed -= view.last?.orders.index.size ?? 0;
+    view.last = undefined;
+    view.lastBytes = undefined;
+    this.#recount(view);
+  }
+
+  /**
+   * Past the bounds of what all views' last lists keep, the least recently used views' lists are forgotten;
+   * a list past them alone keeps its ids without records, then nothing (the next list is judged alone).
+   */
   #keepListsWithinBounds(current: View): void {
     for (const view of this.#views.values()) {
-      if (this.#listed <= this.#limits.listedOrders) return;
-      if (view === current || !view.last) continue;
-      this.#listed -= view.last.orders.index.size;
-      view.last = undefined;
-      view.lastBytes = undefined;
+      if (this.#within()) return;
+      if (view !== current && view.last) this.#forget(view);
     }
+    if (this.#within() || !current.last) return;
+    current.last = { orders: { index: current.last.orders.index }, at: current.last.at };
+    current.lastBytes = undefined;
+    this.#recount(current);
+    this.#note(
+      "list-kept-without-records",
+      `a list too large to keep whole within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was kept as ids and digests only: a later change in one of its orders is found, but not shown`,
+    );
+    if (this.#within()) return;
+    this.#forget(current);
+    this.#note(
+      "list-not-kept",
+      `a list too large to keep within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was judged but not kept: the next list of its view is not compared with it`,
+    );
   }
 
   /** A list whose orders cannot all be told apart by id (ids that are no int64): judged, not compared. */
@@ -318,11 +371,12 @@ export class TrafficState {
       // Most recently used last, so that the cap forgets the views least used.
       this.#views.delete(key);
     } else {
-      view = { session, orders: new Map(), touched: false };
+      view = { session, orders: new Map(), touched: false, keptBytes: 0 };
       if (this.#views.size >= this.#limits.views) {
         const [oldest, forgotten] = this.#views.entries().next().value ?? [];
         if (oldest !== undefined) this.#views.delete(oldest);
         this.#listed -= forgotten?.last?.orders.index.size ?? 0;
+        this.#kept -= forgotten?.keptBytes ?? 0;
       }
     }
     this.#views.set(key, view);
@@ -340,6 +394,11 @@ export class TrafficState {
       view.orders.set(id, memory);
     }
     return memory;
+  }
+
+  /** Bytes the views' last lists hold, for the bounds' tests. */
+  get keptBytes(): number {
+    return this.#kept;
   }
 
   /** Orders remembered across all views (in their last lists, and touched ones), for the bounds' tests. */

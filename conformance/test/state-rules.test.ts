@@ -109,3 +109,49 @@ describe("what the state rules remember stays within its bounds", () => {
     assert.equal(cancel(204, exchange(3, 20, 25))[0]?.rule, "cancel-once");
   });
 });
+
+describe("what lists of huge records cost the state rules", () => {
+  const hugeList = (ids: readonly number[], fieldChars: number): ListedOrders => {
+    const body = JSON.stringify(ids.map((id) => ({ id, shipDate: "x".repeat(fieldChars) })));
+    const verdict = judgeListBody(Buffer.from(body), {
+      validateOrder: builtInContract().schema("Order"),
+      keepRecordsUpTo: RECORDS_KEPT_UP_TO,
+    });
+    return { index: verdict.orders, records: verdict.records };
+  };
+
+  it("a list of a few orders with megabytes of text each keeps ids and digests, not records", () => {
+    const kept = hugeList([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 1024 * 1024);
+    assert.equal(kept.index.size, 10);
+    assert.equal(kept.records?.size, 0, "ten records of 1 MiB are past the judge's 4 Mi characters");
+    assert.equal(hugeList([1, 2], 1024).records?.size, 2, "small records are kept as before");
+  });
+
+  it("what all views' last lists hold stays within keptBytes, the least recently used going first", () => {
+    const limit = 4 * 1024 * 1024;
+    const state = new TrafficState({ keptBytes: limit });
+    for (let view = 0; view < 40; view++) {
+      state.observe({
+        kind: "list",
+        view: `key-${view}`,
+        session: "",
+        bytes: Buffer.alloc(512 * 1024, 0x20),
+        orders: () => hugeList([1, 2, 3], 100_000),
+        at: at(view + 1),
+      });
+      assert.ok(state.keptBytes <= limit, `${state.keptBytes} bytes kept after ${view + 1} views`);
+    }
+    assert.ok(state.keptBytes > 0, "the latest views' lists are still kept");
+  });
+
+  it("a list larger than the whole bound alone is kept without records, then not at all, saying so", () => {
+    const state = new TrafficState({ keptBytes: 64 * 1024 });
+    const ids = Array.from({ length: 1000 }, (_, id) => id + 1);
+    list(state, "a", ids, 1);
+    assert.ok(state.keptBytes <= 64 * 1024);
+    const twice = Array.from({ length: 5000 }, (_, id) => id + 1);
+    list(state, "a", twice, 2);
+    assert.equal(state.keptBytes, 0);
+    assert.match([...state.notes.values()].map((note) => note.message).join("\n"), /judged but not kept/);
+  });
+});

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES } from "../app.ts";
@@ -181,6 +183,66 @@ describe("connections past --max-connections (the real process)", () => {
       assert.equal(sockets.slice(50).filter((socket) => socket.destroyed).length <= 1, true);
     } finally {
       for (const socket of sockets) socket.destroy();
+      await mock.stop();
+    }
+  });
+});
+
+/** A process's resident memory now and at its peak, in bytes (Linux). */
+function residentMemory(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1]) * 1024;
+  return { now: kib("VmRSS"), peak: kib("VmHWM") };
+}
+
+describe("a flood of unauthenticated requests (the real process)", () => {
+  it("keeps nothing of them: no session, no journal entry, and memory within a bound", async () => {
+    const mock = await startMockProcess(["--quiet"]);
+    try {
+      const pid = mock.child.pid as number;
+      const { port } = new URL(mock.url);
+      const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+      const send = (path: string, headers: Record<string, string>, method = "GET") =>
+        new Promise<number>((resolve, reject) => {
+          const sent = request({ host: "127.0.0.1", port, path, method, headers, agent }, (answer) => {
+            answer.resume();
+            answer.on("end", () => resolve(answer.statusCode ?? 0));
+          });
+          sent.on("error", reject);
+          sent.end();
+        });
+      // Warm up, so that the bound measures what the flood keeps rather than the first requests' code.
+      for (let index = 0; index < 200; index++) await send("/v1/store/orders", {});
+      const before = residentMemory(pid).now;
+      const longPath = `/v1/store/orders/${"9".repeat(14 * 1024)}`;
+      let next = 0;
+      const statuses = new Set<number>();
+      const worker = async () => {
+        while (next < 6000) {
+          const index = next++;
+          statuses.add(
+            await send(
+              index % 2 === 0 ? longPath : "/v1/store/orders",
+              {
+                "x-mock-session": `stranger-${index % 1000}`,
+                ...(index % 3 === 0 ? { authorization: "Bearer wrong" } : {}),
+              },
+              index % 2 === 0 ? "DELETE" : "GET",
+            ),
+          );
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, worker));
+      agent.destroy();
+      assert.deepEqual([...statuses], [401]);
+      const sessions = await fetch(`${new URL(mock.url).origin}/__control/sessions`);
+      assert.equal(await sessions.text(), "[]", "no session was made for a stranger");
+      const journal = await fetch(`${new URL(mock.url).origin}/__control/requests`);
+      assert.equal(journal.headers.get("x-mock-refused-requests"), "6200");
+      const grown = residentMemory(pid).peak - before;
+      // 6,000 requests of 14 KiB paths would keep 42 MiB of journal alone, with a thousand sessions besides.
+      assert.ok(grown < 48 * 1024 * 1024, `the mock grew by ${Math.round(grown / 1024 / 1024)} MiB`);
+    } finally {
       await mock.stop();
     }
   });

@@ -122,6 +122,11 @@ export class ListJudge {
     });
   }
 
+  /** Orders indexed so far (each costs the index about INDEXED_ORDER_BYTES). */
+  get indexedOrders(): number {
+    return this.#orders.size;
+  }
+
   write(chunk: Uint8Array): void {
     this.#bytes += chunk.length;
     if (this.#syntax !== undefined) return;

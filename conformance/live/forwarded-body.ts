@@ -2,7 +2,7 @@ import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { formatBytes, WHOLE_ANSWER_BYTES } from "../http-client.ts";
 import { judgeFault, type ListJudge, type ListVerdict } from "../list-judge.ts";
-import type { HeldBytes } from "./held-bytes.ts";
+import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
 export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
@@ -60,6 +60,8 @@ export class ForwardedBody {
   #judging = false;
   #caughtUp: (() => void) | undefined;
   #kept = 0;
+  /** What the judge's id index is charged to the shared account. */
+  #indexCharged = 0;
   #received = 0;
   #keeping = true;
   #judge: ListJudge | undefined;
@@ -120,9 +122,31 @@ export class ForwardedBody {
 
   /** Gives back to the shared account what this body still holds, once its exchange is judged. */
   release(): void {
-    this.#options.held.give(this.#kept);
+    this.#options.held.give(this.#kept + this.#indexCharged);
     this.#kept = 0;
+    this.#indexCharged = 0;
     this.#dropWaiting();
+  }
+
+  /**
+   * The judge's id index grows with the list and is charged to the shared account as it grows, so that
+   * other holders hold less; it must grow to judge the list at all, so it is charged even past the limit,
+   * until it alone would be more than the whole account: then the list is forwarded on unchanged and
+   * reported as not judged, saying how far its ids went.
+   */
+  #chargeIndex(): void {
+    const orders = this.#judge?.indexedOrders ?? 0;
+    const wanted = orders * INDEXED_ORDER_BYTES;
+    const { held } = this.#options;
+    if (wanted <= this.#indexCharged) return;
+    if (wanted > held.limit) {
+      this.#notJudged = `the ids of this list outgrew the proxy's memory for the traffic (${formatBytes(held.limit)}, --max-memory) after ${orders} orders: forwarded unchanged, not judged`;
+      this.#stopReading();
+      return;
+    }
+    const more = wanted - this.#indexCharged;
+    if (!held.tryTake(more)) held.take(more);
+    this.#indexCharged = wanted;
   }
 
   /** Nothing more is read: the body is past a limit, or cannot be judged. */
@@ -203,6 +227,7 @@ export class ForwardedBody {
         this.#failJudge(error);
       }
     }
+    this.#chargeIndex();
     const caughtUp = this.#options.held.full
       ? this.#waitingBytes < SCANT_BACKLOG_BYTES / 2
       : this.#waitingBytes < BACKLOG_BYTES / 2;

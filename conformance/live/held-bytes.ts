@@ -1,5 +1,7 @@
 /** What the proxy holds of all the answers in flight together, at most, before it holds less of each. */
 export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
+/** What one order costs an id index of the judge or of a kept list: id, digests and the table's share. */
+export const INDEXED_ORDER_BYTES = 32;
 
 /**
  * The bytes every exchange in flight holds at once: the starts of bodies kept for the checks and the HAR,
@@ -21,8 +23,15 @@ export class HeldBytes {
     return this.#held >= this.limit;
   }
 
-  /** Holds bytes when there is room for them; false, holding nothing, when there is not. */
+  /**
+   * Called when a holder is short of room: what can be let go of (the lists the state rules keep) is, so
+   * that exchanges in flight come first.
+   */
+  reclaim: ((bytes: number) => void) | undefined;
+
+  /** Holds bytes when there is room for them, after reclaiming if need be; false, holding nothing, when not. */
   tryTake(bytes: number): boolean {
+    if (this.#held + bytes > this.limit) this.reclaim?.(this.#held + bytes - this.limit);
     if (this.#held + bytes > this.limit) return false;
     this.#held += bytes;
     return true;

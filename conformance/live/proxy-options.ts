@@ -47,6 +47,9 @@ Reaching the upstream (as the suite reaches a target):
   NAME), --header-from-env Name=VARIABLE (the value read from the environment, kept out of the command
   line), --timeout MS (until the answer starts, default 10000), --deadline MS (the whole exchange, default
   120000)
+  --max-memory SIZE         what the traffic may make the proxy hold at once: answers and lists in
+                            flight, the ids of lists being judged, the lists the state rules keep
+                            (default 256MiB); past it kept lists go first, then each exchange holds less
   --max-body SIZE           judge at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
                             MiB, GiB): a larger one passes through unchanged and is counted as not judged
 
@@ -70,6 +73,7 @@ const FLAGS = {
   host: { type: "string" },
   "allowed-host": { type: "string", multiple: true },
   "cors-origin": { type: "string", multiple: true },
+  "max-memory": { type: "string" },
   strict: { type: "boolean" },
   errors: { type: "boolean" },
   ...REACH_FLAGS,
@@ -110,6 +114,9 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
       ...(tls ? { tls } : {}),
       ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
+      ...(values["max-memory"] !== undefined
+        ? { maxHeldBytes: parseByteSize("--max-memory", values["max-memory"]) }
+        : {}),
       ...(values["max-body"] !== undefined
         ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
         : {}),

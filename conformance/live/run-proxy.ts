@@ -83,8 +83,9 @@ export interface ProxyOptions {
   /** For a whole exchange, the answer's last byte included (default 120 s). */
   deadlineMs?: number;
   /**
-   * Bytes of answers the proxy holds at once across all exchanges in flight (default 256 MiB): body starts
-   * kept for the checks, lists waiting for their judge, answers held by --errors. Past it each holds less.
+   * What the traffic may make the proxy hold at once (--max-memory, default 256 MiB): body starts kept for
+   * the checks, lists waiting for their judge and the ids of those being judged, answers held by --errors,
+   * and the lists the state rules keep. Past it kept lists go first, then each exchange holds less.
    */
   maxHeldBytes?: number;
   /** Header or query parameter names whose values are credentials, beyond the usual ones (--secret). */
@@ -170,7 +171,10 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const contract = options.contract ?? builtInContract();
   const operations = readOperations(contract);
-  const state = new TrafficState(options.limits);
+  // One account of what the traffic makes the proxy hold: answers and list backlogs in flight, the ids of
+  // lists being judged, and the lists the state rules keep.
+  const held = new HeldBytes(options.maxHeldBytes);
+  const state = new TrafficState(options.limits, held);
   const ledger = new TrafficLedger(operations);
   const validators = {
     errorRecord: contract.schema("Error"),
@@ -236,7 +240,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       hide,
       secretNames,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      held: new HeldBytes(options.maxHeldBytes),
+      held,
       listJudge: () =>
         new ListJudge({
           validateOrder: validators.orderRecord,

@@ -1,4 +1,5 @@
 import type { OrderIndex } from "../order-index.ts";
+import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 
 /**
  * The spec's state rules judged across live traffic, from what the proxy saw and nothing else: it never
@@ -101,9 +102,6 @@ export interface StateLimits {
   keptBytes: number;
 }
 
-/** What one listed order costs in a kept list: its id and digests in the index, with the table's share. */
-const BYTES_PER_LISTED_ORDER = 32;
-
 export const DEFAULT_STATE_LIMITS: StateLimits = {
   views: 1000,
   ordersPerView: 100_000,
@@ -154,8 +152,27 @@ export class TrafficState {
   /** What the spec leaves open and the traffic showed: said, never failed. */
   readonly notes = new Map<string, StateNote>();
 
-  constructor(limits: Partial<StateLimits> = {}) {
+  /**
+   * `account`: the process's one account of what traffic makes it hold (the proxy's --max-memory), which
+   * the kept lists draw from beside the answers in flight; past it, kept lists go first.
+   */
+  constructor(
+    limits: Partial<StateLimits> = {},
+    private readonly account?: HeldBytes,
+  ) {
     this.#limits = { ...DEFAULT_STATE_LIMITS, ...limits };
+    if (account) account.reclaim = (bytes) => this.#reclaim(bytes);
+  }
+
+  /** Forgets the least recently used views' lists until `bytes` are given back (or none is left). */
+  #reclaim(bytes: number): void {
+    let given = 0;
+    for (const view of this.#views.values()) {
+      if (given >= bytes) return;
+      if (!view.last && view.lastBytes === undefined) continue;
+      given += view.keptBytes;
+      this.#forget(view);
+    }
   }
 
   observe(event: StateEvent): StateFinding[] {
@@ -302,18 +319,24 @@ export class TrafficState {
   /** The bytes a view's last list holds, counted again into the state's total. */
   #recount(view: View): void {
     this.#kept -= view.keptBytes;
+    this.account?.give(view.keptBytes);
     view.keptBytes = 0;
     if (view.last) {
       const { index, records } = view.last.orders;
-      view.keptBytes += index.size * BYTES_PER_LISTED_ORDER;
+      view.keptBytes += index.size * INDEXED_ORDER_BYTES;
       for (const [id, record] of records ?? []) view.keptBytes += (id.length + record.length) * 2;
     }
     view.keptBytes += view.lastBytes?.length ?? 0;
     this.#kept += view.keptBytes;
+    this.account?.take(view.keptBytes);
   }
 
   #within(): boolean {
-    return this.#listed <= this.#limits.listedOrders && this.#kept <= this.#limits.keptBytes;
+    return (
+      this.#listed <= this.#limits.listedOrders &&
+      this.#kept <= this.#limits.keptBytes &&
+      (this.account === undefined || this.account.held <= this.account.limit)
+    );
   }
 
   #forget(view: View): void {
@@ -377,6 +400,7 @@ export class TrafficState {
         if (oldest !== undefined) this.#views.delete(oldest);
         this.#listed -= forgotten?.last?.orders.index.size ?? 0;
         this.#kept -= forgotten?.keptBytes ?? 0;
+        this.account?.give(forgotten?.keptBytes ?? 0);
       }
     }
     this.#views.set(key, view);

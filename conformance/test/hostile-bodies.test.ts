@@ -199,6 +199,25 @@ describe("the proxy's memory across exchanges and its stop", { timeout: 60_000 }
     );
   });
 
+  it("a list whose ids alone would outgrow --max-memory is forwarded whole and reported as not judged, saying how far it went", async () => {
+    const list = `[${Array.from({ length: 100_000 }, (_, index) => `{"id":${index + 1}}`).join(",")}]`;
+    await withUpstream(
+      (_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(list),
+      async (upstream) => {
+        const proxy = await runProxy({ upstream, port: 0, env: {}, maxHeldBytes: 1 * MiB });
+        const answer = await send(`${proxy.url}/store/orders`);
+        assert.equal(answer.status, 200);
+        assert.equal(answer.bytes, Buffer.byteLength(list), "the app gets the whole list");
+        const report = await proxy.close();
+        assert.equal(report.traffic?.notJudged, 1);
+        assert.match(
+          report.warnings.join("\n"),
+          /the ids of this list outgrew the proxy's memory for the traffic \(1 MiB, --max-memory\) after \d+ orders/,
+        );
+      },
+    );
+  });
+
   it("exchanges still in flight at the stop are in the report, cut off", async () => {
     let reached = 0;
     await withUpstream(

@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
 import { type MockProcess, startListeningProcess, startMockProcess } from "../server/spawn-mock.ts";
+import { underAttack } from "./bench-attacks.ts";
 import { bigLists } from "./bench-big-lists.ts";
 import { judgementCost } from "./bench-judgement.ts";
 import { startup } from "./bench-startup.ts";
@@ -45,7 +46,7 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "5" },
     sections: {
       type: "string",
-      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists",
+      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists,attacks",
     },
     // The big-lists section: the list measured whole, and the one only ever judged as it streams.
     "big-orders": { type: "string", default: "1000000" },
@@ -55,6 +56,8 @@ const { values: flags } = parseArgs({
     "also-mock": { type: "string" },
     // Another build of the proxy (a checkout's dist/bin/petstore-conformance.js), measured in the same rounds.
     "also-proxy": { type: "string" },
+    // Another checkout (with its node_modules) measured under the same attacks, one after the other.
+    "attack-baseline": { type: "string" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -813,6 +816,15 @@ async function main(): Promise<void> {
     if (!existsSync(CONFORMANCE_CLI))
       throw new Error("the big-lists section measures dist/: run npm run build");
     sections.push(await bigLists(Number(flags["big-orders"]), Number(flags["huge-orders"])));
+  }
+  if (chosen.has("attacks")) {
+    const baseline = flags["attack-baseline"];
+    sections.push(
+      await underAttack([
+        ...(baseline ? [{ name: `baseline (${baseline})`, dir: resolve(baseline) }] : []),
+        { name: "this checkout", dir: ROOT },
+      ]),
+    );
   }
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const report = [

@@ -1,0 +1,291 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { connect, type Socket } from "node:net";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+/**
+ * What strangers and hostile inputs cost the mock and the judge, beside the same figures without them:
+ * peak memory and the worst wait of an ordinary client. Each figure is measured for this checkout and,
+ * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
+ *
+ *   npx tsx scripts/bench-attacks.ts [--baseline DIR]
+ */
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const KEY = "dev-key-123";
+
+interface Started {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The mock of a checkout, from its sources, on a free port; `fds`: a file-descriptor limit to run under. */
+async function startMock(checkout: string, args: string[], fds?: number): Promise<Started> {
+  const command = [
+    process.execPath,
+    "--import",
+    "tsx",
+    join(checkout, "server/main.ts"),
+    "--port",
+    "0",
+    "--quiet",
+    ...args,
+  ];
+  const child =
+    fds === undefined
+      ? spawn(command[0] as string, command.slice(1), { cwd: checkout, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn("sh", ["-c", `ulimit -n ${fds} && exec "$0" "$@"`, ...command], {
+          cwd: checkout,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+  let output = "";
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) done(match[1]);
+    });
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.once("exit", (code) => fail(new Error(`the mock exited ${code}: ${output}`)));
+  });
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((done) => child.once("exit", done));
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** The mock's own process: through `sh -c … exec` it is the same pid. */
+function peakMegabytes(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    return Math.round(Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) / 1024);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function send(
+  agent: Agent,
+  url: URL,
+  path: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<number> {
+  return new Promise((done) => {
+    const sent = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        agent,
+        method: options.method ?? "GET",
+        headers: options.headers,
+      },
+      (answer) => {
+        answer.resume();
+        answer.on("end", () => done(answer.statusCode ?? 0));
+      },
+    );
+    sent.on("error", () => done(0));
+    sent.setTimeout(120_000, () => sent.destroy());
+    sent.end();
+  });
+}
+
+/** An ordinary client listing every 20 ms while `during` runs: its worst wait, in ms. */
+async function worstWaitDuring(url: URL, path: string, during: () => Promise<void>): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let running = true;
+  let worst = 0;
+  const client = (async () => {
+    while (running) {
+      const started = performance.now();
+      await send(agent, url, path, { headers: { authorization: `Bearer ${KEY}` } });
+      worst = Math.max(worst, performance.now() - started);
+      await new Promise((done) => setTimeout(done, 20));
+    }
+  })();
+  await during();
+  running = false;
+  await client;
+  agent.destroy();
+  return Math.round(worst);
+}
+
+/** 50,000 requests with no key or a wrong one, 14 KiB paths, over a thousand session names. */
+async function unauthenticatedFlood(checkout: string, flood: boolean): Promise<string> {
+  const mock = await startMock(checkout, []);
+  try {
+    const url = new URL(mock.url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const longPath = `/v1/store/orders/${"9".repeat(14 * 1024)}`;
+    const wait = await worstWaitDuring(url, "/v1/store/orders", async () => {
+      if (!flood) return new Promise((done) => setTimeout(done, 5_000));
+      let next = 0;
+      const worker = async () => {
+        while (next < 50_000) {
+          const index = next++;
+          await send(agent, url, longPath, {
+            method: "DELETE",
+            headers: {
+              "x-mock-session": `stranger-${index % 1000}`,
+              ...(index % 2 === 0 ? { authorization: "Bearer wrong" } : {}),
+            },
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: 64 }, worker));
+    });
+    agent.destroy();
+    const sessions = await fetch(`${url.origin}/__control/sessions`).then((answer) => answer.text());
+    const count = (JSON.parse(sessions) as unknown[]).length;
+    return `| ${flood ? "50,000 unauthenticated requests (14 KiB paths, 1,000 session names)" : "no flood, 5 s"} | ${peakMegabytes(mock.child.pid)} MB | ${wait} ms | ${count} |`;
+  } finally {
+    await mock.stop();
+  }
+}
+
+/** The dashboard's and the mock-control hook's reads of a million-order world beside a health check. */
+async function controlPlane(checkout: string, paged: boolean): Promise<string> {
+  const mock = await startMock(checkout, ["--generate", "1000000"]);
+  try {
+    const url = new URL(mock.url);
+    const agent = new Agent({ keepAlive: true });
+    const wait = await worstWaitDuring(url, "/__health", async () => {
+      for (let read = 0; read < 5; read++)
+        await send(agent, url, paged ? "/__control/orders?limit=100" : "/__control/orders");
+    });
+    agent.destroy();
+    return `| ${paged ? "5 page reads (`?limit=100`)" : "5 reads of `/__control/orders` as it answers without a query"} | ${peakMegabytes(mock.child.pid)} MB | ${wait} ms |`;
+  } finally {
+    await mock.stop();
+  }
+}
+
+/** Idle connections past the file descriptors, then a new client, under a limit of 1,024 of them. */
+async function idleConnections(checkout: string, idle: number): Promise<string> {
+  const mock = await startMock(checkout, [], 1024);
+  const sockets: Socket[] = [];
+  try {
+    const url = new URL(mock.url);
+    for (let index = 0; index < idle; index++) {
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on("error", () => {});
+      await new Promise((done) => socket.once("connect", done));
+      sockets.push(socket);
+    }
+    const started = performance.now();
+    const agent = new Agent({ keepAlive: false });
+    const status = await Promise.race([
+      send(agent, url, "/v1/store/orders", { headers: { authorization: `Bearer ${KEY}` } }),
+      new Promise<number>((done) => setTimeout(() => done(-1), 10_000)),
+    ]);
+    const elapsed = `${Math.round(performance.now() - started)} ms`;
+    const waited =
+      status === -1
+        ? "no answer within 10,000 ms"
+        : status === 0
+          ? `refused: the connection was closed unanswered after ${elapsed}`
+          : `${status} after ${elapsed}`;
+    return `| ${idle.toLocaleString("en")} idle connections open | ${waited} |`;
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await mock.stop();
+  }
+}
+
+/**
+ * The judge's time on a list of ids crafted to collide under a fixed hash (the index's before it was keyed)
+ * and on ordinary ids of the same count, descending so that both go through the hash table: median of 5
+ * alternating rounds after 2 of warm-up.
+ */
+function collidingIds(checkout: string): string {
+  const script = `
+    const { judgeListBody } = await import(${JSON.stringify(join(checkout, "conformance/list-judge.ts"))});
+    const { builtInContract } = await import(${JSON.stringify(join(checkout, "contract/built-in.ts"))});
+    const A = 0x9e3779b1, B = 0x85ebca6b;
+    let inverse = A;
+    for (let round = 0; round < 5; round++) inverse = Math.imul(inverse, 2 - Math.imul(A, inverse));
+    const crafted = [], ordinary = [];
+    for (let hi = 30000; hi > 0; hi--) {
+      const lo = Math.imul(0x12345678 ^ Math.imul(hi, B), inverse);
+      crafted.push(((BigInt(hi) << 32n) | BigInt(lo >>> 0)).toString());
+      ordinary.push(((BigInt(hi) << 32n) | BigInt((hi * 2654435761) >>> 0)).toString());
+    }
+    const body = (ids) => Buffer.from("[" + ids.map((id) => '{"id":' + id + "}").join(",") + "]");
+    const validateOrder = builtInContract().schema("Order");
+    const time = (ids) => { const bytes = body(ids); const started = performance.now(); judgeListBody(bytes, { validateOrder }); return performance.now() - started; };
+    const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
+    const times = { crafted: [], ordinary: [] };
+    // Warmed up, then alternated: the first rounds measure the compiler, not the index.
+    for (let round = 0; round < 7; round++) {
+      times.crafted.push(time(crafted));
+      times.ordinary.push(time(ordinary));
+    }
+    const kept = (values) => median(values.slice(2));
+    console.log(JSON.stringify({ crafted: kept(times.crafted), ordinary: kept(times.ordinary), bytes: body(crafted).length }));
+  `;
+  const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: checkout,
+    encoding: "utf8",
+    maxBuffer: 1024 * 1024,
+  });
+  const { crafted, ordinary, bytes } = JSON.parse(output) as {
+    crafted: number;
+    ordinary: number;
+    bytes: number;
+  };
+  return `| ${Math.round(bytes / 1024)} KiB, 30,000 ids | ${Math.round(crafted)} ms | ${Math.round(ordinary)} ms | ${(crafted / ordinary).toFixed(1)}× |`;
+}
+
+export async function underAttack(
+  checkouts: ReadonlyArray<{ name: string; dir: string }>,
+): Promise<string[]> {
+  const lines = ["### Under attack, beside the same without it"];
+  for (const { name, dir } of checkouts) {
+    lines.push(
+      "",
+      `**${name}**`,
+      "",
+      "| The mock while… | peak RSS | an ordinary client's worst wait (list every 20 ms) | sessions made |",
+      "|---|---|---|---|",
+      await unauthenticatedFlood(dir, false),
+      await unauthenticatedFlood(dir, true),
+      "",
+      "| A million-order world, control reads | peak RSS | `/__health` worst wait (every 20 ms) |",
+      "|---|---|---|",
+      await controlPlane(dir, false),
+      await controlPlane(dir, true),
+      "",
+      "| Under `ulimit -n 1024`, a new client's first answer with… | wait |",
+      "|---|---|",
+      await idleConnections(dir, 0),
+      await idleConnections(dir, 1100),
+      "",
+      "| The judge on a list of ids colliding under a fixed hash | crafted | ordinary | ratio |",
+      "|---|---|---|---|",
+      collidingIds(dir),
+    );
+  }
+  return lines;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { baseline: { type: "string" } } });
+  const checkouts = [
+    ...(values.baseline ? [{ name: `baseline (${values.baseline})`, dir: resolve(values.baseline) }] : []),
+    { name: "this checkout", dir: ROOT },
+  ];
+  process.stdout.write(`${(await underAttack(checkouts)).join("\n")}\n`);
+}

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
-import { parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
+import { parseByteSize, parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
 import { packageFile } from "../common/package-root.ts";
 import { DEFAULT_GENERATE_SEED, MAX_GENERATED_ORDERS } from "./core/generate.ts";
 import { LOG_FORMATS, type LogFormat } from "./request-log.ts";
@@ -31,6 +31,8 @@ export interface CliOptions {
   /** Host names the control API answers beyond loopback names and the bound address. */
   allowedHosts: string[];
   maxSessions: number;
+  /** What sessions in memory may hold together beyond the shared seed (--max-memory). */
+  maxMemoryBytes: number;
   /** Connections kept open at once; unset: defaultMaxConnections(). */
   maxConnections?: number;
   sessionIdleMs: number;
@@ -90,6 +92,9 @@ Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
                          and the bound address (repeatable); pages of
                          other origins need --cors-origin
   --max-sessions N       live sessions; the least recently used goes     (default 1000)
+  --max-memory SIZE      what sessions may hold together beyond the
+                         shared fixtures (changed orders, own lists,
+                         journals); past it the least recently used go   (default 256MiB)
   --session-idle TIME    a session unused this long goes (500ms, 90s,
                          30m, 2h)                                        (default 30m)
   --journal-size N       requests kept in each world's journal           (default 1000)
@@ -122,6 +127,7 @@ const FLAGS = {
   "allowed-host": { type: "string", multiple: true },
   "max-sessions": { type: "string" },
   "max-connections": { type: "string" },
+  "max-memory": { type: "string" },
   "session-idle": { type: "string" },
   "journal-size": { type: "string" },
   generate: { type: "string" },
@@ -187,6 +193,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     ...(controlToken !== undefined ? { controlToken } : {}),
     allowedHosts: values["allowed-host"] ?? [],
     maxSessions: parseCount("--max-sessions", values["max-sessions"] ?? "1000", 1),
+    maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"] ?? "256MiB"),
     ...(values["max-connections"] !== undefined
       ? { maxConnections: parseCount("--max-connections", values["max-connections"], 1) }
       : {}),

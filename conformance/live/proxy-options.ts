@@ -1,6 +1,5 @@
-import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
+import { parseByteSize, parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
 import {
-  parseByteSize,
   parseReporters,
   REACH_FLAGS,
   type ReporterTarget,

@@ -5,19 +5,33 @@ export type JournalRecord = Omit<JournalEntry, "time"> & { time: number };
 
 /** The latest requests of one world, oldest first, in a ring of fixed size. */
 export interface Journal {
+  /** What the entries hold, about (paths are cut to 512 characters, so at most about 1.2 KB an entry). */
+  readonly heldBytes: number;
   record(entry: JournalRecord): void;
   entries(): JournalRecord[];
   clear(): void;
 }
 
+// An entry's object, its time, method and status, beside its path.
+const ENTRY_BYTES = 160;
+
 export function createJournal(capacity: number): Journal {
   let ring: JournalRecord[] = [];
   let next = 0;
+  let bytes = 0;
+  const cost = (entry: JournalRecord) => 2 * entry.path.length + ENTRY_BYTES;
   return {
+    get heldBytes() {
+      return bytes;
+    },
     record(entry) {
       if (capacity === 0) return;
+      bytes += cost(entry);
       if (ring.length < capacity) ring.push(entry);
-      else ring[next] = entry;
+      else {
+        bytes -= cost(ring[next] as JournalRecord);
+        ring[next] = entry;
+      }
       next = (next + 1) % capacity;
     },
     entries() {
@@ -26,6 +40,7 @@ export function createJournal(capacity: number): Journal {
     clear() {
       ring = [];
       next = 0;
+      bytes = 0;
     },
   };
 }

@@ -32,6 +32,11 @@ export class MemoryWorld implements World {
     this.lastUsed = now;
   }
 
+  /** What this world holds beyond the shared seed, about: changed orders, its own list body, its journal. */
+  get heldBytes(): number {
+    return this.store.heldBytes + this.journalRing.heldBytes;
+  }
+
   arrange(operation: OperationId | undefined): Arrangement {
     if (operation === undefined || this.behaviourState.rules.length === 0) return this.unruled;
     const rule = takeRule(this.behaviourState, operation);

@@ -52,6 +52,8 @@ export interface MockCoreOptions {
   corsOrigins?: readonly string[] | "*";
   maxSessions?: number;
   sessionIdleMs?: number;
+  /** What sessions kept in memory may hold together beyond the shared seed; past it the least recent go. */
+  maxSessionBytes?: number;
   /** Requests kept in each world's journal. */
   journalSize?: number;
   /** Milliseconds since the epoch; tests move it to age sessions. */
@@ -104,6 +106,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
       {
         maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
         idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+        ...(options.maxSessionBytes !== undefined ? { maxBytes: options.maxSessionBytes } : {}),
       },
       journalSize,
       clock(),

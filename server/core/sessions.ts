@@ -8,6 +8,8 @@ export const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export interface LiveWorld {
   readonly session: string | null;
   lastUsed: number;
+  /** What the world holds beyond the shared seed, about; counted against SessionLimits.maxBytes. */
+  readonly heldBytes?: number;
 }
 
 /** Named worlds in memory, created on first use and evicted when idle or least recently used. */
@@ -47,12 +49,29 @@ export function createSessions<W extends LiveWorld>(
     }
     worlds.set(name, world);
   };
+  // Past the bytes all sessions may hold, the least recently used go, never the one in use: looked at as
+  // other sessions' idle time is, so a request pays for it at most once per sweep.
+  const evictOverBudget = (inUse: W | undefined) => {
+    if (limits.maxBytes === undefined) return;
+    let held = 0;
+    for (const world of worlds.values()) held += world.heldBytes ?? 0;
+    for (const [name, world] of worlds) {
+      if (held <= limits.maxBytes) return;
+      if (world === inUse) continue;
+      held -= world.heldBytes ?? 0;
+      worlds.delete(name);
+      if (world === mostRecent) mostRecent = undefined;
+    }
+  };
   return {
     get size() {
       return worlds.size;
     },
     use(name, now) {
-      if (now - lastSweep >= SWEEP_INTERVAL_MS) evictIdle(now);
+      if (now - lastSweep >= SWEEP_INTERVAL_MS) {
+        evictIdle(now);
+        evictOverBudget(worlds.get(name));
+      }
       // A client sending request after request in one session is the common case: nothing to reorder.
       if (mostRecent?.session === name && now - mostRecent.lastUsed <= limits.idleMs) {
         mostRecent.lastUsed = now;
@@ -63,6 +82,7 @@ export function createSessions<W extends LiveWorld>(
       if (!world || now - world.lastUsed > limits.idleMs) world = create(name, now);
       world.lastUsed = now;
       admit(name, world);
+      evictOverBudget(world);
       mostRecent = world;
       return world;
     },

@@ -13,6 +13,8 @@ export interface Store {
   cancel(id: bigint): CancelOutcome;
   statusOf(id: bigint): OrderStatus | undefined;
   readonly size: number;
+  /** What this world holds beyond the seed it shares, about: its changed and added orders, its own list body. */
+  readonly heldBytes: number;
   /** How many orders differ from the seed (changed, added or removed). */
   readonly changes: number;
   /** A page of orders with their statuses, in list order, found without walking the world before it. */
@@ -54,6 +56,8 @@ export function createStore(initialSeed: Seed): Store {
     return place === undefined ? undefined : seed.orderAt(place, key);
   };
 
+  // What the changed and added orders hold, about (heldBytes): a world costs what it changed.
+  let ordersBytes = 0;
   const changeSeedOrder = (key: string, next: StoredOrder | null) => {
     const original = seed.orderAt(seed.placeOf(key) as number, key);
     const before = changed.get(key);
@@ -61,11 +65,20 @@ export function createStore(initialSeed: Seed): Store {
     if (before !== undefined && before?.json !== original.json) rewritten--;
     if (next === null) removedCount++;
     if (next?.json !== original.json) rewritten++;
+    if (before !== undefined) ordersBytes -= entryBytes(key, before);
+    ordersBytes += entryBytes(key, next);
     changed.set(key, next);
   };
 
+  const addOrder = (order: StoredOrder) => {
+    const before = added.get(order.key);
+    if (before) ordersBytes -= entryBytes(order.key, before);
+    ordersBytes += entryBytes(order.key, order);
+    added.set(order.key, order);
+  };
+
   const replace = (order: StoredOrder) => {
-    if (added.has(order.key)) added.set(order.key, order);
+    if (added.has(order.key)) addOrder(order);
     else changeSeedOrder(order.key, order);
   };
 
@@ -107,6 +120,9 @@ export function createStore(initialSeed: Seed): Store {
     get size() {
       return seed.size - removedCount + added.size;
     },
+    get heldBytes() {
+      return ordersBytes + (ownBody?.length ?? 0);
+    },
     get changes() {
       return changed.size + added.size;
     },
@@ -145,13 +161,18 @@ export function createStore(initialSeed: Seed): Store {
         replace(order);
         return "replaced";
       }
-      added.set(order.key, order);
+      addOrder(order);
       return "created";
     },
     removeOrder(id) {
       const key = orderKey(id);
       ownBody = undefined;
-      if (added.delete(key)) return true;
+      const own = added.get(key);
+      if (own) {
+        ordersBytes -= entryBytes(key, own);
+        added.delete(key);
+        return true;
+      }
       if (!find(key)) return false;
       changeSeedOrder(key, null);
       return true;
@@ -171,8 +192,16 @@ export function createStore(initialSeed: Seed): Store {
       ownBody = undefined;
       changed.clear();
       added.clear();
+      ordersBytes = 0;
       removedCount = 0;
       rewritten = 0;
     },
   };
 }
+
+/** What one changed, removed or added order costs a world, about: its key and JSON as strings, the entry. */
+function entryBytes(key: string, order: StoredOrder | null): number {
+  return 2 * (key.length + (order?.json.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
+}
+
+const ENTRY_OVERHEAD_BYTES = 120;

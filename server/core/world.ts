@@ -58,6 +58,11 @@ export interface SessionLimits {
   maxSessions: number;
   /** A session unused for this long is evicted. */
   idleMs: number;
+  /**
+   * What all sessions in this process's memory may hold together beyond the shared seed (--max-memory):
+   * past it the least recently used sessions are evicted. Unbounded when absent.
+   */
+  maxBytes?: number;
 }
 
 /**

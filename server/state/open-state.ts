@@ -17,7 +17,11 @@ export interface OpenState {
 
 /** Opens the state: memory, a state file or Redis. A one-line reason when it cannot (exit 1). */
 export async function openState(options: CliOptions, seed: Seed): Promise<OpenState | string> {
-  const limits = { maxSessions: options.maxSessions, idleMs: options.sessionIdleMs };
+  const limits = {
+    maxSessions: options.maxSessions,
+    idleMs: options.sessionIdleMs,
+    maxBytes: options.maxMemoryBytes,
+  };
   if (options.store) {
     // Only a mock started on Redis loads its client.
     const { RedisState } = await import("./redis-state.ts");

@@ -138,6 +138,38 @@ describe("sessions (in-process)", () => {
     assert.equal((await victim.send("DELETE", "/v1/store/orders/2")).status, 409, "still cancelled");
   });
 
+  it("evicts the least recently used sessions past what they may hold together (--max-memory), never the one in use", async () => {
+    let now = 1_000_000;
+    const transport = coreTransport(bundledCore({ maxSessionBytes: 100 * 1024, clock: () => now }));
+    // Each session journals forty requests of long paths: about 47 KiB each.
+    const fill = async (name: string) => {
+      const api = caseApi(transport, name);
+      assert.equal((await api.send("DELETE", "/v1/store/orders/2")).status, 204);
+      for (let index = 0; index < 40; index++) {
+        now += 10;
+        await api.send("GET", `/v1/${"x".repeat(500)}${index}`);
+      }
+    };
+    const names = async () =>
+      (
+        JSON.parse(
+          (await transport({ method: "GET", path: "/__control/sessions", headers: {} })).text,
+        ) as Array<{
+          name: string;
+        }>
+      ).map((session) => session.name);
+    await fill("a");
+    await fill("b");
+    assert.deepEqual(await names(), ["a", "b"], "two fit");
+    await fill("c");
+    assert.deepEqual(await names(), ["b", "c"], "the least recently used went for the third");
+    assert.equal(
+      (await caseApi(transport, "a").send("DELETE", "/v1/store/orders/2")).status,
+      204,
+      "a starts again from the fixtures",
+    );
+  });
+
   it("evicts sessions idle past --session-idle, and they start again from the fixtures", async () => {
     let now = 1_000_000;
     const transport = coreTransport(bundledCore({ sessionIdleMs: 60_000, clock: () => now }));

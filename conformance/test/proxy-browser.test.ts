@@ -43,6 +43,22 @@ describe("a browser app on another origin calling the proxy", { skip: chromiumSk
     return result;
   };
 
+  /** A simple GET from the page on the other origin: what it could read, or how the browser refused it. */
+  const readFromPage = async (proxy: RunningProxy) => {
+    const tab = await browser.newPage();
+    await tab.goto(page.url);
+    const outcome = await tab.evaluate(async (base) => {
+      try {
+        const answer = await fetch(`${base}/store/orders`);
+        return `read ${answer.status}: ${await answer.text()}`;
+      } catch (error) {
+        return `refused: ${(error as Error).name}`;
+      }
+    }, proxy.url);
+    await tab.close();
+    return outcome;
+  };
+
   it("lists and cancels through the proxy; the preflights pass through unjudged and nothing fails", async () => {
     const proxy = await runProxy({ upstream: mock.url, port: 0, env: {} });
     let report: Awaited<ReturnType<RunningProxy["close"]>>;
@@ -103,17 +119,7 @@ describe("a browser app on another origin calling the proxy", { skip: chromiumSk
     }));
     const proxy = await runProxy({ upstream: sameOrigin.url, port: 0, env: {}, errors: true });
     try {
-      const tab = await browser.newPage();
-      await tab.goto(page.url);
-      const outcome = await tab.evaluate(async (base) => {
-        try {
-          const answer = await fetch(`${base}/store/orders`);
-          return `read ${answer.status}: ${await answer.text()}`;
-        } catch (error) {
-          return `refused: ${(error as Error).name}`;
-        }
-      }, proxy.url);
-      await tab.close();
+      const outcome = await readFromPage(proxy);
       assert.equal(
         outcome,
         "refused: TypeError",
@@ -148,20 +154,6 @@ describe("a browser app on another origin calling the proxy", { skip: chromiumSk
         body: keyed ? '[{"id":7}]' : '{"code":"forbidden","message":"no key","status":403}',
       };
     });
-    const readFromPage = async (proxy: RunningProxy) => {
-      const tab = await browser.newPage();
-      await tab.goto(page.url);
-      const outcome = await tab.evaluate(async (base) => {
-        try {
-          const answer = await fetch(`${base}/store/orders`);
-          return `read ${answer.status}: ${await answer.text()}`;
-        } catch (error) {
-          return `refused: ${(error as Error).name}`;
-        }
-      }, proxy.url);
-      await tab.close();
-      return outcome;
-    };
     const headers = { "X-Gateway-Key": "gw-secret-1" };
     try {
       const lending = await runProxy({ upstream: gateway.url, port: 0, env: {}, headers });

@@ -47,6 +47,11 @@ export interface ListVerdict {
   records: ReadonlyMap<string, string>;
   /** Whether `records` holds every indexed order. */
   allRecords: boolean;
+  /**
+   * Set when the list had more orders than the judge may index (`maxIndexedOrders`): only the first this
+   * many are in `orders`, so neither uniqueness nor the list as a whole can be judged.
+   */
+  indexLimit?: number;
 }
 
 export interface ListJudgeOptions {
@@ -61,6 +66,11 @@ export interface ListJudgeOptions {
   watch?: ReadonlySet<string>;
   /** Problems of each kind kept in full (default 10). */
   keep?: number;
+  /**
+   * Orders whose ids are indexed at most (default: no bound): the index costs about 32 bytes an order, and a
+   * list past this is judged order by order, its uniqueness and its state left unjudged (`indexLimit`).
+   */
+  maxIndexedOrders?: number;
   /** Keep every order's record while the list has at most this many (default 0): small lists, compared in full. */
   keepRecordsUpTo?: number;
   /**
@@ -97,6 +107,8 @@ export class ListJudge {
   #unindexed = 0;
   #exactBefore = 0;
   readonly #keepRecordsUpTo: number;
+  readonly #maxIndexed: number;
+  #indexFull = false;
   readonly #keepRecordChars: number;
   #recordChars = 0;
   #allRecords: boolean;
@@ -113,6 +125,7 @@ export class ListJudge {
     }
     this.#keep = options.keep ?? DEFAULT_KEEP;
     this.#keepRecordsUpTo = options.keepRecordsUpTo ?? 0;
+    this.#maxIndexed = options.maxIndexedOrders ?? Number.POSITIVE_INFINITY;
     this.#keepRecordChars = options.keepRecordChars ?? DEFAULT_KEEP_RECORD_CHARS;
     this.#allRecords = this.#keepRecordsUpTo > 0;
     this.#stream = new JsonStream({
@@ -160,6 +173,7 @@ export class ListJudge {
       repeats: this.#repeats,
       records: this.#records,
       allRecords: this.#allRecords,
+      ...(this.#indexFull ? { indexLimit: this.#maxIndexed } : {}),
     };
   }
 
@@ -275,6 +289,10 @@ export class ListJudge {
 
   /** Indexes a listed order; a repeated id is counted and named instead. */
   #indexed(hi: number, lo: number, digestA: number, digestB: number): boolean {
+    if (this.#orders.size >= this.#maxIndexed) {
+      this.#indexFull = true;
+      return false;
+    }
     if (this.#orders.add(hi, lo, digestA, digestB)) return true;
     const key = bigintOf(hi, lo).toString();
     const times = this.#repeats.get(key);

@@ -67,6 +67,9 @@ What runs and how it is judged:
   --max-body SIZE           read at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
                             MiB, GiB); a larger one fails its check, naming the limit. Lists are judged
                             order by order as they stream in, so a list of any size costs little memory
+  --max-memory SIZE         what the list readings a run compares may hold at once, about 32 bytes an
+                            order (default 1GiB: lists of up to 5.5 million orders judged whole); a
+                            longer list is judged order by order, its uniqueness and state rules skipped
 
 Reports:
   --reporter NAME[:FILE]    pretty (default), json, junit, html or markdown, to FILE or standard output;
@@ -107,6 +110,7 @@ const FLAGS = {
   hooks: { type: "string" },
   session: { type: "string" },
   ...REACH_FLAGS,
+  "max-memory": { type: "string" },
   concurrency: { type: "string" },
   "max-retry-wait": { type: "string" },
   list: { type: "boolean" },
@@ -169,6 +173,9 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
         : {}),
       ...(values["max-retry-wait"] !== undefined
         ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
+        : {}),
+      ...(values["max-memory"] !== undefined
+        ? { maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"]) }
         : {}),
       ...(values["max-body"] !== undefined
         ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }

@@ -102,6 +102,12 @@ export interface ConformanceOptions {
   onExchange?: (exchange: Exchange) => void;
   /** Bytes read of one body at most (default 2 GiB); a larger body fails its check, naming the limit. */
   maxBodyBytes?: number;
+  /**
+   * What the lists a run keeps may hold at once (--max-memory, default 1 GiB): their ids and digests, about
+   * 32 bytes an order, for the few readings the rules compare. A list with more orders than that allows is
+   * judged order by order, its uniqueness and the rules that compare it skipped as not judged.
+   */
+  maxMemoryBytes?: number;
 }
 
 /** Options a run cannot start with (exit code 2 on the command line). */
@@ -229,6 +235,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         options.onExchange?.(exchange);
       },
       options.raceConcurrency ?? DEFAULT_RACE_CONCURRENCY,
+      Math.floor(
+        (options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES) / (INDEXED_ORDER_BYTES * LISTS_HELD_AT_ONCE),
+      ),
     );
     const initial = await session.snapshot();
     const problem = runProblem(initial.exchange, baseUrl, route);
@@ -238,7 +247,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const missing = ids.missing ?? (absent as { id: string }).id;
     if (absent && !absent.shown)
       warnings.push(
-        `${initial.orders ? `${initial.unindexed} listed orders have no int64 id, so the list could not be read whole by id` : "the list could not be read"}: order ${missing}, at the top of the int64 range, is assumed not to exist (pass --missing-order-id to name one)`,
+        `${initial.orders ? `${initial.unindexed} listed orders have no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${missing}, at the top of the int64 range, is assumed not to exist (pass --missing-order-id to name one)`,
       );
     const resolved: OrderIds = { ...ids, missing };
 
@@ -441,6 +450,8 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
 function listedOnce(after: ListSnapshot, orderId: string, checkId: string): CheckResult {
   const id = `${checkId}.listed-once`;
   const spec = "§2: id is the unique order identifier; §4.1: the list returns every order placed";
+  if (after.notKept !== undefined)
+    return { id, status: "skipped", message: `not judged: ${after.notKept}`, spec };
   if (!after.orders)
     return {
       id,
@@ -476,6 +487,14 @@ function withoutReplay({ replay: _replay, ...request }: RecordedRequest): Record
   return request;
 }
 
+/** What the lists a run keeps may hold at once, by default. */
+export const DEFAULT_MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
+/** What one order costs a list's index of ids and digests, about. */
+const INDEXED_ORDER_BYTES = 32;
+// Readings of the list a run holds at most at once: before and after the refusals, the last, a scenario's
+// own and the one being read, with one to spare.
+const LISTS_HELD_AT_ONCE = 6;
+
 class Session {
   readonly #unknownKey = `unknown-${randomBytes(12).toString("hex")}`;
   readonly #listJudge = () =>
@@ -483,6 +502,7 @@ class Session {
       validateOrder: this.validators.orderRecord as ValidateFunction,
       orderPlan: this.validators.orderPlan,
       watch: this.watched,
+      maxIndexedOrders: this.maxIndexedOrders,
     });
 
   constructor(
@@ -494,6 +514,8 @@ class Session {
     private readonly strict: boolean,
     private readonly onExchange: ((exchange: Exchange) => void) | undefined,
     private readonly raceConcurrency: number,
+    /** Orders of one list whose ids are kept, so that the lists a run holds at once stay within its memory. */
+    private readonly maxIndexedOrders: number,
   ) {}
 
   async snapshot(): Promise<ListSnapshot> {

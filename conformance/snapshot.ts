@@ -13,6 +13,8 @@ export interface ListSnapshot {
   /** Orders whose id is no int64 integer, so the list cannot be read whole by id. */
   unindexed?: number;
   problem?: string;
+  /** Why the list was read and judged but its ids not kept (past --max-memory): rules on it are not judged. */
+  notKept?: string;
 }
 
 export function snapshotOf(
@@ -24,6 +26,11 @@ export function snapshotOf(
   if (exchange.response?.cut !== undefined) return { exchange, problem: exchange.response.cut };
   if (!list || list.syntax !== undefined) return { exchange, problem: "the body is not valid JSON" };
   if (list.notArray) return { exchange, problem: "the body is not a JSON array" };
+  if (list.indexLimit !== undefined)
+    return {
+      exchange,
+      notKept: `the list has more orders than the ${list.indexLimit} whose ids the suite keeps within --max-memory`,
+    };
   return {
     exchange,
     orders: list.orders,

@@ -34,6 +34,36 @@ describe("the suite against the project's own mock", () => {
     }
   });
 
+  it("a list with more orders than --max-memory keeps ids of is judged order by order; uniqueness and state rules are skipped, never passed or failed", async () => {
+    // Room for the ids of five orders in each of the six readings a run holds: the twelve-order list is past it.
+    const report = await runConformance({
+      baseUrl: mock.url,
+      apiKey: MOCK_KEY,
+      pendingOrderId: MOCK_PENDING_ID,
+      shippedOrderId: MOCK_SHIPPED_ID,
+      raceOrderId: MOCK_RACE_ID,
+      session: "conformance-small-memory",
+      maxMemoryBytes: 5 * 32 * 6,
+    });
+    const checks = report.scenarios.flatMap((scenario) => scenario.checks);
+    assert.deepEqual(
+      checks.filter((check) => check.status === "failed"),
+      [],
+    );
+    const skipped = checks.filter((check) => check.status === "skipped");
+    assert.ok(
+      skipped.some((check) => check.id.endsWith(".unique-ids")),
+      "uniqueness not judged",
+    );
+    assert.ok(skipped.length >= 3, skipped.map((check) => check.id).join(", "));
+    for (const check of skipped)
+      assert.match(check.message, /more orders than the 5 whose ids the suite keeps within --max-memory/);
+    assert.ok(
+      checks.some((check) => check.id.endsWith(".body") && check.status === "passed"),
+      "each order is still judged against the schema",
+    );
+  });
+
   it("cancels exactly the named order, in its session only", async () => {
     await run("conformance-scope");
     const statusIn = async (session?: string) => {

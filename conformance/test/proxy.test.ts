@@ -489,9 +489,15 @@ describe("never in the way", () => {
     }
   });
 
-  it("an upstream status outside 100-599 is a 502 naming it, counted, and the proxy keeps serving", async () => {
+  it("an upstream status outside 100-599, a malformed header or a short body: a 502 (or a cut answer) naming it, counted, and the proxy keeps serving", async () => {
     // Node's own server cannot write such a status line, so this upstream writes its bytes itself.
-    const statuses = ["099 Weird", "600 Beyond", "200 OK"];
+    const answers = [
+      "HTTP/1.1 099 Weird\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n[]",
+      "HTTP/1.1 600 Beyond\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n[]",
+      // A header line that is no header, and a body shorter than its length: Node's parser refuses both.
+      "HTTP/1.1 200 OK\r\nthis is no header\r\ncontent-length: 2\r\n\r\n[]",
+      "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n[]",
+    ];
     const raw = createNetServer((socket) => {
       let head = "";
       socket.on("data", (chunk: Buffer) => {
@@ -499,8 +505,15 @@ describe("never in the way", () => {
         if (!head.includes("\r\n\r\n")) return;
         const keyed = /\r\nauthorization:/i.test(head);
         head = "";
-        const line = keyed ? (statuses.shift() ?? "200 OK") : "401 Unauthorized";
-        socket.write(`HTTP/1.1 ${line}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n[]`);
+        const answer = keyed ? answers.shift() : undefined;
+        if (answer === undefined) {
+          const line = keyed ? "200 OK" : "401 Unauthorized";
+          socket.write(`HTTP/1.1 ${line}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n[]`);
+          return;
+        }
+        socket.write(answer);
+        // The short body's connection ends before the promised length.
+        if (answer.includes("content-length: 10")) socket.end();
       });
       socket.on("error", () => {});
     });
@@ -508,20 +521,26 @@ describe("never in the way", () => {
     try {
       const upstream = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`;
       const { result, report } = await withProxy(upstream, {}, async (proxy) => {
-        const answers = [];
-        for (let index = 0; index < 3; index++) {
-          const response = await fetch(`${proxy.url}/store/orders`, { headers: bearer("k") });
-          answers.push({ status: response.status, body: await response.text() });
+        const got = [];
+        for (let index = 0; index < 5; index++) {
+          try {
+            const response = await fetch(`${proxy.url}/store/orders`, { headers: bearer("k") });
+            got.push({ status: response.status, body: await response.text() });
+          } catch (error) {
+            got.push({ status: 0, body: `cut: ${(error as Error).message}` });
+          }
         }
-        return answers;
+        return got;
       });
       assert.deepEqual(
         result.map((answer) => answer.status),
-        [502, 502, 200],
+        [502, 502, 502, 0, 200],
+        "a status, a header or a length HTTP cannot carry, and the proxy still serves the next",
       );
+      assert.match(result[2]?.body ?? "", /"code":"upstream_unreachable".*Parse Error/);
       assert.match(result[0]?.body ?? "", /"code":"upstream_invalid_answer".*status 99, outside 100-599/);
       assert.match(result[1]?.body ?? "", /status 600, outside 100-599/);
-      assert.equal(report.traffic?.upstreamFailures, 2);
+      assert.equal(report.traffic?.upstreamFailures, 4);
       assert.match(report.warnings.join("\n"), /status 99, outside 100-599/);
     } finally {
       raw.close();

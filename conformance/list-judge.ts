@@ -52,6 +52,11 @@ export interface ListVerdict {
    * many are in `orders`, so neither uniqueness nor the list as a whole can be judged.
    */
   indexLimit?: number;
+  /**
+   * Set when only the start of the list was judged (the proxy's judge fell behind past its memory): why,
+   * and how far. What was found there stands; nothing may be said of the whole list.
+   */
+  partial?: string;
 }
 
 export interface ListJudgeOptions {
@@ -108,6 +113,8 @@ export class ListJudge {
   #exactBefore = 0;
   readonly #keepRecordsUpTo: number;
   readonly #maxIndexed: number;
+  /** Orders judged so far, for a verdict on the part of a list that was judged. */
+  #seen = 0;
   #indexFull = false;
   readonly #keepRecordChars: number;
   #recordChars = 0;
@@ -150,6 +157,27 @@ export class ListJudge {
     }
   }
 
+  /**
+   * The verdict on the orders judged so far, for a list whose rest will not be judged: its problems stand,
+   * `count` is the orders judged, and `partial` says why and how far (`bytes` is what the judge was given).
+   */
+  endPartial(reason: string): ListVerdict {
+    return {
+      bytes: this.#bytes,
+      ...(this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
+      count: this.#seen,
+      invalid: this.#invalid,
+      duplicates: this.#duplicates,
+      exposingStatus: this.#exposing,
+      unindexed: this.#unindexed,
+      orders: this.#orders,
+      repeats: this.#repeats,
+      records: this.#records,
+      allRecords: false,
+      partial: `${reason}: the first ${this.#seen} orders (${this.#bytes} bytes) were judged`,
+    };
+  }
+
   end(): ListVerdict {
     let root: unknown;
     if (this.#syntax === undefined) {
@@ -178,6 +206,7 @@ export class ListJudge {
   }
 
   #judgeOrder(order: unknown, index: number): void {
+    this.#seen++;
     const exact = this.#stream.exactNumbers;
     // Most orders hold no LosslessNumber; those are validated as they are, without a projected copy.
     const view = exact === this.#exactBefore ? order : toSchemaView(order);
@@ -284,6 +313,7 @@ export class ListJudge {
     } else ({ hi, lo } = halvesOfNumber(value));
     if (this.#watchLows.has(lo)) return false;
     this.#indexed(hi, lo, a, b);
+    this.#seen++;
     return true;
   }
 

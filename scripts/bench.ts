@@ -9,6 +9,7 @@ import { type MockProcess, startListeningProcess, startMockProcess } from "../se
 import { underAttack } from "./bench-attacks.ts";
 import { bigLists } from "./bench-big-lists.ts";
 import { judgementCost } from "./bench-judgement.ts";
+import { proxyList } from "./bench-proxy-list.ts";
 import { startup } from "./bench-startup.ts";
 import { runDredd } from "./dredd.ts";
 import { generateFixture } from "./generate-fixture.ts";
@@ -46,7 +47,8 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "5" },
     sections: {
       type: "string",
-      default: "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists,attacks",
+      default:
+        "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists,proxy-list,attacks",
     },
     // The big-lists section: the list measured whole, and the one only ever judged as it streams.
     "big-orders": { type: "string", default: "1000000" },
@@ -816,6 +818,11 @@ async function main(): Promise<void> {
     if (!existsSync(CONFORMANCE_CLI))
       throw new Error("the big-lists section measures dist/: run npm run build");
     sections.push(await bigLists(Number(flags["big-orders"]), Number(flags["huge-orders"])));
+  }
+  if (chosen.has("proxy-list")) {
+    if (!existsSync(CONFORMANCE_CLI))
+      throw new Error("the proxy-list section measures dist/: run npm run build");
+    sections.push(await proxyList(Number(flags["big-orders"]), Number(flags.rounds), flags["also-proxy"]));
   }
   if (chosen.has("attacks")) {
     const baseline = flags["attack-baseline"];

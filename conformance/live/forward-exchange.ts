@@ -278,12 +278,16 @@ export function createForwarder(
         incoming.once("close", () => answering.delete(incoming));
         let size = 0;
         const isList = status === 200 && method === "GET" && LIST_URL.test(url);
-        // Reading from the upstream pauses while the client or the judge is behind, and goes on when neither is.
-        const holds = new Set<"client" | "judge">();
-        const hold = (why: "client" | "judge", paused: boolean) => {
-          if (paused) holds.add(why);
-          else holds.delete(why);
-          if (holds.size > 0) incoming.pause();
+        // With --errors the answer is held until judged, as far as --max-body and the shared account allow;
+        // past that it goes on as it comes, judged all the same but no longer replaceable.
+        let holding = settings.holdAnswers;
+        // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge
+        // works beside the forwarding, and paces it only while the answer is held anyway (--errors).
+        const paused = new Set<"client" | "judge">();
+        const pause = (why: "client" | "judge", pausing: boolean) => {
+          if (pausing) paused.add(why);
+          else paused.delete(why);
+          if (paused.size > 0) incoming.pause();
           else incoming.resume();
         };
         const body = new ForwardedBody({
@@ -291,11 +295,10 @@ export function createForwarder(
           contentEncoding: headerText(incoming.headers["content-encoding"]),
           listJudge: isList ? settings.listJudge : undefined,
           held,
-          hold: (paused) => hold("judge", paused),
+          ...(holding
+            ? { pacing: { active: () => holding, pause: (pausing: boolean) => pause("judge", pausing) } }
+            : {}),
         });
-        // With --errors the answer is held until judged, as far as --max-body and the shared account allow;
-        // past that it goes on as it comes, judged all the same but no longer replaceable.
-        let holding = settings.holdAnswers;
         let unheld: string | undefined;
         const raws: Buffer[] = [];
         let rawsHeld = 0;
@@ -310,8 +313,8 @@ export function createForwarder(
         };
         const write = (chunk: Buffer) => {
           if (!response.write(chunk)) {
-            hold("client", true);
-            response.once("drain", () => hold("client", false));
+            pause("client", true);
+            response.once("drain", () => pause("client", false));
           }
         };
         if (!holding) response.writeHead(status, statusText, headers);

@@ -7,16 +7,16 @@ import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
 export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
 // A streamed list is judged a few milliseconds at a time between turns of the event loop, so that every
-// other exchange is served in between; past this many bytes waiting to be judged, reading from the
-// upstream pauses until the judge has caught up with half of them.
+// other exchange is served in between. The bytes are forwarded as they come, whatever the judge's pace:
+// what it has not judged yet waits, held in the shared account, and a list that would hold more than the
+// account allows is judged in part (how far is said), never slowed down.
 const SLICE_MS = 4;
 // The judge is handed this much at a time, so that a slice overruns its time by little even while the
 // judge's code is still cold (its first few hundred kilobytes) and a socket's chunk takes longer than that.
 const PIECE_BYTES = 16 * 1024;
-const BACKLOG_BYTES = 8 * 1024 * 1024;
-// What a list may have waiting for its judge when the proxy holds all it may: enough to go on, so that no
-// exchange waits for another to give bytes back.
-const SCANT_BACKLOG_BYTES = 256 * 1024;
+// While an answer is held whole anyway (--errors), no client waits on its bytes: the judge may then pace the
+// upstream as before, pausing it past this backlog (or when the account is full) until half is judged.
+const PACED_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 export interface BodyOutcome {
   /** The body decoded from any Content-Encoding: whole, or its first KEPT_BYTES when `whole` is false. */
@@ -39,8 +39,11 @@ export interface ForwardedBodyOptions {
   listJudge: (() => ListJudge) | undefined;
   /** The account of what all exchanges in flight hold, shared. */
   held: HeldBytes;
-  /** Asked to pause reading from the upstream (true) while the judge catches up, and to go on (false). */
-  hold?: (paused: boolean) => void;
+  /**
+   * For an answer held until judged (--errors): whether it is still held, and how to pause reading from the
+   * upstream (true) and go on (false). While it is held the judge paces the upstream instead of giving up.
+   */
+  pacing?: { active: () => boolean; pause: (paused: boolean) => void };
 }
 
 /**
@@ -53,10 +56,15 @@ export interface ForwardedBodyOptions {
  */
 export class ForwardedBody {
   readonly #chunks: Buffer[] = [];
-  // Chunks waiting for the judge, and whether the upstream was asked to pause for them.
+  // Chunks waiting for the judge.
   readonly #waiting: Buffer[] = [];
   #waitingBytes = 0;
-  #holding = false;
+  /** Why only the start of the list is judged, once the judge fell too far behind. */
+  #partial: string | undefined;
+  /** Whether reading was paused for the judge (only while the answer is held). */
+  #paced = false;
+  /** Whether the body's last byte is still to come. */
+  #arriving = true;
   #judging = false;
   #caughtUp: (() => void) | undefined;
   #kept = 0;
@@ -91,6 +99,7 @@ export class ForwardedBody {
 
   /** The body once its last byte came and was decoded. */
   async end(): Promise<BodyOutcome> {
+    this.#arriving = false;
     const decoder = this.#decoder;
     if (decoder && !this.#done) {
       this.#ended ??= new Promise<void>((resolve) => {
@@ -151,7 +160,7 @@ export class ForwardedBody {
 
   /** Nothing more is read: the body is past a limit, or cannot be judged. */
   get #done(): boolean {
-    return this.#notJudged !== undefined || this.#cut !== undefined;
+    return this.#notJudged !== undefined || this.#cut !== undefined || this.#partial !== undefined;
   }
 
   #take(chunk: Buffer): void {
@@ -191,24 +200,35 @@ export class ForwardedBody {
   }
 
   #toJudge(chunk: Buffer): void {
-    this.#options.held.take(chunk.length);
+    if (!this.#judge) return;
+    const { held, pacing } = this.#options;
+    if (pacing?.active()) {
+      // Nobody waits on these bytes: held, they are judged whole, the upstream paused when need be.
+      if (!held.tryTake(chunk.length)) held.take(chunk.length);
+      if (!this.#paced && (held.full || this.#waitingBytes + chunk.length > PACED_BACKLOG_BYTES)) {
+        this.#paced = true;
+        this.#pause(true);
+      }
+    } else if (!held.tryTake(chunk.length)) {
+      this.#judgeInPart(
+        `the judge fell behind the forwarding by more than the proxy's memory for the traffic holds (${formatBytes(held.limit)}, --max-memory)`,
+      );
+      return;
+    }
     this.#waiting.push(chunk);
     this.#waitingBytes += chunk.length;
-    if (!this.#holding && this.#backlogFull()) {
-      this.#holding = true;
-      this.#pause(true);
-    }
     if (!this.#judging) {
       this.#judging = true;
       setImmediate(this.#judgeSlice);
     }
   }
 
-  #backlogFull(): boolean {
-    return (
-      this.#waitingBytes > BACKLOG_BYTES ||
-      (this.#options.held.full && this.#waitingBytes > SCANT_BACKLOG_BYTES)
-    );
+  /** What was judged stands, with the reason the rest was not; the rest goes on unjudged. */
+  #judgeInPart(reason: string): void {
+    if (!this.#judge) return;
+    this.#list = this.#judge.endPartial(reason);
+    this.#partial = reason;
+    this.#stopReading();
   }
 
   readonly #judgeSlice = () => {
@@ -228,15 +248,15 @@ export class ForwardedBody {
       }
     }
     this.#chargeIndex();
-    const caughtUp = this.#options.held.full
-      ? this.#waitingBytes < SCANT_BACKLOG_BYTES / 2
-      : this.#waitingBytes < BACKLOG_BYTES / 2;
-    if (this.#holding && caughtUp) {
-      this.#holding = false;
+    if (this.#paced && this.#waitingBytes < PACED_BACKLOG_BYTES / 2 && !this.#options.held.full) {
+      this.#paced = false;
       this.#pause(false);
     }
     if (this.#waiting.length > 0) {
-      setImmediate(this.#judgeSlice);
+      // While the body still arrives, the judge takes a third of the event loop, so that the forwarding
+      // (and every other exchange) keeps most of it; once the last byte came, it takes its turns at once.
+      if (this.#arriving && !this.#paced) setTimeout(this.#judgeSlice, 2 * SLICE_MS);
+      else setImmediate(this.#judgeSlice);
       return;
     }
     this.#judging = false;
@@ -253,23 +273,23 @@ export class ForwardedBody {
     this.#judge = undefined;
     this.#dropWaiting();
     this.#decoder?.destroy();
-    if (this.#holding) {
-      this.#holding = false;
+    if (this.#paced) {
+      this.#paced = false;
       this.#pause(false);
     }
-  }
-
-  #dropWaiting(): void {
-    this.#options.held.give(this.#waitingBytes);
-    this.#waiting.length = 0;
-    this.#waitingBytes = 0;
   }
 
   /** Reading pauses at the decoder too: a few compressed bytes can decode to any number. */
   #pause(paused: boolean): void {
     if (paused) this.#decoder?.pause();
     else this.#decoder?.resume();
-    this.#options.hold?.(paused);
+    this.#options.pacing?.pause(paused);
+  }
+
+  #dropWaiting(): void {
+    this.#options.held.give(this.#waitingBytes);
+    this.#waiting.length = 0;
+    this.#waitingBytes = 0;
   }
 
   #keepStart(chunk: Buffer): void {

@@ -176,7 +176,8 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     !list.notArray &&
     forwarded.response
   ) {
-    if (list.unindexed === 0)
+    if (list.partial !== undefined) context.state.judgedInPart(ref);
+    else if (list.unindexed === 0)
       judged.findings = context.state.observe({
         kind: "list",
         view,

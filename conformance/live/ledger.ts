@@ -13,6 +13,8 @@ const EXAMPLES_KEPT = 5;
 interface CheckTally {
   passed: number;
   failed: number;
+  /** Exchanges on which the check could not be judged (a list judged in part), with the first reason. */
+  skipped?: { count: number; first: string };
   spec?: string;
   failures: CheckResult[];
 }
@@ -87,6 +89,8 @@ export class TrafficLedger {
         if (tally.failures.length < FAILURES_KEPT)
           tally.failures.push({ ...check, message: `${judged.ref.label}: ${check.message}` });
       } else if (check.status === "passed") tally.passed++;
+      else if (tally.skipped) tally.skipped.count++;
+      else tally.skipped = { count: 1, first: `${judged.ref.label}: ${check.message}` };
     }
     if (judged.unheld !== undefined && !judged.replaced && violates(judged)) {
       traffic.unreplaced++;
@@ -188,12 +192,25 @@ export class TrafficLedger {
     for (const [id, tally] of tallies) {
       summary.passed += tally.passed;
       summary.failed += tally.failed;
-      const total = tally.passed + tally.failed;
-      if (tally.passed > 0 || tally.failed === 0) {
+      const skipped = tally.skipped?.count ?? 0;
+      const total = tally.passed + tally.failed + skipped;
+      const notJudged =
+        skipped === 0
+          ? ""
+          : `; ${skipped} not judged (${skipped === 1 ? "" : "the first: "}${tally.skipped?.first})`;
+      if (tally.passed > 0 || (tally.failed === 0 && skipped === 0)) {
         checks.push({
           id,
           status: "passed",
-          message: `${tally.passed} of ${total} ${total === 1 ? "exchange" : "exchanges"} passed`,
+          message: `${tally.passed} of ${total} ${total === 1 ? "exchange" : "exchanges"} passed${notJudged}`,
+          ...(tally.spec ? { spec: tally.spec } : {}),
+        });
+      } else if (tally.failed === 0) {
+        summary.skipped++;
+        checks.push({
+          id,
+          status: "skipped",
+          message: `not judged on ${total === 1 ? "its one exchange" : `any of ${total} exchanges`} (${total === 1 ? "" : "the first: "}${tally.skipped?.first})`,
           ...(tally.spec ? { spec: tally.spec } : {}),
         });
       }

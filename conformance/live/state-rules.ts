@@ -371,6 +371,14 @@ export class TrafficState {
     );
   }
 
+  /** A list of which only the start was judged: its orders are not compared with other lists. */
+  judgedInPart(at: ExchangeRef): void {
+    this.#note(
+      "list-judged-in-part",
+      `${at.label} was judged only in part (the judge fell behind the forwarding past the proxy's memory for the traffic), so it was not compared with other lists`,
+    );
+  }
+
   /** A list whose orders cannot all be told apart by id (ids that are no int64): judged, not compared. */
   unobserved(at: ExchangeRef, unindexed: number): void {
     this.#note(

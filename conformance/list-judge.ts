@@ -162,20 +162,10 @@ export class ListJudge {
    * `count` is the orders judged, and `partial` says why and how far (`bytes` is what the judge was given).
    */
   endPartial(reason: string): ListVerdict {
-    return {
-      bytes: this.#bytes,
-      ...(this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
-      count: this.#seen,
-      invalid: this.#invalid,
-      duplicates: this.#duplicates,
-      exposingStatus: this.#exposing,
-      unindexed: this.#unindexed,
-      orders: this.#orders,
-      repeats: this.#repeats,
-      records: this.#records,
+    return this.#verdict(this.#seen, {
       allRecords: false,
       partial: `${reason}: the first ${this.#seen} orders (${this.#bytes} bytes) were judged`,
-    };
+    });
   }
 
   end(): ListVerdict {
@@ -188,11 +178,17 @@ export class ListJudge {
       }
     }
     const streamedArray = this.#syntax === undefined && this.#stream.streamedArray;
+    return this.#verdict(streamedArray ? (root as number) : 0, {
+      ...(this.#syntax === undefined && !streamedArray ? { notArray: { value: root } } : {}),
+      ...(this.#indexFull ? { indexLimit: this.#maxIndexed } : {}),
+    });
+  }
+
+  #verdict(count: number, rest: Partial<ListVerdict>): ListVerdict {
     return {
       bytes: this.#bytes,
       ...(this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
-      ...(this.#syntax === undefined && !streamedArray ? { notArray: { value: root } } : {}),
-      count: streamedArray ? (root as number) : 0,
+      count,
       invalid: this.#invalid,
       duplicates: this.#duplicates,
       exposingStatus: this.#exposing,
@@ -201,7 +197,7 @@ export class ListJudge {
       repeats: this.#repeats,
       records: this.#records,
       allRecords: this.#allRecords,
-      ...(this.#indexFull ? { indexLimit: this.#maxIndexed } : {}),
+      ...rest,
     };
   }
 

@@ -48,11 +48,12 @@ export interface ForwardedBodyOptions {
 
 /**
  * What the proxy keeps of one answer's body while forwarding it: every chunk is decoded as a stream (its
- * output bounded: an answer not a list by KEPT_BYTES, a list by --max-body and paced by its judge, so a
- * compression bomb costs nothing) and kept up to KEPT_BYTES; a list past that is handed to the streaming
- * judge chunk by chunk in short slices between turns of the event loop, so no exchange waits for another's
- * judgement and no list is held whole. Small bodies are judged after they end. Whatever it holds it takes
- * from the shared account and gives back in `release`.
+ * output bounded: an answer not a list by KEPT_BYTES, a list by --max-body and the shared account, so a
+ * compression bomb costs no more than the account) and kept up to KEPT_BYTES; a list past that is handed
+ * to the streaming judge chunk by chunk in short slices between turns of the event loop, so no exchange
+ * waits for another's judgement, the forwarding never waits for the judge, and what the judge has not
+ * reached yet is all that is held. Small bodies are judged after they end. Whatever it holds it takes from
+ * the shared account and gives back in `release`.
  */
 export class ForwardedBody {
   readonly #chunks: Buffer[] = [];

@@ -44,3 +44,8 @@ function bare(name: string): string {
 function isIpLiteral(name: string): boolean {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || (name.includes(":") && /^[0-9a-f:.]+$/.test(name));
 }
+
+/** Whether an address to bind to is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

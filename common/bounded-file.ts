@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { formatBytes } from "./command-line.ts";
 
 /** Why a file given on the command line was not read; the message names no path (the caller does). */
 export class FileRefused extends Error {
@@ -12,9 +13,10 @@ export class FileRefused extends Error {
 }
 
 /**
- * A file's text, `kind` naming what it should be ("the state file"), read only when it is a regular file of at most `maxBytes`: a device such as
- * /dev/zero or a pipe never ends (and a pipe opened without a writer would hang), so both are refused at
- * once, as is a file larger than any of its kind, rather than read into memory.
+ * A file's text, `kind` naming what it should be ("the state file"), read only when it is a regular file of
+ * at most `maxBytes`: a device such as /dev/zero or a pipe never ends (and a pipe opened without a writer
+ * would hang), so both are refused at once, as is a file larger than any of its kind, rather than read
+ * into memory.
  */
 export function readBoundedFile(path: string, maxBytes: number, kind: string): string {
   let fd: number;
@@ -29,15 +31,9 @@ export function readBoundedFile(path: string, maxBytes: number, kind: string): s
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new FileRefused(`not a regular file; ${kind} must be one`);
     if (stat.size > maxBytes)
-      throw new FileRefused(`${stat.size} bytes, larger than ${kind} may be (${formatLimit(maxBytes)})`);
+      throw new FileRefused(`${stat.size} bytes, larger than ${kind} may be (${formatBytes(maxBytes)})`);
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
   }
-}
-
-function formatLimit(bytes: number): string {
-  if (bytes % 1024 ** 3 === 0) return `${bytes / 1024 ** 3} GiB`;
-  if (bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2} MiB`;
-  return `${bytes} bytes`;
 }

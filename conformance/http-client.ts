@@ -8,6 +8,7 @@ import http, {
 import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
+import { formatBytes } from "../common/command-line.ts";
 import { maskedHeaderValue } from "./credentials.ts";
 import { judgeFault, type ListJudge, type ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
@@ -349,18 +350,6 @@ class BodyReader {
 function cutShort(received: number, contentLength: string | undefined, reason: string): string {
   const expected = contentLength !== undefined ? ` of the ${contentLength} its Content-Length announced` : "";
   return `the body broke off after ${received} bytes${expected} (${reason}); a cut body is not judged`;
-}
-
-/** Bytes as people read them: 2 GiB, 512 MiB, 900 kB… */
-export function formatBytes(bytes: number): string {
-  for (const [unit, size] of [
-    ["GiB", 1024 ** 3],
-    ["MiB", 1024 ** 2],
-    ["KiB", 1024],
-  ] as const) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
-  }
-  return `${bytes} bytes`;
 }
 
 /** A URL's host name as sockets take it: IPv6 addresses without their brackets. */

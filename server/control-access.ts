@@ -1,3 +1,5 @@
+import { isLoopback } from "../common/allowed-hosts.ts";
+
 /** Whether the control API is on, and the start-up line that says so. */
 export interface ControlAccess {
   enabled: boolean;
@@ -15,8 +17,4 @@ export function controlAccess(host: string, control: boolean, token: string | un
   if (token !== undefined) return { enabled: true, token };
   if (isLoopback(host)) return { enabled: true };
   return { enabled: false, reason: `off: bound to ${host} without --control-token` };
-}
-
-export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -1,10 +1,10 @@
 import { relative, resolve } from "node:path";
-import { allowedHosts } from "../common/allowed-hosts.ts";
+import { allowedHosts, isLoopback } from "../common/allowed-hosts.ts";
 import { StopSignals } from "../common/stop-signals.ts";
 import { serveUntilDone } from "../common/wrapped-command.ts";
 import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
 import { BASE_PATH, createServer } from "./app.ts";
-import { controlAccess, isLoopback } from "./control-access.ts";
+import { controlAccess } from "./control-access.ts";
 import { CONTROL_PATH } from "./core/control.ts";
 import { createMockCore } from "./core/mock.ts";
 import { loadDashboardAssets } from "./dashboard-assets.ts";

@@ -1,7 +1,8 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
+import { formatBytes } from "../../common/command-line.ts";
 import { maskedTarget, requestSecrets } from "../credentials.ts";
-import { flattenHeaders, formatBytes, hostnameOf, maskHeaders } from "../http-client.ts";
+import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { ListJudge, ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";

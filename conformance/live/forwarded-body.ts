@@ -1,6 +1,7 @@
 import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { formatBytes, WHOLE_ANSWER_BYTES } from "../http-client.ts";
+import { formatBytes } from "../../common/command-line.ts";
+import { WHOLE_ANSWER_BYTES } from "../http-client.ts";
 import { judgeFault, type ListJudge, type ListVerdict } from "../list-judge.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 
@@ -154,8 +155,7 @@ export class ForwardedBody {
       this.#stopReading();
       return;
     }
-    const more = wanted - this.#indexCharged;
-    if (!held.tryTake(more)) held.take(more);
+    held.takeAnyway(wanted - this.#indexCharged);
     this.#indexCharged = wanted;
   }
 
@@ -205,7 +205,7 @@ export class ForwardedBody {
     const { held, pacing } = this.#options;
     if (pacing?.active()) {
       // Nobody waits on these bytes: held, they are judged whole, the upstream paused when need be.
-      if (!held.tryTake(chunk.length)) held.take(chunk.length);
+      held.takeAnyway(chunk.length);
       if (!this.#paced && (held.full || this.#waitingBytes + chunk.length > PACED_BACKLOG_BYTES)) {
         this.#paced = true;
         this.#pause(true);

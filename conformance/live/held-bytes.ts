@@ -42,6 +42,11 @@ export class HeldBytes {
     this.#held += bytes;
   }
 
+  /** Holds bytes that must be held, having first let go of what can be (`reclaim`) to make room for them. */
+  takeAnyway(bytes: number): void {
+    if (!this.tryTake(bytes)) this.take(bytes);
+  }
+
   give(bytes: number): void {
     this.#held -= bytes;
   }

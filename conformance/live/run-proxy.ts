@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import { allowedHosts } from "../../common/allowed-hosts.ts";
+import { allowedHosts, isLoopback } from "../../common/allowed-hosts.ts";
 import { capConnections, defaultMaxConnections } from "../../common/connection-cap.ts";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
@@ -161,7 +161,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const host = options.host ?? "127.0.0.1";
   const lendsCredentials = Object.keys(options.headers ?? {}).length > 0;
-  if (lendsCredentials && !isLoopbackAddress(host))
+  if (lendsCredentials && !isLoopback(host))
     warnings.push(
       `the proxy listens on ${host}, beyond this machine, and adds --header credentials to every request: whoever reaches it uses them`,
     );
@@ -402,8 +402,4 @@ function forwardProxy(proxy: URL): ForwardProxy {
       ? { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
       : {}),
   };
-}
-
-function isLoopbackAddress(host: string): boolean {
-  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
-import { formatBytes } from "./command-line.ts";
+import { formatBytes } from "./byte-size.ts";
 
 /** Why a file given on the command line was not read; the message names no path (the caller does). */
 export class FileRefused extends Error {

@@ -8,7 +8,7 @@ import http, {
 import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
-import { formatBytes } from "../common/command-line.ts";
+import { formatBytes } from "../common/byte-size.ts";
 import { maskedHeaderValue } from "./credentials.ts";
 import { judgeFault, type ListJudge, type ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";

@@ -1,6 +1,6 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
-import { formatBytes } from "../../common/command-line.ts";
+import { formatBytes } from "../../common/byte-size.ts";
 import { maskedTarget, requestSecrets } from "../credentials.ts";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { ListJudge, ListVerdict } from "../list-judge.ts";

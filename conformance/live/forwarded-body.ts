@@ -1,6 +1,6 @@
 import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { formatBytes } from "../../common/command-line.ts";
+import { formatBytes } from "../../common/byte-size.ts";
 import { WHOLE_ANSWER_BYTES } from "../http-client.ts";
 import { judgeFault, type ListJudge, type ListVerdict } from "../list-judge.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";

@@ -64,6 +64,24 @@ describe("the suite against the project's own mock", () => {
     );
   });
 
+  it("reads the whole list once per need: the first reading serves the listOrders check, the last the race's", async () => {
+    const listReads = async (session: string) =>
+      (await createControlClient(mock.url, { session }).requests()).filter(
+        (entry) => entry.method === "GET" && /^\/v1\/store\/orders(\?|$)/.test(entry.path),
+      ).length;
+    await run("conformance-reads");
+    // Before and after the refused requests, with parameters, five among the racing cancels, after the cancels.
+    assert.equal(await listReads("conformance-reads"), 9);
+    const report = await runConformance({
+      baseUrl: mock.url,
+      apiKey: MOCK_KEY,
+      session: "conformance-reads-none",
+    });
+    assert.equal(report.summary.failed, 0);
+    // No cancel to play: the reading after the refused requests is the last one too.
+    assert.equal(await listReads("conformance-reads-none"), 3);
+  });
+
   it("cancels exactly the named order, in its session only", async () => {
     await run("conformance-scope");
     const statusIn = async (session?: string) => {

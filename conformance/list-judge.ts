@@ -1,6 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import { isJsonNumber, isRecord, numberText, stringifyExact, toSchemaView } from "../contract/exact-json.ts";
 import {
+  FieldShape,
   type FlatFields,
   type FlatRecordPlan,
   KIND_FALSE,
@@ -121,6 +122,16 @@ export class ListJudge {
   #allRecords: boolean;
   #syntax: string | undefined;
   #bytes = 0;
+  /** Per shape of flat order: its keys' hashes, where its id is, whether it has a status field. */
+  readonly #shape = new FieldShape((fields) => {
+    const keys = fields.keys.slice(0, fields.count);
+    return {
+      keyHashesA: Int32Array.from(keys, (key) => keyHashOf(key)[0]),
+      keyHashesB: Int32Array.from(keys, (key) => keyHashOf(key)[1]),
+      id: keys.indexOf("id"),
+      status: keys.includes("status"),
+    };
+  });
 
   constructor(options: ListJudgeOptions) {
     this.#validate = options.validateOrder;
@@ -264,14 +275,11 @@ export class ListJudge {
    */
   #judgeFlatOrder(fields: FlatFields): boolean {
     if (this.#allRecords || !(this.#plan as FlatRecordPlan).valid(fields)) return false;
+    const { keyHashesA, keyHashesB, id, status } = this.#shape.of(fields);
+    if (status) return false;
     let a = 0;
     let b = 0;
-    let id = -1;
     for (let field = 0; field < fields.count; field++) {
-      const key = fields.keys[field] as string;
-      if (key === "status") return false;
-      if (key === "id") id = field;
-      const keyHash = keyHashOf(key);
       const kind = fields.kinds[field];
       let valueA: number;
       let valueB: number;
@@ -296,8 +304,8 @@ export class ListJudge {
         const literal = kind === KIND_TRUE ? TRUE_HASH : kind === KIND_FALSE ? FALSE_HASH : NULL_HASH;
         [valueA, valueB] = literal;
       }
-      a = (a + mix(keyHash[0], valueA)) | 0;
-      b = (b + mix(keyHash[1], valueB)) | 0;
+      a = (a + mix(keyHashesA[field] as number, valueA)) | 0;
+      b = (b + mix(keyHashesB[field] as number, valueB)) | 0;
     }
     if (id === -1 || fields.kinds[id] !== KIND_NUMBER) return false;
     const value = fields.numbers[id] as number;

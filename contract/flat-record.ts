@@ -1,5 +1,5 @@
 import type { SchemaObject } from "./contract.ts";
-import { formats } from "./formats.ts";
+import { certainDateTime, formats } from "./formats.ts";
 
 /**
  * A flat JSON object (no nesting; numbers plain integers of up to 15 digits; strings of printable ASCII
@@ -79,7 +79,10 @@ const CHECKS: Record<string, PropertyCheck> = {
   },
   number: (fields, field) => fields.kinds[field] === KIND_NUMBER,
   string: (fields, field) => fields.kinds[field] === KIND_STRING,
-  "string/date-time": (fields, field) => fields.kinds[field] === KIND_STRING && dateTime(fields.text(field)),
+  "string/date-time": (fields, field) =>
+    fields.kinds[field] === KIND_STRING &&
+    (certainDateTime(fields.bytes, fields.starts[field] as number, fields.ends[field] as number) ||
+      dateTime(fields.text(field))),
   boolean: (fields, field) => fields.kinds[field] === KIND_TRUE || fields.kinds[field] === KIND_FALSE,
 };
 
@@ -116,14 +119,39 @@ export function flatRecordPlan(schema: SchemaObject | undefined): FlatRecordPlan
   }
   const required = schema.required ?? [];
   if (!Array.isArray(required) || required.some((name) => typeof name !== "string")) return undefined;
+  // The orders of a list mostly share one shape (the same keys in the same order): what a shape needs is
+  // worked out once and reused while the keys, which the stream reads as one string each, stay the same.
+  const shape = new FieldShape<{ checks: Array<PropertyCheck | undefined>; complete: boolean }>((fields) => ({
+    checks: Array.from({ length: fields.count }, (_, field) => checks.get(fields.keys[field] as string)),
+    complete: required.every((name) => fields.indexOf(name) !== -1),
+  }));
   return {
     valid(fields) {
+      const { checks: byField, complete } = shape.of(fields);
       for (let field = 0; field < fields.count; field++) {
-        const check = checks.get(fields.keys[field] as string);
+        const check = byField[field];
         if (check !== undefined && !check(fields, field)) return false;
       }
-      for (const name of required) if (fields.indexOf(name) === -1) return false;
-      return true;
+      return complete;
     },
   };
+}
+
+/** What one shape of flat object (its keys, in order) works out to, remembered for the shape last seen. */
+export class FieldShape<T> {
+  readonly #keys: string[] = [];
+  #value: T | undefined;
+
+  constructor(private readonly derive: (fields: FlatFields) => T) {}
+
+  of(fields: FlatFields): T {
+    const keys = this.#keys;
+    let same = this.#value !== undefined && keys.length === fields.count;
+    for (let field = 0; same && field < fields.count; field++) same = keys[field] === fields.keys[field];
+    if (same) return this.#value as T;
+    keys.length = fields.count;
+    for (let field = 0; field < fields.count; field++) keys[field] = fields.keys[field] as string;
+    this.#value = this.derive(fields);
+    return this.#value;
+  }
 }

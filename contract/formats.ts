@@ -7,10 +7,10 @@ export const INT64_FORMAT = { type: "number", validate: isInt64Projection } as c
 const fullDateTime = fullFormats["date-time"] as { validate: (text: string) => boolean; compare: unknown };
 const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-function digitsAt(text: string, at: number, count: number): number {
+function digitsAt(codes: Uint8Array, at: number, count: number): number {
   let value = 0;
   for (let i = at; i < at + count; i++) {
-    const digit = text.charCodeAt(i) - 48;
+    const digit = (codes[i] as number) - 48;
     if (digit < 0 || digit > 9) return -1;
     value = value * 10 + digit;
   }
@@ -18,40 +18,40 @@ function digitsAt(text: string, at: number, count: number): number {
 }
 
 /**
- * `2026-01-02T03:04:05.678Z` and `…+01:00` answered by character codes, since a list of a million orders
- * checks a million ship dates; anything else (leap seconds, other separators, odd shapes, any doubt) goes
- * to ajv-formats' own check, so the verdict is always the one ajv-formats gives.
+ * Whether the ASCII codes `codes[start…end)` are certainly a date-time of the usual shapes,
+ * `2026-01-02T03:04:05.678Z` and `…+01:00`, read by character code since a list of a million orders checks
+ * a million ship dates. False is a doubt (leap seconds, other separators, odd shapes), not a verdict: the
+ * caller asks ajv-formats' own check, so the verdict is always the one ajv-formats gives.
  */
-function isDateTime(text: string): boolean {
-  const length = text.length;
-  if (length < 20 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45)
-    return fullDateTime.validate(text);
-  const separator = text.charCodeAt(10);
-  if ((separator !== 84 && separator !== 116) || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58)
-    return fullDateTime.validate(text);
-  const year = digitsAt(text, 0, 4);
-  const month = digitsAt(text, 5, 2);
-  const day = digitsAt(text, 8, 2);
-  const hour = digitsAt(text, 11, 2);
-  const minute = digitsAt(text, 14, 2);
-  const second = digitsAt(text, 17, 2);
-  let at = 19;
-  if (text.charCodeAt(at) === 46) {
+export function certainDateTime(codes: Uint8Array, start: number, end: number): boolean {
+  const length = end - start;
+  if (length < 20 || codes[start + 4] !== 45 || codes[start + 7] !== 45) return false;
+  const separator = codes[start + 10];
+  if ((separator !== 84 && separator !== 116) || codes[start + 13] !== 58 || codes[start + 16] !== 58)
+    return false;
+  const year = digitsAt(codes, start, 4);
+  const month = digitsAt(codes, start + 5, 2);
+  const day = digitsAt(codes, start + 8, 2);
+  const hour = digitsAt(codes, start + 11, 2);
+  const minute = digitsAt(codes, start + 14, 2);
+  const second = digitsAt(codes, start + 17, 2);
+  let at = start + 19;
+  if (codes[at] === 46) {
     at++;
     const fractionStart = at;
-    while (at < length && text.charCodeAt(at) >= 48 && text.charCodeAt(at) <= 57) at++;
-    if (at === fractionStart) return fullDateTime.validate(text);
+    while (at < end && (codes[at] as number) >= 48 && (codes[at] as number) <= 57) at++;
+    if (at === fractionStart) return false;
   }
-  const zone = text.charCodeAt(at);
+  const zone = codes[at];
   let zoneOk = false;
-  if ((zone === 90 || zone === 122) && at + 1 === length) zoneOk = true;
-  else if ((zone === 43 || zone === 45) && at + 6 === length && text.charCodeAt(at + 3) === 58) {
-    const zoneHour = digitsAt(text, at + 1, 2);
-    const zoneMinute = digitsAt(text, at + 4, 2);
+  if ((zone === 90 || zone === 122) && at + 1 === end) zoneOk = true;
+  else if ((zone === 43 || zone === 45) && at + 6 === end && codes[at + 3] === 58) {
+    const zoneHour = digitsAt(codes, at + 1, 2);
+    const zoneMinute = digitsAt(codes, at + 4, 2);
     zoneOk = zoneHour >= 0 && zoneHour <= 23 && zoneMinute >= 0 && zoneMinute <= 59;
   }
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const certain =
+  return (
     zoneOk &&
     year >= 0 &&
     month >= 1 &&
@@ -63,8 +63,27 @@ function isDateTime(text: string): boolean {
     minute >= 0 &&
     minute <= 59 &&
     second >= 0 &&
-    second <= 59;
-  return certain || fullDateTime.validate(text);
+    second <= 59
+  );
+}
+
+const SHAPED_CHARS = 40;
+const shapedCodes = new Uint8Array(SHAPED_CHARS);
+
+/** A date-time by its usual shape when it is one, by ajv-formats otherwise. */
+export function isDateTime(text: string): boolean {
+  const length = text.length;
+  if (length <= SHAPED_CHARS) {
+    // Only an ASCII text may be certain: a wider character would not fit its byte.
+    let ascii = true;
+    for (let i = 0; i < length && ascii; i++) {
+      const code = text.charCodeAt(i);
+      ascii = code <= 0x7f;
+      shapedCodes[i] = code;
+    }
+    if (ascii && certainDateTime(shapedCodes, 0, length)) return true;
+  }
+  return fullDateTime.validate(text);
 }
 
 /**

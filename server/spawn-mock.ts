@@ -44,7 +44,7 @@ export function startMockProcess(
   return startListeningProcess(MAIN, ["--port", "0", ...args], env, timeoutMs);
 }
 
-/** Starts a TypeScript server script that prints "listening on <url>", and waits for that line. */
+/** Starts a server script (TypeScript or built) that prints "listening on <url>", and waits for that line. */
 export async function startListeningProcess(
   script: string,
   args: readonly string[],
@@ -102,7 +102,9 @@ export async function runMainToExit(
 }
 
 function spawnScript(script: string, args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  // A built script runs as users run it, without the TypeScript loader (which costs its own start-up).
+  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
+  return spawn(process.execPath, [...loader, script, ...args], {
     env: { ...process.env, PORT: "", HOST: "", PETSTORE_FIXTURES: "", PETSTORE_API_KEYS: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

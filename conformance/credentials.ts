@@ -160,14 +160,21 @@ function safeDecode(text: string): string {
 
 /** A URL as given, with any `user:password@` hidden: for messages about a URL that may hold them. */
 export function hideUrlCredentials(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@");
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@").replace(/([?#]).*$/s, "$1***");
 }
 
 /**
- * Credentials in a target's URL are never sent (the API takes its key as a bearer token, a gateway what
- * --header gives it), so a URL holding them is refused rather than silently stripped and printed.
+ * Credentials in a target's URL, before its host or in its query, are never sent (the API takes its key as
+ * a bearer token, a gateway what --header gives it), so a URL holding them is refused rather than silently
+ * stripped and printed; the query and fragment are never shown, since which parameter is a key is unknowable.
  */
 export function credentialsInUrl(url: URL, flag: string, text: string): string | undefined {
-  if (!url.username && !url.password) return undefined;
-  return `${flag} holds credentials (${hideUrlCredentials(text)}), which are never sent: the API key goes in --api-key (the proxy passes on the client's own), and what a gateway needs in --header`;
+  const where =
+    url.username || url.password
+      ? "holds credentials"
+      : url.search || url.hash || /[?#]/.test(text)
+        ? "has a query or fragment (where keys such as ?api_key= are often put)"
+        : undefined;
+  if (where === undefined) return undefined;
+  return `${flag} ${where} (${hideUrlCredentials(text)}), which are never sent: the API key goes in --api-key (the proxy passes on the client's own), and what a gateway needs in --header`;
 }

@@ -92,6 +92,22 @@ describe("credentials in a target's URL", () => {
       assert.ok(!stderr.includes("pass-w0rd-9"));
     }
   });
+
+  it("in its query or fragment are refused the same way, the query never printed", async () => {
+    for (const args of [
+      ["--base-url", "http://127.0.0.1:9/v1?api_key=s3cret-Query-7", "--api-key", "k"],
+      ["--base-url", "http://127.0.0.1:9/v1#token=s3cret-Query-7", "--api-key", "k"],
+      ["proxy", "--upstream", "http://127.0.0.1:9/v1?api_key=s3cret-Query-7", "--port", "0"],
+    ]) {
+      const { code, stderr } = await cli(args, NO_PROXY_ENV);
+      assert.equal(code, 2, stderr);
+      assert.match(
+        stderr,
+        /has a query or fragment .*\(http:\/\/127\.0\.0\.1:9\/v1[?#]\*\*\*\), which are never sent/,
+      );
+      assert.ok(!stderr.includes("s3cret-Query-7"));
+    }
+  });
 });
 
 describe("the proxy masks every credential the traffic carries", () => {

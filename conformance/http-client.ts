@@ -10,7 +10,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { formatBytes } from "../common/byte-size.ts";
 import { maskedHeaderValue } from "./credentials.ts";
-import { judgeFault, type ListJudge, type ListVerdict } from "./list-judge.ts";
+import type { ListReading } from "./identical-readings.ts";
+import { judgeFault, type ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 import { replayValue } from "./reproduction.ts";
 
@@ -100,7 +101,7 @@ export interface SendOptions {
   /** On a connection of its own, outside --concurrency and without retries. */
   fresh?: boolean;
   /** For a 200 answer: a judge its body streams into, instead of being kept. */
-  listJudge?: () => ListJudge;
+  listJudge?: () => ListReading;
 }
 
 export interface HttpClient {
@@ -304,7 +305,7 @@ class BodyReader {
 
   constructor(
     private readonly limit: number,
-    private readonly judge: ListJudge | undefined,
+    private readonly judge: ListReading | undefined,
   ) {}
 
   /**

@@ -68,8 +68,9 @@ What runs and how it is judged:
                             MiB, GiB); a larger one fails its check, naming the limit. Lists are judged
                             order by order as they stream in, so a list of any size costs little memory
   --max-memory SIZE         what the list readings a run compares may hold at once, about 32 bytes an
-                            order (default 1GiB: lists of up to 5.5 million orders judged whole); a
-                            longer list is judged order by order, its uniqueness and state rules skipped
+                            order, and bodies held while the same as one judged, an eighth (default
+                            1GiB: lists of up to 4.8 million orders judged whole); a longer list is
+                            judged order by order, its uniqueness and state rules skipped
 
 Reports:
   --reporter NAME[:FILE]    pretty (default), json, junit, html or markdown, to FILE or standard output;

@@ -15,7 +15,9 @@ import {
   recordResponse,
   type TlsOptions,
 } from "./http-client.ts";
+import { IdenticalReadings } from "./identical-readings.ts";
 import { ListJudge } from "./list-judge.ts";
+import { HeldBytes } from "./live/held-bytes.ts";
 import { maskedHeaders } from "./masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
 import { redactSecrets } from "./redact.ts";
@@ -104,8 +106,9 @@ export interface ConformanceOptions {
   maxBodyBytes?: number;
   /**
    * What the lists a run keeps may hold at once (--max-memory, default 1 GiB): their ids and digests, about
-   * 32 bytes an order, for the few readings the rules compare. A list with more orders than that allows is
-   * judged order by order, its uniqueness and the rules that compare it skipped as not judged.
+   * 32 bytes an order, for the few readings the rules compare, and (an eighth) bodies held while they are
+   * the same as one judged. A list with more orders than that allows is judged order by order, its
+   * uniqueness and the rules that compare it skipped as not judged.
    */
   maxMemoryBytes?: number;
 }
@@ -217,6 +220,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
   });
   const health = createHealth();
+  const maxMemory = options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES;
+  const heldBodies = Math.floor(maxMemory * HELD_BODIES_SHARE);
   try {
     const session = new Session(
       client,
@@ -235,9 +240,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         options.onExchange?.(exchange);
       },
       options.raceConcurrency ?? DEFAULT_RACE_CONCURRENCY,
-      Math.floor(
-        (options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES) / (INDEXED_ORDER_BYTES * LISTS_HELD_AT_ONCE),
-      ),
+      Math.floor((maxMemory - heldBodies) / (INDEXED_ORDER_BYTES * LISTS_HELD_AT_ONCE)),
+      new IdenticalReadings(new HeldBytes(heldBodies)),
     );
     const initial = await session.snapshot();
     const problem = runProblem(initial.exchange, baseUrl, route);
@@ -510,16 +514,21 @@ const INDEXED_ORDER_BYTES = 32;
 // Readings of the list a run holds at most at once: before and after the refusals, the last, a scenario's
 // own and the one being read, with one to spare.
 const LISTS_HELD_AT_ONCE = 6;
+/** The share of --max-memory for bodies held while they are the same as one judged (identical-readings.ts). */
+const HELD_BODIES_SHARE = 1 / 8;
 
 class Session {
   readonly #unknownKey = `unknown-${randomBytes(12).toString("hex")}`;
   readonly #listJudge = () =>
-    new ListJudge({
-      validateOrder: this.validators.orderRecord as ValidateFunction,
-      orderPlan: this.validators.orderPlan,
-      watch: this.watched,
-      maxIndexedOrders: this.maxIndexedOrders,
-    });
+    this.readings.reading(
+      () =>
+        new ListJudge({
+          validateOrder: this.validators.orderRecord as ValidateFunction,
+          orderPlan: this.validators.orderPlan,
+          watch: this.watched,
+          maxIndexedOrders: this.maxIndexedOrders,
+        }),
+    );
 
   constructor(
     private readonly client: HttpClient,
@@ -532,6 +541,8 @@ class Session {
     private readonly raceConcurrency: number,
     /** Orders of one list whose ids are kept, so that the lists a run holds at once stay within its memory. */
     private readonly maxIndexedOrders: number,
+    /** The readings of the list so far, so that a body the same as one judged is not judged again. */
+    private readonly readings: IdenticalReadings,
   ) {}
 
   async snapshot(): Promise<ListSnapshot> {

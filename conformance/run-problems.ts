@@ -67,6 +67,15 @@ export function runProblem(exchange: Exchange, target: URL, route: ProxyChoice):
   return `cannot reach ${target.href} (${exchange.error})`;
 }
 
+/**
+ * The target refused the run's key: the list read with it first was answered 401, so every check would
+ * be that one refusal seen again. Nothing of the server's answer is repeated, since it may echo the key.
+ */
+export function keyRefused(exchange: Exchange, target: URL): string | undefined {
+  if (exchange.response?.status !== 401) return undefined;
+  return `the target refused the API key: ${exchange.request.method} ${new URL(exchange.request.path, target).href} with it was answered 401. Check that --api-key (or PETSTORE_API_KEY) holds a key this deployment accepts and that it has not expired or been revoked; nothing was judged`;
+}
+
 /** A proxy URL for messages, without its credentials. */
 export function redactProxy(proxy: URL): string {
   if (!proxy.username && !proxy.password) return proxy.origin;

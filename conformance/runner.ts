@@ -38,7 +38,7 @@ import {
 } from "./reproduction.ts";
 import { checkResponse, type RecordValidators } from "./response-checks.ts";
 import { checkRule, type RuleContext, ruleSnapshots } from "./rules.ts";
-import { runProblem } from "./run-problems.ts";
+import { keyRefused, runProblem } from "./run-problems.ts";
 import {
   type AuthVariant,
   MISSING_ID,
@@ -244,7 +244,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       new IdenticalReadings(new HeldBytes(heldBodies)),
     );
     const initial = await session.snapshot();
-    const problem = runProblem(initial.exchange, baseUrl, route);
+    const problem = runProblem(initial.exchange, baseUrl, route) ?? keyRefused(initial.exchange, baseUrl);
     if (problem) throw new TargetUnreachableError(problem);
     const given = new Set(Object.values(ids).filter((id): id is string => id !== undefined));
     const absent = ids.missing === undefined ? absentId(initial, given) : undefined;

@@ -382,12 +382,7 @@ function violationMessage(judged: JudgedExchange): string {
 }
 
 function parseUpstream(text: string): URL {
-  const url = parseTargetUrl(text, "--upstream");
-  if (url.search || url.hash)
-    throw new ConformanceUsageError(
-      `--upstream is a base address, without ?query or #fragment (got "${text}")`,
-    );
-  return url;
+  return parseTargetUrl(text, "--upstream");
 }
 
 function forwardProxy(proxy: URL): ForwardProxy {

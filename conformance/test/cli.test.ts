@@ -152,6 +152,18 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     assert.equal(unreachable.stderr.trim().split("\n").length, 1, "one line, no stack trace");
   });
 
+  it("exits 2 with one line, and lists no check, when the target refuses the key", async () => {
+    const refused = await cli(["--base-url", mock.url, "--api-key", "expired-key-0042"]);
+    assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+    assert.match(
+      refused.stderr,
+      /^error: the target refused the API key: GET http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders with it was answered 401\. Check that --api-key \(or PETSTORE_API_KEY\)/,
+    );
+    assert.equal(refused.stderr.trim().split("\n").length, 1, "one line");
+    assert.equal(refused.stdout, "", "no report of 401s as contract failures");
+    assert.ok(!refused.stderr.includes("expired-key-0042"));
+  });
+
   it("warns when the base URL does not end in /v1", async () => {
     const result = await cli(["--base-url", mock.url.replace(/\/v1$/, "/api"), "--api-key", MOCK_KEY]);
     assert.match(result.stdout, /warning: the base URL .* does not end with \/v1/);

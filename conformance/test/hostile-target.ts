@@ -34,8 +34,8 @@ export async function startHostileTarget(
       return;
     }
     if (mode === "huge") {
-      response.writeHead(401, { "content-type": "application/json" });
-      response.end(`${" ".repeat(5 * 1024 * 1024)}{"code":"unauthorized","message":"no","status":401}`);
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(`${" ".repeat(5 * 1024 * 1024)}{"code":"bad_request","message":"no","status":400}`);
       return;
     }
     const echoed = [

@@ -8,6 +8,7 @@ import {
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { capConnections, defaultMaxConnections } from "../common/connection-cap.ts";
+import { CONTROL_PATH } from "./core/control.ts";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
 import { errorResponse, type MockResponse, pathOf } from "./core/exchange.ts";
 import type { Maybe } from "./core/maybe.ts";
@@ -258,14 +259,19 @@ function logEachRequest(log: MockLog, request: IncomingMessage, response: Server
   const started = performance.now();
   response.once("close", () => {
     const session = request.headers[SESSION_HEADER];
+    const path = pathOf(request.url as string);
+    const read = request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS";
     log.request({
       reqId: `req-${id.toString(36)}`,
       method: request.method as string,
-      path: pathOf(request.url as string),
+      path,
       status: response.headersSent ? response.statusCode : null,
       ms: Math.round((performance.now() - started) * 1000) / 1000,
       ...(typeof session === "string" ? { session } : {}),
       ...(response.writableFinished ? {} : { completed: false }),
+      ...(read && (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`))
+        ? { controlRead: true }
+        : {}),
     });
   });
 }

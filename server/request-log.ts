@@ -12,6 +12,11 @@ export interface RequestLine {
   /** The X-Mock-Session the request named, if any: a session name, not a secret. */
   session?: string;
   completed?: false;
+  /**
+   * A read of the control plane (the dashboard polls one a second): logged at debug, so that the log at
+   * info shows the API's traffic and what changed the world.
+   */
+  controlRead?: true;
 }
 
 /** Where the Node server reports: one line per request, unexpected errors and start-up events. */
@@ -41,7 +46,7 @@ export async function jsonLog(level: LogLevel, fd = 1): Promise<MockLog> {
     pino.destination(fd),
   );
   return {
-    request: (line) => logger.info(line, "request"),
+    request: (line) => (line.controlRead ? logger.debug(line, "request") : logger.info(line, "request")),
     error: (error, message) => logger.error({ err: error }, message),
     info: (message) => logger.info(message),
   };
@@ -64,7 +69,7 @@ export function prettyLog({
   const at = (minimum: LogLevel) => SEVERITY[level] <= SEVERITY[minimum];
   return {
     request(line) {
-      if (!at("info")) return;
+      if (!at(line.controlRead ? "debug" : "info")) return;
       const status = line.status === null ? "---" : String(line.status);
       const statusColor = line.status === null || line.status >= 500 ? 31 : line.status >= 400 ? 33 : 32;
       const parts = [

@@ -106,7 +106,11 @@ export async function serve(options: CliOptions): Promise<number> {
   log?.info(`Server listening at ${origin}`);
   const fixtureName = relative(process.cwd(), options.fixtures);
   const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
-  lines.push(`  fixtures: ${fixtureName} (${seed.size} orders)${options.watch ? ", watched" : ""}`);
+  lines.push(
+    options.generate
+      ? `  fixtures: none, a generated world (${seed.size} orders, --seed ${options.generate.seed})`
+      : `  fixtures: ${fixtureName} (${seed.size} orders)${options.watch ? ", watched" : ""}`,
+  );
   lines.push(
     access.enabled
       ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}\n` +

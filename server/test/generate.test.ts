@@ -49,6 +49,9 @@ describe("generated worlds", () => {
     const generated = await startMockProcess(["--quiet", "--generate", "400", "--seed", "9"]);
     const fromFile = await startMockProcess(["--quiet", "--fixtures", path]);
     try {
+      // The start-up line names what is served: no fixture file for a generated world.
+      assert.match(generated.output(), /^ {2}fixtures: none, a generated world \(400 orders, --seed 9\)$/m);
+      assert.match(fromFile.output(), /^ {2}fixtures: .*generated\.json \(400 orders\)$/m);
       assert.deepEqual(await listOf(generated.url), await listOf(fromFile.url));
       assert.equal(JSON.parse((await listOf(generated.url)).toString()).length, 400);
     } finally {

@@ -66,6 +66,43 @@ describe("the mock as a process (npm start)", () => {
       }
     });
 
+    it("logs reads of the control plane (the dashboard polls one a second) only at debug", async () => {
+      for (const level of ["info", "debug"]) {
+        const logged = await startMockProcess(["--log-level", level]);
+        try {
+          await (await fetch(`${logged.url.replace(/\/v1$/, "")}/__control/orders`)).arrayBuffer();
+          await (
+            await fetch(`${logged.url.replace(/\/v1$/, "")}/__control/reset`, { method: "POST" })
+          ).arrayBuffer();
+          await (await fetch(`${logged.url}/store/orders`)).arrayBuffer();
+          const requestLines = () =>
+            logged
+              .output()
+              .split("\n")
+              .filter((line) => line.includes('"msg":"request"'))
+              .map((line) => JSON.parse(line) as { method: string; path: string });
+          // The API's request is the last one sent: once it is logged, every earlier line that will be is.
+          for (
+            let waited = 0;
+            !requestLines().some((entry) => entry.path === "/v1/store/orders") && waited < 5_000;
+            waited += 50
+          )
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          assert.deepEqual(
+            requestLines().map((entry) => `${entry.method} ${entry.path}`),
+            [
+              ...(level === "debug" ? ["GET /__control/orders"] : []),
+              "POST /__control/reset",
+              "GET /v1/store/orders",
+            ],
+            level,
+          );
+        } finally {
+          await logged.stop();
+        }
+      }
+    });
+
     it("shuts down gracefully on SIGTERM with exit code 0", async () => {
       const pending = Array.from({ length: 20 }, () =>
         fetch(`${mock.url}/store/orders`, { headers: { authorization: `Bearer ${DEV_KEY}` } }).then(

@@ -63,7 +63,10 @@ export function controlGate(
   const route = path.slice(CONTROL_PATH.length);
   const { method } = request;
   // The page and its files hold no data, so a browser can load them before it has the token to ask for.
-  const asset = (method === "GET" || method === "HEAD") && context.assets?.get(route === "" ? "/" : route);
+  const asset = context.assets?.get(route === "" ? "/" : route);
+  // A file is there for reading only: another method is told so, and which ones, rather than a 404.
+  if (asset && method !== "GET" && method !== "HEAD")
+    return { refused: false, response: methodNotAllowed(method, "GET, HEAD", cors) };
   if (asset) {
     return {
       refused: false,

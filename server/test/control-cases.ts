@@ -505,6 +505,9 @@ export const CONTROL_CASES: ControlCase[] = [
         ["PUT", "/__control/requests", "GET, DELETE"],
         ["DELETE", "/__control/sessions", "GET"],
       ];
+      // Where the dashboard is served (not in-process), its page and files are there to be read.
+      if ((await api.send("GET", "/__control/")).status === 200)
+        cases.push(["POST", "/__control/", "GET, HEAD"], ["DELETE", "/__control/dashboard.js", "GET, HEAD"]);
       for (const [method, path, allow] of cases) {
         const answer = await api.send(method, path);
         assertError(answer, 405, "method_not_allowed");

@@ -5,6 +5,7 @@ import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock
 import { assertError, caseApi } from "./control-cases.ts";
 import { type RedisService, startRedis } from "./services.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
+import { steadyLoad } from "./steady-load.ts";
 import { AUTH } from "./support.ts";
 import { httpTransport, sendToProcess as send } from "./transports.ts";
 
@@ -179,18 +180,16 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
     const [a, b] = (await replicas(redis, freshPrefix())) as [MockProcess, MockProcess];
     try {
       assert.equal((await send(a, "DELETE", "/v1/store/orders/5", AUTH)).status, 204);
-      let stop = false;
-      const load = (async () => {
-        const seen: number[] = [];
-        while (!stop) seen.push((await send(b, "GET", "/v1/store/orders", AUTH)).status);
-        return seen;
-      })();
-      await sleep(100);
+      const load = steadyLoad(async () => (await send(b, "GET", "/v1/store/orders", AUTH)).status);
+      await load.answered(5);
       await a.stop("SIGKILL");
-      await sleep(200);
-      stop = true;
-      const statuses = await load;
-      assert.ok(statuses.length > 10 && statuses.every((status) => status === 200), `${statuses}`);
+      // Ten answers after the kill, however long a loaded machine takes to give them.
+      await load.answered(10);
+      const statuses = await load.stop();
+      assert.ok(
+        statuses.every((status) => status === 200),
+        `${statuses}`,
+      );
       assert.equal(
         (await send(b, "DELETE", "/v1/store/orders/5", AUTH)).status,
         409,

@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
-import { isJsonNumber, isRecord, numberText, stringifyExact, toSchemaView } from "../contract/exact-json.ts";
+import { isJsonNumber, isRecord, numberText, stringifyExact } from "../contract/exact-json.ts";
+import { validateExact } from "../contract/exact-validate.ts";
 import {
   FieldShape,
   type FlatFields,
@@ -216,11 +217,11 @@ export class ListJudge {
     this.#seen++;
     const exact = this.#stream.exactNumbers;
     // Most orders hold no LosslessNumber; those are validated as they are, without a projected copy.
-    const view = exact === this.#exactBefore ? order : toSchemaView(order);
+    const valid = exact === this.#exactBefore ? this.#validate(order) : validateExact(this.#validate, order);
     this.#exactBefore = exact;
     const record = isRecord(order) ? order : undefined;
     const id = record?.id;
-    if (!this.#validate(view)) {
+    if (!valid) {
       this.#invalid.count++;
       if (this.#invalid.first.length < this.#keep) {
         const problems = (this.#validate.errors ?? []).map((error) =>

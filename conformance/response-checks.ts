@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
-import { isJsonNumber, isRecord, numberText, parseExact, toSchemaView } from "../contract/exact-json.ts";
+import { isJsonNumber, isRecord, numberText, parseExact } from "../contract/exact-json.ts";
+import { validateExact } from "../contract/exact-validate.ts";
 import type { FlatRecordPlan } from "../contract/flat-record.ts";
 import type { Operation } from "../contract/operations.ts";
 import { type Exchange, recordResponse } from "./http-client.ts";
@@ -162,7 +163,7 @@ export function checkResponse(
     }
     if (list.notArray) {
       // Not an array: the operation's own schema says what it is instead.
-      validate(toSchemaView(list.notArray.value));
+      validateExact(validate, list.notArray.value);
       fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
       return { checks, status };
     }
@@ -188,7 +189,7 @@ export function checkResponse(
     fail("body", `the body is not valid JSON: ${(error as Error).message}`, schemaSpec);
     return { checks, status };
   }
-  if (validate(toSchemaView(body))) {
+  if (validateExact(validate, body)) {
     pass("body", status === 200 ? "an array of Order records" : "an Error record", schemaSpec);
   } else {
     fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);

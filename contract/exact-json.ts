@@ -132,9 +132,20 @@ function shallowCopy(value: Record<string, unknown>): Record<string, unknown> {
   return copy;
 }
 
+/** How many fractions toSchemaView has projected onto integers (9007199254740993.5, 1e-400): see validateExact. */
+let roundedFractions = 0;
+
+export function roundedFractionCount(): number {
+  return roundedFractions;
+}
+
 function projectNumber(number: LosslessNumber): number {
   const integer = exactInteger(number.value);
-  if (integer === null) return Number(number.value);
+  if (integer === null) {
+    const projected = Number(number.value);
+    if (Number.isInteger(projected)) roundedFractions++;
+    return projected;
+  }
   if (isInt64(integer)) return Number(integer);
   return integer < 0n ? -OUT_OF_INT64 : OUT_OF_INT64;
 }

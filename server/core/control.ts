@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { parseExact, toSchemaView } from "../../contract/exact-json.ts";
+import { validateExact } from "../../contract/exact-validate.ts";
 import type { Behaviour, OperationId } from "../../contract/types.ts";
 import { methodNotAllowed } from "./api.ts";
 import type { AuthResult } from "./auth.ts";
@@ -302,7 +303,7 @@ function readJsonBody(request: MockRequest, validate: ValidateFunction): unknown
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return "the body must be a JSON object";
-  if (!validate(toSchemaView(value))) return describeSchemaError(validate.errors?.[0]);
+  if (!validateExact(validate, value)) return describeSchemaError(validate.errors?.[0]);
   return value;
 }
 

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import type { Contract } from "../../contract/contract.ts";
-import { isJsonNumber, numberText, parseExact, toSchemaView } from "../../contract/exact-json.ts";
+import { isJsonNumber, numberText, parseExact } from "../../contract/exact-json.ts";
+import { validateExact } from "../../contract/exact-validate.ts";
 import {
   type FlatFields,
   type FlatRecordPlan,
@@ -224,7 +225,7 @@ function readOrder(entry: unknown, index: number, context: OrderContext): SeedOr
   if (entry.id === undefined) report(context, entry, index, "id", "is required");
 
   // The Order schema allows fields it does not list, so `status` passes through it untouched.
-  if (!context.validate(toSchemaView(entry))) {
+  if (!validateExact(context.validate, entry)) {
     for (const error of context.validate.errors ?? []) {
       const field = error.instancePath.split("/")[1] ?? "";
       report(

@@ -9,6 +9,7 @@ import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { formatBytes } from "../common/byte-size.ts";
+import { utf8Problem } from "../common/utf8-stream.ts";
 import { maskedHeaderValue } from "./credentials.ts";
 import type { ListReading } from "./identical-readings.ts";
 import { judgeFault, type ListVerdict } from "./list-judge.ts";
@@ -45,6 +46,8 @@ export interface ExchangeResponse {
   list?: ListVerdict;
   /** The body did not arrive whole: why, with the bytes received. Its checks fail; it is never judged. */
   cut?: string;
+  /** Why a body that is not a list is not UTF-8, naming the byte; undefined when it is. */
+  readonly notUtf8?: string | undefined;
 }
 
 export interface TlsOptions {
@@ -334,8 +337,16 @@ class BodyReader {
   }
 
   response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {
-    const body = Buffer.concat(this.#chunks).toString("utf8");
-    const response: ExchangeResponse = { status, headers, body, received: this.bytes };
+    const bytes = Buffer.concat(this.#chunks);
+    const body = bytes.toString("utf8");
+    const notText = this.judge ? undefined : utf8Problem(bytes);
+    const response: ExchangeResponse = {
+      status,
+      headers,
+      body,
+      received: this.bytes,
+      ...(notText !== undefined ? { notUtf8: notText } : {}),
+    };
     if (cut !== undefined) response.cut = cut;
     else if (this.judge) {
       try {

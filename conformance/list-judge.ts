@@ -1,4 +1,5 @@
 import type { ValidateFunction } from "ajv";
+import { notUtf8, Utf8Stream } from "../common/utf8-stream.ts";
 import { isJsonNumber, isRecord, numberText, stringifyExact } from "../contract/exact-json.ts";
 import { validateExact } from "../contract/exact-validate.ts";
 import {
@@ -123,6 +124,7 @@ export class ListJudge {
   #allRecords: boolean;
   #syntax: string | undefined;
   #bytes = 0;
+  readonly #utf8 = new Utf8Stream();
   /** Per shape of flat order: its keys' hashes, where its id is, whether it has a status field. */
   readonly #shape = new FieldShape((fields) => {
     const keys = fields.keys.slice(0, fields.count);
@@ -162,6 +164,11 @@ export class ListJudge {
   write(chunk: Uint8Array): void {
     this.#bytes += chunk.length;
     if (this.#syntax !== undefined) return;
+    const notText = this.#utf8.write(chunk);
+    if (notText !== -1) {
+      this.#syntax = notUtf8(notText, chunk[notText - (this.#bytes - chunk.length)]);
+      return;
+    }
     try {
       this.#stream.write(chunk);
     } catch (error) {
@@ -182,6 +189,8 @@ export class ListJudge {
 
   end(): ListVerdict {
     let root: unknown;
+    const unfinished = this.#syntax === undefined ? this.#utf8.end() : -1;
+    if (unfinished !== -1) this.#syntax = notUtf8(unfinished, undefined, true);
     if (this.#syntax === undefined) {
       try {
         root = this.#stream.end();

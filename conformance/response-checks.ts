@@ -182,6 +182,10 @@ export function checkResponse(
     return { checks, status, list };
   }
 
+  if (response.notUtf8 !== undefined) {
+    fail("body", `the body is not valid JSON: ${response.notUtf8}`, schemaSpec);
+    return { checks, status };
+  }
   let body: unknown;
   try {
     body = parseExact(response.body);

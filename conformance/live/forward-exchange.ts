@@ -1,6 +1,7 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
 import { formatBytes } from "../../common/byte-size.ts";
+import { utf8Problem } from "../../common/utf8-stream.ts";
 import { maskedTarget, requestSecrets } from "../credentials.ts";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { ListJudge, ListVerdict } from "../list-judge.ts";
@@ -514,6 +515,11 @@ export class LazyResponse {
 
   get bodyBytes(): Uint8Array {
     return this.bytes;
+  }
+
+  /** Asked of a body that is not a list only: a list's bytes are checked by its judge as they come. */
+  get notUtf8(): string | undefined {
+    return this.list ? undefined : utf8Problem(this.bytes);
   }
 }
 

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { isLosslessNumber, parse } from "lossless-json";
 import { builtInContract } from "../../contract/built-in.ts";
 import { type Operation, readOperations } from "../../contract/operations.ts";
-import { judgeListBody } from "../list-judge.ts";
+import { judgeListBody, ListJudge } from "../list-judge.ts";
 import { checkResponse } from "../response-checks.ts";
 
 const contract = builtInContract();
@@ -150,5 +150,58 @@ describe("verdicts on exact decimal values, beside an independent oracle", () =>
     const body = checked.checks.find((check) => check.id === "case.body");
     assert.equal(body?.status, "failed");
     assert.match(body?.message ?? "", /status must be integer/);
+  });
+});
+
+describe("bodies that are not UTF-8", () => {
+  const bytesOf = (...parts: Array<string | number[]>) =>
+    Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part) : Buffer.from(part))));
+
+  it("a list is an encoding failure naming the byte, in any field, however the bytes are cut", () => {
+    for (const [body, at] of [
+      [bytesOf('[{"id":1,"note":"', [0xff], '"}]'), 17],
+      [bytesOf('[{"id":1,"shipDate":"2026-11-02T10:00:00', [0xc3], 'Z"}]'), 40],
+      [bytesOf('[{"id":1,"note":"', [0xed, 0xa0, 0x80], '"}]'), 17],
+      [bytesOf('[{"id":1,"note":"', [0xf4, 0x90, 0x80, 0x80], '"}]'), 17],
+      [bytesOf('[{"id":1,"note":"', [0xc0, 0xaf], '"}]'), 17],
+    ] as const) {
+      for (const cut of [1, 3, body.length]) {
+        // A character cut between chunks is named by its offset; its first byte may have gone by.
+        const judge = new ListJudge(options);
+        for (let from = 0; from < body.length; from += cut) judge.write(body.subarray(from, from + cut));
+        const verdict = judge.end();
+        assert.match(
+          verdict.syntax ?? "",
+          new RegExp(`not UTF-8, which JSON must be \\(RFC 8259 §8\\.1\\): the character at byte ${at} `),
+          `${body.toString("hex")} in ${cut}s`,
+        );
+        assert.equal(
+          verdict.invalid.count,
+          0,
+          "no date-time or schema error for a byte that is no character",
+        );
+      }
+    }
+  });
+
+  it("an Error record is an encoding failure too", () => {
+    const exchange = {
+      request: { method: "DELETE", path: "/v1/store/orders/1", headers: {} },
+      response: {
+        status: 404,
+        headers: { "content-type": "application/json" },
+        body: '{"code":"order_not_found","message":"�","status":404}',
+        notUtf8:
+          "it is not UTF-8, which JSON must be (RFC 8259 §8.1): the character at byte 38 (0xff) is not one",
+        received: 52,
+      },
+    };
+    const operation = readOperations(contract).get("cancelOrder") as Operation;
+    const checked = checkResponse(exchange as never, operation, [404], "§4.2", "case", {
+      errorRecord: contract.schema("Error"),
+    });
+    const body = checked.checks.find((check) => check.id === "case.body");
+    assert.equal(body?.status, "failed");
+    assert.match(body?.message ?? "", /^the body is not valid JSON: it is not UTF-8/);
   });
 });

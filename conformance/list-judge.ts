@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
-import { notUtf8, Utf8Stream } from "../common/utf8-stream.ts";
+import { notUtf8 } from "../common/utf8.ts";
+import { Utf8Stream } from "../common/utf8-stream.ts";
 import { isJsonNumber, isRecord, numberText, stringifyExact } from "../contract/exact-json.ts";
 import { validateExact } from "../contract/exact-validate.ts";
 import {

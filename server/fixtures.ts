@@ -1,6 +1,6 @@
-import { isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
+import { Utf8Stream } from "../common/utf8-stream.ts";
 import type { Contract } from "../contract/contract.ts";
 import { Int64Index } from "../contract/int64-index.ts";
 import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
@@ -79,8 +79,11 @@ async function readStream(
   });
   const position = new LinePosition();
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  // The bytes of a character cut by the chunk's end, checked as UTF-8 with the next chunk.
-  let carried: Buffer = Buffer.alloc(0);
+  const utf8 = new Utf8Stream();
+  const notUtf8At = (offset: number) => {
+    if (offset !== -1)
+      throw new FixtureError(`${path}: the file is not valid UTF-8 text (at byte ${offset})`);
+  };
   let root: unknown;
   let chunk = buffer.subarray(0, 0);
   try {
@@ -88,11 +91,11 @@ async function readStream(
       const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
       if (bytesRead === 0) break;
       chunk = buffer.subarray(0, bytesRead);
-      carried = checkUtf8(carried, chunk, path);
+      notUtf8At(utf8.write(chunk));
       stream.write(chunk);
       position.advance(chunk);
     }
-    if (carried.length > 0) throw new FixtureError(`${path}: the file is not valid UTF-8 text`);
+    notUtf8At(utf8.end());
     chunk = buffer.subarray(0, 0);
     root = stream.end();
   } catch (error) {
@@ -105,22 +108,6 @@ async function readStream(
   readDocument(root, contract, problems, reader);
   throwProblems(path, problems);
   return { apiKeys: (root as { apiKeys?: string[] }).apiKeys ?? [], seed: builder.finish() };
-}
-
-/** Checks a chunk as UTF-8, given the start of a character the previous chunk ended in; returns what it ends in. */
-function checkUtf8(carried: Buffer, chunk: Buffer, path: string): Buffer {
-  const bytes = carried.length > 0 ? Buffer.concat([carried, chunk]) : chunk;
-  // A character is at most 4 bytes: look back at most 3 for the start of one that is cut.
-  let end = bytes.length;
-  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
-    const byte = bytes[bytes.length - back] as number;
-    if ((byte & 0xc0) === 0x80) continue;
-    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    if (length > back) end = bytes.length - back;
-    break;
-  }
-  if (!isUtf8(bytes.subarray(0, end))) throw new FixtureError(`${path}: the file is not valid UTF-8 text`);
-  return Buffer.from(bytes.subarray(end));
 }
 
 /** Lines counted as the chunks go by, so that an error's byte can be given as a line and column. */

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { firstNonUtf8, Utf8Stream, utf8Problem } from "../utf8-stream.ts";
+import { firstNonUtf8 } from "../utf8.ts";
+import { Utf8Stream, utf8Problem } from "../utf8-stream.ts";
 
 /** The first offset at which a fatal decoder gives up, by decoding ever longer prefixes: slow and plain. */
 function oracle(bytes: Uint8Array): number {

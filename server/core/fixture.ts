@@ -1,4 +1,5 @@
 import type { ValidateFunction } from "ajv";
+import { firstNonUtf8 } from "../../common/utf8.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { isJsonNumber, numberText, parseExact } from "../../contract/exact-json.ts";
 import { validateExact } from "../../contract/exact-validate.ts";
@@ -30,7 +31,9 @@ export function parseFixture(bytes: Uint8Array, source: string, contract: Contra
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw new FixtureError(`${source}: the file is not valid UTF-8 text`);
+    throw new FixtureError(
+      `${source}: the file is not valid UTF-8 text (at byte ${firstNonUtf8(bytes, false)})`,
+    );
   }
   let document: unknown;
   try {

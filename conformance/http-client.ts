@@ -31,6 +31,8 @@ export interface Exchange {
   sentAt?: number;
   /** The request went on a kept-alive connection that the server had closed: it never reached the server. */
   staleConnection?: boolean;
+  /** The run's limit that ended it before its answer was whole: reading the same again would hit it again. */
+  limit?: "deadline" | "max-body";
 }
 
 export interface ExchangeResponse {
@@ -149,7 +151,9 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
       let answered = false;
       const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
       // Before the answer: the request fails; once it is coming: what came is judged as cut.
+      let limit: Exchange["limit"];
       let deadlineHit = (ms: number): void => {
+        limit = "deadline";
         outgoing.destroy(new Error(`no complete answer within the ${ms} ms --deadline`));
       };
       const deadline = setTimeout(() => deadlineHit(deadlineMs), deadlineMs);
@@ -180,9 +184,11 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
               response: reader.response(status, flattenHeaders(incoming.headers), cut),
               ...(proxyRefused !== undefined ? { proxyRefused } : {}),
               ...(sentAt !== undefined ? { sentAt } : {}),
+              ...(limit !== undefined ? { limit } : {}),
             });
           };
           deadlineHit = (ms) => {
+            limit = "deadline";
             settle(
               `the answer did not complete within the ${ms} ms --deadline (${reader.bytes} bytes of its body came)`,
             );
@@ -191,6 +197,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           incoming.on("data", (chunk: Buffer) => {
             const tooLarge = reader.add(chunk);
             if (tooLarge === undefined) return;
+            if (tooLarge === "max-body") limit = "max-body";
             settle(
               tooLarge === "max-body"
                 ? `the body is larger than the ${formatBytes(maxBody)} --max-body allows (stopped reading at ${reader.bytes} bytes); raise --max-body to judge it`
@@ -223,6 +230,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           error: error.code ? `${error.code}: ${error.message}` : error.message,
           ...(error.code ? { errorCode: error.code } : {}),
           ...(stale ? { staleConnection: true } : {}),
+          ...(limit !== undefined ? { limit } : {}),
         });
       });
       outgoing.end();

@@ -545,7 +545,20 @@ class Session {
     private readonly readings: IdenticalReadings,
   ) {}
 
+  /** The reading of the list that hit --deadline or --max-body: every later one would hit it again. */
+  #limitHit: Exchange | undefined;
+
+  /** Why the list is not read again, once a reading hit a limit of the run; undefined until then. */
+  #notReadAgain(): string | undefined {
+    const hit = this.#limitHit;
+    if (!hit) return undefined;
+    const limit = hit.limit === "deadline" ? "--deadline" : "--max-body";
+    return `the list is not read again, since reading it hit ${limit} (${hit.response?.cut ?? hit.error}); see list-orders`;
+  }
+
   async snapshot(): Promise<ListSnapshot> {
+    const notAgain = this.#notReadAgain();
+    if (notAgain !== undefined) return { exchange: this.#limitHit as Exchange, notKept: notAgain };
     const operation = this.operation("listOrders");
     const exchange = await this.send(operation, "/store/orders", "valid");
     const checked = checkResponse(exchange, operation, [200], "", "snapshot", this.validators);
@@ -580,7 +593,14 @@ class Session {
         listedOnceAfter = { orderId: ids.race as string, checkId };
         continue;
       }
-      const plainList = step.operation === "listOrders" && (step.auth ?? "valid") === "valid" && !step.query;
+      const validList = step.operation === "listOrders" && (step.auth ?? "valid") === "valid";
+      const plainList = validList && !step.query;
+      const notAgain = validList && !plainList ? this.#notReadAgain() : undefined;
+      if (notAgain !== undefined) {
+        checks.push({ id: `${checkId}.status`, status: "skipped", message: `not judged: ${notAgain}` });
+        scenarioList = { exchange: this.#limitHit as Exchange, notKept: notAgain };
+        continue;
+      }
       const exchange = plainList ? listed.exchange : await this.send(operation, path, step.auth ?? "valid");
       if (exchange.request.replay) replays.push(exchange.request.replay);
       const reading = this.strict || !step.lenient ? step : step.lenient;
@@ -639,6 +659,8 @@ class Session {
     replays: Replay[],
   ): Promise<CheckResult[]> {
     const list = this.operation("listOrders");
+    const notAgain = this.#notReadAgain();
+    const listsAmong = notAgain === undefined ? RACE_LISTS : 0;
     const [cancels, lists] = await Promise.all([
       Promise.all(
         Array.from({ length: this.raceConcurrency }, () =>
@@ -646,7 +668,7 @@ class Session {
         ),
       ),
       Promise.all(
-        Array.from({ length: RACE_LISTS }, () => this.send(list, "/store/orders", "valid", { fresh: true })),
+        Array.from({ length: listsAmong }, () => this.send(list, "/store/orders", "valid", { fresh: true })),
       ),
     ]);
     const [first] = cancels;
@@ -662,6 +684,9 @@ class Session {
           checkResponse(exchange, list, [200], RACE_LISTS_RULE, `${checkId}.list-during`, this.validators),
         ),
       ),
+      ...(notAgain !== undefined
+        ? [{ id: `${checkId}.list-during`, status: "skipped" as const, message: `not judged: ${notAgain}` }]
+        : []),
     ];
     checks.push(raceVerdict(cancels, checkId, step.because));
     return checks;
@@ -680,6 +705,8 @@ class Session {
       ...options,
       ...(operation.operationId === "listOrders" ? { listJudge: this.#listJudge } : {}),
     });
+    if (operation.operationId === "listOrders" && auth === "valid" && exchange.limit !== undefined)
+      this.#limitHit ??= exchange;
     this.onExchange?.(exchange);
     return exchange;
   }

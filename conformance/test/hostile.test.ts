@@ -159,6 +159,54 @@ describe("the proxy masks every credential the traffic carries", () => {
 });
 
 describe("a target that never finishes, or sends more than an answer needs", { timeout: 60_000 }, () => {
+  it("a list read that hit --deadline is not read again: later readings are not judged, saying why once", async () => {
+    const target = await startHostileTarget("drip");
+    try {
+      const lists: string[] = [];
+      const report = await runConformance({
+        baseUrl: target.url,
+        apiKey: KEY,
+        env: {},
+        deadlineMs: 500,
+        pendingOrderId: "1",
+        shippedOrderId: "2",
+        raceOrderId: "3",
+        raceConcurrency: 2,
+        onExchange: (exchange) => {
+          // The run's own key as a bearer token is replayed as its variable; the probes (Basic, unknown) are not.
+          const replayed = JSON.stringify(exchange.request.replay?.headers ?? []);
+          if (
+            exchange.request.method === "GET" &&
+            replayed.includes('{"variable":"PETSTORE_API_KEY","prefix":"Bearer "}')
+          )
+            lists.push(exchange.request.path);
+        },
+      });
+      assert.deepEqual(lists, ["/v1/store/orders"], "one reading of the list, not one per scenario");
+      const checks = report.scenarios.flatMap((scenario) => scenario.checks);
+      const notAgain = checks.filter((check) =>
+        /the list is not read again, since reading it hit --deadline/.test(check.message),
+      );
+      assert.ok(
+        ["list-no-paging.with-parameters.status", "cancel-race.cancel.list-during"].every((id) =>
+          notAgain.some((check) => check.id === id && check.status === "skipped"),
+        ),
+        notAgain.map((check) => check.id).join(", "),
+      );
+      // The one reading fails where it was read, saying why.
+      assert.ok(
+        checks.some(
+          (check) =>
+            check.id.startsWith("list-orders.list.") &&
+            check.status === "failed" &&
+            /did not complete within the 500 ms --deadline/.test(check.message),
+        ),
+      );
+    } finally {
+      await target.close();
+    }
+  });
+
   it("a body that drips ends at --deadline: the run ends with a verdict, and so does the proxy's exchange", async () => {
     const target = await startHostileTarget("drip");
     try {

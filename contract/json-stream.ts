@@ -37,6 +37,17 @@ export interface JsonStreamOptions {
   maxStringBytes?: number;
   /** Skip a UTF-8 byte-order mark at the start (fixture files may have one; HTTP bodies may not). */
   allowBom?: boolean;
+  /** Refuse a repeated key of the root object, even with an equal value (which lossless-json lets by). */
+  refuseRepeatedRootKeys?: boolean;
+}
+
+/**
+ * What a streamed field holds in the root object once its array has gone by element by element: a value
+ * of its own kind, so that a field of that name holding anything else (a number, an object) is not taken
+ * for it, and a field streamed twice is never taken for one equal value.
+ */
+export class StreamedArray {
+  constructor(readonly count: number) {}
 }
 
 /** The text is not JSON, or breaks a bound; `offset` is the byte where it went wrong. */
@@ -130,6 +141,7 @@ export class JsonStream {
   readonly #maxDepth: number;
   readonly #maxStringBytes: number;
   #allowBom: boolean;
+  readonly #refuseRepeatedRootKeys: boolean;
   #state = State.Value;
   readonly #stack: Frame[] = [];
   /** Bytes of the chunks before the current one. */
@@ -153,7 +165,10 @@ export class JsonStream {
   // An empty array may close straight after it opens; after a comma a value must follow.
   #afterOpen = false;
   readonly #keys = new Map<number, { bytes: Buffer; text: string }>();
-  /** Whether the streamed array began: then `end()` gives the count of its elements in its place. */
+  /**
+   * Whether the streamed array began: then `end()` gives the count of its elements in its place (a root
+   * array), or a StreamedArray in the field's place (a field's).
+   */
   streamedArray = false;
   /** How many LosslessNumbers were made: a value made while this did not move holds none. */
   exactNumbers = 0;
@@ -165,6 +180,7 @@ export class JsonStream {
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#maxStringBytes = options.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
     this.#allowBom = options.allowBom ?? false;
+    this.#refuseRepeatedRootKeys = options.refuseRepeatedRootKeys ?? false;
   }
 
   write(input: Uint8Array): void {
@@ -320,7 +336,8 @@ export class JsonStream {
 
   #close(): void {
     const frame = this.#stack.pop() as Frame;
-    this.#emit(frame.value === null ? frame.count : frame.value);
+    if (frame.value !== null) this.#emit(frame.value);
+    else this.#emit(this.#field === undefined ? frame.count : new StreamedArray(frame.count));
   }
 
   #afterValue(chunk: Buffer, start: number): number {
@@ -357,8 +374,15 @@ export class JsonStream {
     }
     const object = top.value as Record<string, unknown>;
     const key = top.key;
-    // As lossless-json: a key may repeat with an equal value; with another value the text is refused.
-    if (Object.hasOwn(object, key) && !deepEqual(object[key], value)) {
+    // As lossless-json: a key may repeat with an equal value; with another value the text is refused. A
+    // streamed array's elements are gone, so it equals nothing.
+    const repeated =
+      Object.hasOwn(object, key) &&
+      ((this.#refuseRepeatedRootKeys && this.#stack.length === 1) ||
+        value instanceof StreamedArray ||
+        object[key] instanceof StreamedArray ||
+        !deepEqual(object[key], value));
+    if (repeated) {
       throw new JsonStreamError(`duplicate key ${JSON.stringify(key)}`, top.keyAt);
     }
     if (key === "__proto__") {

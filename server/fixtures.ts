@@ -74,6 +74,7 @@ async function readStream(
   const stream = new JsonStream({
     field: "orders",
     allowBom: true,
+    refuseRepeatedRootKeys: true,
     onElement: (entry, index) => reader.add(entry, index),
     onFlatElement: (fields, index) => reader.addFlat(fields, index),
   });

@@ -10,6 +10,7 @@ import {
   KIND_STRING,
 } from "../../contract/flat-record.ts";
 import { halvesOfBigint, halvesOfNumber, Int64Index } from "../../contract/int64-index.ts";
+import { StreamedArray } from "../../contract/json-stream.ts";
 import { type SeedOrder, type StoredOrderRecord, storedValue } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 
@@ -38,6 +39,11 @@ export function parseFixture(bytes: Uint8Array, source: string, contract: Contra
   let document: unknown;
   try {
     document = parseExact(text);
+    // A repeated top-level key is refused whatever its value, as the streamed reader must refuse it: the
+    // orders of a streamed "orders" are gone by the time it repeats, so no two can be found equal.
+    const repeated = isPlainObject(document) ? repeatedRootKey(text) : undefined;
+    if (repeated)
+      throw new SyntaxError(`Duplicate key '${repeated.key}' encountered at position ${repeated.position}`);
   } catch (error) {
     const reason = error instanceof RangeError ? "nested too deeply" : (error as Error).message;
     throw new FixtureError(`${source}: not valid JSON: ${reason}${positionHint(text, error)}`);
@@ -46,6 +52,31 @@ export function parseFixture(bytes: Uint8Array, source: string, contract: Contra
   const orders = readDocument(document, contract, problems);
   throwProblems(source, problems);
   return { apiKeys: (document as { apiKeys?: string[] }).apiKeys ?? [], orders };
+}
+
+/** The first key of a JSON text's root object (the text known to be one) that repeats, with its position. */
+function repeatedRootKey(text: string): { key: string; position: number } | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  let keyNext = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) {
+      const start = at;
+      for (at++; text.charCodeAt(at) !== 0x22; at++) if (text.charCodeAt(at) === 0x5c) at++;
+      if (depth === 1 && keyNext) {
+        const key = JSON.parse(text.slice(start, at + 1)) as string;
+        if (seen.has(key)) return { key, position: start + 1 };
+        seen.add(key);
+        keyNext = false;
+      }
+    } else if (code === 0x7b || code === 0x5b) {
+      depth++;
+      if (depth === 1) keyNext = true;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+    else if (code === 0x2c && depth === 1) keyNext = true;
+  }
+  return undefined;
 }
 
 /** Stops with every problem found, named by file, order and field (the first ten shown). */
@@ -76,7 +107,7 @@ export function readDocument(
       problems.push(`unknown top-level field "${key}" (expected ${FIXTURE_KEYS.join(", ")})`);
   }
   checkApiKeys(document.apiKeys, problems);
-  if (streamed && typeof document.orders === "number") return streamed.orders;
+  if (streamed && document.orders instanceof StreamedArray) return streamed.orders;
   return readOrders(document.orders, contract, problems);
 }
 

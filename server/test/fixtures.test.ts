@@ -324,6 +324,49 @@ describe("fixture loading", () => {
     );
   });
 
+  it("the whole-text and the streamed readers agree on every document-level case (property)", async () => {
+    const value = fc.constantFrom(
+      '["k"]',
+      "[]",
+      '[{"id":1,"status":"pending"}]',
+      '[{"id":2,"status":"shipped"},{"id":3,"status":"pending"}]',
+      "5",
+      "1",
+      "0",
+      "{}",
+      '"orders"',
+      "null",
+    );
+    const key = fc.constantFrom("apiKeys", "orders", "order", "Orders");
+    const document = fc
+      .array(fc.tuple(key, value), { maxLength: 5 })
+      .map((fields) => `{${fields.map(([name, text]) => `"${name}":${text}`).join(",")}}`);
+    const root = fc.oneof({ weight: 9, arbitrary: document }, fc.constantFrom("[]", "5", '"x"', "null"));
+    const path = writeFixture("", "agree.json");
+    await fc.assert(
+      fc.asyncProperty(root, async (text) => {
+        const outcome = async (read: () => Promise<number>) =>
+          read().then(
+            (count) => `served ${count}`,
+            // The same problems, in the order each reader met them (the streamed one in file order).
+            (error: Error) =>
+              /not valid JSON/.test(error.message)
+                ? "not JSON"
+                : error.message
+                    .replace(/^[^:]*: /, "")
+                    .split("\n")
+                    .sort()
+                    .join("\n"),
+          );
+        const whole = await outcome(async () => parseFixture(Buffer.from(text), "f", contract).orders.length);
+        writeFileSync(path, text);
+        const streamed = await outcome(async () => (await loadFixtureFile(path, contract)).seed.size);
+        assert.equal(streamed, whole, text);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
   it("reads a fixture file from disk", async () => {
     const path = writeFixture({ apiKeys: ["k"], orders: [{ id: 1, status: "cancelled" }] });
     assert.equal((await loadFixtureFile(path, contract)).seed.orderAt(0).status, "cancelled");

@@ -1,3 +1,4 @@
+import { printable } from "../../common/printable.ts";
 import type { CheckResult, Report, ScenarioResult } from "../report.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 
@@ -134,8 +135,9 @@ function renderCheck(check: CheckResult, key: string): string {
   return `<li class="check ${check.status}"><details${check.status === "failed" ? " open" : ""}>${summary}${evidence.join("")}</details></li>`;
 }
 
+/** A value as HTML text: markup escaped, and what reorders, hides or breaks text shown as escapes. */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+  return printable(text, true).replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 const STYLE = `

@@ -13,7 +13,7 @@ import {
   KIND_TRUE,
 } from "../contract/flat-record.ts";
 import { bigintOf, halvesOfNumber, halvesOfText } from "../contract/int64-index.ts";
-import { JsonStream, JsonStreamError } from "../contract/json-stream.ts";
+import { JsonStream, JsonStreamError, type ReaderLimit } from "../contract/json-stream.ts";
 import { idHalves, OrderIndex } from "./order-index.ts";
 
 /** Problems of one kind: the first few in full, all of them counted. */
@@ -28,6 +28,11 @@ export interface ListVerdict {
   bytes: number;
   /** The body is not JSON: why, naming the byte. */
   syntax?: string;
+  /**
+   * The body went past a bound of the judge's reader (nesting, a string's or a number's length), which
+   * JSON itself does not set: the list is not judged, and nothing is said of it.
+   */
+  limit?: ReaderLimit & { offset: number };
   /** The body is JSON but not an array: its value, for the schema check to name what it is. */
   notArray?: { value: unknown };
   /** Orders in the array. */
@@ -88,6 +93,8 @@ export interface ListJudgeOptions {
    */
   keepRecordChars?: number;
   maxDepth?: number;
+  maxStringBytes?: number;
+  maxNumberChars?: number;
 }
 
 const DEFAULT_KEEP = 10;
@@ -123,7 +130,9 @@ export class ListJudge {
   readonly #keepRecordChars: number;
   #recordChars = 0;
   #allRecords: boolean;
+  /** Why reading stopped: the body is not JSON, or (with `#limit`) went past a bound of the reader. */
   #syntax: string | undefined;
+  #limit: (ReaderLimit & { offset: number }) | undefined;
   #bytes = 0;
   readonly #utf8 = new Utf8Stream();
   /** Per shape of flat order: its keys' hashes, where its id is, whether it has a status field. */
@@ -154,6 +163,8 @@ export class ListJudge {
       onElement: (value, index) => this.#judgeOrder(value, index),
       ...(this.#plan ? { onFlatElement: (fields: FlatFields) => this.#judgeFlatOrder(fields) } : {}),
       ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
+      ...(options.maxStringBytes !== undefined ? { maxStringBytes: options.maxStringBytes } : {}),
+      ...(options.maxNumberChars !== undefined ? { maxNumberChars: options.maxNumberChars } : {}),
     });
   }
 
@@ -173,7 +184,7 @@ export class ListJudge {
     try {
       this.#stream.write(chunk);
     } catch (error) {
-      this.#syntax = syntaxOf(error);
+      this.#stop(error);
     }
   }
 
@@ -196,7 +207,7 @@ export class ListJudge {
       try {
         root = this.#stream.end();
       } catch (error) {
-        this.#syntax = syntaxOf(error);
+        this.#stop(error);
       }
     }
     const streamedArray = this.#syntax === undefined && this.#stream.streamedArray;
@@ -206,10 +217,16 @@ export class ListJudge {
     });
   }
 
+  #stop(error: unknown): void {
+    if (!(error instanceof JsonStreamError)) throw error;
+    this.#syntax = error.message;
+    if (error.limit) this.#limit = { ...error.limit, offset: error.offset };
+  }
+
   #verdict(count: number, rest: Partial<ListVerdict>): ListVerdict {
     return {
       bytes: this.#bytes,
-      ...(this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
+      ...(this.#limit ? { limit: this.#limit } : this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
       count,
       invalid: this.#invalid,
       duplicates: this.#duplicates,
@@ -350,6 +367,9 @@ export class ListJudge {
   }
 }
 
+/** The bounds of the judge's reader that a command may set (--max-depth, --max-string, --max-number). */
+export type ReaderLimits = Pick<ListJudgeOptions, "maxDepth" | "maxStringBytes" | "maxNumberChars">;
+
 /** A whole body judged at once, through the same judge as a stream. */
 export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): ListVerdict {
   const judge = new ListJudge(options);
@@ -363,11 +383,6 @@ export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): List
  */
 export function judgeFault(error: unknown): string {
   return `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-function syntaxOf(error: unknown): string {
-  if (error instanceof JsonStreamError) return error.message;
-  throw error;
 }
 
 function describeOrder(index: number, id: unknown, record: Record<string, unknown> | undefined): string {

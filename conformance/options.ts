@@ -4,6 +4,7 @@ import { FileRefused, readBoundedFile } from "../common/bounded-file.ts";
 import { parseByteSize, parseFlags, UsageError } from "../common/command-line.ts";
 import type { TlsOptions } from "./http-client.ts";
 import { DEFAULT_DEADLINE_MS } from "./http-client.ts";
+import type { ReaderLimits } from "./list-judge.ts";
 import type { ReproduceAs } from "./reproduction.ts";
 import type { ConformanceOptions } from "./runner.ts";
 
@@ -22,6 +23,12 @@ export interface CliOptions {
   list: boolean;
   help: boolean;
 }
+
+/** The bounds of the judge's JSON reader, which JSON itself does not set: the same flags in both commands. */
+export const READER_LIMITS_HELP = `  --max-depth N             levels of nesting the judge reads at most (default 64)
+  --max-string SIZE         one string's bytes at most (default 16MiB)
+  --max-number N            one number's characters at most (default 4096); a body past any of these
+                            is reported as not judged, naming the limit, never as invalid JSON`;
 
 export const USAGE = `Usage: petstore-conformance --base-url URL --api-key KEY [options]
        petstore-conformance proxy --upstream URL [options]   (judges live traffic; proxy --help)
@@ -71,6 +78,7 @@ What runs and how it is judged:
                             order, and bodies held while the same as one judged, an eighth (default
                             1GiB: lists of up to 4.8 million orders judged whole); a longer list is
                             judged order by order, its uniqueness and state rules skipped
+${READER_LIMITS_HELP}
 
 Reports:
   --reporter NAME[:FILE]    pretty (default), json, junit, html or markdown, to FILE or standard output;
@@ -98,7 +106,29 @@ export const REACH_FLAGS = {
   timeout: { type: "string" },
   deadline: { type: "string" },
   "max-body": { type: "string" },
+  "max-depth": { type: "string" },
+  "max-string": { type: "string" },
+  "max-number": { type: "string" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
+
+export function readReaderLimits(values: {
+  "max-depth"?: string | undefined;
+  "max-string"?: string | undefined;
+  "max-number"?: string | undefined;
+}): ReaderLimits | undefined {
+  const limits: ReaderLimits = {
+    ...(values["max-depth"] !== undefined
+      ? { maxDepth: positiveInteger("--max-depth", values["max-depth"]) }
+      : {}),
+    ...(values["max-string"] !== undefined
+      ? { maxStringBytes: parseByteSize("--max-string", values["max-string"]) }
+      : {}),
+    ...(values["max-number"] !== undefined
+      ? { maxNumberChars: positiveInteger("--max-number", values["max-number"]) }
+      : {}),
+  };
+  return Object.keys(limits).length > 0 ? limits : undefined;
+}
 
 const FLAGS = {
   "base-url": { type: "string" },
@@ -142,6 +172,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const timeoutMs = timerMilliseconds("--timeout", values.timeout ?? "10000");
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
+  const readerLimits = readReaderLimits(values);
   const list = (text: string | undefined) =>
     text
       ?.split(",")
@@ -181,6 +212,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       ...(values["max-body"] !== undefined
         ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
         : {}),
+      ...(readerLimits ? { readerLimits } : {}),
       ...(values.strict ? { strict: true } : {}),
       ...(values["reproduce-as"] !== undefined
         ? { reproduceAs: parseReproduceAs(values["reproduce-as"]) }

@@ -1,4 +1,5 @@
 import type { ValidateFunction } from "ajv";
+import { formatBytes } from "../common/byte-size.ts";
 import { isJsonNumber, isRecord, numberText, parseExact } from "../contract/exact-json.ts";
 import { validateExact } from "../contract/exact-validate.ts";
 import type { FlatRecordPlan } from "../contract/flat-record.ts";
@@ -157,6 +158,10 @@ export function checkResponse(
         }))
       : undefined;
   if (list) {
+    if (list.limit !== undefined) {
+      skip("body", `not judged: ${limitText(list.limit)}`, schemaSpec);
+      return { checks, status, list };
+    }
     if (list.syntax !== undefined) {
       fail("body", `the body is not valid JSON: ${list.syntax}`, schemaSpec);
       return { checks, status };
@@ -259,4 +264,15 @@ function checkListInvariants(
       noStatus,
     );
   }
+}
+
+/** A bound of the judge's reader that a body went past, with the flag that raises it. */
+export function limitText(limit: NonNullable<ListVerdict["limit"]>): string {
+  const bound =
+    limit.what === "depth"
+      ? [`${limit.bound} levels of nesting`, "--max-depth"]
+      : limit.what === "string"
+        ? [`strings of ${formatBytes(limit.bound)}`, "--max-string"]
+        : [`numbers of ${limit.bound} characters`, "--max-number"];
+  return `the body goes past the judge's limit of ${bound[0]} at byte ${limit.offset}, a bound of this reader and not of JSON (${bound[1]} raises it)`;
 }

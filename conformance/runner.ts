@@ -16,7 +16,7 @@ import {
   type TlsOptions,
 } from "./http-client.ts";
 import { IdenticalReadings } from "./identical-readings.ts";
-import { ListJudge } from "./list-judge.ts";
+import { ListJudge, type ReaderLimits } from "./list-judge.ts";
 import { HeldBytes } from "./live/held-bytes.ts";
 import { maskedHeaders } from "./masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
@@ -111,6 +111,8 @@ export interface ConformanceOptions {
    * uniqueness and the rules that compare it skipped as not judged.
    */
   maxMemoryBytes?: number;
+  /** Bounds of the judge's JSON reader (--max-depth, --max-string, --max-number); defaults when absent. */
+  readerLimits?: ReaderLimits;
 }
 
 /** Options a run cannot start with (exit code 2 on the command line). */
@@ -242,6 +244,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       options.raceConcurrency ?? DEFAULT_RACE_CONCURRENCY,
       Math.floor((maxMemory - heldBodies) / (INDEXED_ORDER_BYTES * LISTS_HELD_AT_ONCE)),
       new IdenticalReadings(new HeldBytes(heldBodies)),
+      options.readerLimits,
     );
     const initial = await session.snapshot();
     const problem = runProblem(initial.exchange, baseUrl, route) ?? keyRefused(initial.exchange, baseUrl);
@@ -527,6 +530,7 @@ class Session {
           orderPlan: this.validators.orderPlan,
           watch: this.watched,
           maxIndexedOrders: this.maxIndexedOrders,
+          ...this.readerLimits,
         }),
     );
 
@@ -543,6 +547,7 @@ class Session {
     private readonly maxIndexedOrders: number,
     /** The readings of the list so far, so that a body the same as one judged is not judged again. */
     private readonly readings: IdenticalReadings,
+    private readonly readerLimits: ReaderLimits = {},
   ) {}
 
   /** The reading of the list that hit --deadline or --max-body: every later one would hit it again. */

@@ -1,6 +1,7 @@
 import type { Exchange } from "./http-client.ts";
 import type { ListVerdict } from "./list-judge.ts";
 import type { OrderIndex } from "./order-index.ts";
+import { limitText } from "./response-checks.ts";
 
 /** One reading of the list, kept compactly: each order's exact id and a digest of its record, or why there is none. */
 export interface ListSnapshot {
@@ -24,6 +25,7 @@ export function snapshotOf(
 ): ListSnapshot {
   if (status !== 200) return { exchange, problem: exchange.error ?? `status ${status}` };
   if (exchange.response?.cut !== undefined) return { exchange, problem: exchange.response.cut };
+  if (list?.limit !== undefined) return { exchange, notKept: limitText(list.limit) };
   if (!list || list.syntax !== undefined) return { exchange, problem: "the body is not valid JSON" };
   if (list.notArray) return { exchange, problem: "the body is not a JSON array" };
   if (list.indexLimit !== undefined)

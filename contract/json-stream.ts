@@ -35,6 +35,8 @@ export interface JsonStreamOptions {
   maxDepth?: number;
   /** A string longer than this many bytes is refused (default 16 MiB): no order needs one. */
   maxStringBytes?: number;
+  /** A number longer than this many characters is refused (default 4096). */
+  maxNumberChars?: number;
   /** Skip a UTF-8 byte-order mark at the start (fixture files may have one; HTTP bodies may not). */
   allowBom?: boolean;
   /** Refuse a repeated key of the root object, even with an equal value (which lossless-json lets by). */
@@ -50,12 +52,22 @@ export class StreamedArray {
   constructor(readonly count: number) {}
 }
 
-/** The text is not JSON, or breaks a bound; `offset` is the byte where it went wrong. */
+/** A bound of the reader's own, not of JSON: what went past it, and the bound. */
+export interface ReaderLimit {
+  what: "depth" | "string" | "number";
+  bound: number;
+}
+
+/**
+ * The text is not JSON, or breaks a bound of the reader (`limit`: then the text may well be JSON); `offset`
+ * is the byte where it went wrong.
+ */
 export class JsonStreamError extends Error {
   override name = "JsonStreamError";
   constructor(
     message: string,
     readonly offset: number,
+    readonly limit?: ReaderLimit,
   ) {
     super(`${message} at byte ${offset}`);
   }
@@ -63,6 +75,8 @@ export class JsonStreamError extends Error {
 
 export const DEFAULT_MAX_DEPTH = 64;
 export const DEFAULT_MAX_STRING_BYTES = 16 * 1024 * 1024;
+/** Characters of one number at most: an int64 needs 20; a longer one is held as text while it is read. */
+export const DEFAULT_MAX_NUMBER_CHARS = 4096;
 
 enum State {
   Value,
@@ -140,6 +154,7 @@ export class JsonStream {
   readonly #field: string | undefined;
   readonly #maxDepth: number;
   readonly #maxStringBytes: number;
+  readonly #maxNumberChars: number;
   #allowBom: boolean;
   readonly #refuseRepeatedRootKeys: boolean;
   #state = State.Value;
@@ -179,6 +194,7 @@ export class JsonStream {
     this.#field = options.field;
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#maxStringBytes = options.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
+    this.#maxNumberChars = options.maxNumberChars ?? DEFAULT_MAX_NUMBER_CHARS;
     this.#allowBom = options.allowBom ?? false;
     this.#refuseRepeatedRootKeys = options.refuseRepeatedRootKeys ?? false;
   }
@@ -315,7 +331,10 @@ export class JsonStream {
 
   #open(array: boolean, i: number): void {
     if (this.#stack.length >= this.#maxDepth) {
-      throw new JsonStreamError(`nested deeper than ${this.#maxDepth} levels`, this.#base + i);
+      throw new JsonStreamError(`nested deeper than ${this.#maxDepth} levels`, this.#base + i, {
+        what: "depth",
+        bound: this.#maxDepth,
+      });
     }
     const streamed =
       array &&
@@ -487,6 +506,8 @@ export class JsonStream {
           if (byte === BACKSLASH || byte < 0x20 || byte >= 0x80) return -1;
           i++;
         }
+        // A string past the bound is read the ordinary way, which refuses it.
+        if (i - valueStart > this.#maxStringBytes) return -1;
         fields.kinds[count] = KIND_STRING;
         fields.starts[count] = valueStart;
         fields.ends[count] = i;
@@ -543,7 +564,10 @@ export class JsonStream {
       const byte = chunk[i] as number;
       if (byte === QUOTE) {
         if (i - start > this.#maxStringBytes) {
-          throw new JsonStreamError(`a string longer than ${this.#maxStringBytes} bytes`, this.#stringStart);
+          throw new JsonStreamError(`a string longer than ${this.#maxStringBytes} bytes`, this.#stringStart, {
+            what: "string",
+            bound: this.#maxStringBytes,
+          });
         }
         this.#stringDone(chunk.toString("utf8", start, i));
         return i + 1;
@@ -585,7 +609,10 @@ export class JsonStream {
   #append(chunk: Buffer, start: number, end: number): void {
     const needed = this.#scratchLength + (end - start);
     if (needed > this.#maxStringBytes) {
-      throw new JsonStreamError(`a string longer than ${this.#maxStringBytes} bytes`, this.#stringStart);
+      throw new JsonStreamError(`a string longer than ${this.#maxStringBytes} bytes`, this.#stringStart, {
+        what: "string",
+        bound: this.#maxStringBytes,
+      });
     }
     if (needed > this.#scratch.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, this.#scratch.length * 2));
@@ -694,6 +721,15 @@ export class JsonStream {
       i++;
     }
     this.#numberText += chunk.toString("latin1", start, i);
+    if (this.#numberText.length > this.#maxNumberChars)
+      throw new JsonStreamError(
+        `a number longer than ${this.#maxNumberChars} characters`,
+        this.#numberStart,
+        {
+          what: "number",
+          bound: this.#maxNumberChars,
+        },
+      );
     if (i < length) this.#finishNumber(this.#numberText, this.#numberStart);
     return i;
   }

@@ -173,6 +173,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     view !== undefined &&
     list &&
     list.syntax === undefined &&
+    list.limit === undefined &&
     !list.notArray &&
     forwarded.response
   ) {

@@ -2,8 +2,10 @@ import { parseByteSize, parseFlags, splitAtCommand, UsageError } from "../../com
 import {
   parseReporters,
   REACH_FLAGS,
+  READER_LIMITS_HELP,
   type ReporterTarget,
   readHeaders,
+  readReaderLimits,
   readTls,
   timerMilliseconds,
 } from "../options.ts";
@@ -51,6 +53,7 @@ Reaching the upstream (as the suite reaches a target):
                             (default 256MiB); past it kept lists go first, then each exchange holds less
   --max-body SIZE           judge at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
                             MiB, GiB): a larger one passes through unchanged and is counted as not judged
+${READER_LIMITS_HELP}
 
 Reports:
   one line per exchange as it happens: readable on a terminal, JSON lines otherwise
@@ -93,6 +96,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const port = values.port === undefined ? DEFAULT_PROXY_PORT : portNumber(values.port);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
+  const readerLimits = readReaderLimits(values);
   return {
     proxy: {
       upstream,
@@ -119,6 +123,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       ...(values["max-body"] !== undefined
         ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
         : {}),
+      ...(readerLimits ? { readerLimits } : {}),
     },
     reporters,
     failOnViolation: values["fail-on-violation"] ?? false,

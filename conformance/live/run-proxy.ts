@@ -17,7 +17,7 @@ import {
   requestTls,
   type TlsOptions,
 } from "../http-client.ts";
-import { ListJudge } from "../list-judge.ts";
+import { ListJudge, type ReaderLimits } from "../list-judge.ts";
 import { maskedHeaders } from "../masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
@@ -73,6 +73,8 @@ export interface ProxyOptions {
   limits?: Partial<StateLimits>;
   /** Decoded bytes of one body judged at most (default 2 GiB); a larger one passes through, not judged. */
   maxBodyBytes?: number;
+  /** Bounds of the judge's JSON reader (--max-depth, --max-string, --max-number); defaults when absent. */
+  readerLimits?: ReaderLimits;
   /** Host names the proxy answers beyond loopback and its own address (--allowed-host). */
   allowedHosts?: string[];
   /**
@@ -246,6 +248,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
           validateOrder: validators.orderRecord,
           orderPlan: validators.orderPlan,
           keepRecordsUpTo: validators.keepRecordsUpTo,
+          ...options.readerLimits,
         }),
     },
     (outcome) => {

@@ -205,3 +205,54 @@ describe("bodies that are not UTF-8", () => {
     assert.match(body?.message ?? "", /^the body is not valid JSON: it is not UTF-8/);
   });
 });
+
+describe("the judge's reader limits are limits, not verdicts", () => {
+  const nested = (levels: number) => `${"[".repeat(levels)}1${"]".repeat(levels)}`;
+
+  it("an order nested past --max-depth is not judged, naming the limit and its flag; within it, judged", () => {
+    // The list and the order take two levels; the note holds the rest.
+    const body = (levels: number) => new TextEncoder().encode(`[{"id":1,"note":${nested(levels)}}]`);
+    const within = judgeListBody(body(62), options);
+    assert.equal(within.limit, undefined);
+    assert.equal(within.syntax, undefined);
+    assert.equal(within.invalid.count, 0, "a valid order, however deep its extra field");
+    const past = judgeListBody(body(63), options);
+    assert.equal(past.syntax, undefined, "never 'not valid JSON'");
+    assert.deepEqual(past.limit, { what: "depth", bound: 64, offset: 78 });
+    const raised = judgeListBody(body(63), { ...options, maxDepth: 100 });
+    assert.equal(raised.limit, undefined);
+    const operation = readOperations(contract).get("listOrders") as Operation;
+    const exchange = {
+      request: { method: "GET", path: "/v1/store/orders", headers: {} },
+      response: {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: "",
+        received: 1,
+        list: past,
+      },
+    };
+    const checked = checkResponse(exchange as never, operation, [200], "§4.1", "case", {
+      orderRecord: options.validateOrder,
+    });
+    const check = checked.checks.find((each) => each.id === "case.body");
+    assert.equal(check?.status, "skipped");
+    assert.equal(
+      check?.message,
+      "not judged: the body goes past the judge's limit of 64 levels of nesting at byte 78, a bound of this reader and not of JSON (--max-depth raises it)",
+    );
+  });
+
+  it("long strings and numbers have limits of their own, with their flags", () => {
+    const string = judgeListBody(new TextEncoder().encode(`[{"id":1,"note":"${"x".repeat(100)}"}]`), {
+      ...options,
+      maxStringBytes: 50,
+    });
+    assert.equal(string.limit?.what, "string");
+    const number = judgeListBody(
+      new TextEncoder().encode(`[{"id":1,"quantity":${"9".repeat(5000)}}]`),
+      options,
+    );
+    assert.deepEqual(number.limit, { what: "number", bound: 4096, offset: 20 });
+  });
+});

@@ -61,3 +61,20 @@ describe("command-line values past what the process can honour", () => {
     }
   });
 });
+
+describe("the judge's reader limits as flags", () => {
+  it("--max-depth, --max-string and --max-number reach the judge of both commands; nonsense is refused", () => {
+    const flags = ["--max-depth", "200", "--max-string", "64MiB", "--max-number", "100"];
+    const expected = { maxDepth: 200, maxStringBytes: 64 * 1024 * 1024, maxNumberChars: 100 };
+    const fromSuite = suite(...flags);
+    const fromProxy = proxy(...flags);
+    assert.ok(!("help" in fromSuite && fromSuite.help === true));
+    assert.deepEqual((fromSuite as { run: { readerLimits?: unknown } }).run.readerLimits, expected);
+    assert.deepEqual((fromProxy as { proxy: { readerLimits?: unknown } }).proxy.readerLimits, expected);
+    for (const parse of [suite, proxy]) {
+      refused(() => parse("--max-depth", "0"), /--max-depth must be a positive whole number/);
+      refused(() => parse("--max-number", "many"), /--max-number must be a positive whole number/);
+      refused(() => parse("--max-string", "lots"), /--max-string/);
+    }
+  });
+});

@@ -162,7 +162,8 @@ export function checkRule(name: RuleName, scenarioId: string, context: RuleConte
     return {
       id,
       status: "skipped",
-      message: `not judged whole: ${unreadable} listed orders have no int64 id, as the listOrders checks report${verdict.failure === undefined ? `; among the others, ${verdict.success}` : ""}`,
+      // What was found among the readable ones is said too: a given order not found may be a rounded id.
+      message: `not judged whole: ${ordersHave(unreadable)} no int64 id, as the listOrders checks report; among the others, ${verdict.failure ?? verdict.success}`,
       spec: rule.spec,
     };
   }
@@ -204,4 +205,9 @@ function differences(before: ListSnapshot, after: ListSnapshot): string | undefi
   });
   describe("appeared", (id) => `order ${id} appeared`);
   return parts.length === 0 ? undefined : parts.join("; ");
+}
+
+/** "1 listed order has" / "3 listed orders have". */
+export function ordersHave(count: number): string {
+  return count === 1 ? "1 listed order has" : `${count} listed orders have`;
 }

@@ -16,7 +16,7 @@ import {
   type TlsOptions,
 } from "./http-client.ts";
 import { IdenticalReadings } from "./identical-readings.ts";
-import { ListJudge, type ReaderLimits } from "./list-judge.ts";
+import { ListJudge, type ListVerdict, type ReaderLimits } from "./list-judge.ts";
 import { HeldBytes } from "./live/held-bytes.ts";
 import { maskedHeaders } from "./masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
@@ -37,7 +37,7 @@ import {
   renderReplays,
 } from "./reproduction.ts";
 import { checkResponse, type RecordValidators } from "./response-checks.ts";
-import { checkRule, type RuleContext, ruleSnapshots } from "./rules.ts";
+import { checkRule, ordersHave, type RuleContext, ruleSnapshots } from "./rules.ts";
 import { keyRefused, runProblem } from "./run-problems.ts";
 import {
   type AuthVariant,
@@ -254,7 +254,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const missing = ids.missing ?? (absent as { id: string }).id;
     if (absent && !absent.shown)
       warnings.push(
-        `${initial.orders ? `${initial.unindexed} listed orders have no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${missing}, at the top of the int64 range, is assumed not to exist (pass --missing-order-id to name one)`,
+        `${initial.orders ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${missing}, at the top of the int64 range, is assumed not to exist (pass --missing-order-id to name one)`,
       );
     const resolved: OrderIds = { ...ids, missing };
 
@@ -288,60 +288,61 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       const known = [...new Set(replays)].filter((replay): replay is Replay => replay !== undefined);
       return known.length > 0 ? renderReplays(known, options.reproduceAs ?? "curl", replayTls) : undefined;
     };
-    const judged = [...phaseOne, ...phaseTwo].map(
-      ({ scenario, result, scenarioList, replays, listedOnceAfter }) => {
-        if (result.status === "skipped") return result;
-        const context: RuleContext = {
-          initial,
-          afterRefused,
-          final,
-          ...(scenarioList ? { scenarioList } : {}),
-          ...(resolved.pending ? { pendingId: resolved.pending } : {}),
-          ...(resolved.shipped ? { shippedId: resolved.shipped } : {}),
-          ...(resolved.race &&
-          selected.some(({ scenario, reason }) => scenario.id === "cancel-race" && !reason)
-            ? { raceId: resolved.race }
-            : {}),
-        };
-        // Under the default reading a list with parameters may be refused (400); then there is no list to compare.
-        const listRefused = scenarioList?.exchange.response?.status;
-        const checks = [
-          ...result.checks,
-          // The race's order is read in the final list: nothing after the race touches it.
-          ...(listedOnceAfter ? [listedOnce(final, listedOnceAfter.orderId, listedOnceAfter.checkId)] : []),
-          ...(scenario.rules ?? []).map(
-            (rule): CheckResult =>
-              rule === "list-ignores-paging-parameters" && !options.strict && listRefused === 400
-                ? {
-                    id: `${scenario.id}.${rule}`,
-                    status: "skipped",
-                    message:
-                      "not compared: the parameters were refused with 400, which the default reading accepts",
-                  }
-                : withReproduction(checkRule(rule, scenario.id, context), () => {
-                    // The list before, the scenario's own requests, the list after: what shows the finding.
-                    const [before, after] = ruleSnapshots(rule, context);
-                    return reproduce([
-                      before?.exchange.request.replay,
-                      ...replays,
-                      after?.exchange.request.replay,
-                    ]);
-                  }),
-          ),
-        ].map((check) =>
-          check.status === "failed" && check.reproduce === undefined
-            ? withReproduction(check, () => reproduce([check.request?.replay]))
-            : check,
-        );
-        // The replays became commands; reports keep the masked request only.
-        for (const check of checks) if (check.request?.replay) check.request = withoutReplay(check.request);
-        return {
-          ...result,
-          checks,
-          status: checks.some((check) => check.status === "failed") ? "failed" : "passed",
-        } as ScenarioResult;
-      },
-    );
+    const played = [...phaseOne, ...phaseTwo];
+    // Before the rules are added and failures get their reproductions: a defect already said is said once.
+    const once = sayOnce(played.map(({ result }) => result));
+    const judged = played.map(({ scenario, scenarioList, replays, listedOnceAfter }, index) => {
+      const result = once[index] as ScenarioResult;
+      if (result.status === "skipped") return result;
+      const context: RuleContext = {
+        initial,
+        afterRefused,
+        final,
+        ...(scenarioList ? { scenarioList } : {}),
+        ...(resolved.pending ? { pendingId: resolved.pending } : {}),
+        ...(resolved.shipped ? { shippedId: resolved.shipped } : {}),
+        ...(resolved.race && selected.some(({ scenario, reason }) => scenario.id === "cancel-race" && !reason)
+          ? { raceId: resolved.race }
+          : {}),
+      };
+      // Under the default reading a list with parameters may be refused (400); then there is no list to compare.
+      const listRefused = scenarioList?.exchange.response?.status;
+      const checks = [
+        ...result.checks,
+        // The race's order is read in the final list: nothing after the race touches it.
+        ...(listedOnceAfter ? [listedOnce(final, listedOnceAfter.orderId, listedOnceAfter.checkId)] : []),
+        ...(scenario.rules ?? []).map(
+          (rule): CheckResult =>
+            rule === "list-ignores-paging-parameters" && !options.strict && listRefused === 400
+              ? {
+                  id: `${scenario.id}.${rule}`,
+                  status: "skipped",
+                  message:
+                    "not compared: the parameters were refused with 400, which the default reading accepts",
+                }
+              : withReproduction(checkRule(rule, scenario.id, context), () => {
+                  // The list before, the scenario's own requests, the list after: what shows the finding.
+                  const [before, after] = ruleSnapshots(rule, context);
+                  return reproduce([
+                    before?.exchange.request.replay,
+                    ...replays,
+                    after?.exchange.request.replay,
+                  ]);
+                }),
+        ),
+      ].map((check) =>
+        check.status === "failed" && check.reproduce === undefined
+          ? withReproduction(check, () => reproduce([check.request?.replay]))
+          : check,
+      );
+      // The replays became commands; reports keep the masked request only.
+      for (const check of checks) if (check.request?.replay) check.request = withoutReplay(check.request);
+      return {
+        ...result,
+        checks,
+        status: checks.some((check) => check.status === "failed") ? "failed" : "passed",
+      } as ScenarioResult;
+    });
     const notSelected = selected
       .filter(({ reason }) => reason !== undefined)
       .map(
@@ -414,6 +415,54 @@ interface ScenarioRun {
   replays: Replay[];
   /** An order to find listed at most once in the list read after the cancels, and the check that says so. */
   listedOnceAfter?: { orderId: string; checkId: string };
+}
+
+/** The reading of the list a body check judged: one body, one verdict object (identical-readings.ts). */
+const READING = new WeakMap<CheckResult, ListVerdict>();
+// What a list's body shows, as against what its headers or status show.
+const BODY_CHECKS = new Set(["body", "unique-ids", "no-status-field"]);
+
+function readingOf(checks: CheckResult[], exchange: Exchange): CheckResult[] {
+  const list = exchange.response?.list;
+  if (list) for (const check of checks) if (BODY_CHECKS.has(kindOf(check))) READING.set(check, list);
+  return checks;
+}
+
+function kindOf(check: CheckResult): string {
+  return check.id.slice(check.id.lastIndexOf(".") + 1);
+}
+
+/**
+ * One defect, reported once: a body check failed on a reading whose verdict an earlier failed check of the
+ * same kind reported (the same bytes, read again) says so in one line, with no body, and is not judged again.
+ */
+function sayOnce(results: readonly ScenarioResult[]): ScenarioResult[] {
+  const reported = new Map<ListVerdict, Map<string, string>>();
+  return results.map((result) => {
+    if (result.status === "skipped") return result;
+    const checks = result.checks.map((check): CheckResult => {
+      const list = READING.get(check);
+      if (!list || check.status !== "failed") return check;
+      const kinds = reported.get(list) ?? new Map<string, string>();
+      reported.set(list, kinds);
+      const earlier = kinds.get(kindOf(check));
+      if (earlier === undefined) {
+        kinds.set(kindOf(check), check.id);
+        return check;
+      }
+      return {
+        id: check.id,
+        status: "skipped",
+        message: `not judged again: the same list, byte for byte, as ${earlier}, which reports it`,
+        ...(check.spec !== undefined ? { spec: check.spec } : {}),
+      };
+    });
+    return {
+      ...result,
+      checks,
+      status: checks.some((check) => check.status === "failed") ? "failed" : "passed",
+    };
+  });
 }
 
 const RACE_LISTS_RULE =
@@ -617,7 +666,7 @@ class Session {
         checkId,
         this.validators,
       );
-      checks.push(...checked.checks);
+      checks.push(...readingOf(checked.checks, exchange));
       if (step.operation === "listOrders" && (step.auth ?? "valid") === "valid") {
         scenarioList = snapshotOf(exchange, checked.status, checked.list);
       }
@@ -685,9 +734,13 @@ class Session {
         ),
       ),
       ...collapse(
-        lists.map((exchange) =>
-          checkResponse(exchange, list, [200], RACE_LISTS_RULE, `${checkId}.list-during`, this.validators),
-        ),
+        lists.map((exchange) => ({
+          checks: readingOf(
+            checkResponse(exchange, list, [200], RACE_LISTS_RULE, `${checkId}.list-during`, this.validators)
+              .checks,
+            exchange,
+          ),
+        })),
       ),
       ...(notAgain !== undefined
         ? [{ id: `${checkId}.list-during`, status: "skipped" as const, message: `not judged: ${notAgain}` }]

@@ -62,6 +62,11 @@ export interface ListVerdict {
    */
   indexLimit?: number;
   /**
+   * The bytes around the first order found at fault (from 256 bytes before it, 2 KiB in all), with the
+   * offset they start at: what a report shows of a list, rather than its first bytes.
+   */
+  excerpt?: { from: number; text: string };
+  /**
    * Set when only the start of the list was judged (the proxy's judge fell behind past its memory): why,
    * and how far. What was found there stands; nothing may be said of the whole list.
    */
@@ -98,6 +103,9 @@ export interface ListJudgeOptions {
 }
 
 const DEFAULT_KEEP = 10;
+// What a report shows of a list around its first fault: a little before the order, and the order on.
+const EXCERPT_BEFORE = 256;
+const EXCERPT_SPAN = 2048;
 const DEFAULT_KEEP_RECORD_CHARS = 4 * 1024 * 1024;
 const DESCRIBED_CHARS = 60;
 
@@ -135,6 +143,11 @@ export class ListJudge {
   #limit: (ReaderLimit & { offset: number }) | undefined;
   #bytes = 0;
   readonly #utf8 = new Utf8Stream();
+  /** Where the first order at fault began, once one is; and the bytes kept around it. */
+  #faultAt: number | undefined;
+  #excerpt: { from: number; text: string } | undefined;
+  /** The end of the chunk before, for a fault whose order began there. */
+  #lastTail: Uint8Array = new Uint8Array(0);
   /** Per shape of flat order: its keys' hashes, where its id is, whether it has a status field. */
   readonly #shape = new FieldShape((fields) => {
     const keys = fields.keys.slice(0, fields.count);
@@ -186,6 +199,26 @@ export class ListJudge {
     } catch (error) {
       this.#stop(error);
     }
+    if (this.#faultAt !== undefined && this.#excerpt === undefined) this.#keepExcerpt(chunk);
+    else if (this.#excerpt === undefined)
+      this.#lastTail = chunk.subarray(Math.max(0, chunk.length - EXCERPT_BEFORE));
+  }
+
+  /** The first fault's bytes: from the tail of the chunk before (when the order began there) into this one. */
+  #keepExcerpt(chunk: Uint8Array): void {
+    const chunkStart = this.#bytes - chunk.length;
+    const tailStart = chunkStart - this.#lastTail.length;
+    const from = Math.max(tailStart, (this.#faultAt as number) - EXCERPT_BEFORE);
+    const bytes = Buffer.concat([
+      this.#lastTail.subarray(Math.max(0, from - tailStart)),
+      chunk.subarray(Math.max(0, from - chunkStart)),
+    ]).subarray(0, EXCERPT_SPAN);
+    this.#excerpt = { from, text: bytes.toString("utf8") };
+  }
+
+  /** Notes where the first order at fault began. */
+  #fault(): void {
+    this.#faultAt ??= this.#stream.elementStart;
   }
 
   /**
@@ -227,6 +260,7 @@ export class ListJudge {
     return {
       bytes: this.#bytes,
       ...(this.#limit ? { limit: this.#limit } : this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
+      ...(this.#excerpt ? { excerpt: this.#excerpt } : {}),
       count,
       invalid: this.#invalid,
       duplicates: this.#duplicates,
@@ -249,6 +283,7 @@ export class ListJudge {
     const record = isRecord(order) ? order : undefined;
     const id = record?.id;
     if (!valid) {
+      this.#fault();
       this.#invalid.count++;
       if (this.#invalid.first.length < this.#keep) {
         const problems = (this.#validate.errors ?? []).map((error) =>
@@ -258,6 +293,7 @@ export class ListJudge {
       }
     }
     if (record && "status" in record) {
+      this.#fault();
       this.#exposing.count++;
       if (this.#exposing.first.length < this.#keep) this.#exposing.first.push(describeId(id));
     }
@@ -356,6 +392,7 @@ export class ListJudge {
       return false;
     }
     if (this.#orders.add(hi, lo, digestA, digestB)) return true;
+    this.#fault();
     const key = bigintOf(hi, lo).toString();
     const times = this.#repeats.get(key);
     this.#repeats.set(key, (times ?? 0) + 1);

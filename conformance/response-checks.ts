@@ -49,9 +49,11 @@ export function checkResponse(
 ): CheckedResponse {
   const { errorRecord } = validators;
   const checks: CheckResult[] = [];
+  // A list's failure shows the bytes around its first fault, not the list's first bytes.
+  let excerpt: ListVerdict["excerpt"];
   const evidence = () => ({
     request: exchange.request,
-    ...(exchange.response ? { response: recordResponse(exchange.response) } : {}),
+    ...(exchange.response ? { response: shownResponse(exchange.response, excerpt) } : {}),
   });
   const pass = (kind: string, message: string, spec?: string) =>
     checks.push({ id: `${checkId}.${kind}`, status: "passed", message, ...(spec ? { spec } : {}) });
@@ -158,6 +160,7 @@ export function checkResponse(
         }))
       : undefined;
   if (list) {
+    excerpt = list.excerpt;
     if (list.limit !== undefined) {
       skip("body", `not judged: ${limitText(list.limit)}`, schemaSpec);
       return { checks, status, list };
@@ -275,4 +278,15 @@ export function limitText(limit: NonNullable<ListVerdict["limit"]>): string {
         ? [`strings of ${formatBytes(limit.bound)}`, "--max-string"]
         : [`numbers of ${limit.bound} characters`, "--max-number"];
   return `the body goes past the judge's limit of ${bound[0]} at byte ${limit.offset}, a bound of this reader and not of JSON (${bound[1]} raises it)`;
+}
+
+function shownResponse(response: Exchange["response"] & object, excerpt: ListVerdict["excerpt"]) {
+  const recorded = recordResponse(response);
+  if (excerpt === undefined) return recorded;
+  const through = excerpt.from + Buffer.byteLength(excerpt.text);
+  const of = response.received !== undefined ? ` of ${response.received}` : "";
+  return {
+    ...recorded,
+    body: `… bytes ${excerpt.from}–${through}${of}, from the first order at fault:\n${excerpt.text}…`,
+  };
 }

@@ -49,6 +49,11 @@ describe("lists of any size", () => {
         body.message,
         "does not match openapi.yaml: orders[654321] (id 655318): quantity must be integer",
       );
+      // The body shown is the part around that order, not the list's first bytes.
+      const shown = body.response?.body ?? "";
+      assert.match(shown, /^… bytes \d+–\d+ of \d+, from the first order at fault:\n/);
+      assert.ok(shown.includes('{"id":655318,"petId":4318,"quantity":"2"'), shown.slice(0, 600));
+      assert.ok(!shown.includes('"id":1000,'), "not the start of the list");
     });
   });
 

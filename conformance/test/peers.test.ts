@@ -57,11 +57,9 @@ describe("the suite against tools nobody here wrote", () => {
     assert.deepEqual(failed, [
       // Ids rounded through doubles (2^63 - 1 becomes 2^63, beyond int64); the status is served as stored.
       ...listDefects.map((d) => `list-orders.list.${d}`),
-      // No authentication at all.
-      ...CREDENTIALS.flatMap((v) => [
-        `list-unauthorized.${v}.status`,
-        ...listDefects.map((d) => `list-unauthorized.${v}.${d}`),
-      ]),
+      // No authentication at all; the lists served to the refused requests are the same bytes as the first,
+      // whose defects are reported once (there: "not judged again").
+      ...CREDENTIALS.map((v) => `list-unauthorized.${v}.status`),
       // Query parameters filter and page the list: orders with int64 ids are missing with them. The one id
       // rounded beyond int64 cannot be read by id, so the rules are judged among the others.
       ...listDefects.map((d) => `list-no-paging.with-parameters.${d}`),

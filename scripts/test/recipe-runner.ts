@@ -59,8 +59,21 @@ interface Staging {
   stop(): Promise<void>;
 }
 
-/** Runs one recipe; rejects with what it printed when it fails, hangs or leaves a process running. */
-export async function runRecipe(recipe: Recipe, { project, packageName }: RecipeProject): Promise<void> {
+/**
+ * Runs one recipe; rejects with what it printed when it fails, hangs or leaves a process running. Its ports
+ * are free when chosen, but another test of the run binding port 0 may take one before the recipe binds it:
+ * a recipe that failed on a taken port is run once more on fresh ones (one that takes a port twice fails twice).
+ */
+export async function runRecipe(recipe: Recipe, project: RecipeProject): Promise<void> {
+  try {
+    await runRecipeOnce(recipe, project);
+  } catch (error) {
+    if (!/EADDRINUSE/.test(String(error))) throw error;
+    await runRecipeOnce(recipe, project);
+  }
+}
+
+async function runRecipeOnce(recipe: Recipe, { project, packageName }: RecipeProject): Promise<void> {
   const ports = new Map<number, number>();
   for (const port of FIXED_PORTS) ports.set(port, await freePort());
   const staging = await startStaging(project, recipe.mode === "with-mock" ? ports.get(4010) : undefined);

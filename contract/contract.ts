@@ -1,4 +1,5 @@
 import type { ValidateFunction } from "ajv";
+import type { OpenApiDocument } from "./document.ts";
 import { type FlatRecordPlan, flatRecordPlan } from "./flat-record.ts";
 
 // What every runtime (Node, a browser, a Service Worker) shares about a contract, with no ajv and no file
@@ -7,24 +8,7 @@ import { type FlatRecordPlan, flatRecordPlan } from "./flat-record.ts";
 export const DOCUMENT_ID = "openapi.yaml";
 export const CONTROL_DOCUMENT_ID = "control.openapi.yaml";
 
-export interface OpenApiDocument {
-  info: { version: string };
-  paths: Record<string, Record<string, OperationObject>>;
-  components: { schemas: Record<string, SchemaObject>; responses: Record<string, ResponseObject> };
-}
-export interface SchemaObject {
-  properties?: Record<string, SchemaObject>;
-  required?: string[];
-  [keyword: string]: unknown;
-}
-export interface OperationObject {
-  operationId: string;
-  responses: Record<string, ResponseObject | { $ref: string }>;
-}
-export interface ResponseObject {
-  description: string;
-  content?: Record<string, { schema: SchemaObject }>;
-}
+export type { OpenApiDocument, OperationObject, ResponseObject, SchemaObject } from "./document.ts";
 
 export interface Contract {
   document: OpenApiDocument;

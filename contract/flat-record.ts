@@ -1,4 +1,4 @@
-import type { SchemaObject } from "./contract.ts";
+import type { SchemaObject } from "./document.ts";
 import { certainDateTime, formats } from "./formats.ts";
 
 /**

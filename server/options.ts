@@ -2,7 +2,7 @@ import type { ParseArgsConfig } from "node:util";
 import { parseByteSize, parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
 import { packageFile } from "../common/package-root.ts";
 import { DEFAULT_GENERATE_SEED, MAX_GENERATED_ORDERS } from "./core/generate.ts";
-import { LOG_FORMATS, type LogFormat } from "./request-log.ts";
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "./request-log.ts";
 import { parseStoreUrl, type StoreAddress } from "./state/store-url.ts";
 
 /** Keys in a shared Redis start with this unless --store-prefix says otherwise. */
@@ -48,9 +48,6 @@ export interface CliOptions {
   command?: string[];
   help: boolean;
 }
-
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const USAGE = `Usage: petstore-mock [options] [-- COMMAND [ARGS...]]
 

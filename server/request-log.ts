@@ -1,5 +1,4 @@
 import { printable } from "../common/printable.ts";
-import type { LogLevel } from "./options.ts";
 
 /** One answered (or cut-off) request, as both log formats write it. Never a header: keys stay out. */
 export interface RequestLine {
@@ -25,6 +24,9 @@ export interface MockLog {
   error(error: unknown, message: string): void;
   info(message: string): void;
 }
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type LogFormat = "pretty" | "json";
 export const LOG_FORMATS: readonly LogFormat[] = ["pretty", "json"];

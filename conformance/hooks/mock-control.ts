@@ -1,6 +1,6 @@
 import { INT64_MAX } from "../../contract/exact-json.ts";
 import { type ControlClient, createControlClient } from "../../server/control-client.ts";
-import type { HookContext, ProvidedIds } from "../hooks.ts";
+import type { HookContext, ProvidedIds } from "../hook-types.ts";
 
 /**
  * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)

@@ -1,46 +1,22 @@
 import { Redis, ReplyError } from "ioredis";
 import type { Seed } from "../core/seed.ts";
 import { createSessions, type Sessions } from "../core/sessions.ts";
-import type { SessionLimits, SessionSummary, StateStore } from "../core/world.ts";
+import type { SessionSummary, StateStore } from "../core/world.ts";
+import type { Commands, RedisBackend, RedisStateOptions } from "./redis-backend.ts";
 import { readOverlay } from "./redis-overlay.ts";
 import * as scripts from "./redis-scripts.ts";
 import { RedisWorld } from "./redis-world.ts";
-import type { StoreAddress } from "./store-url.ts";
-
-export interface RedisStateOptions {
-  address: StoreAddress;
-  prefix: string;
-  seed: Seed;
-  limits: SessionLimits;
-  journalSize: number;
-  /** Told when the store is lost and when it is back, with the address as it may be shown. */
-  onConnectionChange?: (up: boolean, detail: string) => void;
-  /** How long start-up waits for Redis before giving up (default 5 s). */
-  connectTimeoutMs?: number;
-}
 
 // Errors Redis sends while it cannot serve yet (loading its data, a failover): as unreachable as a closed port.
 const NOT_SERVING = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN)\b/;
-
-type Script = (...args: (string | number)[]) => Promise<unknown>;
-/** The scripts as ioredis defines them on the client, by name. */
-export interface Commands {
-  petstoreTouch: Script;
-  petstoreTakeRule: Script;
-  petstoreCancel: Script;
-  petstoreSetStatus: Script;
-  petstorePutOrder: Script;
-  petstoreRemoveOrder: Script;
-  petstoreReset: Script;
-  petstoreSetBehaviour: Script;
-  petstoreRecord: Script;
-}
 
 /**
  * Worlds in Redis, shared by every mock process on the same store and prefix. Each step is one script run
  * atomically in Redis (redis-scripts.ts). The fixtures stay in each process: Redis holds what changed.
  */
-export class RedisState implements StateStore {
+export type { RedisStateOptions } from "./redis-backend.ts";
+
+export class RedisState implements StateStore, RedisBackend {
   readonly description: string;
   readonly defaultWorld: RedisWorld;
   readonly client: Redis;

@@ -12,8 +12,8 @@ import {
 } from "../core/order-status.ts";
 import { encodeList, type Seed } from "../core/seed.ts";
 import type { Arrangement, World } from "../core/world.ts";
+import type { Commands, RedisBackend } from "./redis-backend.ts";
 import { type Overlay, readOverlay } from "./redis-overlay.ts";
-import type { Commands, RedisState } from "./redis-state.ts";
 
 // The spec's cancel rule as the CANCEL script reads it: one line per status, from order-status.ts.
 const CANCEL_RULE = ORDER_STATUSES.map((status) => {
@@ -43,7 +43,7 @@ export class RedisWorld implements World {
   #cachedBody: Uint8Array | undefined;
 
   constructor(
-    private readonly state: RedisState,
+    private readonly state: RedisBackend,
     readonly session: string | null,
     /** When this replica last used it; Redis keeps the session's own expiry. */
     public lastUsed: number,

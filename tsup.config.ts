@@ -11,7 +11,7 @@ export const LIBRARY_ENTRIES = {
   msw: "server/adapters/msw.ts",
   playwright: "server/adapters/playwright.ts",
   browser: "server/browser.ts",
-  "control-client": "server/control-client.ts",
+  "control-client": "contract/control-client.ts",
   conformance: "conformance/index.ts",
 };
 

@@ -4,7 +4,7 @@ import { builtInContract } from "../contract/built-in.ts";
 import type { Contract } from "../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Operation, readOperations } from "../contract/operations.ts";
-import { SESSION_NAME } from "../server/core/sessions.ts";
+import { SESSION_NAME } from "../contract/session.ts";
 import { BASIC_PROBE_USER, credentialsInUrl, hideUrlCredentials, secretForms } from "./credentials.ts";
 import { createHealth } from "./health.ts";
 import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";

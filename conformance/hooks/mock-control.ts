@@ -1,5 +1,5 @@
+import { type ControlClient, createControlClient } from "../../contract/control-client.ts";
 import { INT64_MAX } from "../../contract/exact-json.ts";
-import { type ControlClient, createControlClient } from "../../server/control-client.ts";
 import type { HookContext, ProvidedIds } from "../hook-types.ts";
 
 /**

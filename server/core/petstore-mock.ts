@@ -1,5 +1,5 @@
 import type { Contract } from "../../contract/contract.ts";
-import { type ControlClient, createControlClient } from "../control-client.ts";
+import { type ControlClient, createControlClient } from "../../contract/control-client.ts";
 import { parseFixture } from "./fixture.ts";
 import {
   DEFAULT_GENERATE_SEED,

@@ -1,8 +1,6 @@
 import type { SessionLimits } from "./world.ts";
 
-/** The header naming the session a request plays in (lower case, as Node and the core see headers). */
-export const SESSION_HEADER = "x-mock-session";
-export const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+export { SESSION_HEADER, SESSION_NAME } from "../../contract/session.ts";
 
 /** What sessions need of a world kept in memory. */
 export interface LiveWorld {

@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { createControlClient } from "../control-client.ts";
+import { createControlClient } from "../../contract/control-client.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
 import { chromiumSkip, launchChromium, seriousAxeViolations } from "./chromium.ts";
 import { AUTH, DEV_KEY } from "./support.ts";

@@ -1,12 +1,5 @@
-import { isJsonNumber, numberText, parseExact } from "../contract/exact-json.ts";
-import type {
-  Behaviour,
-  ControlOrder,
-  ErrorRecord,
-  JournalEntry,
-  SessionSummary,
-} from "../contract/types.ts";
-import type { OrderStatus } from "./core/order-status.ts";
+import { isJsonNumber, numberText, parseExact } from "./exact-json.ts";
+import type { Behaviour, ControlOrder, ErrorRecord, JournalEntry, SessionSummary } from "./types.ts";
 
 /** An order with its status; int64 fields as strings of digits, exact beyond 2^53. */
 export type ClientOrder = Omit<ControlOrder, "id" | "petId"> & { id: string; petId?: string };
@@ -17,6 +10,8 @@ export type OrderInput = Omit<ControlOrder, "id" | "petId" | "status"> & {
   status: OrderStatus;
 };
 export type OrderId = string | bigint | number;
+/** An order's internal status, as control.openapi.yaml names them. */
+export type OrderStatus = ControlOrder["status"];
 
 export interface ControlClientOptions {
   /** Works on this session's world (`X-Mock-Session`); without it, on the default world. */

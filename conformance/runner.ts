@@ -3,7 +3,7 @@ import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../contract/built-in.ts";
 import type { Contract } from "../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
-import { type Operation, readOperations } from "../contract/operations.ts";
+import { type Operation, pathOf, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../contract/session.ts";
 import { BASIC_PROBE_USER, credentialsInUrl, hideUrlCredentials, secretForms } from "./credentials.ts";
 import { createHealth } from "./health.ts";
@@ -614,7 +614,7 @@ class Session {
     const notAgain = this.#notReadAgain();
     if (notAgain !== undefined) return { exchange: this.#limitHit as Exchange, notKept: notAgain };
     const operation = this.operation("listOrders");
-    const exchange = await this.send(operation, "/store/orders", "valid");
+    const exchange = await this.send(operation, pathOf(operation), "valid");
     const checked = checkResponse(exchange, operation, [200], "", "snapshot", this.validators);
     return snapshotOf(exchange, checked.status, checked.list);
   }
@@ -689,9 +689,10 @@ class Session {
 
   private pathOf(step: Step, ids: OrderIds): string | undefined {
     const query = step.query ? `?${step.query}` : "";
-    if (step.operation === "listOrders") return `/store/orders${query}`;
+    const operation = this.operation(step.operation);
+    if (step.operation === "listOrders") return `${pathOf(operation)}${query}`;
     const segment = orderSegment(step.order ?? "missing", ids);
-    return segment === undefined ? undefined : `/store/orders/${encodeURIComponent(segment)}${query}`;
+    return segment === undefined ? undefined : `${pathOf(operation, { orderId: segment })}${query}`;
   }
 
   private operation(operationId: string): Operation {
@@ -722,7 +723,7 @@ class Session {
         ),
       ),
       Promise.all(
-        Array.from({ length: listsAmong }, () => this.send(list, "/store/orders", "valid", { fresh: true })),
+        Array.from({ length: listsAmong }, () => this.send(list, pathOf(list), "valid", { fresh: true })),
       ),
     ]);
     const [first] = cancels;

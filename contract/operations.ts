@@ -65,3 +65,49 @@ function resolveResponse(
   }
   return { response: declared, pointer: pointerSegments.join("/") };
 }
+
+/** A request matched to an operation: its path parameters as the raw (percent-encoded) segments sent. */
+export interface Routed {
+  operation: Operation;
+  params: Record<string, string>;
+}
+
+/**
+ * The one routing of requests to the contract's operations, built from the documents' path templates: a
+ * `{name}` template segment takes any one non-empty segment. Undefined for a path or method no operation
+ * has. Adding an operation to openapi.yaml adds it here.
+ */
+export function createRouter(
+  operations: ReadonlyMap<string, Operation>,
+): (method: string, path: string) => Routed | undefined {
+  const routes = [...operations.values()].map((operation) => {
+    const names: string[] = [];
+    const pattern = operation.path
+      .split("/")
+      .map((segment) => {
+        const parameter = /^\{(.+)\}$/.exec(segment);
+        if (!parameter) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        names.push(parameter[1] as string);
+        return "([^/]+)";
+      })
+      .join("/");
+    return { operation, names, pattern: new RegExp(`^${pattern}$`) };
+  });
+  return (method, path) => {
+    for (const { operation, names, pattern } of routes) {
+      if (operation.method !== method) continue;
+      const match = pattern.exec(path);
+      if (match)
+        return {
+          operation,
+          params: Object.fromEntries(names.map((name, index) => [name, match[index + 1] as string])),
+        };
+    }
+    return undefined;
+  };
+}
+
+/** An operation's path with its parameters filled in, each percent-encoded as one segment. */
+export function pathOf(operation: Operation, params: Record<string, string> = {}): string {
+  return operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+}

@@ -1,5 +1,5 @@
 import { exactInteger, isInt64 } from "../../contract/exact-json.ts";
-import type { Operation } from "../../contract/operations.ts";
+import { createRouter, type Operation } from "../../contract/operations.ts";
 import { LIST_PARAMETERS, MALFORMED_ORDER_ID, UNAUTHORIZED } from "../scenarios.ts";
 
 /** What the spec lets one kind of request be answered with, and why: the suite's readings. */
@@ -24,8 +24,6 @@ export interface LiveRequest {
   /** The bearer token, when the request has a well-formed `Authorization: Bearer <token>`. */
   token: string | undefined;
 }
-
-const CANCEL_PATH = /^\/store\/orders\/([^/]+)$/;
 
 /**
  * What the suite would expect of each request, with the same readings as its scenarios. A request without
@@ -71,16 +69,17 @@ export function createReader(
         "§4.2: cancelOrder answers 204 (cancelled), 401 (key not valid), 404 (no such order) or 409 (not pending)",
     },
   };
+  const route = createRouter(operations);
   return (request) => {
-    if (request.path === "/store/orders" && request.method === "GET") {
-      if (!lists) return undefined;
+    const routed = route(request.method, request.path);
+    if (routed === undefined) return undefined;
+    if (routed.operation === list && lists) {
       if (request.token === undefined) return lists.refused;
       return request.hasQuery ? lists.withQuery : lists.plain;
     }
-    if (request.method !== "DELETE" || !cancels) return undefined;
-    const match = CANCEL_PATH.exec(request.path);
-    if (match?.[1] === undefined) return undefined;
-    const orderId = int64Id(match[1]);
+    const segment = routed.params.orderId;
+    if (routed.operation !== cancel || !cancels || segment === undefined) return undefined;
+    const orderId = int64Id(segment);
     if (request.token === undefined)
       return orderId === undefined
         ? { expectation: cancels.refused }

@@ -194,7 +194,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     operation.operationId === "cancelOrder" &&
     reading.orderId !== undefined &&
     status !== undefined &&
-    [204, 401, 404, 409].includes(status)
+    operation.responses.has(status)
   ) {
     judged.findings = context.state.observe({
       kind: "cancel",

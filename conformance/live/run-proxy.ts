@@ -5,7 +5,7 @@ import { allowedHosts, isLoopback } from "../../common/allowed-hosts.ts";
 import { capConnections, defaultMaxConnections } from "../../common/connection-cap.ts";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
-import { readOperations } from "../../contract/operations.ts";
+import { pathOf, readOperations } from "../../contract/operations.ts";
 import { secretForms } from "../credentials.ts";
 import { secretHider } from "../hooks.ts";
 import {
@@ -169,10 +169,12 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     );
   const corsOrigins = new Set(options.corsOrigins ?? []);
 
-  await probe(upstream, route, options, timeoutMs);
-
   const contract = options.contract ?? builtInContract();
   const operations = readOperations(contract);
+  const list = operations.get("listOrders");
+  if (!list) throw new Error("the contract has no listOrders operation");
+  await probe(upstream, route, options, timeoutMs, pathOf(list));
+
   // One account of what the traffic makes the proxy hold: answers and list backlogs in flight, the ids of
   // lists being judged, and the lists the state rules keep.
   const held = new HeldBytes(options.maxHeldBytes);
@@ -344,7 +346,13 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
  * One request of the proxy's own at start, without a key (the suite's "no header" request: refused with 401,
  * it changes nothing), so that an upstream it cannot reach stops it with the suite's one-line errors.
  */
-async function probe(upstream: URL, route: ProxyChoice, options: ProxyOptions, timeoutMs: number) {
+async function probe(
+  upstream: URL,
+  route: ProxyChoice,
+  options: ProxyOptions,
+  timeoutMs: number,
+  listPath: string,
+) {
   const client = await createHttpClient(upstream, {
     timeoutMs,
     // Only whether it answers matters: a start never waits on a body that drips.
@@ -354,7 +362,7 @@ async function probe(upstream: URL, route: ProxyChoice, options: ProxyOptions, t
     ...(route.proxy ? { proxy: route.proxy } : {}),
   });
   try {
-    const exchange = await client.send("GET", "/store/orders", { accept: "application/json" });
+    const exchange = await client.send("GET", listPath, { accept: "application/json" });
     const problem = runProblem(exchange, upstream, route);
     if (problem) throw new TargetUnreachableError(problem.replace("--base-url", "--upstream"));
   } finally {

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { builtInContract } from "../built-in.ts";
+import { createRouter, pathOf, readOperations } from "../operations.ts";
+
+const operations = readOperations(builtInContract());
+const route = createRouter(operations);
+
+describe("requests routed by the contract's path templates", () => {
+  it("finds each operation by method and path, with its path parameters as sent", () => {
+    assert.equal(route("GET", "/store/orders")?.operation.operationId, "listOrders");
+    const cancel = route("DELETE", "/store/orders/9007199254740993");
+    assert.equal(cancel?.operation.operationId, "cancelOrder");
+    assert.deepEqual(cancel?.params, { orderId: "9007199254740993" });
+    assert.deepEqual(route("DELETE", "/store/orders/a%2Fb")?.params, { orderId: "a%2Fb" });
+  });
+
+  it("routes nothing the contract does not have", () => {
+    for (const [method, path] of [
+      ["DELETE", "/store/orders"],
+      ["GET", "/store/orders/1"],
+      ["DELETE", "/store/orders/"],
+      ["DELETE", "/store/orders/1/2"],
+      ["GET", "/store/ordersx"],
+      ["HEAD", "/store/orders"],
+    ] as const)
+      assert.equal(route(method, path), undefined, `${method} ${path}`);
+  });
+
+  it("fills a template, each parameter one percent-encoded segment", () => {
+    const cancel = operations.get("cancelOrder");
+    assert.ok(cancel);
+    assert.equal(pathOf(cancel, { orderId: "1/2?x" }), "/store/orders/1%2F2%3Fx");
+    assert.equal(route("DELETE", pathOf(cancel, { orderId: "1/2?x" }))?.params.orderId, "1%2F2%3Fx");
+  });
+});

@@ -59,6 +59,8 @@ const REFUSED_AUTH: ReadonlyArray<{ auth: AuthVariant; label: string }> = [
   { auth: "unknown-key", label: "unknown-key" },
 ];
 export const UNAUTHORIZED = "§5.4, §7: a missing or invalid API key gets 401 with an Error record";
+/** Why a cancel without a valid key is 401 whatever order it names. */
+export const UNAUTHORIZED_CANCEL = `${UNAUTHORIZED}; authentication applies to every operation, so an unknown order with a bad key is 401, not 404`;
 
 /** How list parameters the spec does not define are judged, strictly and by default. */
 export const LIST_PARAMETERS = {
@@ -146,7 +148,7 @@ export const SCENARIOS: readonly Scenario[] = [
         order,
         auth,
         expect: [401],
-        because: `${UNAUTHORIZED}; authentication applies to every operation, so an unknown order with a bad key is 401, not 404`,
+        because: UNAUTHORIZED_CANCEL,
       })),
     ),
     rules: ["refused-requests-change-nothing"],

@@ -1,6 +1,6 @@
 import { exactInteger, isInt64 } from "../../contract/exact-json.ts";
 import { createRouter, type Operation } from "../../contract/operations.ts";
-import { LIST_PARAMETERS, MALFORMED_ORDER_ID, UNAUTHORIZED } from "../scenarios.ts";
+import { LIST_PARAMETERS, MALFORMED_ORDER_ID, UNAUTHORIZED, UNAUTHORIZED_CANCEL } from "../scenarios.ts";
 
 /** What the spec lets one kind of request be answered with, and why: the suite's readings. */
 export interface Expectation {
@@ -57,7 +57,7 @@ export function createReader(
     refused: {
       operation: cancel,
       expect: [401],
-      because: `${UNAUTHORIZED}; authentication applies to every operation, so an unknown order with a bad key is 401, not 404`,
+      because: UNAUTHORIZED_CANCEL,
     },
     malformed: {
       expectation: { operation: cancel, expect: [...malformed.expect, 401], because: malformed.because },

@@ -355,8 +355,10 @@ class BodyReader {
       received: this.bytes,
       ...(notText !== undefined ? { notUtf8: notText } : {}),
     };
-    if (cut !== undefined) response.cut = cut;
-    else if (this.judge) {
+    if (cut !== undefined) {
+      response.cut = cut;
+      this.judge?.abandon();
+    } else if (this.judge) {
       try {
         response.list = this.judge.end();
       } catch (error) {

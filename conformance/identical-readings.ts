@@ -6,6 +6,8 @@ import type { HeldBytes } from "./live/held-bytes.ts";
 export interface ListReading {
   write(chunk: Uint8Array): void;
   end(): ListVerdict;
+  /** The body will not be read to its end (cut, past a limit, unjudgeable): what it holds is let go. */
+  abandon(): void;
 }
 
 const BLOCK_BYTES = 64 * 1024;
@@ -90,6 +92,10 @@ class Reading implements ListReading {
     const verdict = this.#judgeHeld().end();
     this.remember({ bytes: this.#bytes, blocks: this.#blocks, verdict });
     return verdict;
+  }
+
+  abandon(): void {
+    this.#release();
   }
 
   /** The judge of this body, given what was held of it first. */

@@ -200,8 +200,9 @@ export class ListJudge {
       this.#stop(error);
     }
     if (this.#faultAt !== undefined && this.#excerpt === undefined) this.#keepExcerpt(chunk);
+    // A copy: a view would keep the whole chunk alive until the next one.
     else if (this.#excerpt === undefined)
-      this.#lastTail = chunk.subarray(Math.max(0, chunk.length - EXCERPT_BEFORE));
+      this.#lastTail = chunk.slice(Math.max(0, chunk.length - EXCERPT_BEFORE));
   }
 
   /** The first fault's bytes: from the tail of the chunk before (when the order began there) into this one. */

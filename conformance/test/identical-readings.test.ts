@@ -115,6 +115,18 @@ describe("readings of the list judged once per distinct body", () => {
     assert.equal(account.held, 0);
   });
 
+  it("a reading abandoned half-way (a cut body) gives back what it held", () => {
+    const account = new HeldBytes(1 << 30);
+    const readings = new IdenticalReadings(account);
+    const body = list(20_000);
+    read(readings, body, [65_536], { judges: 0 });
+    const cut = readings.reading(() => new ListJudge(options));
+    cut.write(body.subarray(0, 100_000));
+    assert.equal(account.held, 100_000, "held while the same as the body judged");
+    cut.abandon();
+    assert.equal(account.held, 0);
+  });
+
   it("gives every body the verdict a judge of its own gives, whatever came before (property)", () => {
     const change = fc.option(
       fc.record({ at: fc.nat(40), quantity: fc.constantFrom<number | string>(2, '"x"', "1.5") }),

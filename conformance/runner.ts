@@ -258,13 +258,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       );
     const resolved: OrderIds = { ...ids, missing };
 
-    const toRun = (phase: number) =>
-      selected.filter(
-        ({ scenario, reason }) =>
-          scenario.phase === phase &&
-          reason === undefined &&
-          (scenario.needs === undefined || resolved[scenario.needs] !== undefined),
-      );
     const runPhase = (phase: number) =>
       Promise.all(
         selected
@@ -274,7 +267,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const phaseOne = await runPhase(1);
     const afterRefused = await session.snapshot();
     // With no cancel to play, nothing is sent between the two readings: one read serves both.
-    const cancelsPlayed = toRun(2).length > 0;
+    const cancelsPlayed = selected.some(
+      ({ scenario, reason }) =>
+        scenario.phase === 2 &&
+        reason === undefined &&
+        (scenario.needs === undefined || resolved[scenario.needs] !== undefined),
+    );
     const phaseTwo = await runPhase(2);
     const final = cancelsPlayed ? await session.snapshot() : afterRefused;
 
@@ -602,17 +600,23 @@ class Session {
   /** The reading of the list that hit --deadline or --max-body: every later one would hit it again. */
   #limitHit: Exchange | undefined;
 
-  /** Why the list is not read again, once a reading hit a limit of the run; undefined until then. */
-  #notReadAgain(): string | undefined {
+  /**
+   * Once a reading hit a limit of the run, what stands for every later one: that reading, saying why the
+   * list is not read again. Undefined until then.
+   */
+  #notReadAgain(): (ListSnapshot & { notKept: string }) | undefined {
     const hit = this.#limitHit;
     if (!hit) return undefined;
     const limit = hit.limit === "deadline" ? "--deadline" : "--max-body";
-    return `the list is not read again, since reading it hit ${limit} (${hit.response?.cut ?? hit.error}); see list-orders`;
+    return {
+      exchange: hit,
+      notKept: `the list is not read again, since reading it hit ${limit} (${hit.response?.cut ?? hit.error}); see list-orders`,
+    };
   }
 
   async snapshot(): Promise<ListSnapshot> {
     const notAgain = this.#notReadAgain();
-    if (notAgain !== undefined) return { exchange: this.#limitHit as Exchange, notKept: notAgain };
+    if (notAgain !== undefined) return notAgain;
     const operation = this.operation("listOrders");
     const exchange = await this.send(operation, pathOf(operation), "valid");
     const checked = checkResponse(exchange, operation, [200], "", "snapshot", this.validators);
@@ -651,8 +655,12 @@ class Session {
       const plainList = validList && !step.query;
       const notAgain = validList && !plainList ? this.#notReadAgain() : undefined;
       if (notAgain !== undefined) {
-        checks.push({ id: `${checkId}.status`, status: "skipped", message: `not judged: ${notAgain}` });
-        scenarioList = { exchange: this.#limitHit as Exchange, notKept: notAgain };
+        checks.push({
+          id: `${checkId}.status`,
+          status: "skipped",
+          message: `not judged: ${notAgain.notKept}`,
+        });
+        scenarioList = notAgain;
         continue;
       }
       const exchange = plainList ? listed.exchange : await this.send(operation, path, step.auth ?? "valid");
@@ -744,7 +752,13 @@ class Session {
         })),
       ),
       ...(notAgain !== undefined
-        ? [{ id: `${checkId}.list-during`, status: "skipped" as const, message: `not judged: ${notAgain}` }]
+        ? [
+            {
+              id: `${checkId}.list-during`,
+              status: "skipped" as const,
+              message: `not judged: ${notAgain.notKept}`,
+            },
+          ]
         : []),
     ];
     checks.push(raceVerdict(cancels, checkId, step.because));

@@ -1,4 +1,5 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { escapePointer } from "./contract.ts";
 import { exactInteger, isLosslessNumber, roundedFractionCount, toSchemaView } from "./exact-json.ts";
 
 /**
@@ -39,15 +40,11 @@ function markedView(value: unknown, path: string, places: Set<string>): unknown 
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     Object.defineProperty(copy, key, {
-      value: markedView((value as Record<string, unknown>)[key], `${path}/${escapeKey(key)}`, places),
+      value: markedView((value as Record<string, unknown>)[key], `${path}/${escapePointer(key)}`, places),
       enumerable: true,
       writable: true,
       configurable: true,
     });
   }
   return copy;
-}
-
-function escapeKey(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }

@@ -29,7 +29,7 @@ export interface LiveRequest {
  * What the suite would expect of each request, with the same readings as its scenarios. A request without
  * a bearer token must get 401 whatever it asks for (authentication comes before the order is looked at);
  * one with a token may get any status the operation documents, since the proxy cannot know whether the
- * token is valid. The expectations are made once: reading a request allocates nothing but its order id.
+ * token is valid. The expectations are made once: reading a request allocates its route and order id only.
  */
 export function createReader(
   operations: ReadonlyMap<string, Operation>,

@@ -85,7 +85,7 @@ export function checkResponse(
     status >= 400 &&
     status < 500 &&
     errorRecord
-      ? { status, description: "tolerated", body: errorRecord }
+      ? { status, description: "tolerated", body: errorRecord, bodyOptional: false }
       : undefined;
   const documented = operation.responses.get(status) ?? tolerated;
   const statusProblem =
@@ -122,9 +122,12 @@ export function checkResponse(
     return { checks, status };
   }
   if (!documented.body) return { checks, status };
-  // The 409 body is not shown by the spec: it may be absent, and when present it is an Error record.
-  if (status === 409 && response.body.length === 0) {
-    pass("body", "409 without a body, which the spec allows", "§4.2: 409 body: not shown");
+  if (documented.bodyOptional && response.body.length === 0) {
+    pass(
+      "body",
+      `${status} without a body, which openapi.yaml allows (x-optional-content)`,
+      "§4.2, §7: the spec does not show this body; error responses that carry one use the Error record",
+    );
     return { checks, status };
   }
   if (tolerated && response.body.length === 0) {

@@ -62,6 +62,9 @@ export function escapePointer(segment: string): string {
  * Every pointer a contract's users ask a validator for: each named schema, and each media type's schema
  * of a response or request body. The ahead-of-time build compiles exactly these.
  */
+/** Where a response or request declares a body: `content`, or `x-optional-content` for a body it may leave out. */
+export const BODY_FIELDS = ["content", "x-optional-content"] as const;
+
 export function schemaPointers(document: unknown): string[] {
   const { paths = {}, components = {} } = document as {
     paths?: Record<string, Record<string, unknown>>;
@@ -71,9 +74,11 @@ export function schemaPointers(document: unknown): string[] {
     (name) => `#/components/schemas/${escapePointer(name)}`,
   );
   const addContent = (holder: unknown, at: string) => {
-    const content = (holder as { content?: Record<string, unknown> } | undefined)?.content;
-    for (const mediaType of Object.keys(content ?? {})) {
-      pointers.push(`${at}/content/${escapePointer(mediaType)}/schema`);
+    for (const field of BODY_FIELDS) {
+      const content = (holder as Record<string, Record<string, unknown> | undefined> | undefined)?.[field];
+      for (const mediaType of Object.keys(content ?? {})) {
+        pointers.push(`${at}/${field}/${escapePointer(mediaType)}/schema`);
+      }
     }
   };
   for (const [name, response] of Object.entries(components.responses ?? {})) {

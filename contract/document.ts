@@ -16,4 +16,9 @@ export interface OperationObject {
 export interface ResponseObject {
   description: string;
   content?: Record<string, { schema: SchemaObject }>;
+  /**
+   * A body the response may carry or leave out, checked when it is present. OpenAPI 3.0 reads `content`
+   * as required, and the spec leaves some bodies open (the 409's), so those are declared here.
+   */
+  "x-optional-content"?: Record<string, { schema: SchemaObject }>;
 }

@@ -153,15 +153,17 @@ export interface operations {
             };
             /**
              * @description Order cannot be cancelled because it has already shipped. The spec does not show the
-             *     body of this response: it may be absent; when present it is an Error record.
+             *     body of this response: it may be absent; when present it is an Error record (spec §7).
+             *     OpenAPI 3.0 has no optional response body, and tools read declared `content` as
+             *     required, so the body is described under `x-optional-content` instead: a response
+             *     with no `content` allows any body or none, and tools that know the extension check
+             *     a body that is present.
              */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
         };
     };

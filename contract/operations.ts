@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import { type Contract, escapePointer, type ResponseObject } from "./contract.ts";
+import { BODY_FIELDS, type Contract, escapePointer, type ResponseObject } from "./contract.ts";
 
 const JSON_MEDIA_TYPE = "application/json";
 
@@ -8,6 +8,8 @@ export interface DocumentedResponse {
   description: string;
   /** The body's validator, when openapi.yaml gives the response a JSON body. */
   body?: ValidateFunction;
+  /** The body may be left out (declared under `x-optional-content`); when present, `body` checks it. */
+  bodyOptional: boolean;
 }
 
 export interface Operation {
@@ -32,12 +34,13 @@ export function readOperations(contract: Contract): Map<string, Operation> {
           "responses",
           status,
         ]);
-        const hasJsonBody = response.content?.[JSON_MEDIA_TYPE] !== undefined;
+        const bodyField = BODY_FIELDS.find((field) => response[field]?.[JSON_MEDIA_TYPE] !== undefined);
         responses.set(Number(status), {
           status: Number(status),
           description: response.description,
-          ...(hasJsonBody
-            ? { body: contract.validator(`${pointer}/content/${escapePointer(JSON_MEDIA_TYPE)}/schema`) }
+          bodyOptional: bodyField === "x-optional-content",
+          ...(bodyField
+            ? { body: contract.validator(`${pointer}/${bodyField}/${escapePointer(JSON_MEDIA_TYPE)}/schema`) }
             : {}),
         });
       }

@@ -12,7 +12,7 @@ export const validators: Record<string, ValidateFunction> = {
   "openapi.yaml#/components/responses/Unauthorized/content/application~1json/schema": v2,
   "openapi.yaml#/paths/~1store~1orders/get/responses/200/content/application~1json/schema": v3,
   "openapi.yaml#/paths/~1store~1orders~1{orderId}/delete/responses/404/content/application~1json/schema": v4,
-  "openapi.yaml#/paths/~1store~1orders~1{orderId}/delete/responses/409/content/application~1json/schema": v5,
+  "openapi.yaml#/paths/~1store~1orders~1{orderId}/delete/responses/409/x-optional-content/application~1json/schema": v5,
   "control.openapi.yaml#/components/schemas/SessionName": v6,
   "control.openapi.yaml#/components/schemas/OrderStatus": v7,
   "control.openapi.yaml#/components/schemas/ControlOrder": v8,

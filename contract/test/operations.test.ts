@@ -34,3 +34,20 @@ describe("requests routed by the contract's path templates", () => {
     assert.equal(route("DELETE", pathOf(cancel, { orderId: "1/2?x" }))?.params.orderId, "1%2F2%3Fx");
   });
 });
+
+describe("bodies a response may leave out", () => {
+  it("reads the 409's Error record from x-optional-content: optional, and checked when present", () => {
+    const conflict = operations.get("cancelOrder")?.responses.get(409);
+    assert.equal(conflict?.bodyOptional, true);
+    assert.ok(conflict?.body, "a 409 body that is present is still checked");
+    assert.equal(conflict.body({ code: "order_not_cancellable", message: "shipped", status: 409 }), true);
+    assert.equal(conflict.body({ code: "order_not_cancellable" }), false);
+  });
+
+  it("keeps every other declared body required", () => {
+    for (const operation of operations.values())
+      for (const response of operation.responses.values())
+        if (response.status !== 409)
+          assert.equal(response.bodyOptional, false, `${operation.operationId} ${response.status}`);
+  });
+});

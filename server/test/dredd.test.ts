@@ -34,6 +34,23 @@ describe("Dredd as an independent judge of the mock", () => {
     }
   });
 
+  it("passes a 409 without a body, which the spec allows (openapi.yaml declares it optional)", async () => {
+    const target = await startTarget({ conflictWithoutBody: true });
+    try {
+      const run = await runDredd(target.url, {
+        apiKey: TARGET_KEY,
+        pending: PENDING_ID,
+        shipped: SHIPPED_ID,
+        missing: "424242",
+      });
+      assert.equal(run.code, 0, run.output);
+      assert.deepEqual(run.failed, []);
+      assert.ok(run.passed.includes("DELETE (409) /store/orders/1"), run.output);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("fails a server whose shipped orders can be cancelled (its hooks reach the right orders)", async () => {
     const broken = await startTarget({ shippedCancellable: true });
     try {

@@ -27,7 +27,8 @@ import { runRecipe } from "./recipe-runner.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const run = promisify(execFile);
-const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+const manifestText = readFileSync(join(ROOT, "package.json"), "utf8");
+const manifest = JSON.parse(manifestText) as {
   name: string;
   devDependencies: Record<string, string>;
   exports: Record<string, unknown>;
@@ -129,12 +130,14 @@ describe("the package as users install it", { concurrency: true }, () => {
   let tarball: string;
   let project: string;
   let mock: RunningMock;
+  let installWarnings: string;
 
   before(async () => {
     assert.ok(existsSync(join(ROOT, "dist/bin/petstore-mock.js")), "dist/ is missing: run npm run build");
     work = mkdtempSync(join(tmpdir(), "petstore-package-"));
-    // dist/ was built by `npm test` (or `prepare`); packing again without scripts packs exactly that.
-    await sh(ROOT, "npm", ["pack", "--ignore-scripts", "--pack-destination", work, "--loglevel=error"]);
+    // dist/ was built by `npm test` (or `prepare`); `npm pack` runs prepack/postpack, which pack exactly
+    // that with `prepare` left out of the packed manifest.
+    await sh(ROOT, "npm", ["pack", "--pack-destination", work, "--loglevel=error"]);
     const packed = readdirSync(work).find((name) => name.endsWith(".tgz"));
     assert.ok(packed, "npm pack wrote no tarball");
     tarball = join(work, packed);
@@ -144,7 +147,14 @@ describe("the package as users install it", { concurrency: true }, () => {
       "package.json": JSON.stringify({ name: "consumer", version: "1.0.0", private: true }),
     });
     const tools = CONSUMER_TOOLS.map((name) => `${name}@${manifest.devDependencies[name]}`);
-    await sh(project, "npm", ["install", ...INSTALL_FLAGS, tarball, ...tools]);
+    const install = await sh(project, "npm", [
+      "install",
+      ...INSTALL_FLAGS.filter((flag) => !flag.startsWith("--loglevel")),
+      "--loglevel=warn",
+      tarball,
+      ...tools,
+    ]);
+    installWarnings = install.stderr;
     mock = await startInstalledMock(project);
     const examples = documentedExamples(ROOT);
     writeFiles(
@@ -176,6 +186,19 @@ describe("the package as users install it", { concurrency: true }, () => {
     ]);
     const { stdout } = await sh(ROOT, join(ROOT, "node_modules/.bin/publint"), ["run", tarball, "--strict"]);
     assert.match(stdout, /All good!/);
+  });
+
+  it("installs without an install script: prepare is left out of the packed manifest", async () => {
+    const { stdout } = await sh(work, "tar", ["-xzOf", tarball, "package/package.json"]);
+    const packed = JSON.parse(stdout) as { scripts?: Record<string, string> };
+    assert.equal(packed.scripts?.prepare, undefined);
+    // npm lists every package with install scripts; the consumer's own tools (msw…) may be among them.
+    assert.ok(!installWarnings.includes(`${manifest.name}@`), installWarnings);
+    assert.equal(
+      readFileSync(join(ROOT, "package.json"), "utf8"),
+      manifestText,
+      "packing changed package.json",
+    );
   });
 
   it("holds what users need and nothing else", async () => {

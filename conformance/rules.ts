@@ -3,6 +3,7 @@ import type { OrderIndex } from "./order-index.ts";
 import type { CheckResult } from "./report.ts";
 import type { RuleName } from "./scenarios.ts";
 import type { ListSnapshot } from "./snapshot.ts";
+import { rulesJudgedBy } from "./state-rule-catalogue.ts";
 
 export interface RuleContext {
   /** The list before anything ran. */
@@ -20,7 +21,6 @@ export interface RuleContext {
 }
 
 interface Rule {
-  spec: string;
   /** The snapshots the rule compares, earlier first. */
   compare(context: RuleContext): [ListSnapshot | undefined, ListSnapshot | undefined];
   /**
@@ -40,9 +40,10 @@ interface Rule {
   ): { failure?: string; success: string; unsure?: true; notJudged?: string };
 }
 
+const SPEC = rulesJudgedBy("suite");
+
 const RULES: Record<RuleName, Rule> = {
-  "refused-requests-change-nothing": {
-    spec: "§5.4: a request without a valid key is refused with 401, so it changes nothing",
+  "refusals-change-nothing": {
     compare: (context) => [context.initial, context.afterRefused],
     wholeList: true,
     judge(before, after) {
@@ -53,7 +54,6 @@ const RULES: Record<RuleName, Rule> = {
     },
   },
   "list-ignores-paging-parameters": {
-    spec: "§4.1, §8, §9.2: no filtering or pagination; the call returns every order placed in the store",
     compare: (context) => [context.initial, context.scenarioList],
     wholeList: true,
     judge(before, after) {
@@ -67,14 +67,13 @@ const RULES: Record<RuleName, Rule> = {
     },
   },
   "shipped-order-unchanged": {
-    spec: "§3, §4.2: when the order is not pending the call fails with 409 and the order is unchanged",
     // From the list read just before the cancels: what refused requests did is their own rule's to report.
     compare: (context) => [context.afterRefused, context.final],
     judge(before, after, { initial, shippedId = "" }) {
       if (!indexOf(before).has(shippedId)) {
         if (initial.orders?.has(shippedId))
           return {
-            notJudged: `order ${shippedId} was gone before the cancels, after the requests refused with 401 (refused-requests-change-nothing reports it)`,
+            notJudged: `order ${shippedId} was gone before the cancels, after the requests refused with 401 (refusals-change-nothing reports it)`,
             success: "",
           };
         return { failure: `order ${shippedId} is not in the first list`, success: "", unsure: true };
@@ -90,7 +89,6 @@ const RULES: Record<RuleName, Rule> = {
     },
   },
   "pending-order-listed": {
-    spec: "§4.1: the list returns every order placed in the store, so an order that can be cancelled is listed",
     compare: (context) => [context.initial, context.initial],
     judge(before, _after, { pendingId = "" }) {
       return indexOf(before).has(pendingId)
@@ -102,8 +100,7 @@ const RULES: Record<RuleName, Rule> = {
           };
     },
   },
-  "other-orders-still-listed": {
-    spec: "§4.1: the list returns every order placed; §4.2: a cancel concerns one order",
+  "listed-orders-stay": {
     compare: (context) => [context.afterRefused, context.final],
     wholeList: true,
     judge(before, after, { pendingId, raceId }) {
@@ -126,19 +123,19 @@ export function ruleSnapshots(name: RuleName, context: RuleContext): Array<ListS
 
 export function checkRule(name: RuleName, scenarioId: string, context: RuleContext): CheckResult {
   const rule = RULES[name];
+  const spec = SPEC[name];
   const id = `${scenarioId}.${name}`;
   const [before, after] = rule.compare(context);
   const { initial } = context;
   const notKept = [initial, before, after].find((snapshot) => snapshot?.notKept !== undefined)?.notKept;
-  if (notKept !== undefined)
-    return { id, status: "skipped", message: `not judged: ${notKept}`, spec: rule.spec };
+  if (notKept !== undefined) return { id, status: "skipped", message: `not judged: ${notKept}`, spec };
   if (!initial.orders || (initial.unindexed && initial.orders.size === 0)) {
     // One defect, reported once: the list's own checks name it; what depends on reading it is not judged.
     return {
       id,
       status: "skipped",
       message: `not judged: the first list could not be read by id (${initial.problem ?? `no listed order has an int64 id`}), as the listOrders checks report`,
-      spec: rule.spec,
+      spec,
     };
   }
   for (const snapshot of [before, after]) {
@@ -148,7 +145,7 @@ export function checkRule(name: RuleName, scenarioId: string, context: RuleConte
         id,
         status: "failed",
         message: `cannot check: listing the orders failed (${problem})`,
-        spec: rule.spec,
+        spec,
         ...(snapshot ? { request: snapshot.exchange.request } : {}),
         ...(snapshot?.exchange.response ? { response: recordResponse(snapshot.exchange.response) } : {}),
       };
@@ -156,7 +153,7 @@ export function checkRule(name: RuleName, scenarioId: string, context: RuleConte
   }
   const verdict = rule.judge(before as ListSnapshot, after as ListSnapshot, context);
   if (verdict.notJudged !== undefined)
-    return { id, status: "skipped", message: `not judged: ${verdict.notJudged}`, spec: rule.spec };
+    return { id, status: "skipped", message: `not judged: ${verdict.notJudged}`, spec };
   const unreadable = Math.max(before?.unindexed ?? 0, after?.unindexed ?? 0);
   if (unreadable > 0 && (verdict.unsure || (verdict.failure === undefined && rule.wholeList))) {
     return {
@@ -164,19 +161,18 @@ export function checkRule(name: RuleName, scenarioId: string, context: RuleConte
       status: "skipped",
       // What was found among the readable ones is said too: a given order not found may be a rounded id.
       message: `not judged whole: ${ordersHave(unreadable)} no int64 id, as the listOrders checks report; among the others, ${verdict.failure ?? verdict.success}`,
-      spec: rule.spec,
+      spec,
     };
   }
   if (unreadable > 0 && verdict.failure !== undefined) {
     verdict.failure += ` (read among the orders with an int64 id; ${unreadable} have none)`;
   }
-  if (verdict.failure === undefined)
-    return { id, status: "passed", message: verdict.success, spec: rule.spec };
+  if (verdict.failure === undefined) return { id, status: "passed", message: verdict.success, spec };
   return {
     id,
     status: "failed",
     message: verdict.failure,
-    spec: rule.spec,
+    spec,
     ...(after ? { request: after.exchange.request } : {}),
     ...(after?.exchange.response ? { response: recordResponse(after.exchange.response) } : {}),
   };

@@ -1,4 +1,5 @@
 import type { OrderIndex } from "../order-index.ts";
+import { rulesJudgedBy, type StateRuleOf } from "../state-rule-catalogue.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 
 /**
@@ -27,20 +28,10 @@ function before(earlier: ExchangeRef, later: ExchangeRef): boolean {
   return earlier.endedAt <= later.startedAt;
 }
 
-export const STATE_RULES = {
-  "cancel-once":
-    "§3 rule 1, §4.2: only a pending order can be cancelled, so an order is cancelled (204) once",
-  "no-cancel-after-conflict":
-    "§3, §4.2: an order answered 409 is not pending (shipped orders cannot be reversed), so it is never cancelled later",
-  "listed-orders-stay":
-    "§4.1: the list returns every order placed in the store, so a listed order stays listed unless it is cancelled",
-  "cancel-leaves-fields":
-    "§2, §3: a cancel changes the order's status, which the Order record does not carry, so its fields stay as they were",
-  "refusals-change-nothing":
-    "§4.2, §5.4: a refused request (401, 404, 409) changes nothing, so the next list shows the order as before",
-} as const;
+/** The rules judged across live traffic, by name, with their rationale (state-rule-catalogue.ts). */
+export const STATE_RULES = rulesJudgedBy("proxy");
 
-export type StateRuleName = keyof typeof STATE_RULES;
+export type StateRuleName = StateRuleOf<"proxy">;
 
 export interface StateFinding {
   rule: StateRuleName;

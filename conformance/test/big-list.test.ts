@@ -34,7 +34,7 @@ describe("lists of any size", () => {
       assert.equal(check(report, "list-orders.list.body").message, "an array of 1000003 Order records");
       assert.equal(check(report, "list-orders.list.unique-ids").message, "1000003 distinct ids");
       assert.equal(
-        check(report, "cancel-unauthorized.refused-requests-change-nothing").message,
+        check(report, "cancel-unauthorized.refusals-change-nothing").message,
         "the list is the same before and after the refused requests",
       );
     });

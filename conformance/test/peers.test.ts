@@ -77,7 +77,7 @@ describe("the suite against tools nobody here wrote", () => {
         ]),
       ]),
       // Those deletes removed orders.
-      "cancel-unauthorized.refused-requests-change-nothing",
+      "cancel-unauthorized.refusals-change-nothing",
       "cancel-not-found.cancel.body",
       ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
       "cancel-pending.cancel.status",

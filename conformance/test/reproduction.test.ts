@@ -70,7 +70,7 @@ describe("reproductions of failed checks", () => {
 
   it("a state rule's reproduction replays the list, the scenario's requests and the list again", async () => {
     const { failed } = await failuresOf({ cancelsWhenRefused: true, removeCancelled: true });
-    const rule = failed.find((check) => check.id === "cancel-unauthorized.refused-requests-change-nothing");
+    const rule = failed.find((check) => check.id === "cancel-unauthorized.refusals-change-nothing");
     assert.ok(rule?.reproduce, "the rule failed, with a reproduction");
     const commands = rule.reproduce.split(/^curl /m).filter(Boolean);
     assert.equal(commands.length, 1 + 12 + 1, "the list, the twelve refused cancels, the list");

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempFolder } from "../common/temp-folder.ts";
 import { ListJudge } from "../conformance/list-judge.ts";
 import { builtInContract } from "../contract/built-in.ts";
 import { generatedFixtureText, generateOrders } from "../server/core/generate.ts";
@@ -190,7 +190,7 @@ function* listPieces(count: number): Generator<Buffer> {
 }
 
 export async function bigLists(orders: number, hugeOrders: number): Promise<string[]> {
-  const folder = mkdtempSync(join(tmpdir(), "petstore-big-"));
+  const folder = tempFolder("petstore-big-");
   const fixture = join(folder, "orders.json");
   writeFileSync(fixture, [...generatedFixtureText(orders, 1)].join(""));
   const list = createSeed(generateOrders(orders, 1)).listBody;

@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { tempFolder } from "../common/temp-folder.ts";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
 import { type MockProcess, startListeningProcess, startMockProcess } from "../server/spawn-mock.ts";
 import { underAttack } from "./bench-attacks.ts";
@@ -508,7 +509,7 @@ function rssMegabytes(pid: number | undefined): number {
 }
 
 async function scale(): Promise<string[]> {
-  const folder = mkdtempSync(join(tmpdir(), "petstore-bench-"));
+  const folder = tempFolder("petstore-bench-");
   const rows: string[] = [];
   for (const count of flags.scale.split(",").map(Number)) {
     const fixtures = join(folder, `orders-${count}.json`);
@@ -623,7 +624,7 @@ async function sessions(): Promise<string[]> {
     return { warm, fresh, none };
   });
 
-  const folder = mkdtempSync(join(tmpdir(), "petstore-bench-"));
+  const folder = tempFolder("petstore-bench-");
   const fixtures = join(folder, "orders-100000.json");
   writeFileSync(fixtures, generateFixture(100_000, DEV_KEY));
   const memory = await withServer(ours(fixtures), async (server) => {

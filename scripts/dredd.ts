@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDocument } from "yaml";
+import { tempFolder } from "../common/temp-folder.ts";
 import { OPENAPI_PATH } from "../contract/openapi.ts";
 
 const DREDD = fileURLToPath(new URL("../node_modules/.bin/dredd", import.meta.url));
@@ -31,7 +31,7 @@ export function dreddDocument(): string {
   const orderId = parameters.items.find((parameter) => parameter.get("name") === "orderId");
   if (!orderId) throw new Error("openapi.yaml has no orderId parameter");
   orderId.set("example", 1);
-  const path = join(mkdtempSync(join(tmpdir(), "dredd-")), "openapi.yaml");
+  const path = join(tempFolder("dredd-"), "openapi.yaml");
   writeFileSync(path, document.toString());
   return path;
 }

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempFolder } from "../common/temp-folder.ts";
 import { parseExact, stringifyExact } from "../contract/exact-json.ts";
 import { OPENAPI_PATH } from "../contract/openapi.ts";
 
@@ -123,7 +123,7 @@ export async function startJsonServer(
   options: { quiet?: boolean } = {},
 ): Promise<PeerProcess> {
   const port = await freePort();
-  const folder = mkdtempSync(join(tmpdir(), "json-server-"));
+  const folder = tempFolder("json-server-");
   const fixture = parseExact(readFileSync(fixturePath, "utf8")) as { orders: unknown[] };
   writeFileSync(join(folder, "db.json"), stringifyExact({ orders: fixture.orders }));
   writeFileSync(join(folder, "routes.json"), JSON.stringify({ "/v1/store/*": "/$1" }));

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import {
   chmodSync,
   type FSWatcher,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -10,12 +9,12 @@ import {
   watch,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { WholeFile, writeWholeFile } from "../whole-file.ts";
 
-const folder = () => mkdtempSync(join(tmpdir(), "petstore-whole-"));
+const folder = () => tempFolder("petstore-whole-");
 
 describe("whole files", () => {
   test("the target's name appears only by a rename, holding the whole text; no temporary file is left", async () => {

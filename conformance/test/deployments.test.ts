@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createProxy } from "proxy";
 import { generate } from "selfsigned";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
@@ -17,7 +17,7 @@ import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "./target-server.
 
 const IDS = ["--pending-order-id", PENDING_ID, "--shipped-order-id", SHIPPED_ID];
 const MOCK_CONTROL_HOOK = "mock-control";
-const folder = mkdtempSync(join(tmpdir(), "conformance-deployments-"));
+const folder = tempFolder("conformance-deployments-");
 const file = (name: string, content: string) => {
   const path = join(folder, name);
   writeFileSync(path, content);

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { runProxy } from "../live/run-proxy.ts";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
@@ -71,7 +71,7 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
             .writeHead(404, { "content-type": "application/json", "content-encoding": encoding })
             .end(bomb),
         async (upstream) => {
-          const har = join(mkdtempSync(join(tmpdir(), "bomb-")), "traffic.har");
+          const har = join(tempFolder("bomb-"), "traffic.har");
           const proxy = await runProxy({ upstream, port: 0, env: {}, har });
           const first = await send(`${proxy.url}/store/orders/5`, "DELETE");
           assert.equal(first.status, 404);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { XMLValidator } from "fast-xml-parser";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { jsonLine, liveLine } from "../live/live-line.ts";
 import { runProxy } from "../live/run-proxy.ts";
 import type { Report } from "../report.ts";
@@ -113,7 +113,7 @@ describe("credentials in a target's URL", () => {
 describe("the proxy masks every credential the traffic carries", () => {
   it("one-word Authorization, X-Api-Key, Cookie, access_token and --secret names: in lines, reports and the HAR", async () => {
     const target = await startHostileTarget();
-    const folder = mkdtempSync(join(tmpdir(), "petstore-hostile-"));
+    const folder = tempFolder("petstore-hostile-");
     const lines: string[] = [];
     const proxy = await runProxy({
       upstream: target.url,

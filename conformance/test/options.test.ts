@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { UsageError } from "../../common/command-line.ts";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { parseProxyOptions } from "../live/proxy-options.ts";
 import { MAX_TIMER_MS, parseCliOptions } from "../options.ts";
 
-const folder = mkdtempSync(join(tmpdir(), "petstore-options-"));
+const folder = tempFolder("petstore-options-");
 after(() => rmSync(folder, { recursive: true, force: true }));
 
 const suite = (...flags: string[]) =>

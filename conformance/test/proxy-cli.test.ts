@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { XMLParser } from "fast-xml-parser";
 import { createProxy } from "proxy";
 import { generate } from "selfsigned";
+import { tempFolder } from "../../common/temp-folder.ts";
 import type { HarEntry } from "../live/har-writer.ts";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
@@ -19,7 +19,7 @@ import { json, startScriptedUpstream } from "./scripted-upstream.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "./target-server.ts";
 
 const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
-const folder = mkdtempSync(join(tmpdir(), "conformance-proxy-cli-"));
+const folder = tempFolder("conformance-proxy-cli-");
 /** The proxy command from the sources, on a free port, with no proxy from this machine's environment. */
 function startProxy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ProxyProcess> {
   return startProxyProcess(process.execPath, ["--import", "tsx", BIN, "proxy", "--port", "0", ...args], {
@@ -226,7 +226,7 @@ describe("petstore-conformance proxy (the command)", () => {
 
   it("signals relayed again and again during the stop do not cut the reports", async () => {
     await withTarget({}, async (upstream) => {
-      const folder = mkdtempSync(join(tmpdir(), "petstore-signals-"));
+      const folder = tempFolder("petstore-signals-");
       const proxy = await startProxy([
         "--upstream",
         upstream,
@@ -283,7 +283,7 @@ const wrapReadList = (upstream: string, options: string[], code = 0) =>
 describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
   it("runs the suite as COMMAND through PETSTORE_PROXY_URL, then writes the reports; exit 0", async () => {
     await withTarget({}, async (upstream) => {
-      const report = join(mkdtempSync(join(tmpdir(), "petstore-wrapped-")), "proxy.json");
+      const report = join(tempFolder("petstore-wrapped-"), "proxy.json");
       const suite = `exec "${process.execPath}" --import tsx "${BIN}" --base-url "$PETSTORE_PROXY_URL" --api-key ${TARGET_KEY} --pending-order-id ${PENDING_ID} --shipped-order-id ${SHIPPED_ID} --reporter json`;
       const args = ["proxy", "--port", "0", "--upstream", upstream, "--fail-on-violation"];
       const { code, stdout, stderr } = await cli(
@@ -316,7 +316,7 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
 
   it("COMMAND failed: its exit code, and the reports are written all the same", async () => {
     await withTarget({}, async (upstream) => {
-      const report = join(mkdtempSync(join(tmpdir(), "petstore-wrapped-")), "proxy.xml");
+      const report = join(tempFolder("petstore-wrapped-"), "proxy.xml");
       const { code, stderr } = await wrapReadList(
         upstream,
         ["--fail-on-violation", "--reporter", `junit:${report}`],

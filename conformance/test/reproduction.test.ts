@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
+import { tempFolder } from "../../common/temp-folder.ts";
 import type { CheckResult, Report } from "../report.ts";
 import { renderMarkdown } from "../reporters/markdown.ts";
 import { renderCurl } from "../reproduction.ts";
@@ -12,7 +12,7 @@ import { type ConformanceOptions, runConformance } from "../runner.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "./target-server.ts";
 
 const run = promisify(execFile);
-const folder = mkdtempSync(join(tmpdir(), "conformance-reproduction-"));
+const folder = tempFolder("conformance-reproduction-");
 const GATEWAY = { name: "X-Gateway-Key", value: "gateway-secret-7" };
 
 async function failuresOf(

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { builtInContract, builtInControlContract } from "../built-in.ts";
 import { CONTROL_OPENAPI_PATH, loadContract, loadControlContract, OPENAPI_PATH } from "../openapi.ts";
 
@@ -79,7 +79,7 @@ describe("control.openapi.yaml", () => {
 });
 
 async function assertTypesFresh(document: string, generatedName: string): Promise<void> {
-  const out = join(mkdtempSync(join(tmpdir(), "openapi-types-")), generatedName);
+  const out = join(tempFolder("openapi-types-"), generatedName);
   await promisify(execFile)(process.execPath, [GENERATOR, document, "-o", out]);
   assert.equal(
     readFileSync(fileURLToPath(new URL(`../${generatedName}`, import.meta.url)), "utf8"),

@@ -1,20 +1,12 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { startProxyProcess } from "../../conformance/test/proxy-process.ts";
 import { chromiumSkip } from "../../server/test/chromium.ts";
 import { startRedis } from "../../server/test/services.ts";
@@ -134,7 +126,7 @@ describe("the package as users install it", { concurrency: true }, () => {
 
   before(async () => {
     assert.ok(existsSync(join(ROOT, "dist/bin/petstore-mock.js")), "dist/ is missing: run npm run build");
-    work = mkdtempSync(join(tmpdir(), "petstore-package-"));
+    work = tempFolder("petstore-package-");
     // dist/ was built by `npm test` (or `prepare`); `npm pack` runs prepack/postpack, which pack exactly
     // that with `prepare` left out of the packed manifest.
     await sh(ROOT, "npm", ["pack", "--pack-destination", work, "--loglevel=error"]);

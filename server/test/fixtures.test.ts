@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { createSeed } from "../core/seed.ts";
 import { FixtureError, loadFixtureFile, parseFixture } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
@@ -281,7 +281,7 @@ describe("fixture loading", () => {
       loadFixtureFile("/dev/zero", contract),
       /^FixtureError: \/dev\/zero: not a regular file$/,
     );
-    const fifo = join(mkdtempSync(join(tmpdir(), "fixture-fifo-")), "orders.json");
+    const fifo = join(tempFolder("fixture-fifo-"), "orders.json");
     execFileSync("mkfifo", [fifo]);
     await assert.rejects(loadFixtureFile(fifo, contract), /: not a regular file$/);
   });

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { freePort } from "../../scripts/peers.ts";
 
 export interface Service {
@@ -64,7 +64,7 @@ export async function startRedis(passwordOrOptions?: string | RedisOptions): Pro
     typeof passwordOrOptions === "string" ? { password: passwordOrOptions } : (passwordOrOptions ?? {});
   const { password, user } = options;
   const port = options.port ?? (await freePort());
-  const directory = mkdtempSync(join(tmpdir(), "petstore-redis-"));
+  const directory = tempFolder("petstore-redis-");
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(
@@ -104,7 +104,7 @@ export async function startRedis(passwordOrOptions?: string | RedisOptions): Pro
  */
 export async function startHaproxy(backendPorts: readonly number[]): Promise<Service> {
   const port = await freePort();
-  const directory = mkdtempSync(join(tmpdir(), "petstore-haproxy-"));
+  const directory = tempFolder("petstore-haproxy-");
   const config = join(directory, "haproxy.cfg");
   writeFileSync(config, haproxyConfig(port, backendPorts));
   const child = spawn("haproxy", ["-db", "-f", config], { stdio: ["ignore", "pipe", "pipe"] });

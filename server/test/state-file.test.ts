@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { parseExact } from "../../contract/exact-json.ts";
 import { runMainToExit, startMockProcess } from "../spawn-mock.ts";
 import { AUTH, writeFixture } from "./support.ts";
 import { sendToProcess as send } from "./transports.ts";
 
-const stateFile = () => join(mkdtempSync(join(tmpdir(), "petstore-state-")), "state.json");
+const stateFile = () => join(tempFolder("petstore-state-"), "state.json");
 
 /** Waits until the file holds what `check` looks for: it is written shortly after changes settle. */
 async function written(file: string, check: RegExp): Promise<string> {
@@ -159,7 +159,7 @@ describe("--state FILE (real processes)", () => {
   }
 
   it("a state file that is not a regular file (a device, a pipe) is refused at start, never read", async () => {
-    const fifo = join(mkdtempSync(join(tmpdir(), "petstore-fifo-")), "state.fifo");
+    const fifo = join(tempFolder("petstore-fifo-"), "state.fifo");
     execFileSync("mkfifo", [fifo]);
     for (const file of ["/dev/zero", fifo]) {
       const exited = await runMainToExit(["--port", "0", "--state", file]);

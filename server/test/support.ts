@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { Agent, type IncomingHttpHeaders, request } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { loadContract, loadControlContract } from "../../contract/openapi.ts";
 import { createServer, type MockServerOptions } from "../app.ts";
 import { ERROR_CODES, type ErrorCode, statusesOf } from "../core/errors.ts";
@@ -94,7 +94,7 @@ export async function bundledApp(
 
 /** Writes a fixture file into a fresh temporary folder and returns its path. */
 export function writeFixture(content: string | Uint8Array | object, name = "fixture.json"): string {
-  const path = join(mkdtempSync(join(tmpdir(), "petstore-fixture-")), name);
+  const path = join(tempFolder("petstore-fixture-"), name);
   const bytes =
     typeof content === "string" || content instanceof Uint8Array ? content : JSON.stringify(content);
   writeFileSync(path, bytes);

@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { capturedOutput } from "../spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
-const folder = mkdtempSync(join(tmpdir(), "petstore-wrapped-"));
+const folder = tempFolder("petstore-wrapped-");
 
 interface Wrapped {
   code: number | null;

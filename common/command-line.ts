@@ -52,24 +52,3 @@ export function readCommandLine<Options extends { help: boolean }>(
   }
   return options;
 }
-
-const BYTE_UNITS: Record<string, number> = {
-  "": 1,
-  b: 1,
-  kb: 1000,
-  mb: 1000 ** 2,
-  gb: 1000 ** 3,
-  kib: 1024,
-  mib: 1024 ** 2,
-  gib: 1024 ** 3,
-};
-
-/** A size as plain bytes or with a unit: 500000, 90MB, 2GiB (kB, MB, GB are powers of 1000; KiB… of 1024). */
-export function parseByteSize(flag: string, text: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
-  const unit = BYTE_UNITS[(match?.[2] ?? "").toLowerCase()];
-  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : Number.NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 1)
-    throw new UsageError(`${flag} must be a size like 500000, 90MB or 2GiB (got "${text}")`);
-  return bytes;
-}

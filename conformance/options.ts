@@ -1,7 +1,8 @@
 import { rootCertificates } from "node:tls";
 import type { ParseArgsConfig } from "node:util";
 import { FileRefused, readBoundedFile } from "../common/bounded-file.ts";
-import { parseByteSize, parseFlags, UsageError } from "../common/command-line.ts";
+import { parseFlags, UsageError } from "../common/command-line.ts";
+import { parseByteSize, parseDuration, parseWholeNumber } from "../common/option-values.ts";
 import type { TlsOptions } from "./http-client.ts";
 import { DEFAULT_DEADLINE_MS } from "./http-client.ts";
 import type { ReaderLimits } from "./list-judge.ts";
@@ -61,10 +62,12 @@ Reaching it:
   --header-from-env Name=VARIABLE
                             …as is one read from the environment, kept out of the command line
   --show-header NAME        …unless named here (repeatable)
-  --timeout MS              per request, without a byte from the target, default 10000
-  --deadline MS             per request, headers and whole body, default 120000
+  --timeout TIME            per request, without a byte from the target, default 10000 (a bare
+                            number is milliseconds; 10s, 2m)
+  --deadline TIME           per request, headers and whole body, default 120000 (milliseconds; 2m)
   --concurrency N           requests in flight at most (default: as many as the scenarios send)
-  --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (30s; 500ms, 2m)
+  --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (30s; 500ms,
+                            2m; a bare number is seconds, as Retry-After counts)
 
 What runs and how it is judged:
   --list                    print every scenario and exit
@@ -118,13 +121,13 @@ export function readReaderLimits(values: {
 }): ReaderLimits | undefined {
   const limits: ReaderLimits = {
     ...(values["max-depth"] !== undefined
-      ? { maxDepth: positiveInteger("--max-depth", values["max-depth"]) }
+      ? { maxDepth: parseWholeNumber("--max-depth", values["max-depth"]) }
       : {}),
     ...(values["max-string"] !== undefined
       ? { maxStringBytes: parseByteSize("--max-string", values["max-string"]) }
       : {}),
     ...(values["max-number"] !== undefined
-      ? { maxNumberChars: positiveInteger("--max-number", values["max-number"]) }
+      ? { maxNumberChars: parseWholeNumber("--max-number", values["max-number"]) }
       : {}),
   };
   return Object.keys(limits).length > 0 ? limits : undefined;
@@ -169,7 +172,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
   if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
   if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
-  const timeoutMs = timerMilliseconds("--timeout", values.timeout ?? "10000");
+  const timeoutMs = parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" });
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   const readerLimits = readReaderLimits(values);
@@ -185,14 +188,16 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       baseUrl,
       apiKey,
       timeoutMs,
-      deadlineMs: timerMilliseconds("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS)),
+      deadlineMs: parseDuration("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS), {
+        bareUnit: "ms",
+      }),
       env,
       ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
       ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),
       ...(values["missing-order-id"] ? { missingOrderId: values["missing-order-id"] } : {}),
       ...(values["race-order-id"] ? { raceOrderId: values["race-order-id"] } : {}),
       ...(values["race-concurrency"] !== undefined
-        ? { raceConcurrency: positiveInteger("--race-concurrency", values["race-concurrency"]) }
+        ? { raceConcurrency: parseWholeNumber("--race-concurrency", values["race-concurrency"]) }
         : {}),
       ...(values.session !== undefined ? { session: values.session } : {}),
       ...(values.hooks !== undefined ? { hooks: values.hooks } : {}),
@@ -201,10 +206,10 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
       ...(tls ? { tls } : {}),
       ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
       ...(values.concurrency !== undefined
-        ? { concurrency: positiveInteger("--concurrency", values.concurrency) }
+        ? { concurrency: parseWholeNumber("--concurrency", values.concurrency) }
         : {}),
       ...(values["max-retry-wait"] !== undefined
-        ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
+        ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"], { bareUnit: "s" }) }
         : {}),
       ...(values["max-memory"] !== undefined
         ? { maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"]) }
@@ -339,28 +344,3 @@ export function readTls(
 
 /** A PEM bundle of every public CA is about 200 KiB; a file past this is no certificate file. */
 const MAX_PEM_BYTES = 16 * 1024 * 1024;
-
-/** Milliseconds that a Node timer can wait: past 2^31 - 1 it fires at once instead, after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A time in milliseconds for a timer: a positive whole number no larger than a timer can wait. */
-export function timerMilliseconds(flag: string, text: string): number {
-  const value = positiveInteger(flag, text);
-  if (value > MAX_TIMER_MS)
-    throw new UsageError(`${flag} must be at most ${MAX_TIMER_MS} ms, about 24.8 days (got "${text}")`);
-  return value;
-}
-
-export function positiveInteger(flag: string, text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1)
-    throw new UsageError(`${flag} must be a positive whole number (got "${text}")`);
-  return value;
-}
-
-function parseDuration(flag: string, text: string): number {
-  const match = /^(\d+)(ms|s|m)?$/.exec(text);
-  if (!match) throw new UsageError(`${flag} must be a duration like 500ms, 30s or 2m (got "${text}")`);
-  const unit = match[2] ?? "s";
-  return Number(match[1]) * (unit === "ms" ? 1 : unit === "s" ? 1000 : 60_000);
-}

@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
-import { parseByteSize, parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
+import { parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
+import { parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../common/option-values.ts";
 import { packageFile } from "../common/package-root.ts";
 import { DEFAULT_GENERATE_SEED, MAX_GENERATED_ORDERS } from "./core/generate.ts";
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "./request-log.ts";
@@ -176,7 +177,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   if (command && values["write-fixtures"] !== undefined)
     throw new UsageError("--write-fixtures writes a file and exits; it runs no COMMAND");
   return {
-    port: parsePort(values.port ?? env.PORT ?? "4010"),
+    port: parsePort("--port", values.port ?? env.PORT ?? "4010"),
     host: values.host ?? env.HOST ?? "127.0.0.1",
     fixtures: values.fixtures ?? env.PETSTORE_FIXTURES ?? BUNDLED_FIXTURES,
     ...(generate ? { generate } : {}),
@@ -189,13 +190,26 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     control: !(values["no-control"] ?? isOn(env.PETSTORE_NO_CONTROL)),
     ...(controlToken !== undefined ? { controlToken } : {}),
     allowedHosts: values["allowed-host"] ?? [],
-    maxSessions: parseCount("--max-sessions", values["max-sessions"] ?? "1000", 1),
+    maxSessions: parseWholeNumber("--max-sessions", values["max-sessions"] ?? "1000", {
+      minimum: 1,
+      maximum: MAX_COUNT,
+    }),
     maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"] ?? "256MiB"),
     ...(values["max-connections"] !== undefined
-      ? { maxConnections: parseCount("--max-connections", values["max-connections"], 1) }
+      ? {
+          maxConnections: parseWholeNumber("--max-connections", values["max-connections"], {
+            minimum: 1,
+            maximum: MAX_COUNT,
+          }),
+        }
       : {}),
-    sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m"),
-    journalSize: parseCount("--journal-size", values["journal-size"] ?? "1000", 0),
+    sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m", {
+      maxMs: MAX_SESSION_IDLE_MS,
+    }),
+    journalSize: parseWholeNumber("--journal-size", values["journal-size"] ?? "1000", {
+      minimum: 0,
+      maximum: MAX_COUNT,
+    }),
     watch,
     ...(stateFile !== undefined ? { stateFile } : {}),
     stateJournal,
@@ -237,32 +251,8 @@ function parseLogFormat(text: string): LogFormat {
 const isOn = (value: string | undefined) => ["1", "true"].includes(value ?? "");
 
 const MAX_COUNT = 1_000_000;
-
-function parseCount(flag: string, text: string, minimum: number): number {
-  const count = Number(text);
-  if (!/^\d+$/.test(text) || count < minimum || count > MAX_COUNT)
-    throw new UsageError(`${flag} must be a whole number from ${minimum} to ${MAX_COUNT} (got "${text}")`);
-  return count;
-}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-function parseDuration(flag: string, text: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(text);
-  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] as string] as number) : Number.NaN;
-  if (!(ms >= 1 && ms <= 7 * 24 * 3_600_000))
-    throw new UsageError(
-      `${flag} must be a duration like 500ms, 90s, 30m or 2h, at most 7 days (got "${text}")`,
-    );
-  return ms;
-}
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535)
-    throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`);
-  return port;
-}
+/** A session can be kept idle for a week at most. */
+const MAX_SESSION_IDLE_MS = 7 * 24 * 3_600_000;
 
 // An exported but empty variable (PORT=) means "not set", as shells and CI templates often leave them.
 function withoutEmptyValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

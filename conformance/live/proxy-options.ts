@@ -1,4 +1,5 @@
-import { parseByteSize, parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
+import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
+import { parseByteSize, parseDuration, parsePort } from "../../common/option-values.ts";
 import {
   parseReporters,
   REACH_FLAGS,
@@ -7,7 +8,6 @@ import {
   readHeaders,
   readReaderLimits,
   readTls,
-  timerMilliseconds,
 } from "../options.ts";
 import { DEFAULT_PROXY_PORT } from "./defaults.ts";
 import type { ProxyOptions } from "./run-proxy.ts";
@@ -46,7 +46,7 @@ Reaching the upstream (as the suite reaches a target):
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
   all_proxy, no_proxy/NO_PROXY as curl reads them), --header 'Name: value' (masked unless --show-header
   NAME), --header-from-env Name=VARIABLE (the value read from the environment, kept out of the command
-  line), --timeout MS (until the answer starts, default 10000), --deadline MS (the whole exchange, default
+  line), --timeout TIME (until the answer starts, default 10000 ms; 10s), --deadline TIME (the whole exchange, default
   120000)
   --max-memory SIZE         what the traffic may make the proxy hold at once: answers and lists in
                             flight, the ids of lists being judged, the lists the state rules keep
@@ -93,7 +93,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help) return { proxy: { upstream: "" }, reporters, failOnViolation: false, help: true };
   if (!upstream) throw new UsageError("--upstream (or PETSTORE_UPSTREAM) is required");
-  const port = values.port === undefined ? DEFAULT_PROXY_PORT : portNumber(values.port);
+  const port = values.port === undefined ? DEFAULT_PROXY_PORT : parsePort("--port", values.port);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   const readerLimits = readReaderLimits(values);
@@ -102,9 +102,9 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       upstream,
       port,
       env,
-      timeoutMs: timerMilliseconds("--timeout", values.timeout ?? "10000"),
+      timeoutMs: parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" }),
       ...(values.deadline !== undefined
-        ? { deadlineMs: timerMilliseconds("--deadline", values.deadline) }
+        ? { deadlineMs: parseDuration("--deadline", values.deadline, { bareUnit: "ms" }) }
         : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
@@ -130,10 +130,4 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
     ...(command ? { command } : {}),
     help: false,
   };
-}
-
-function portNumber(text: string): number {
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be 0 to 65535 (got "${text}")`);
-  return port;
 }

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseProxyOptions } from "../../conformance/live/proxy-options.ts";
+import { parseCliOptions as suiteOptions } from "../../conformance/options.ts";
+import { parseCliOptions as mockOptions } from "../../server/options.ts";
+import { UsageError } from "../command-line.ts";
+import { MAX_TIMER_MS, parseDuration, parsePort, parseWholeNumber } from "../option-values.ts";
+
+const SUITE = ["--base-url", "http://127.0.0.1:1/v1", "--api-key", "k"];
+const PROXY = ["--upstream", "http://127.0.0.1:1/v1"];
+
+describe("one parser for each kind of flag value", () => {
+  it("reads a duration with any unit, the same in every flag", () => {
+    assert.equal(parseDuration("--x", "500ms"), 500);
+    assert.equal(parseDuration("--x", "90s"), 90_000);
+    assert.equal(parseDuration("--x", "30m"), 1_800_000);
+    assert.equal(parseDuration("--x", "2h"), 7_200_000);
+    assert.equal(suiteOptions([...SUITE, "--timeout", "10s"], {}).run.timeoutMs, 10_000);
+    assert.equal(parseProxyOptions([...PROXY, "--deadline", "2m"], {}).proxy.deadlineMs, 120_000);
+    assert.equal(suiteOptions([...SUITE, "--max-retry-wait", "500ms"], {}).run.maxRetryWaitMs, 500);
+  });
+
+  it("reads a bare number only in the unit the flag's help names, and refuses one elsewhere", () => {
+    assert.equal(suiteOptions([...SUITE, "--timeout", "2500"], {}).run.timeoutMs, 2500);
+    assert.equal(suiteOptions([...SUITE, "--max-retry-wait", "30"], {}).run.maxRetryWaitMs, 30_000);
+    assert.throws(
+      () => parseDuration("--session-idle", "90"),
+      /--session-idle must be a duration like 500ms/,
+    );
+    assert.throws(() => mockOptions(["--session-idle", "90"], {}), UsageError);
+    assert.equal(mockOptions(["--session-idle", "90s"], {}).sessionIdleMs, 90_000);
+  });
+
+  it("bounds a duration by what a timer can wait, or by the flag's own limit", () => {
+    assert.equal(parseDuration("--x", String(MAX_TIMER_MS), { bareUnit: "ms" }), MAX_TIMER_MS);
+    assert.throws(() => parseDuration("--x", String(MAX_TIMER_MS + 1), { bareUnit: "ms" }), /24\.8 days/);
+    assert.throws(() => parseDuration("--x", "0ms"), /from 1 ms/);
+    assert.throws(() => mockOptions(["--session-idle", "8d"], {}), /--session-idle must be a duration/);
+    assert.throws(() => mockOptions(["--session-idle", "169h"], {}), /to 7 days/);
+  });
+
+  it("reads a port the same in the mock and the proxy", () => {
+    assert.equal(parsePort("--port", "0"), 0);
+    assert.equal(mockOptions(["--port", "65535"], {}).port, 65535);
+    assert.equal(parseProxyOptions([...PROXY, "--port", "0"], {}).proxy.port, 0);
+    for (const bad of ["65536", "-1", "80a", ""]) {
+      assert.throws(
+        () => mockOptions([`--port=${bad}`], {}),
+        /--port must be a whole number from 0 to 65535/,
+      );
+      assert.throws(
+        () => parseProxyOptions([...PROXY, `--port=${bad}`], {}),
+        /--port must be a whole number from 0 to 65535/,
+      );
+    }
+  });
+
+  it("reads whole numbers within their bounds", () => {
+    assert.equal(parseWholeNumber("--n", "1"), 1);
+    assert.throws(() => parseWholeNumber("--n", "0"), /--n must be a positive whole number/);
+    assert.throws(() => parseWholeNumber("--n", "11", { minimum: 0, maximum: 10 }), /from 0 to 10/);
+  });
+});

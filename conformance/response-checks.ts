@@ -3,7 +3,7 @@ import { formatBytes } from "../common/byte-size.ts";
 import { isJsonNumber, isRecord, numberText, parseExact } from "../contract/exact-json.ts";
 import { validateExact } from "../contract/exact-validate.ts";
 import type { FlatRecordPlan } from "../contract/flat-record.ts";
-import type { Operation } from "../contract/operations.ts";
+import type { DocumentedResponse, Operation } from "../contract/operations.ts";
 import { type Exchange, recordResponse } from "./http-client.ts";
 import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
 import type { CheckResult } from "./report.ts";
@@ -34,6 +34,46 @@ export interface RecordValidators {
 // Failures shown in full in one check's message; the rest are counted.
 const PROBLEMS_SHOWN = 5;
 
+/** The checks of one response as they are made: each names its kind under the response's check id. */
+class CheckList {
+  readonly checks: CheckResult[] = [];
+  /** A list's failure shows the bytes around its first fault, not the list's first bytes. */
+  excerpt: ListVerdict["excerpt"];
+
+  constructor(
+    private readonly checkId: string,
+    private readonly exchange: Exchange,
+  ) {}
+
+  pass = (kind: string, message: string, spec?: string) => this.#add("passed", kind, message, spec);
+  skip = (kind: string, message: string, spec?: string) => this.#add("skipped", kind, message, spec);
+  fail = (kind: string, message: string, spec?: string) => {
+    const { request, response } = this.exchange;
+    this.#add("failed", kind, message, spec, {
+      request,
+      ...(response ? { response: shownResponse(response, this.excerpt) } : {}),
+    });
+  };
+
+  #add(
+    status: CheckResult["status"],
+    kind: string,
+    message: string,
+    spec: string | undefined,
+    evidence: Partial<CheckResult> = {},
+  ) {
+    this.checks.push({
+      id: `${this.checkId}.${kind}`,
+      status,
+      message,
+      ...(spec ? { spec } : {}),
+      ...evidence,
+    });
+  }
+}
+
+type Response = NonNullable<Exchange["response"]>;
+
 /**
  * The checks every response must pass: the expected status, documented for the operation and never 5xx;
  * a JSON Content-Type on JSON bodies; the body valid against openapi.yaml; an Error record's status equal to
@@ -47,48 +87,50 @@ export function checkResponse(
   checkId: string,
   validators: RecordValidators = {},
 ): CheckedResponse {
-  const { errorRecord } = validators;
-  const checks: CheckResult[] = [];
-  // A list's failure shows the bytes around its first fault, not the list's first bytes.
-  let excerpt: ListVerdict["excerpt"];
-  const evidence = () => ({
-    request: exchange.request,
-    ...(exchange.response ? { response: shownResponse(exchange.response, excerpt) } : {}),
-  });
-  const pass = (kind: string, message: string, spec?: string) =>
-    checks.push({ id: `${checkId}.${kind}`, status: "passed", message, ...(spec ? { spec } : {}) });
-  const fail = (kind: string, message: string, spec?: string) =>
-    checks.push({
-      id: `${checkId}.${kind}`,
-      status: "failed",
-      message,
-      ...(spec ? { spec } : {}),
-      ...evidence(),
-    });
-  const skip = (kind: string, message: string, spec?: string) =>
-    checks.push({ id: `${checkId}.${kind}`, status: "skipped", message, ...(spec ? { spec } : {}) });
-
+  const list = new CheckList(checkId, exchange);
   const { response } = exchange;
   if (!response) {
-    fail(
+    list.fail(
       "status",
       `expected ${expected.join(" or ")}, but no response came back: ${exchange.error}`,
       because,
     );
-    return { checks };
+    return { checks: list.checks };
   }
   const { status } = response;
+  const documented = documentedResponse(operation, status, expected, validators.errorRecord);
+  checkStatus(list, exchange, operation, expected, because, documented);
+  if (!documented || status >= 500) return { checks: list.checks, status };
+  const body = checkBody(list, response, operation, documented, validators);
+  return { checks: list.checks, status, ...body };
+}
+
+/** What openapi.yaml says of a status, or, for an expected 4xx it does not document, an Error record. */
+function documentedResponse(
+  operation: Operation,
+  status: number,
+  expected: readonly number[],
+  errorRecord: ValidateFunction | undefined,
+): (DocumentedResponse & { tolerated?: true }) | undefined {
+  const documented = operation.responses.get(status);
+  if (documented) return documented;
   // An expected 4xx that openapi.yaml does not document: the lenient reading of input the spec has no case for.
-  const tolerated =
-    !operation.responses.has(status) &&
-    expected.includes(status) &&
-    status >= 400 &&
-    status < 500 &&
-    errorRecord
-      ? { status, description: "tolerated", body: errorRecord, bodyOptional: false }
-      : undefined;
-  const documented = operation.responses.get(status) ?? tolerated;
-  const statusProblem =
+  const tolerable = expected.includes(status) && status >= 400 && status < 500 && errorRecord;
+  return tolerable
+    ? { status, description: "tolerated", body: errorRecord, bodyOptional: true, tolerated: true }
+    : undefined;
+}
+
+function checkStatus(
+  list: CheckList,
+  exchange: Exchange,
+  operation: Operation,
+  expected: readonly number[],
+  because: string,
+  documented: DocumentedResponse | undefined,
+): void {
+  const status = exchange.response?.status as number;
+  const problem =
     status >= 500
       ? "a 5xx is never an acceptable answer"
       : status === 429
@@ -96,129 +138,162 @@ export function checkResponse(
         : !documented
           ? `openapi.yaml does not document ${status} for ${operation.operationId} (documented: ${[...operation.responses.keys()].join(", ")})`
           : undefined;
-  if (expected.includes(status) && !statusProblem) {
-    pass("status", `${status} as expected`, because);
-  } else {
-    fail(
+  if (expected.includes(status) && !problem) list.pass("status", `${status} as expected`, because);
+  else
+    list.fail(
       "status",
-      `expected ${expected.join(" or ")}, got ${status}${statusProblem ? `: ${statusProblem}` : ""}`,
+      `expected ${expected.join(" or ")}, got ${status}${problem ? `: ${problem}` : ""}`,
       because,
     );
-  }
-  if (!documented || status >= 500) return { checks, status };
+}
 
+/** The body's checks: none on 204, JSON with a JSON Content-Type, valid against openapi.yaml. */
+function checkBody(
+  list: CheckList,
+  response: Response,
+  operation: Operation,
+  documented: DocumentedResponse & { tolerated?: true },
+  validators: RecordValidators,
+): Omit<CheckedResponse, "checks" | "status"> {
+  const { status } = response;
   if (response.cut !== undefined) {
-    fail(status === 204 ? "no-body" : "body", response.cut, "§1, §7: successful and error payloads are JSON");
-    return { checks, status };
+    list.fail(
+      status === 204 ? "no-body" : "body",
+      response.cut,
+      "§1, §7: successful and error payloads are JSON",
+    );
+    return {};
   }
   if (status === 204) {
-    if (response.body.length === 0) pass("no-body", "204 carries no body", "§4.2: 204 body: none");
+    if (response.body.length === 0) list.pass("no-body", "204 carries no body", "§4.2: 204 body: none");
     else
-      fail(
+      list.fail(
         "no-body",
         `204 must carry no body, got ${response.received ?? response.body.length} bytes`,
         "§4.2: 204 body: none",
       );
-    return { checks, status };
+    return {};
   }
-  if (!documented.body) return { checks, status };
+  const validate = documented.body;
+  if (!validate) return {};
   if (documented.bodyOptional && response.body.length === 0) {
-    pass(
-      "body",
-      `${status} without a body, which openapi.yaml allows (x-optional-content)`,
-      "§4.2, §7: the spec does not show this body; error responses that carry one use the Error record",
-    );
-    return { checks, status };
+    if (documented.tolerated)
+      list.pass(
+        "body",
+        `${status} without a body`,
+        "§7: error responses that carry a body use the Error record",
+      );
+    else
+      list.pass(
+        "body",
+        `${status} without a body, which openapi.yaml allows (x-optional-content)`,
+        "§4.2, §7: the spec does not show this body; error responses that carry one use the Error record",
+      );
+    return {};
   }
-  if (tolerated && response.body.length === 0) {
-    pass("body", `${status} without a body`, "§7: error responses that carry a body use the Error record");
-    return { checks, status };
-  }
-
-  const contentType = response.headers["content-type"] ?? "";
-  const jsonPayloads = "§1, §7: successful and error payloads are JSON";
-  if (JSON_CONTENT_TYPE.test(contentType))
-    pass("content-type", `JSON Content-Type (${contentType})`, jsonPayloads);
-  else
-    fail(
-      "content-type",
-      `a JSON body needs a JSON Content-Type, got ${contentType ? `"${contentType}"` : "none"}`,
-      jsonPayloads,
-    );
-
+  checkContentType(list, response);
   const schemaSpec =
     status === 200
       ? "§2 Order, §4.1: a JSON array of Order records"
       : "§2 Error, §7: error responses use the Error record";
-  const validate = documented.body;
-  const list =
-    status === 200 && operation.operationId === "listOrders" && validators.orderRecord
-      ? (response.list ??
-        judgeListBody(response.bodyBytes ?? Buffer.from(response.body, "utf8"), {
-          validateOrder: validators.orderRecord,
-          orderPlan: validators.orderPlan,
-          ...(validators.keepRecordsUpTo !== undefined
-            ? { keepRecordsUpTo: validators.keepRecordsUpTo }
-            : {}),
-        }))
-      : undefined;
-  if (list) {
-    excerpt = list.excerpt;
-    if (list.limit !== undefined) {
-      skip("body", `not judged: ${limitText(list.limit)}`, schemaSpec);
-      return { checks, status, list };
-    }
-    if (list.syntax !== undefined) {
-      fail("body", `the body is not valid JSON: ${list.syntax}`, schemaSpec);
-      return { checks, status };
-    }
-    if (list.notArray) {
-      // Not an array: the operation's own schema says what it is instead.
-      validateExact(validate, list.notArray.value);
-      fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
-      return { checks, status };
-    }
-    // A list judged in part: what was found in its start stands; nothing is said of the whole.
-    const inPart = list.partial === undefined ? "" : ` (judged in part: ${list.partial})`;
-    if (list.invalid.count > 0)
-      fail(
-        "body",
-        `does not match openapi.yaml: ${tallyText(list.invalid, "orders", list.count)}${inPart}`,
-        schemaSpec,
-      );
-    else if (list.partial !== undefined)
-      skip("body", `not judged whole: ${list.partial}, and none of them breaks the Order schema`, schemaSpec);
-    else pass("body", `an array of ${list.count} Order records`, schemaSpec);
-    checkListInvariants(list, pass, fail, skip);
-    return { checks, status, list };
-  }
+  if (status === 200 && operation.operationId === "listOrders" && validators.orderRecord)
+    return checkList(list, response, validate, schemaSpec, validators);
+  return checkJson(list, response, validate, schemaSpec);
+}
 
+function checkContentType(list: CheckList, response: Response): void {
+  const contentType = response.headers["content-type"] ?? "";
+  const jsonPayloads = "§1, §7: successful and error payloads are JSON";
+  if (JSON_CONTENT_TYPE.test(contentType))
+    list.pass("content-type", `JSON Content-Type (${contentType})`, jsonPayloads);
+  else
+    list.fail(
+      "content-type",
+      `a JSON body needs a JSON Content-Type, got ${contentType ? `"${contentType}"` : "none"}`,
+      jsonPayloads,
+    );
+}
+
+/** A listOrders 200: judged order by order (or taken as the stream already judged it). */
+function checkList(
+  list: CheckList,
+  response: Response,
+  validate: ValidateFunction,
+  schemaSpec: string,
+  validators: RecordValidators,
+): Omit<CheckedResponse, "checks" | "status"> {
+  const verdict =
+    response.list ??
+    judgeListBody(response.bodyBytes ?? Buffer.from(response.body, "utf8"), {
+      validateOrder: validators.orderRecord as ValidateFunction,
+      orderPlan: validators.orderPlan,
+      ...(validators.keepRecordsUpTo !== undefined ? { keepRecordsUpTo: validators.keepRecordsUpTo } : {}),
+    });
+  list.excerpt = verdict.excerpt;
+  if (verdict.limit !== undefined) {
+    list.skip("body", `not judged: ${limitText(verdict.limit)}`, schemaSpec);
+    return { list: verdict };
+  }
+  if (verdict.syntax !== undefined) {
+    list.fail("body", `the body is not valid JSON: ${verdict.syntax}`, schemaSpec);
+    return {};
+  }
+  if (verdict.notArray) {
+    // Not an array: the operation's own schema says what it is instead.
+    validateExact(validate, verdict.notArray.value);
+    list.fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
+    return {};
+  }
+  // A list judged in part: what was found in its start stands; nothing is said of the whole.
+  const inPart = verdict.partial === undefined ? "" : ` (judged in part: ${verdict.partial})`;
+  if (verdict.invalid.count > 0)
+    list.fail(
+      "body",
+      `does not match openapi.yaml: ${tallyText(verdict.invalid, "orders", verdict.count)}${inPart}`,
+      schemaSpec,
+    );
+  else if (verdict.partial !== undefined)
+    list.skip(
+      "body",
+      `not judged whole: ${verdict.partial}, and none of them breaks the Order schema`,
+      schemaSpec,
+    );
+  else list.pass("body", `an array of ${verdict.count} Order records`, schemaSpec);
+  checkListInvariants(verdict, list.pass, list.fail, list.skip);
+  return { list: verdict };
+}
+
+/** Any other JSON body: parsed exactly, validated, and an Error record's status compared with the HTTP one. */
+function checkJson(
+  list: CheckList,
+  response: Response,
+  validate: ValidateFunction,
+  schemaSpec: string,
+): Omit<CheckedResponse, "checks" | "status"> {
   if (response.notUtf8 !== undefined) {
-    fail("body", `the body is not valid JSON: ${response.notUtf8}`, schemaSpec);
-    return { checks, status };
+    list.fail("body", `the body is not valid JSON: ${response.notUtf8}`, schemaSpec);
+    return {};
   }
   let body: unknown;
   try {
     body = parseExact(response.body);
   } catch (error) {
-    fail("body", `the body is not valid JSON: ${(error as Error).message}`, schemaSpec);
-    return { checks, status };
+    list.fail("body", `the body is not valid JSON: ${(error as Error).message}`, schemaSpec);
+    return {};
   }
-  if (validateExact(validate, body)) {
-    pass("body", status === 200 ? "an array of Order records" : "an Error record", schemaSpec);
-  } else {
-    fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
-  }
+  const { status } = response;
+  if (validateExact(validate, body))
+    list.pass("body", status === 200 ? "an array of Order records" : "an Error record", schemaSpec);
+  else list.fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
 
   if (status !== 200 && isRecord(body) && "status" in body) {
     const errorStatus = isJsonNumber(body.status) ? numberText(body.status) : JSON.stringify(body.status);
     const rule = "§7: the Error record's status equals the HTTP status";
     if (errorStatus === String(status))
-      pass("error-status", `Error status ${errorStatus} equals the HTTP status`, rule);
-    else fail("error-status", `Error status is ${errorStatus}, HTTP status is ${status}`, rule);
+      list.pass("error-status", `Error status ${errorStatus} equals the HTTP status`, rule);
+    else list.fail("error-status", `Error status is ${errorStatus}, HTTP status is ${status}`, rule);
   }
-
-  return { checks, status, body };
+  return { body };
 }
 
 function schemaProblems(validate: ValidateFunction): string {

@@ -17,8 +17,14 @@ const UNREACHABLE = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ETIMED
 /**
  * What keeps the run from judging the target at all, as one line that says how to fix it; undefined when
  * the first exchange reached the target. These are errors of the run (exit 2), not deviations (exit 1).
+ * `targetOption`: how the caller names the target's address (the suite's --base-url, the proxy's --upstream).
  */
-export function runProblem(exchange: Exchange, target: URL, route: ProxyChoice): string | undefined {
+export function runProblem(
+  exchange: Exchange,
+  target: URL,
+  route: ProxyChoice,
+  targetOption: string,
+): string | undefined {
   const host = target.host;
   const proxy = route.proxy ? `the proxy ${redactProxy(route.proxy)} (from ${route.source})` : undefined;
   if (exchange.proxyRefused !== undefined) {
@@ -35,9 +41,9 @@ export function runProblem(exchange: Exchange, target: URL, route: ProxyChoice):
         /\/store\/orders\/?(\?.*)?$/,
         "",
       );
-      return `the base address redirects (${status}) to ${location}: use --base-url ${suggestion}`;
+      return `the base address redirects (${status}) to ${location}: use ${targetOption} ${suggestion}`;
     }
-    return `the base address redirects (${status}) without a Location: check --base-url`;
+    return `the base address redirects (${status}) without a Location: check ${targetOption}`;
   }
   const code = exchange.errorCode;
   if (code === undefined) return undefined;
@@ -45,7 +51,7 @@ export function runProblem(exchange: Exchange, target: URL, route: ProxyChoice):
     return `the certificate of ${host} is not trusted (${code}): pass --ca-file with the PEM of the CA that issued it (or set NODE_EXTRA_CA_CERTS), or --insecure to skip the check`;
   }
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-    return `the certificate of ${host} is not issued for that name (${code}): use a name it covers in --base-url, or --insecure to skip the check`;
+    return `the certificate of ${host} is not issued for that name (${code}): use a name it covers in ${targetOption}, or --insecure to skip the check`;
   }
   if (code === "CERT_HAS_EXPIRED" || code === "CERT_NOT_YET_VALID") {
     return `the certificate of ${host} is not valid now (${code}): renew it, or --insecure to skip the check`;
@@ -53,14 +59,15 @@ export function runProblem(exchange: Exchange, target: URL, route: ProxyChoice):
   if (code === "ECONNREFUSED") {
     return proxy
       ? `${proxy} refused the connection (ECONNREFUSED): check its address, or unset ${route.source}`
-      : `nothing accepts connections at ${host} (ECONNREFUSED): is the service running, and is --base-url right?`;
+      : `nothing accepts connections at ${host} (ECONNREFUSED): is the service running, and is ${targetOption} right?`;
   }
   if (UNRESOLVED.has(code)) {
     return proxy
       ? `the name of ${proxy} does not resolve (${code}): check ${route.source}`
-      : `the name ${target.hostname} does not resolve (${code}): check --base-url, or set https_proxy if it is reached through a proxy`;
+      : `the name ${target.hostname} does not resolve (${code}): check ${targetOption}, or set https_proxy if it is reached through a proxy`;
   }
-  if (UNREACHABLE.has(code)) return `${host} cannot be reached (${code}): check --base-url and the network`;
+  if (UNREACHABLE.has(code))
+    return `${host} cannot be reached (${code}): check ${targetOption} and the network`;
   if (code.startsWith("ERR_SSL") || code.startsWith("EPROTO")) {
     return `no TLS handshake with ${host} (${code}): is it an http:// address, or does it want --cert and --key?`;
   }

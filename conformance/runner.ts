@@ -150,7 +150,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     });
     const initial = await session.snapshot();
     const problem =
-      runProblem(initial.exchange, run.baseUrl, run.route) ?? keyRefused(initial.exchange, run.baseUrl);
+      runProblem(initial.exchange, run.baseUrl, run.route, "--base-url") ??
+      keyRefused(initial.exchange, run.baseUrl);
     if (problem) throw new TargetUnreachableError(problem);
     const resolved = resolveMissing(run, initial);
     const played = await play(session, run.selected, resolved, initial);

@@ -1,4 +1,4 @@
-import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { allowedHosts, isLoopback } from "../../common/allowed-hosts.ts";
@@ -134,45 +134,15 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (error instanceof ProxyConfigError) throw new ConformanceUsageError(error.message);
     throw error;
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const masked = maskedHeaders(options.headers, options.showHeaders);
-  // Names whose values are credentials: the masked --header names and those --secret names.
-  const secretNames = new Set([
-    ...masked.names,
-    ...(options.secretNames ?? []).map((name) => name.toLowerCase()),
-  ]);
-  // Every token the traffic carried, with the masked headers' values and the proxy's credentials.
-  const fixedSecrets = [
-    ...masked.entries.map(([, value]) => value),
-    ...(route.proxy ? [route.proxy.password, route.proxy.username].filter(Boolean) : []),
-  ];
-  const tokens = new Set<string>();
-  // Each in every form a server may echo it in: as sent, base64, base64url, percent-encoded, as Basic.
-  const secrets = () => [...fixedSecrets, ...tokens].flatMap(secretForms);
-  // Remade only when the traffic brings a new secret (at most MAX_TOKENS_HIDDEN times).
-  let hider = secretHider(fixedSecrets.flatMap(secretForms));
-  const hide = (text: string) => hider(text);
-
-  const warnings: string[] = [...ignoredProxyVariables(env)];
-  if (!/\/v1\/?$/.test(upstream.pathname))
-    warnings.push(
-      `the upstream ${upstream.href} does not end with /v1, the path segment of the interface version (§9.1)`,
-    );
-  if (options.tls?.insecure)
-    warnings.push("certificates were not checked (--insecure): the proxy trusted whoever answered");
-
   const host = options.host ?? "127.0.0.1";
-  const lendsCredentials = Object.keys(options.headers ?? {}).length > 0;
-  if (lendsCredentials && !isLoopback(host))
-    warnings.push(
-      `the proxy listens on ${host}, beyond this machine, and adds --header credentials to every request: whoever reaches it uses them`,
-    );
-  const corsOrigins = new Set(options.corsOrigins ?? []);
+  const warnings = [...ignoredProxyVariables(env), ...startWarnings(upstream, host, options)];
+  const secrets = new TrafficSecrets(options, route);
 
   const contract = options.contract ?? builtInContract();
   const operations = readOperations(contract);
   const list = operations.get("listOrders");
   if (!list) throw new Error("the contract has no listOrders operation");
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   await probe(upstream, route, options, timeoutMs, pathOf(list));
 
   // One account of what the traffic makes the proxy hold: answers and list backlogs in flight, the ids of
@@ -186,63 +156,51 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     orderPlan: contract.flatPlan("Order"),
     keepRecordsUpTo: RECORDS_KEPT_UP_TO,
   };
-  const judgeContext = {
+  const judgeContext: JudgeContext = {
     read: createReader(operations, options.strict ?? false),
     validators,
     state,
     passed: new Map(),
     cancelInFlight: (orderId: string) => forwarder.cancelInFlight(orderId),
   };
-  const secure = upstream.protocol === "https:";
-  // A plain-http upstream through a forward proxy is asked for in absolute form by the forwarder itself:
-  // an agent that rewrites the path would drop headers given in raw form, and take the host from it.
-  const via = route.proxy && !secure ? forwardProxy(route.proxy) : undefined;
-  const agent = via
-    ? await createAgent(route.proxy?.protocol === "https:", { ...(options.tls ? { tls: options.tls } : {}) })
-    : await createAgent(secure, {
-        ...(options.tls ? { tls: options.tls } : {}),
-        ...(route.proxy ? { proxy: route.proxy } : {}),
-      });
+  const { agent, via, send } = await upstreamAgent(upstream, route, options);
   const har = options.har
     ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" })
     : undefined;
-  // Exchanges forwarded but not yet judged; close() waits for them.
-  let open = 0;
-  let drained: (() => void) | undefined;
-
+  const inFlight = new InFlight();
   const finish = ({ forwarded, har: source, answer }: ExchangeOutcome) => {
-    const known = tokens.size;
-    for (const secret of forwarded.secrets) if (tokens.size < MAX_TOKENS_HIDDEN) tokens.add(secret);
-    if (tokens.size !== known) hider = secretHider(secrets());
+    secrets.learn(forwarded.secrets);
     const judged = judgeSafely(forwarded, judgeContext);
     // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
-    for (const check of judged.checks) if (check.status === "failed") check.message = hide(check.message);
-    for (const finding of judged.findings) finding.message = hide(finding.message);
+    for (const check of judged.checks)
+      if (check.status === "failed") check.message = secrets.hide(check.message);
+    for (const finding of judged.findings) finding.message = secrets.hide(finding.message);
     if (answer) {
       if (violates(judged)) {
         judged.replaced = true;
-        answer.replace(502, { code: "contract_violation", message: hide(violationMessage(judged)) });
+        answer.replace(502, { code: "contract_violation", message: secrets.hide(violationMessage(judged)) });
       } else answer.pass();
     }
     ledger.record(judged);
-    if (har && source) har.add(harEntryOf(source, secretNames, hide));
+    if (har && source) har.add(harEntryOf(source, secrets.names, secrets.hide));
     options.onExchange?.(judged);
   };
+  const corsOrigins = new Set(options.corsOrigins ?? []);
   const forwarder = createForwarder(
     {
       upstream,
       agent,
       tls: requestTls(upstream, options.tls),
-      send: (via ? route.proxy?.protocol === "https:" : secure) ? https.request : http.request,
+      send,
       ...(via ? { via } : {}),
       timeoutMs,
       deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       added: Object.entries(options.headers ?? {}),
-      ...(lendsCredentials ? { corsGrantedTo: (origin: string) => corsOrigins.has(origin) } : {}),
+      ...(lendsCredentials(options) ? { corsGrantedTo: (origin: string) => corsOrigins.has(origin) } : {}),
       holdAnswers: options.errors ?? false,
       keepForHar: har !== undefined,
-      hide,
-      secretNames,
+      hide: secrets.hide,
+      secretNames: secrets.names,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       held,
       listJudge: () =>
@@ -253,17 +211,10 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
           ...options.readerLimits,
         }),
     },
-    (outcome) => {
-      try {
-        finish(outcome);
-      } finally {
-        open--;
-        if (open === 0) drained?.();
-      }
-    },
+    (outcome) => inFlight.ended(() => finish(outcome)),
   );
-  const hosts = allowedHosts(options.host ?? "127.0.0.1", options.allowedHosts);
-  const handle = (request: IncomingMessage, response: ServerResponse) => {
+  const hosts = allowedHosts(host, options.allowedHosts);
+  const server = http.createServer((request, response) => {
     // A request through a name that is not the proxy's is a page's, by DNS rebinding: it would be sent on
     // with the --header credentials and its answer read. Refused, and no exchange of the traffic.
     if (!hosts.allows(request.headers.host)) {
@@ -274,11 +225,153 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
       return;
     }
-    open++;
+    inFlight.began();
     forwarder.forward(request, response);
-  };
+  });
+  const port = await listen(server, options, host);
+  const address = host.includes(":") ? `[${host}]` : host;
 
-  const server = http.createServer(handle);
+  const report = () =>
+    ledger.report({
+      target: `${upstream.href} (observed through the proxy)`,
+      startedAt,
+      durationMs: Math.round(performance.now() - started),
+      warnings,
+      state,
+      secrets: secrets.all(),
+    });
+  let closing: Promise<Report> | undefined;
+  return {
+    url: `http://${address}:${port}${PROXY_BASE_PATH}`,
+    upstream: upstream.href,
+    get failed() {
+      return ledger.failed;
+    },
+    startWarnings: [...warnings],
+    report,
+    close({ graceMs = CLOSE_GRACE_MS } = {}) {
+      closing ??= (async () => {
+        const stopped = new Promise((resolve) => server.close(resolve));
+        server.closeIdleConnections();
+        await inFlight.drained(graceMs);
+        // Each exchange still in flight is in the report, as cut off by the stop, not left out of it.
+        forwarder.cutInFlight("cut off: still in flight when the proxy stopped");
+        server.closeAllConnections();
+        await stopped;
+        forwarder.stop();
+        agent.destroy();
+        har?.close();
+        return report();
+      })();
+      return closing;
+    },
+  };
+}
+
+function lendsCredentials(options: ProxyOptions): boolean {
+  return Object.keys(options.headers ?? {}).length > 0;
+}
+
+function startWarnings(upstream: URL, host: string, options: ProxyOptions): string[] {
+  const warnings: string[] = [];
+  if (!/\/v1\/?$/.test(upstream.pathname))
+    warnings.push(
+      `the upstream ${upstream.href} does not end with /v1, the path segment of the interface version (§9.1)`,
+    );
+  if (options.tls?.insecure)
+    warnings.push("certificates were not checked (--insecure): the proxy trusted whoever answered");
+  if (lendsCredentials(options) && !isLoopback(host))
+    warnings.push(
+      `the proxy listens on ${host}, beyond this machine, and adds --header credentials to every request: whoever reaches it uses them`,
+    );
+  return warnings;
+}
+
+/**
+ * The secrets the traffic shows, hidden wherever the proxy writes: the masked --header values, the forward
+ * proxy's credentials, and each token the traffic carried (at most MAX_TOKENS_HIDDEN), in every form a
+ * server may echo one in (as sent, base64, base64url, percent-encoded, as Basic).
+ */
+class TrafficSecrets {
+  /** Names whose values are credentials: the masked --header names and the --secret names. */
+  readonly names: Set<string>;
+  readonly #fixed: string[];
+  readonly #tokens = new Set<string>();
+  /** Remade only when the traffic brings a new secret. */
+  #hider: (text: string) => string;
+
+  constructor(options: ProxyOptions, route: ProxyChoice) {
+    const masked = maskedHeaders(options.headers, options.showHeaders);
+    this.names = new Set([...masked.names, ...(options.secretNames ?? []).map((name) => name.toLowerCase())]);
+    this.#fixed = [
+      ...masked.entries.map(([, value]) => value),
+      ...(route.proxy ? [route.proxy.password, route.proxy.username].filter(Boolean) : []),
+    ];
+    this.#hider = secretHider(this.#fixed.flatMap(secretForms));
+  }
+
+  learn(secrets: Iterable<string>): void {
+    const known = this.#tokens.size;
+    for (const secret of secrets) if (this.#tokens.size < MAX_TOKENS_HIDDEN) this.#tokens.add(secret);
+    if (this.#tokens.size !== known) this.#hider = secretHider(this.all());
+  }
+
+  all(): string[] {
+    return [...this.#fixed, ...this.#tokens].flatMap(secretForms);
+  }
+
+  hide = (text: string): string => this.#hider(text);
+}
+
+/** Exchanges forwarded but not yet judged: close() waits for them, up to its grace. */
+class InFlight {
+  #open = 0;
+  #drained: (() => void) | undefined;
+
+  began(): void {
+    this.#open++;
+  }
+
+  ended(finish: () => void): void {
+    try {
+      finish();
+    } finally {
+      this.#open--;
+      if (this.#open === 0) this.#drained?.();
+    }
+  }
+
+  async drained(graceMs: number): Promise<void> {
+    if (this.#open === 0) return;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        this.#drained = resolve;
+      }),
+      new Promise((resolve) => setTimeout(resolve, graceMs).unref()),
+    ]);
+  }
+}
+
+/**
+ * How the upstream is reached. A plain-http upstream through a forward proxy is asked for in absolute form
+ * by the forwarder itself: an agent that rewrites the path would drop headers given in raw form, and take
+ * the host from it.
+ */
+async function upstreamAgent(upstream: URL, route: ProxyChoice, options: ProxyOptions) {
+  const secure = upstream.protocol === "https:";
+  const via = route.proxy && !secure ? forwardProxy(route.proxy) : undefined;
+  const agent = via
+    ? await createAgent(route.proxy?.protocol === "https:", { ...(options.tls ? { tls: options.tls } : {}) })
+    : await createAgent(secure, {
+        ...(options.tls ? { tls: options.tls } : {}),
+        ...(route.proxy ? { proxy: route.proxy } : {}),
+      });
+  const send = (via ? route.proxy?.protocol === "https:" : secure) ? https.request : http.request;
+  return { agent, via, send };
+}
+
+/** Listens, answering what Node's parser refuses with a plain 400; a port in use is a usage error. */
+async function listen(server: http.Server, options: ProxyOptions, host: string): Promise<number> {
   capConnections(server, options.maxConnections ?? defaultMaxConnections());
   server.on("clientError", (_error, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
@@ -295,51 +388,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     );
     server.listen(options.port ?? DEFAULT_PROXY_PORT, host, resolve);
   });
-  const { port } = server.address() as AddressInfo;
-  const address = host.includes(":") ? `[${host}]` : host;
-
-  const report = () =>
-    ledger.report({
-      target: `${upstream.href} (observed through the proxy)`,
-      startedAt,
-      durationMs: Math.round(performance.now() - started),
-      warnings,
-      state,
-      secrets: secrets(),
-    });
-  let closing: Promise<Report> | undefined;
-  return {
-    url: `http://${address}:${port}${PROXY_BASE_PATH}`,
-    upstream: upstream.href,
-    get failed() {
-      return ledger.failed;
-    },
-    startWarnings: [...warnings],
-    report,
-    close({ graceMs = CLOSE_GRACE_MS } = {}) {
-      closing ??= (async () => {
-        const stopped = new Promise((resolve) => server.close(resolve));
-        server.closeIdleConnections();
-        if (open > 0) {
-          await Promise.race([
-            new Promise<void>((resolve) => {
-              drained = resolve;
-            }),
-            new Promise((resolve) => setTimeout(resolve, graceMs).unref()),
-          ]);
-        }
-        // Each exchange still in flight is in the report, as cut off by the stop, not left out of it.
-        forwarder.cutInFlight("cut off: still in flight when the proxy stopped");
-        server.closeAllConnections();
-        await stopped;
-        forwarder.stop();
-        agent.destroy();
-        har?.close();
-        return report();
-      })();
-      return closing;
-    },
-  };
+  return (server.address() as AddressInfo).port;
 }
 
 /**
@@ -363,8 +412,8 @@ async function probe(
   });
   try {
     const exchange = await client.send("GET", listPath, { accept: "application/json" });
-    const problem = runProblem(exchange, upstream, route);
-    if (problem) throw new TargetUnreachableError(problem.replace("--base-url", "--upstream"));
+    const problem = runProblem(exchange, upstream, route, "--upstream");
+    if (problem) throw new TargetUnreachableError(problem);
   } finally {
     client.close();
   }

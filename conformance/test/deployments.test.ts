@@ -298,15 +298,15 @@ describe("the suite through proxies and gateways", () => {
       error: errorCode,
     });
     assert.match(
-      runProblem(exchange("ENOTFOUND"), target, {}) ?? "",
+      runProblem(exchange("ENOTFOUND"), target, {}, "--base-url") ?? "",
       /the name staging\.example\.test does not resolve/,
     );
     assert.match(
-      runProblem(exchange("ECONNREFUSED"), target, {}) ?? "",
+      runProblem(exchange("ECONNREFUSED"), target, {}, "--base-url") ?? "",
       /nothing accepts connections at staging\.example\.test/,
     );
     assert.match(
-      runProblem(exchange("ERR_TLS_CERT_ALTNAME_INVALID"), target, {}) ?? "",
+      runProblem(exchange("ERR_TLS_CERT_ALTNAME_INVALID"), target, {}, "--base-url") ?? "",
       /not issued for that name/,
     );
   });

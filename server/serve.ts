@@ -3,10 +3,11 @@ import { allowedHosts, isLoopback } from "../common/allowed-hosts.ts";
 import { StopSignals } from "../common/stop-signals.ts";
 import { serveUntilDone } from "../common/wrapped-command.ts";
 import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
+import type { Contract } from "../contract/contract.ts";
 import { BASE_PATH, createServer } from "./app.ts";
 import { controlAccess } from "./control-access.ts";
 import { CONTROL_PATH } from "./core/control.ts";
-import { createMockCore } from "./core/mock.ts";
+import { createMockCore, type MockCore } from "./core/mock.ts";
 import { loadDashboardAssets } from "./dashboard-assets.ts";
 import { FixtureError, type LoadedFixture, loadFixtureFile } from "./fixtures.ts";
 import { generatedWorld, writeGeneratedFixtures } from "./generated-world.ts";
@@ -22,38 +23,10 @@ import { watchFile } from "./watch.ts";
 export async function serve(options: CliOptions): Promise<number> {
   // Wrapping COMMAND, whose standard output is its own, the mock's lines go to stderr.
   const out = options.command ? process.stderr : process.stdout;
+  if (options.generate && options.writeFixtures !== undefined)
+    return writeFixtures(options, options.generate);
   const contract = builtInContract();
-  if (options.generate && options.writeFixtures !== undefined) {
-    const { orders, seed } = options.generate;
-    try {
-      writeGeneratedFixtures(options.writeFixtures, orders, seed, options.apiKeys);
-    } catch (error) {
-      const { code, message } = error as NodeJS.ErrnoException;
-      process.stderr.write(`error: cannot write ${options.writeFixtures}: ${code ?? message}\n`);
-      return 1;
-    }
-    process.stdout.write(
-      `wrote a generated world of ${orders} orders (--seed ${seed}) to ${options.writeFixtures}\n`,
-    );
-    return 0;
-  }
-  /** The fixture, its seed and the keys it yields, or the one-line problem that makes it unusable. */
-  const load = async (): Promise<LoadedFixture | string> => {
-    let loaded: LoadedFixture;
-    try {
-      loaded = options.generate
-        ? generatedWorld(options.generate.orders, options.generate.seed)
-        : await loadFixtureFile(options.fixtures, contract);
-    } catch (error) {
-      if (!(error instanceof FixtureError)) throw error;
-      return error.message;
-    }
-    const apiKeys = options.apiKeys ?? loaded.apiKeys;
-    if (apiKeys.length === 0) {
-      return `${options.fixtures}: field "apiKeys": no API key; add one to the file or pass --api-key`;
-    }
-    return { ...loaded, apiKeys };
-  };
+  const load = () => loadWorld(options, contract);
   const loaded = await load();
   if (typeof loaded === "string") {
     process.stderr.write(`error: ${loaded}\n`);
@@ -104,49 +77,10 @@ export async function serve(options: CliOptions): Promise<number> {
   const origin = `http://${host}:${port}`;
   // The one start-up event in the structured log too, for those who read only the JSON lines.
   log?.info(`Server listening at ${origin}`);
-  const fixtureName = relative(process.cwd(), options.fixtures);
-  const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
-  lines.push(
-    options.generate
-      ? `  fixtures: none, a generated world (${seed.size} orders, --seed ${options.generate.seed})`
-      : `  fixtures: ${fixtureName} (${seed.size} orders)${options.watch ? ", watched" : ""}`,
-  );
-  lines.push(
-    access.enabled
-      ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}\n` +
-          `  dashboard: ${origin}${CONTROL_PATH}/`
-      : `  control API: ${access.reason}`,
-  );
-  lines.push(`  state: ${kept.line}`);
-  if (!isLoopback(options.host)) {
-    lines.push(`  bound to ${options.host}: reachable from other machines, not only this one`);
-  }
-  // Only the bundled file's key is documented and public; any other key is a secret and never printed.
-  if (!options.apiKeys && (options.generate || resolve(options.fixtures) === BUNDLED_FIXTURES)) {
-    lines.push(
-      `  dev API key (${options.generate ? "generated world" : "bundled fixtures"}): ${loaded.apiKeys[0]}`,
-    );
-  }
   // Watching starts before the ready line, so an edit made as soon as it appears is seen.
-  // A reload reads the file while the old world keeps answering; changes during one are read after it.
-  let reloading: Promise<void> = Promise.resolve();
-  const reload = async () => {
-    const next = await load();
-    if (typeof next === "string") {
-      process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
-      return;
-    }
-    core.reload(next.seed, next.apiKeys);
-    process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.seed.size} orders)\n`);
-  };
-  const stopWatching = options.watch
-    ? watchFile(options.fixtures, () => {
-        reloading = reloading.then(reload);
-      })
-    : () => {};
-
+  const stopWatching = options.watch ? watchFixtures(options, load, core) : () => {};
   const signals = new StopSignals("petstore-mock");
-  out.write(`${lines.join("\n")}\n`);
+  out.write(`${startLines(options, origin, loaded, access, kept.line).join("\n")}\n`);
 
   const { code: commandCode } = await serveUntilDone(options.command, signals, {
     env: process.env,
@@ -162,6 +96,99 @@ export async function serve(options: CliOptions): Promise<number> {
       () => false,
     );
   return commandCode !== 0 ? commandCode : closed ? 0 : 1;
+}
+
+/** `--generate N --write-fixtures FILE`: the world written as a fixture file, and nothing served. */
+function writeFixtures(options: CliOptions, { orders, seed }: NonNullable<CliOptions["generate"]>): number {
+  try {
+    writeGeneratedFixtures(options.writeFixtures as string, orders, seed, options.apiKeys);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    process.stderr.write(`error: cannot write ${options.writeFixtures}: ${code ?? message}\n`);
+    return 1;
+  }
+  process.stdout.write(
+    `wrote a generated world of ${orders} orders (--seed ${seed}) to ${options.writeFixtures}\n`,
+  );
+  return 0;
+}
+
+/** The fixture, its seed and the keys it yields, or the one-line problem that makes it unusable. */
+async function loadWorld(options: CliOptions, contract: Contract): Promise<LoadedFixture | string> {
+  let loaded: LoadedFixture;
+  try {
+    loaded = options.generate
+      ? generatedWorld(options.generate.orders, options.generate.seed)
+      : await loadFixtureFile(options.fixtures, contract);
+  } catch (error) {
+    if (!(error instanceof FixtureError)) throw error;
+    return error.message;
+  }
+  const apiKeys = options.apiKeys ?? loaded.apiKeys;
+  if (apiKeys.length === 0) {
+    return `${options.fixtures}: field "apiKeys": no API key; add one to the file or pass --api-key`;
+  }
+  return { ...loaded, apiKeys };
+}
+
+/**
+ * `--watch`: a reload reads the file while the old world keeps answering; changes during one are read after
+ * it. Returns what stops watching.
+ */
+function watchFixtures(
+  options: CliOptions,
+  load: () => Promise<LoadedFixture | string>,
+  core: MockCore,
+): () => void {
+  const fixtureName = relative(process.cwd(), options.fixtures);
+  let reloading: Promise<void> = Promise.resolve();
+  const reload = async () => {
+    const next = await load();
+    if (typeof next === "string") {
+      process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
+      return;
+    }
+    core.reload(next.seed, next.apiKeys);
+    process.stdout.write(`fixtures reloaded: ${fixtureName} (${next.seed.size} orders)\n`);
+  };
+  return watchFile(options.fixtures, () => {
+    reloading = reloading.then(reload);
+  });
+}
+
+/** The start-up lines: where it listens, the world, the control API, the state, and the dev key if public. */
+function startLines(
+  options: CliOptions,
+  origin: string,
+  loaded: LoadedFixture,
+  access: ReturnType<typeof controlAccess>,
+  stateLine: string,
+): string[] {
+  const { seed } = loaded;
+  const fixtureName = relative(process.cwd(), options.fixtures);
+  const lines = [`Petstore Store Orders mock listening on ${origin}${BASE_PATH}`];
+  lines.push(
+    options.generate
+      ? `  fixtures: none, a generated world (${seed.size} orders, --seed ${options.generate.seed})`
+      : `  fixtures: ${fixtureName} (${seed.size} orders)${options.watch ? ", watched" : ""}`,
+  );
+  lines.push(
+    access.enabled
+      ? `  control API: ${origin}${CONTROL_PATH}${access.token ? " (needs the control token)" : ""}\n` +
+          `  dashboard: ${origin}${CONTROL_PATH}/`
+      : `  control API: ${access.reason}`,
+  );
+  lines.push(`  state: ${stateLine}`);
+  if (!isLoopback(options.host)) {
+    lines.push(`  bound to ${options.host}: reachable from other machines, not only this one`);
+  }
+  // Only the bundled file's key is documented and public; any other key is a secret and never printed.
+  if (!options.apiKeys && (options.generate || resolve(options.fixtures) === BUNDLED_FIXTURES)) {
+    lines.push(
+      `  dev API key (${options.generate ? "generated world" : "bundled fixtures"}): ${loaded.apiKeys[0]}`,
+    );
+  }
+  return lines;
 }
 
 function chooseLog(options: CliOptions, out: NodeJS.WriteStream): MockLog | Promise<MockLog> {

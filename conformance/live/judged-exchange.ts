@@ -1,4 +1,5 @@
 import type { Exchange } from "../http-client.ts";
+import type { ListVerdict } from "../list-judge.ts";
 import type { CheckResult, RecordedRequest } from "../report.ts";
 import { type CheckedResponse, checkResponse, type RecordValidators } from "../response-checks.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
@@ -105,48 +106,13 @@ class LiveExchange implements Exchange {
 export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContext): JudgedExchange {
   const queryAt = forwarded.url.indexOf("?");
   const pathname = queryAt === -1 ? forwarded.url : forwarded.url.slice(0, queryAt);
-  const status = forwarded.response?.status;
-  const ref = {
-    seq: forwarded.seq,
-    label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${status ?? "no answer"}`,
-    startedAt: forwarded.startedAt,
-    endedAt: forwarded.startedAt + forwarded.durationMs,
-  };
-  const exchange = new LiveExchange(forwarded);
-  // Built once and filled in: this runs for every exchange, on the proxy's hot path.
-  const judged: JudgedExchange = {
-    ref,
-    method: forwarded.method,
-    pathname,
-    durationMs: forwarded.durationMs,
-    checks: [],
-    findings: [],
-    exchange,
-  };
-  if (status !== undefined) judged.status = status;
-  if (forwarded.response) judged.answer = forwarded.response;
-  if (forwarded.unheld !== undefined) judged.unheld = forwarded.unheld;
-  if (forwarded.cutOff !== undefined) {
-    judged.cutOff = true;
-    judged.notJudged = forwarded.cutOff;
+  const judged = judgedShell(forwarded, pathname);
+  const notJudged = unjudgeable(forwarded, pathname, judged);
+  if (notJudged !== undefined) {
+    judged.notJudged = notJudged;
     return judged;
   }
-  if (forwarded.upstreamError !== undefined) {
-    judged.upstreamError = forwarded.upstreamError;
-    return judged;
-  }
-  if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`)) {
-    judged.notJudged = "outside /v1";
-    return judged;
-  }
-  if (forwarded.method === "OPTIONS") {
-    judged.notJudged = "CORS preflight";
-    return judged;
-  }
-  if (forwarded.notJudged !== undefined) {
-    judged.notJudged = forwarded.notJudged;
-    return judged;
-  }
+  if (judged.upstreamError !== undefined) return judged;
   const reading = context.read({
     method: forwarded.method,
     path: pathname.slice(PROXY_BASE_PATH.length),
@@ -158,28 +124,74 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     return judged;
   }
   const { expectation } = reading;
-  const { operation } = expectation;
-  const checked = judgeResponse(exchange, forwarded.response, expectation, context);
+  const checked = judgeResponse(judged.exchange, forwarded.response, expectation, context);
+  judged.operation = expectation.operation.operationId;
+  judged.checks = checked.checks;
+  judged.findings = stateFindings(forwarded, judged, reading, checked.list, context);
+  return judged;
+}
+
+/** The exchange as its verdict starts: built once and filled in, since this runs on the proxy's hot path. */
+function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExchange {
+  const status = forwarded.response?.status;
+  const judged: JudgedExchange = {
+    ref: {
+      seq: forwarded.seq,
+      label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${status ?? "no answer"}`,
+      startedAt: forwarded.startedAt,
+      endedAt: forwarded.startedAt + forwarded.durationMs,
+    },
+    method: forwarded.method,
+    pathname,
+    durationMs: forwarded.durationMs,
+    checks: [],
+    findings: [],
+    exchange: new LiveExchange(forwarded),
+  };
+  if (status !== undefined) judged.status = status;
+  if (forwarded.response) judged.answer = forwarded.response;
+  if (forwarded.unheld !== undefined) judged.unheld = forwarded.unheld;
+  return judged;
+}
+
+/** Why the exchange is not judged at all (cut off, outside /v1, a preflight…); an upstream error is noted. */
+function unjudgeable(
+  forwarded: ForwardedExchange,
+  pathname: string,
+  judged: JudgedExchange,
+): string | undefined {
+  if (forwarded.cutOff !== undefined) {
+    judged.cutOff = true;
+    return forwarded.cutOff;
+  }
+  if (forwarded.upstreamError !== undefined) {
+    judged.upstreamError = forwarded.upstreamError;
+    return undefined;
+  }
+  if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`)) return "outside /v1";
+  if (forwarded.method === "OPTIONS") return "CORS preflight";
+  return forwarded.notJudged;
+}
+
+/** What the state rules find in this exchange: a whole list seen, or a cancel answered as documented. */
+function stateFindings(
+  forwarded: ForwardedExchange,
+  judged: JudgedExchange,
+  reading: Reading,
+  list: ListVerdict | undefined,
+  context: JudgeContext,
+): JudgedExchange["findings"] {
+  const { operation } = reading.expectation;
+  const { status, ref } = judged;
   const session = forwarded.session ?? "";
   // The token itself keys the view in memory; it is never written anywhere.
   const view = forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`;
-  judged.operation = operation.operationId;
-  judged.checks = checked.checks;
   // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
-  const list = checked.list;
-  if (
-    operation.operationId === "listOrders" &&
-    status === 200 &&
-    view !== undefined &&
-    list &&
-    list.syntax === undefined &&
-    list.limit === undefined &&
-    !list.notArray &&
-    forwarded.response
-  ) {
+  if (operation.operationId === "listOrders" && status === 200 && view !== undefined && forwarded.response) {
+    if (!list || list.syntax !== undefined || list.limit !== undefined || list.notArray) return [];
     if (list.partial !== undefined) context.state.judgedInPart(ref);
     else if (list.unindexed === 0)
-      judged.findings = context.state.observe({
+      return context.state.observe({
         kind: "list",
         view,
         session,
@@ -190,13 +202,15 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
         at: ref,
       });
     else context.state.unobserved(ref, list.unindexed);
-  } else if (
+    return [];
+  }
+  if (
     operation.operationId === "cancelOrder" &&
     reading.orderId !== undefined &&
     status !== undefined &&
     operation.responses.has(status)
   ) {
-    judged.findings = context.state.observe({
+    return context.state.observe({
       kind: "cancel",
       view,
       session,
@@ -205,7 +219,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
       at: ref,
     });
   }
-  return judged;
+  return [];
 }
 
 /**

@@ -129,6 +129,16 @@ export class TargetUnreachableError extends Error {
   override name = "TargetUnreachableError";
 }
 
+/** The way to a target: direct, or through the proxy --proxy or the environment names; a bad one is a usage error. */
+export function routeTo(target: URL, env: NodeJS.ProcessEnv, proxy: string | undefined): ProxyChoice {
+  try {
+    return proxyFor(target, env, proxy);
+  } catch (error) {
+    if (error instanceof ProxyConfigError) throw new ConformanceUsageError(error.message);
+    throw error;
+  }
+}
+
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RACE_CONCURRENCY = 20;
 /** Lists sent while the race's cancels are in flight. */
@@ -205,13 +215,7 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
   const scenarios = options.scenarios ?? SCENARIOS;
   const selected = selectScenarios(scenarios, options.only, options.skip);
   const env = options.env ?? process.env;
-  let route: ProxyChoice;
-  try {
-    route = proxyFor(baseUrl, env, options.proxy);
-  } catch (error) {
-    if (error instanceof ProxyConfigError) throw new ConformanceUsageError(error.message);
-    throw error;
-  }
+  const route = routeTo(baseUrl, env, options.proxy);
   const hooks = typeof options.hooks === "string" ? await loadHooks(options.hooks) : (options.hooks ?? {});
   const hookContext: HookContext = {
     baseUrl: baseUrl.href,

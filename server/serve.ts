@@ -7,7 +7,7 @@ import type { Contract } from "../contract/contract.ts";
 import { BASE_PATH, createServer } from "./app.ts";
 import { controlAccess } from "./control-access.ts";
 import { CONTROL_PATH } from "./core/control.ts";
-import { createMockCore, type MockCore } from "./core/mock.ts";
+import { createMockCore, type MockCore, type MockCoreOptions } from "./core/mock.ts";
 import { loadDashboardAssets } from "./dashboard-assets.ts";
 import { FixtureError, type LoadedFixture, loadFixtureFile } from "./fixtures.ts";
 import { generatedWorld, writeGeneratedFixtures } from "./generated-world.ts";
@@ -41,35 +41,14 @@ export async function serve(options: CliOptions): Promise<number> {
     process.stderr.write(`error: ${kept}\n`);
     return 1;
   }
-  const core = createMockCore({
-    seed,
-    state: kept.state,
-    apiKeys: loaded.apiKeys,
-    contract,
-    ...(access.enabled
-      ? {
-          control: {
-            contract: builtInControlContract(),
-            assets: loadDashboardAssets(),
-            hosts: allowedHosts(options.host, options.allowedHosts),
-            ...(access.token ? { token: access.token } : {}),
-          },
-        }
-      : {}),
-    corsOrigins: options.corsOrigins,
-  });
+  const core = mockCore(options, contract, loaded, kept.state, access);
   const app = createServer({
     core,
     ...(log ? { log } : {}),
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
   });
-
-  let port: number;
-  try {
-    ({ port } = await app.listen(options.port, options.host));
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    process.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${code ?? message}\n`);
+  const port = await listen(app, options);
+  if (port === undefined) {
     await kept.state.close();
     return 1;
   }
@@ -96,6 +75,46 @@ export async function serve(options: CliOptions): Promise<number> {
       () => false,
     );
   return commandCode !== 0 ? commandCode : closed ? 0 : 1;
+}
+
+function mockCore(
+  options: CliOptions,
+  contract: Contract,
+  loaded: LoadedFixture,
+  state: MockCoreOptions["state"],
+  access: ReturnType<typeof controlAccess>,
+): MockCore {
+  return createMockCore({
+    seed: loaded.seed,
+    state,
+    apiKeys: loaded.apiKeys,
+    contract,
+    ...(access.enabled
+      ? {
+          control: {
+            contract: builtInControlContract(),
+            assets: loadDashboardAssets(),
+            hosts: allowedHosts(options.host, options.allowedHosts),
+            ...(access.token ? { token: access.token } : {}),
+          },
+        }
+      : {}),
+    corsOrigins: options.corsOrigins,
+  });
+}
+
+/** The port listened on, or undefined after one line saying why it could not. */
+async function listen(
+  app: ReturnType<typeof createServer>,
+  options: CliOptions,
+): Promise<number | undefined> {
+  try {
+    return (await app.listen(options.port, options.host)).port;
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    process.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${code ?? message}\n`);
+    return undefined;
+  }
 }
 
 /** `--generate N --write-fixtures FILE`: the world written as a fixture file, and nothing served. */

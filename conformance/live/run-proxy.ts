@@ -19,13 +19,14 @@ import {
 } from "../http-client.ts";
 import { ListJudge, type ReaderLimits } from "../list-judge.ts";
 import { maskedHeaders } from "../masked-headers.ts";
-import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "../proxy-env.ts";
+import { ignoredProxyVariables, type ProxyChoice } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
 import {
   ConformanceUsageError,
   DEFAULT_TIMEOUT_MS,
   parseTargetUrl,
+  routeTo,
   TargetUnreachableError,
 } from "../runner.ts";
 import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
@@ -127,13 +128,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const startedAt = new Date().toISOString();
   const upstream = parseUpstream(options.upstream);
   const env = options.env ?? process.env;
-  let route: ProxyChoice;
-  try {
-    route = proxyFor(upstream, env, options.proxy);
-  } catch (error) {
-    if (error instanceof ProxyConfigError) throw new ConformanceUsageError(error.message);
-    throw error;
-  }
+  const route = routeTo(upstream, env, options.proxy);
   const host = options.host ?? "127.0.0.1";
   const warnings = [...ignoredProxyVariables(env), ...startWarnings(upstream, host, options)];
   const secrets = new TrafficSecrets(options, route);
@@ -150,12 +145,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const held = new HeldBytes(options.maxHeldBytes);
   const state = new TrafficState(options.limits, held);
   const ledger = new TrafficLedger(operations);
-  const validators = {
-    errorRecord: contract.schema("Error"),
-    orderRecord: contract.schema("Order"),
-    orderPlan: contract.flatPlan("Order"),
-    keepRecordsUpTo: RECORDS_KEPT_UP_TO,
-  };
+  const validators = liveValidators(contract);
   const judgeContext: JudgeContext = {
     read: createReader(operations, options.strict ?? false),
     validators,
@@ -168,40 +158,13 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" })
     : undefined;
   const inFlight = new InFlight();
-  const finish = ({ forwarded, har: source, answer }: ExchangeOutcome) => {
-    secrets.learn(forwarded.secrets);
-    const judged = judgeSafely(forwarded, judgeContext);
-    // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
-    for (const check of judged.checks)
-      if (check.status === "failed") check.message = secrets.hide(check.message);
-    for (const finding of judged.findings) finding.message = secrets.hide(finding.message);
-    if (answer) {
-      if (violates(judged)) {
-        judged.replaced = true;
-        answer.replace(502, { code: "contract_violation", message: secrets.hide(violationMessage(judged)) });
-      } else answer.pass();
-    }
-    ledger.record(judged);
-    if (har && source) har.add(harEntryOf(source, secrets.names, secrets.hide));
-    options.onExchange?.(judged);
-  };
-  const corsOrigins = new Set(options.corsOrigins ?? []);
+  const finish = finisher(secrets, judgeContext, ledger, har, options.onExchange);
   const forwarder = createForwarder(
     {
-      upstream,
+      ...forwarding(upstream, options, timeoutMs, secrets, har !== undefined),
       agent,
-      tls: requestTls(upstream, options.tls),
       send,
       ...(via ? { via } : {}),
-      timeoutMs,
-      deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
-      added: Object.entries(options.headers ?? {}),
-      ...(lendsCredentials(options) ? { corsGrantedTo: (origin: string) => corsOrigins.has(origin) } : {}),
-      holdAnswers: options.errors ?? false,
-      keepForHar: har !== undefined,
-      hide: secrets.hide,
-      secretNames: secrets.names,
-      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       held,
       listJudge: () =>
         new ListJudge({
@@ -265,6 +228,70 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * What becomes of each exchange once forwarded: judged, what it echoes of a secret hidden, replaced with a
+ * 502 under --errors when it breaks a rule, counted in the ledger and written to the HAR.
+ */
+function finisher(
+  secrets: TrafficSecrets,
+  context: JudgeContext,
+  ledger: TrafficLedger,
+  har: HarWriter | undefined,
+  onExchange: ProxyOptions["onExchange"],
+): (outcome: ExchangeOutcome) => void {
+  return ({ forwarded, har: source, answer }) => {
+    secrets.learn(forwarded.secrets);
+    const judged = judgeSafely(forwarded, context);
+    // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
+    for (const check of judged.checks)
+      if (check.status === "failed") check.message = secrets.hide(check.message);
+    for (const finding of judged.findings) finding.message = secrets.hide(finding.message);
+    if (answer) {
+      if (violates(judged)) {
+        judged.replaced = true;
+        answer.replace(502, { code: "contract_violation", message: secrets.hide(violationMessage(judged)) });
+      } else answer.pass();
+    }
+    ledger.record(judged);
+    if (har && source) har.add(harEntryOf(source, secrets.names, secrets.hide));
+    onExchange?.(judged);
+  };
+}
+
+/** How exchanges are forwarded, from the options: where, how long, what is added, held and hidden. */
+function forwarding(
+  upstream: URL,
+  options: ProxyOptions,
+  timeoutMs: number,
+  secrets: TrafficSecrets,
+  keepForHar: boolean,
+) {
+  const corsOrigins = new Set(options.corsOrigins ?? []);
+  return {
+    upstream,
+    tls: requestTls(upstream, options.tls),
+    timeoutMs,
+    deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+    added: Object.entries(options.headers ?? {}),
+    ...(lendsCredentials(options) ? { corsGrantedTo: (origin: string) => corsOrigins.has(origin) } : {}),
+    holdAnswers: options.errors ?? false,
+    keepForHar,
+    hide: secrets.hide,
+    secretNames: secrets.names,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  };
+}
+
+function liveValidators(contract: Contract) {
+  return {
+    errorRecord: contract.schema("Error"),
+    orderRecord: contract.schema("Order"),
+    orderPlan: contract.flatPlan("Order"),
+    // Lists up to this size keep every record, for the state rules that compare them.
+    keepRecordsUpTo: RECORDS_KEPT_UP_TO,
   };
 }
 

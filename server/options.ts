@@ -138,6 +138,8 @@ const FLAGS = {
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
+type FlagValues = ReturnType<typeof parseFlags<typeof FLAGS>>;
+
 export function parseCliOptions(argv: readonly string[], environment: NodeJS.ProcessEnv): CliOptions {
   const env = withoutEmptyValues(environment);
   const { options: flags, command } = splitAtCommand(argv);
@@ -152,6 +154,72 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   if (controlToken !== undefined && (controlToken.length < 8 || /\s/.test(controlToken))) {
     throw new UsageError("--control-token must be at least 8 characters without white space");
   }
+  return {
+    port: parsePort("--port", values.port ?? env.PORT ?? "4010"),
+    host: values.host ?? env.HOST ?? "127.0.0.1",
+    ...worldOptions(values, env, command),
+    ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
+    corsOrigins: !corsOrigins || corsOrigins.includes("*") ? "*" : corsOrigins,
+    quiet: values.quiet ?? isOn(env.PETSTORE_QUIET),
+    logLevel: parseLogLevel(values["log-level"] ?? env.PETSTORE_LOG_LEVEL ?? "info"),
+    ...(logFormat !== undefined ? { logFormat: parseLogFormat(logFormat) } : {}),
+    control: !(values["no-control"] ?? isOn(env.PETSTORE_NO_CONTROL)),
+    ...(controlToken !== undefined ? { controlToken } : {}),
+    allowedHosts: values["allowed-host"] ?? [],
+    ...limitOptions(values),
+    ...stateOptions(values, env),
+    ...(command ? { command } : {}),
+    help: values.help ?? false,
+  };
+}
+
+/** Where the world comes from: a fixture file (watched or not), or a generated one (maybe written out). */
+function worldOptions(
+  values: FlagValues,
+  env: NodeJS.ProcessEnv,
+  command: string[] | undefined,
+): Pick<CliOptions, "fixtures" | "generate" | "writeFixtures" | "watch"> {
+  const generate = parseGenerate(values);
+  const watch = values.watch ?? isOn(env.PETSTORE_WATCH);
+  if (generate && values.fixtures !== undefined)
+    throw new UsageError("--generate and --fixtures cannot be used together: the world is one or the other");
+  if (generate && watch) throw new UsageError("--watch reloads a fixture file; a generated world has none");
+  if (values["write-fixtures"] !== undefined && !generate)
+    throw new UsageError("--write-fixtures needs --generate N");
+  if (command && values["write-fixtures"] !== undefined)
+    throw new UsageError("--write-fixtures writes a file and exits; it runs no COMMAND");
+  return {
+    fixtures: values.fixtures ?? env.PETSTORE_FIXTURES ?? BUNDLED_FIXTURES,
+    ...(generate ? { generate } : {}),
+    ...(values["write-fixtures"] !== undefined ? { writeFixtures: values["write-fixtures"] } : {}),
+    watch,
+  };
+}
+
+/** What callers can make the mock hold: sessions, connections, memory, idle time, journal entries. */
+function limitOptions(
+  values: FlagValues,
+): Pick<CliOptions, "maxSessions" | "maxMemoryBytes" | "maxConnections" | "sessionIdleMs" | "journalSize"> {
+  const count = (flag: string, text: string, minimum: number) =>
+    parseWholeNumber(flag, text, { minimum, maximum: MAX_COUNT });
+  return {
+    maxSessions: count("--max-sessions", values["max-sessions"] ?? "1000", 1),
+    maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"] ?? "256MiB"),
+    ...(values["max-connections"] !== undefined
+      ? { maxConnections: count("--max-connections", values["max-connections"], 1) }
+      : {}),
+    sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m", {
+      maxMs: MAX_SESSION_IDLE_MS,
+    }),
+    journalSize: count("--journal-size", values["journal-size"] ?? "1000", 0),
+  };
+}
+
+/** Where state lives beyond the process: a file, or Redis; never both. */
+function stateOptions(
+  values: FlagValues,
+  env: NodeJS.ProcessEnv,
+): Pick<CliOptions, "stateFile" | "stateJournal" | "store" | "storePrefix"> {
   const stateFile = values.state ?? env.PETSTORE_STATE;
   const stateJournal = values["state-journal"] ?? isOn(env.PETSTORE_STATE_JOURNAL);
   const storeUrl = values.store ?? env.PETSTORE_STORE;
@@ -167,56 +235,11 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   }
   const store = storeUrl === undefined ? undefined : parseStoreUrl(storeUrl);
   if (typeof store === "string") throw new UsageError(store);
-  const generate = parseGenerate(values);
-  const watch = values.watch ?? isOn(env.PETSTORE_WATCH);
-  if (generate && values.fixtures !== undefined)
-    throw new UsageError("--generate and --fixtures cannot be used together: the world is one or the other");
-  if (generate && watch) throw new UsageError("--watch reloads a fixture file; a generated world has none");
-  if (values["write-fixtures"] !== undefined && !generate)
-    throw new UsageError("--write-fixtures needs --generate N");
-  if (command && values["write-fixtures"] !== undefined)
-    throw new UsageError("--write-fixtures writes a file and exits; it runs no COMMAND");
   return {
-    port: parsePort("--port", values.port ?? env.PORT ?? "4010"),
-    host: values.host ?? env.HOST ?? "127.0.0.1",
-    fixtures: values.fixtures ?? env.PETSTORE_FIXTURES ?? BUNDLED_FIXTURES,
-    ...(generate ? { generate } : {}),
-    ...(values["write-fixtures"] !== undefined ? { writeFixtures: values["write-fixtures"] } : {}),
-    ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
-    corsOrigins: !corsOrigins || corsOrigins.includes("*") ? "*" : corsOrigins,
-    quiet: values.quiet ?? isOn(env.PETSTORE_QUIET),
-    logLevel: parseLogLevel(values["log-level"] ?? env.PETSTORE_LOG_LEVEL ?? "info"),
-    ...(logFormat !== undefined ? { logFormat: parseLogFormat(logFormat) } : {}),
-    control: !(values["no-control"] ?? isOn(env.PETSTORE_NO_CONTROL)),
-    ...(controlToken !== undefined ? { controlToken } : {}),
-    allowedHosts: values["allowed-host"] ?? [],
-    maxSessions: parseWholeNumber("--max-sessions", values["max-sessions"] ?? "1000", {
-      minimum: 1,
-      maximum: MAX_COUNT,
-    }),
-    maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"] ?? "256MiB"),
-    ...(values["max-connections"] !== undefined
-      ? {
-          maxConnections: parseWholeNumber("--max-connections", values["max-connections"], {
-            minimum: 1,
-            maximum: MAX_COUNT,
-          }),
-        }
-      : {}),
-    sessionIdleMs: parseDuration("--session-idle", values["session-idle"] ?? "30m", {
-      maxMs: MAX_SESSION_IDLE_MS,
-    }),
-    journalSize: parseWholeNumber("--journal-size", values["journal-size"] ?? "1000", {
-      minimum: 0,
-      maximum: MAX_COUNT,
-    }),
-    watch,
     ...(stateFile !== undefined ? { stateFile } : {}),
     stateJournal,
     ...(store ? { store } : {}),
-    ...(command ? { command } : {}),
     storePrefix: storePrefix ?? DEFAULT_STORE_PREFIX,
-    help: values.help ?? false,
   };
 }
 

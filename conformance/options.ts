@@ -172,7 +172,6 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
   if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
   if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
-  const timeoutMs = parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" });
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   const readerLimits = readReaderLimits(values);
@@ -187,36 +186,15 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     run: {
       baseUrl,
       apiKey,
-      timeoutMs,
-      deadlineMs: parseDuration("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS), {
-        bareUnit: "ms",
-      }),
       env,
-      ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
-      ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),
-      ...(values["missing-order-id"] ? { missingOrderId: values["missing-order-id"] } : {}),
-      ...(values["race-order-id"] ? { raceOrderId: values["race-order-id"] } : {}),
-      ...(values["race-concurrency"] !== undefined
-        ? { raceConcurrency: parseWholeNumber("--race-concurrency", values["race-concurrency"]) }
-        : {}),
+      ...orderIdOptions(values),
       ...(values.session !== undefined ? { session: values.session } : {}),
       ...(values.hooks !== undefined ? { hooks: values.hooks } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
       ...(tls ? { tls } : {}),
       ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
-      ...(values.concurrency !== undefined
-        ? { concurrency: parseWholeNumber("--concurrency", values.concurrency) }
-        : {}),
-      ...(values["max-retry-wait"] !== undefined
-        ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"], { bareUnit: "s" }) }
-        : {}),
-      ...(values["max-memory"] !== undefined
-        ? { maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"]) }
-        : {}),
-      ...(values["max-body"] !== undefined
-        ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
-        : {}),
+      ...pacingOptions(values),
       ...(readerLimits ? { readerLimits } : {}),
       ...(values.strict ? { strict: true } : {}),
       ...(values["reproduce-as"] !== undefined
@@ -228,6 +206,43 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     reporters,
     list: false,
     help: false,
+  };
+}
+
+type FlagValues = ReturnType<typeof parseFlags<typeof FLAGS>>;
+
+/** The orders the run is given, and how many cancels the race sends. */
+function orderIdOptions(values: FlagValues): Partial<ConformanceOptions> {
+  return {
+    ...(values["pending-order-id"] ? { pendingOrderId: values["pending-order-id"] } : {}),
+    ...(values["shipped-order-id"] ? { shippedOrderId: values["shipped-order-id"] } : {}),
+    ...(values["missing-order-id"] ? { missingOrderId: values["missing-order-id"] } : {}),
+    ...(values["race-order-id"] ? { raceOrderId: values["race-order-id"] } : {}),
+    ...(values["race-concurrency"] !== undefined
+      ? { raceConcurrency: parseWholeNumber("--race-concurrency", values["race-concurrency"]) }
+      : {}),
+  };
+}
+
+/** How fast and how far the run reads: timeouts, concurrency, waits on 429, memory and body bounds. */
+function pacingOptions(values: FlagValues): Partial<ConformanceOptions> {
+  return {
+    timeoutMs: parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" }),
+    deadlineMs: parseDuration("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS), {
+      bareUnit: "ms",
+    }),
+    ...(values.concurrency !== undefined
+      ? { concurrency: parseWholeNumber("--concurrency", values.concurrency) }
+      : {}),
+    ...(values["max-retry-wait"] !== undefined
+      ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"], { bareUnit: "s" }) }
+      : {}),
+    ...(values["max-memory"] !== undefined
+      ? { maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"]) }
+      : {}),
+    ...(values["max-body"] !== undefined
+      ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
+      : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface OpenState {
   close(): Promise<void>;
 }
 
+type Limits = Parameters<typeof createMemoryState>[1];
+
 /** Opens the state: memory, a state file or Redis. A one-line reason when it cannot (exit 1). */
 export async function openState(options: CliOptions, seed: Seed): Promise<OpenState | string> {
   const limits = {
@@ -22,29 +24,7 @@ export async function openState(options: CliOptions, seed: Seed): Promise<OpenSt
     idleMs: options.sessionIdleMs,
     maxBytes: options.maxMemoryBytes,
   };
-  if (options.store) {
-    // Only a mock started on Redis loads its client.
-    const { RedisState } = await import("./redis-state.ts");
-    try {
-      const state = await RedisState.connect({
-        address: options.store,
-        prefix: options.storePrefix,
-        seed,
-        limits,
-        journalSize: options.journalSize,
-        onConnectionChange: (up, detail) =>
-          process.stderr.write(
-            up
-              ? `state store ${options.store?.shown} is back: serving again\n`
-              : `state store ${options.store?.shown} lost (${detail}): answering 503 store_unavailable until it is back\n`,
-          ),
-      });
-      return { state, line: state.description, close: () => state.close() };
-    } catch (error) {
-      return (error as Error).message;
-    }
-  }
-
+  if (options.store) return openRedis(options, options.store, seed, limits);
   const file = options.stateFile;
   if (file === undefined) {
     const state = createMemoryState(seed, limits, options.journalSize, Date.now());
@@ -54,6 +34,39 @@ export async function openState(options: CliOptions, seed: Seed): Promise<OpenSt
       close: async () => {},
     };
   }
+  return openFile(options, file, seed, limits);
+}
+
+async function openRedis(
+  options: CliOptions,
+  store: NonNullable<CliOptions["store"]>,
+  seed: Seed,
+  limits: Limits,
+): Promise<OpenState | string> {
+  // Only a mock started on Redis loads its client.
+  const { RedisState } = await import("./redis-state.ts");
+  try {
+    const state = await RedisState.connect({
+      address: store,
+      prefix: options.storePrefix,
+      seed,
+      limits,
+      journalSize: options.journalSize,
+      onConnectionChange: (up, detail) =>
+        process.stderr.write(
+          up
+            ? `state store ${store.shown} is back: serving again\n`
+            : `state store ${store.shown} lost (${detail}): answering 503 store_unavailable until it is back\n`,
+        ),
+    });
+    return { state, line: state.description, close: () => state.close() };
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** Memory kept in a file: read back at start when it exists, written as changes settle and at exit. */
+function openFile(options: CliOptions, file: string, seed: Seed, limits: Limits): OpenState | string {
   let saver: ReturnType<typeof createStateSaver> | undefined;
   const state = createMemoryState(seed, limits, options.journalSize, Date.now(), (what) => {
     if (what === "state" || options.stateJournal) saver?.changed();
@@ -66,28 +79,8 @@ export async function openState(options: CliOptions, seed: Seed): Promise<OpenSt
     if (error.code === undefined) return `${file}: ${error.message}`;
     if (error.code !== "ENOENT") return `${file}: cannot read the state file (${error.code})`;
   }
-  let restored = "a new file";
-  if (text !== undefined) {
-    const controlContract = builtInControlContract();
-    try {
-      const { sessions } = restoreState(
-        text,
-        file,
-        state,
-        {
-          contract: builtInContract(),
-          validateBehaviour: controlContract.schema("Behaviour"),
-          validateJournalEntry: controlContract.schema("JournalEntry"),
-        },
-        options.sessionIdleMs,
-        Date.now(),
-      );
-      restored = `restored, ${sessions} session${sessions === 1 ? "" : "s"}`;
-    } catch (error) {
-      if (error instanceof StateFileError) return error.message;
-      throw error;
-    }
-  }
+  const restored = text === undefined ? "a new file" : restore(text, file, state, options);
+  if (restored instanceof StateFileError) return restored.message;
   saver = createStateSaver(
     file,
     () => encodeState(state, Date.now(), options.stateJournal),
@@ -99,6 +92,34 @@ export async function openState(options: CliOptions, seed: Seed): Promise<OpenSt
     line: `file ${file} (${restored}${options.stateJournal ? ", with journals" : ""})`,
     close: async () => writer.flush(),
   };
+}
+
+/** The file's sessions restored into the state, said as the start-up line says it; or why it cannot be. */
+function restore(
+  text: string,
+  file: string,
+  state: ReturnType<typeof createMemoryState>,
+  options: CliOptions,
+): string | StateFileError {
+  const controlContract = builtInControlContract();
+  try {
+    const { sessions } = restoreState(
+      text,
+      file,
+      state,
+      {
+        contract: builtInContract(),
+        validateBehaviour: controlContract.schema("Behaviour"),
+        validateJournalEntry: controlContract.schema("JournalEntry"),
+      },
+      options.sessionIdleMs,
+      Date.now(),
+    );
+    return `restored, ${sessions} session${sessions === 1 ? "" : "s"}`;
+  } catch (error) {
+    if (error instanceof StateFileError) return error;
+    throw error;
+  }
 }
 
 /** A state file larger than this is not one the mock wrote: it is refused rather than read into memory. */

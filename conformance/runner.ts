@@ -739,33 +739,9 @@ class Session {
         listedOnceAfter = { orderId: ids.race as string, checkId };
         continue;
       }
-      const validList = step.operation === "listOrders" && (step.auth ?? "valid") === "valid";
-      const plainList = validList && !step.query;
-      const notAgain = validList && !plainList ? this.#notReadAgain() : undefined;
-      if (notAgain !== undefined) {
-        checks.push({
-          id: `${checkId}.status`,
-          status: "skipped",
-          message: `not judged: ${notAgain.notKept}`,
-        });
-        scenarioList = notAgain;
-        continue;
-      }
-      const exchange = plainList ? listed.exchange : await this.send(operation, path, step.auth ?? "valid");
-      if (exchange.request.replay) replays.push(exchange.request.replay);
-      const reading = this.strict || !step.lenient ? step : step.lenient;
-      const checked = checkResponse(
-        exchange,
-        operation,
-        reading.expect,
-        reading.because,
-        checkId,
-        this.validators,
-      );
-      checks.push(...readingOf(checked.checks, exchange));
-      if (step.operation === "listOrders" && (step.auth ?? "valid") === "valid") {
-        scenarioList = snapshotOf(exchange, checked.status, checked.list);
-      }
+      const played = await this.#playStep(step, operation, path, checkId, listed, replays);
+      checks.push(...played.checks);
+      if (played.list) scenarioList = played.list;
     }
     const failed = checks.some((check) => check.status === "failed");
     const skippedSteps = checks.filter((check) => check.status === "skipped").length;
@@ -781,6 +757,37 @@ class Session {
       ...(listedOnceAfter ? { listedOnceAfter } : {}),
       replays,
     };
+  }
+
+  /** One step sent (or, for the plain list, taken from the reading before the run) and checked. */
+  async #playStep(
+    step: Step,
+    operation: Operation,
+    path: string,
+    checkId: string,
+    listed: ListSnapshot,
+    replays: Replay[],
+  ): Promise<{ checks: CheckResult[]; list?: ListSnapshot }> {
+    const validList = step.operation === "listOrders" && (step.auth ?? "valid") === "valid";
+    const plainList = validList && !step.query;
+    const notAgain = validList && !plainList ? this.#notReadAgain() : undefined;
+    if (notAgain !== undefined) {
+      const message = `not judged: ${notAgain.notKept}`;
+      return { checks: [{ id: `${checkId}.status`, status: "skipped", message }], list: notAgain };
+    }
+    const exchange = plainList ? listed.exchange : await this.send(operation, path, step.auth ?? "valid");
+    if (exchange.request.replay) replays.push(exchange.request.replay);
+    const reading = this.strict || !step.lenient ? step : step.lenient;
+    const checked = checkResponse(
+      exchange,
+      operation,
+      reading.expect,
+      reading.because,
+      checkId,
+      this.validators,
+    );
+    const checks = readingOf(checked.checks, exchange);
+    return validList ? { checks, list: snapshotOf(exchange, checked.status, checked.list) } : { checks };
   }
 
   private pathOf(step: Step, ids: OrderIds): string | undefined {

@@ -176,7 +176,6 @@ export function createForwarder(
         else cancelling.set(cancelled, left);
       }
       const durationMs = answeredAt - begun;
-      const decoded = answer?.body.decoded;
       const forwarded: ForwardedExchange = {
         seq: number,
         method,
@@ -193,34 +192,19 @@ export function createForwarder(
       if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
       if (extra?.cutOff !== undefined) forwarded.cutOff = extra.cutOff;
       if (extra?.unheld !== undefined) forwarded.unheld = extra.unheld;
-      const har: HarSource | undefined = settings.keepForHar
-        ? {
-            startedAt: begunAt,
+      const har = settings.keepForHar
+        ? harSource({
+            begunAt,
             durationMs,
             waitMs,
             method,
-            url: new URL(url, `http://${request.headers.host ?? "127.0.0.1"}`),
-            requestHeaders: pairsOf(request.rawHeaders),
-            requestBody: Buffer.concat(requestChunks),
-            ...(answer && decoded
-              ? {
-                  response: {
-                    status: answer.status,
-                    statusText: answer.statusText,
-                    headers: pairsOf(forwardedResponseHeaders(answer.incoming.rawHeaders)),
-                    body: decoded,
-                    size: answer.size,
-                  },
-                }
-              : {}),
-            ...(extra?.cutOff !== undefined
-              ? { comment: extra.cutOff }
-              : upstreamError !== undefined
-                ? { comment: `no answer from the upstream: ${upstreamError}` }
-                : answer && !answer.body.whole
-                  ? { comment: keptComment(answer.body) }
-                  : {}),
-          }
+            url,
+            request,
+            requestChunks,
+            answer,
+            upstreamError,
+            extra,
+          })
         : undefined;
       try {
         done({ forwarded, ...(har ? { har } : {}), ...(reply ? { answer: reply } : {}) });
@@ -525,4 +509,60 @@ export class LazyResponse {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** What the HAR writer needs of an exchange: both messages as they went, and why one is short, if it is. */
+function harSource({
+  begunAt,
+  durationMs,
+  waitMs,
+  method,
+  url,
+  request,
+  requestChunks,
+  answer,
+  upstreamError,
+  extra,
+}: {
+  begunAt: number;
+  durationMs: number;
+  waitMs: number;
+  method: string;
+  url: string;
+  request: IncomingMessage;
+  requestChunks: Buffer[];
+  answer:
+    | { status: number; statusText: string; incoming: IncomingMessage; body: BodyOutcome; size: number }
+    | undefined;
+  upstreamError: string | undefined;
+  extra: { cutOff?: string; unheld?: string } | undefined;
+}): HarSource {
+  const decoded = answer?.body.decoded;
+  return {
+    startedAt: begunAt,
+    durationMs,
+    waitMs,
+    method,
+    url: new URL(url, `http://${request.headers.host ?? "127.0.0.1"}`),
+    requestHeaders: pairsOf(request.rawHeaders),
+    requestBody: Buffer.concat(requestChunks),
+    ...(answer && decoded
+      ? {
+          response: {
+            status: answer.status,
+            statusText: answer.statusText,
+            headers: pairsOf(forwardedResponseHeaders(answer.incoming.rawHeaders)),
+            body: decoded,
+            size: answer.size,
+          },
+        }
+      : {}),
+    ...(extra?.cutOff !== undefined
+      ? { comment: extra.cutOff }
+      : upstreamError !== undefined
+        ? { comment: `no answer from the upstream: ${upstreamError}` }
+        : answer && !answer.body.whole
+          ? { comment: keptComment(answer.body) }
+          : {}),
+  };
 }

@@ -60,12 +60,7 @@ export class TrafficLedger {
       return;
     }
     if (judged.operation === undefined) {
-      traffic.notJudged++;
-      const why = judged.notJudged ?? "not judged";
-      const entry = this.#notJudged.get(why) ?? { count: 0, examples: new Set<string>() };
-      entry.count++;
-      if (entry.examples.size < EXAMPLES_KEPT) entry.examples.add(`${judged.method} ${judged.pathname}`);
-      this.#notJudged.set(why, entry);
+      this.#recordNotJudged(judged);
       return;
     }
     traffic.judged++;
@@ -78,6 +73,25 @@ export class TrafficLedger {
       seen.set(judged.status, (seen.get(judged.status) ?? 0) + 1);
       this.#coverage.set(operation, seen);
     }
+    this.#recordChecks(operation, judged);
+    if (judged.unheld !== undefined && !judged.replaced && violates(judged)) {
+      traffic.unreplaced++;
+      if (this.#unreplaced.length < EXAMPLES_KEPT)
+        this.#unreplaced.push(`${judged.ref.label} (${judged.unheld})`);
+    }
+    this.#recordFindings(judged);
+  }
+
+  #recordNotJudged(judged: JudgedExchange): void {
+    this.#traffic.notJudged++;
+    const why = judged.notJudged ?? "not judged";
+    const entry = this.#notJudged.get(why) ?? { count: 0, examples: new Set<string>() };
+    entry.count++;
+    if (entry.examples.size < EXAMPLES_KEPT) entry.examples.add(`${judged.method} ${judged.pathname}`);
+    this.#notJudged.set(why, entry);
+  }
+
+  #recordChecks(operation: string, judged: JudgedExchange): void {
     const tallies = this.#tallies.get(operation) ?? new Map<string, CheckTally>();
     this.#tallies.set(operation, tallies);
     for (const check of judged.checks) {
@@ -92,11 +106,9 @@ export class TrafficLedger {
       else if (tally.skipped) tally.skipped.count++;
       else tally.skipped = { count: 1, first: `${judged.ref.label}: ${check.message}` };
     }
-    if (judged.unheld !== undefined && !judged.replaced && violates(judged)) {
-      traffic.unreplaced++;
-      if (this.#unreplaced.length < EXAMPLES_KEPT)
-        this.#unreplaced.push(`${judged.ref.label} (${judged.unheld})`);
-    }
+  }
+
+  #recordFindings(judged: JudgedExchange): void {
     for (const finding of judged.findings) {
       const tally = this.#stateFindings.get(finding.rule) ?? { passed: 0, failed: 0, failures: [] };
       this.#stateFindings.set(finding.rule, tally);

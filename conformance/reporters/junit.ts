@@ -1,4 +1,4 @@
-import XMLBuilder from "fast-xml-builder";
+import fastXmlBuilder, { type XMLBuilderConstructor } from "fast-xml-builder";
 import type { CheckResult, Report } from "../report.ts";
 import { describeCheck } from "./describe.ts";
 import { printableReport } from "./printable-report.ts";
@@ -7,6 +7,13 @@ const SUITE = "petstore-conformance";
 
 // Attributes and text are escaped by the builder (& < > ' "); a value "true" stays an attribute with a
 // value, since XML has no bare attributes.
+// Its ES build's default export is the class; its CommonJS build (the one this library's own CommonJS
+// build requires) is an object whose `default` is, and Node's interop hands over that object.
+const XMLBuilder: XMLBuilderConstructor =
+  typeof fastXmlBuilder === "function"
+    ? fastXmlBuilder
+    : (fastXmlBuilder as unknown as { default: XMLBuilderConstructor }).default;
+
 const builder = new XMLBuilder({
   ignoreAttributes: false,
   format: true,

@@ -512,18 +512,7 @@ function headerText(value: string | string[] | undefined): string | undefined {
 }
 
 /** What the HAR writer needs of an exchange: both messages as they went, and why one is short, if it is. */
-function harSource({
-  begunAt,
-  durationMs,
-  waitMs,
-  method,
-  url,
-  request,
-  requestChunks,
-  answer,
-  upstreamError,
-  extra,
-}: {
+interface HarFacts {
   begunAt: number;
   durationMs: number;
   waitMs: number;
@@ -536,16 +525,19 @@ function harSource({
     | undefined;
   upstreamError: string | undefined;
   extra: { cutOff?: string; unheld?: string } | undefined;
-}): HarSource {
+}
+
+function harSource(facts: HarFacts): HarSource {
+  const { answer, upstreamError, extra, request } = facts;
   const decoded = answer?.body.decoded;
   return {
-    startedAt: begunAt,
-    durationMs,
-    waitMs,
-    method,
-    url: new URL(url, `http://${request.headers.host ?? "127.0.0.1"}`),
+    startedAt: facts.begunAt,
+    durationMs: facts.durationMs,
+    waitMs: facts.waitMs,
+    method: facts.method,
+    url: new URL(facts.url, `http://${request.headers.host ?? "127.0.0.1"}`),
     requestHeaders: pairsOf(request.rawHeaders),
-    requestBody: Buffer.concat(requestChunks),
+    requestBody: Buffer.concat(facts.requestChunks),
     ...(answer && decoded
       ? {
           response: {

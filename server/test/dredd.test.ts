@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "../../conformance/test/target-server.ts";
+import {
+  PENDING_ID,
+  SHIPPED_ID,
+  startTarget,
+  TARGET_KEY,
+  type TargetBehaviour,
+} from "../../conformance/test/target-server.ts";
 import { runDredd } from "../../scripts/dredd.ts";
 import { startMockProcess } from "../spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
@@ -35,35 +41,30 @@ describe("Dredd as an independent judge of the mock", () => {
   });
 
   it("passes a 409 without a body, which the spec allows (openapi.yaml declares it optional)", async () => {
-    const target = await startTarget({ conflictWithoutBody: true });
-    try {
-      const run = await runDredd(target.url, {
-        apiKey: TARGET_KEY,
-        pending: PENDING_ID,
-        shipped: SHIPPED_ID,
-        missing: "424242",
-      });
-      assert.equal(run.code, 0, run.output);
-      assert.deepEqual(run.failed, []);
-      assert.ok(run.passed.includes("DELETE (409) /store/orders/1"), run.output);
-    } finally {
-      await target.close();
-    }
+    const run = await dreddAgainstTarget({ conflictWithoutBody: true });
+    assert.equal(run.code, 0, run.output);
+    assert.deepEqual(run.failed, []);
+    assert.ok(run.passed.includes("DELETE (409) /store/orders/1"), run.output);
   });
 
   it("fails a server whose shipped orders can be cancelled (its hooks reach the right orders)", async () => {
-    const broken = await startTarget({ shippedCancellable: true });
-    try {
-      const run = await runDredd(broken.url, {
-        apiKey: TARGET_KEY,
-        pending: PENDING_ID,
-        shipped: SHIPPED_ID,
-        missing: "424242",
-      });
-      assert.equal(run.code, 1, run.output);
-      assert.deepEqual(run.failed, ["DELETE (409) /store/orders/1"]);
-    } finally {
-      await broken.close();
-    }
+    const run = await dreddAgainstTarget({ shippedCancellable: true });
+    assert.equal(run.code, 1, run.output);
+    assert.deepEqual(run.failed, ["DELETE (409) /store/orders/1"]);
   });
 });
+
+/** Dredd run against one of the suite's test servers, with its key and orders. */
+async function dreddAgainstTarget(behaviour: TargetBehaviour) {
+  const target = await startTarget(behaviour);
+  try {
+    return await runDredd(target.url, {
+      apiKey: TARGET_KEY,
+      pending: PENDING_ID,
+      shipped: SHIPPED_ID,
+      missing: "424242",
+    });
+  } finally {
+    await target.close();
+  }
+}

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { tempFolder } from "../../common/temp-folder.ts";
+import { tempFolder } from "../temp-folder.ts";
 import { WholeFile, writeWholeFile } from "../whole-file.ts";
 
 const folder = () => tempFolder("petstore-whole-");

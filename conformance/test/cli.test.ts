@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { XMLParser } from "fast-xml-parser";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../report.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_RACE_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
 import { cli } from "./run-cli.ts";
-import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server.ts";
 
 describe("petstore-conformance (the CLI, end to end)", () => {
   let mock: MockProcess;

@@ -8,12 +8,12 @@ import { createProxy } from "proxy";
 import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
 import { runConformance } from "../runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
-import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "./target-server.ts";
 
 const IDS = ["--pending-order-id", PENDING_ID, "--shipped-order-id", SHIPPED_ID];
 const MOCK_CONTROL_HOOK = "mock-control";

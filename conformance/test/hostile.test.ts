@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { XMLValidator } from "fast-xml-parser";
 import { tempFolder } from "../../common/temp-folder.ts";
+import { startTarget } from "../../test-support/target-server.ts";
 import { jsonLine, liveLine } from "../live/live-line.ts";
 import { runProxy } from "../live/run-proxy.ts";
 import type { Report } from "../report.ts";
@@ -16,7 +17,6 @@ import { renderPretty } from "../reporters/pretty.ts";
 import { runConformance } from "../runner.ts";
 import { type HostileTarget, startHostileTarget } from "./hostile-target.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
-import { startTarget } from "./target-server.ts";
 
 const KEY = "hostile-key-4711";
 const base64 = (text: string) => Buffer.from(text).toString("base64");

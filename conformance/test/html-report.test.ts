@@ -3,11 +3,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
-import { chromiumSkip, launchChromium, seriousAxeViolations } from "../../server/test/chromium.ts";
+import { chromiumSkip, launchChromium, seriousAxeViolations } from "../../test-support/chromium.ts";
+import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
 import { runProxy } from "../live/run-proxy.ts";
 import { renderHtml } from "../reporters/html.ts";
 import { runConformance } from "../runner.ts";
-import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "./target-server.ts";
 
 const skip = chromiumSkip;
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));

@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
+import { startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
 import type { JudgedExchange } from "../live/judged-exchange.ts";
 import { runProxy } from "../live/run-proxy.ts";
 import type { Report } from "../report.ts";
 import { json, startScriptedUpstream } from "./scripted-upstream.ts";
-import { startTarget, TARGET_KEY } from "./target-server.ts";
 
 /** GETs a path through the proxy and counts the bytes that come back, without keeping them. */
 function fetchBytes(url: string): Promise<{ status: number; bytes: number }> {

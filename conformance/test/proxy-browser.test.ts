@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import type { MockProcess } from "../../server/spawn-mock.ts";
-import { type CrossOriginScene, chromiumSkip, startCrossOriginScene } from "../../server/test/chromium.ts";
+import { type CrossOriginScene, chromiumSkip, startCrossOriginScene } from "../../test-support/chromium.ts";
 import { type RunningProxy, runProxy } from "../live/run-proxy.ts";
 import { MOCK_KEY, MOCK_PENDING_ID } from "./mock-ids.ts";
 import { startScriptedUpstream } from "./scripted-upstream.ts";

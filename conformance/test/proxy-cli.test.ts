@@ -10,13 +10,13 @@ import { XMLParser } from "fast-xml-parser";
 import { createProxy } from "proxy";
 import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
+import { type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
+import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 import type { HarEntry } from "../live/har-writer.ts";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
-import { type ProxyProcess, startProxyProcess } from "./proxy-process.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
 import { json, startScriptedUpstream } from "./scripted-upstream.ts";
-import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "./target-server.ts";
 
 const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
 const folder = tempFolder("conformance-proxy-cli-");

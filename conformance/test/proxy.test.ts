@@ -4,13 +4,19 @@ import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createProxy } from "proxy";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import {
+  PENDING_ID,
+  SHIPPED_ID,
+  startTarget,
+  TARGET_KEY,
+  type TargetBehaviour,
+} from "../../test-support/target-server.ts";
 import type { JudgedExchange } from "../live/judged-exchange.ts";
 import { type ProxyOptions, type RunningProxy, runProxy } from "../live/run-proxy.ts";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 import { errorRecord, json, startScriptedUpstream } from "./scripted-upstream.ts";
-import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY, type TargetBehaviour } from "./target-server.ts";
 
 async function withProxy<T>(
   upstream: string,

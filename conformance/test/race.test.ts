@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { RACE_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "../../test-support/target-server.ts";
 import type { Report } from "../report.ts";
 import { runConformance } from "../runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
-import { RACE_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "./target-server.ts";
 
 const race = (report: Report) => report.scenarios.find((scenario) => scenario.id === "cancel-race");
 

@@ -5,11 +5,17 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import { tempFolder } from "../../common/temp-folder.ts";
+import {
+  PENDING_ID,
+  SHIPPED_ID,
+  TARGET_KEY,
+  type TargetBehaviour,
+  withTarget,
+} from "../../test-support/target-server.ts";
 import type { CheckResult, Report } from "../report.ts";
 import { renderMarkdown } from "../reporters/markdown.ts";
 import { renderCurl } from "../reproduction.ts";
 import { type ConformanceOptions, runConformance } from "../runner.ts";
-import { PENDING_ID, SHIPPED_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "./target-server.ts";
 
 const run = promisify(execFile);
 const folder = tempFolder("conformance-reproduction-");

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { runConformance } from "../runner.ts";
 import {
   PENDING_ID,
   RACE_ID,
@@ -8,7 +7,8 @@ import {
   startTarget,
   TARGET_KEY,
   type TargetBehaviour,
-} from "./target-server.ts";
+} from "../../test-support/target-server.ts";
+import { runConformance } from "../runner.ts";
 
 /**
  * `withIds`: the run names a pending and a shipped order, and (`race`) another pending one for the race

@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../conformance/test/target-server.ts";
 import { capturedOutput } from "../../server/spawn-mock.ts";
+import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 
 // The CI gate as the installed package runs it: both commands wrapped around a COMMAND, the proxy stopped by
 // signals to its process group, reports read while they are written, and a deployment the suite must not harm.

@@ -12,7 +12,7 @@ import {
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parse as parseYaml } from "yaml";
-import { startRedis } from "../../server/test/services.ts";
+import { startRedis } from "../../test-support/services.ts";
 import type { Recipe } from "../examples.ts";
 import { freePort } from "../peers.ts";
 

@@ -5,8 +5,8 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { createControlClient } from "../../contract/control-client.ts";
+import { chromiumSkip, launchChromium, seriousAxeViolations } from "../../test-support/chromium.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { chromiumSkip, launchChromium, seriousAxeViolations } from "./chromium.ts";
 import { AUTH, DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { runDredd } from "../../scripts/dredd.ts";
 import {
   PENDING_ID,
   SHIPPED_ID,
   startTarget,
   TARGET_KEY,
   type TargetBehaviour,
-} from "../../conformance/test/target-server.ts";
-import { runDredd } from "../../scripts/dredd.ts";
+} from "../../test-support/target-server.ts";
 import { startMockProcess } from "../spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 

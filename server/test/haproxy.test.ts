@@ -5,8 +5,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Report } from "../../conformance/report.ts";
 import { MOCK_KEY } from "../../conformance/test/mock-ids.ts";
 import { cli, NO_PROXY_ENV } from "../../conformance/test/run-cli.ts";
+import {
+  haproxyConfig,
+  type RedisService,
+  type Service,
+  startHaproxy,
+  startRedis,
+} from "../../test-support/services.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
-import { haproxyConfig, type RedisService, type Service, startHaproxy, startRedis } from "./services.ts";
 import { steadyLoad } from "./steady-load.ts";
 import { AUTH } from "./support.ts";
 

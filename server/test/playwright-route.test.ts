@@ -4,10 +4,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
+import { chromiumSkip, fourRequests, launchChromium } from "../../test-support/chromium.ts";
 import { petstoreRoute } from "../adapters/playwright.ts";
 import { createPetstoreMock } from "../in-process.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
-import { chromiumSkip, fourRequests, launchChromium } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;

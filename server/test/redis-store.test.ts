@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type RedisService, startRedis } from "../../test-support/services.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
 import { assertError, caseApi } from "./control-cases.ts";
-import { type RedisService, startRedis } from "./services.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
 import { steadyLoad } from "./steady-load.ts";
 import { AUTH } from "./support.ts";

@@ -6,8 +6,8 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { Browser } from "playwright-core";
+import { chromiumSkip, fourRequests, launchChromium } from "../../test-support/chromium.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
-import { chromiumSkip, fourRequests, launchChromium } from "./chromium.ts";
 import { DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempFolder } from "../../common/temp-folder.ts";
-import { freePort } from "../../scripts/peers.ts";
+import { tempFolder } from "../common/temp-folder.ts";
+import { freePort } from "../scripts/peers.ts";
 
 export interface Service {
   readonly port: number;

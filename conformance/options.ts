@@ -133,7 +133,7 @@ export function readReaderLimits(values: {
   return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
-const FLAGS = {
+export const FLAGS = {
   "base-url": { type: "string" },
   "api-key": { type: "string" },
   "pending-order-id": { type: "string" },

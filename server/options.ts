@@ -110,7 +110,7 @@ State beyond one process (by default it lives in memory and goes at exit):
   --help                 show this help
 `;
 
-const FLAGS = {
+export const FLAGS = {
   port: { type: "string" },
   host: { type: "string" },
   fixtures: { type: "string" },

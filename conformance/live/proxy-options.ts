@@ -69,7 +69,7 @@ Exit codes: 0 stopped (and, with --fail-on-violation, something was judged and n
 failed or nothing was judged, with --fail-on-violation, 2 bad usage or an upstream it cannot reach at start.
 `;
 
-const FLAGS = {
+export const FLAGS = {
   upstream: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },

@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { FLAGS as PROXY_FLAGS, PROXY_USAGE } from "../../conformance/live/proxy-options.ts";
+import { FLAGS as SUITE_FLAGS, USAGE as SUITE_USAGE } from "../../conformance/options.ts";
+import { FLAGS as MOCK_FLAGS, USAGE as MOCK_USAGE } from "../../server/options.ts";
+
+// Each command's flags are declared once, in its parseArgs table; its help and its reference page are
+// held to that table, so a flag can be neither undocumented nor documented without existing.
+
+const ROOT = new URL("../../", import.meta.url);
+// `elsewhere`: flags a help names that belong to another command it points to (the proxy's, curl's).
+const COMMANDS: Array<{ name: string; flags: object; usage: string; page: string; elsewhere: string[] }> = [
+  { name: "petstore-mock", flags: MOCK_FLAGS, usage: MOCK_USAGE, page: "docs/mock-server.md", elsewhere: [] },
+  {
+    name: "petstore-conformance",
+    flags: SUITE_FLAGS,
+    usage: SUITE_USAGE,
+    page: "docs/conformance.md",
+    elsewhere: ["upstream"],
+  },
+  {
+    name: "petstore-conformance proxy",
+    flags: PROXY_FLAGS,
+    usage: PROXY_USAGE,
+    page: "docs/proxy.md",
+    elsewhere: [],
+  },
+];
+
+/** Every `--flag` a text names. */
+function flagsNamed(text: string): Set<string> {
+  return new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z-]*[a-z])/g)].map((match) => match[1] as string));
+}
+
+/** The flags a reference page's option tables list: a row that starts with a flag. */
+function flagsTabled(page: string): Set<string> {
+  const rows = page.split("\n").filter((line) => /^\|\s*`--/.test(line));
+  return new Set(rows.flatMap((row) => [...flagsNamed(row.split("|")[1] ?? "")]));
+}
+
+describe("each command's flags: one table, its help and its page agree", () => {
+  for (const { name, flags, usage, page, elsewhere } of COMMANDS) {
+    const declared = new Set(Object.keys(flags));
+    it(`${name}: --help names every flag it takes, and no other`, () => {
+      const named = flagsNamed(usage);
+      assert.deepEqual(
+        [...declared].filter((flag) => !named.has(flag)),
+        [],
+        "declared, missing from --help",
+      );
+      assert.deepEqual(
+        [...named].filter((flag) => !declared.has(flag) && !elsewhere.includes(flag)),
+        [],
+        "in --help, not declared",
+      );
+    });
+
+    it(`${name}: ${page} lists every flag it takes, and no other`, () => {
+      const text = readFileSync(new URL(page, ROOT), "utf8");
+      const named = flagsNamed(text);
+      assert.deepEqual(
+        [...declared].filter((flag) => !named.has(flag)),
+        [],
+        `declared, missing from ${page}`,
+      );
+      assert.deepEqual(
+        [...flagsTabled(text)].filter((flag) => !declared.has(flag)),
+        [],
+        `in ${page}'s option table, not declared`,
+      );
+    });
+  }
+});

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { OPENAPI_PATH } from "../contract/openapi.ts";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
 import { READY_LINE } from "../server/spawn-mock.ts";
+import { freePort } from "../test-support/free-port.ts";
 import { median } from "./median.ts";
-import { freePort } from "./peers.ts";
 
 /**
  * Start-up as CI meets it: the built commands (plain Node on dist/, as installed) beside Prism's mock and a

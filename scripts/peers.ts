@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempFolder } from "../common/temp-folder.ts";
 import { parseExact, stringifyExact } from "../contract/exact-json.ts";
 import { OPENAPI_PATH } from "../contract/openapi.ts";
+import { freePort } from "../test-support/free-port.ts";
 
 /**
  * Other tools that speak this API, started as real processes on loopback: Prism (mock and validating
@@ -22,17 +22,6 @@ export interface PeerProcess {
   pid: number | undefined;
   output(): string;
   stop(): Promise<void>;
-}
-
-/** A port that was free a moment ago (tools that cannot take port 0 need one up front). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 /** Starts a tool from node_modules/.bin; it is ready when its output matches, or (`"http"`) when it answers. */

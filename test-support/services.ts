@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempFolder } from "../common/temp-folder.ts";
-import { freePort } from "../scripts/peers.ts";
+import { freePort } from "./free-port.ts";
 
 export interface Service {
   readonly port: number;

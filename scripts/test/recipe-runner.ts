@@ -12,9 +12,9 @@ import {
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parse as parseYaml } from "yaml";
+import { freePort } from "../../test-support/free-port.ts";
 import { startRedis } from "../../test-support/services.ts";
 import type { Recipe } from "../examples.ts";
-import { freePort } from "../peers.ts";
 
 // Runs the documentation's shell and CI recipes as written (see Recipe in ../examples.ts), in folders of a
 // small app that has the package installed, against a fresh installed mock standing in for staging.

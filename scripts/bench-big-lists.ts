@@ -15,7 +15,7 @@ import { startProxyCommand } from "./proxy-command.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CONFORMANCE_CLI = join(ROOT, "dist/bin/petstore-conformance.js");
-const MOCK_CLI = join(ROOT, "dist/bin/petstore-mock.js");
+const MOCK_CLI = join(ROOT, "dist/mock/petstore-mock.cjs");
 const KEY = "dev-key-123";
 const CHUNK = 64 * 1024;
 const contract = builtInContract();
@@ -269,7 +269,7 @@ export async function bigLists(orders: number, hugeOrders: number): Promise<stri
     "|---:|---:|---:|---:|",
     `| ${fixed(suite.ms)} | ${fixed(suite.lists * alone.parse)} | ${fixed(suite.ms / (suite.lists * alone.parse), 2)}× | ${mb(suite.peak)} |`,
     "",
-    "The built mock (`dist/bin/petstore-mock.js`) started on the fixture file of those orders (`--fixtures`, the file written by `--generate N --write-fixtures`), from spawning the process to the first 200 of the list, beside `JSON.parse` of the file; peak RSS; RSS before and after 100 sessions that each cancel an order and list:",
+    "The built mock (`dist/mock/petstore-mock.cjs`) started on the fixture file of those orders (`--fixtures`, the file written by `--generate N --write-fixtures`), from spawning the process to the first 200 of the list, beside `JSON.parse` of the file; peak RSS; RSS before and after 100 sessions that each cancel an order and list:",
     "",
     "| start-up ms | JSON.parse of the file ms | start-up / JSON.parse | mock peak RSS MiB | RSS before / after 100 sessions MiB |",
     "|---:|---:|---:|---:|---:|",

@@ -65,7 +65,7 @@ async function wallTime(command: string, args: string[]): Promise<number> {
 }
 
 export async function startup(root: string, rounds: number, mockUrl: string): Promise<string[]> {
-  const mockBin = join(root, "dist/bin/petstore-mock.js");
+  const mockBin = join(root, "dist/mock/petstore-mock.cjs");
   const conformanceBin = join(root, "dist/bin/petstore-conformance.js");
   const prism = join(root, "node_modules/.bin/prism");
   const bare = `require("node:http").createServer((q, s) => s.end("[]")).listen(0, "127.0.0.1", function () {

@@ -42,7 +42,7 @@ export function restoreAfterPacking(): void {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const step = process.argv[2];
   if (step === "strip") {
-    if (!existsSync(join(ROOT, "dist/bin/petstore-mock.js"))) {
+    if (!existsSync(join(ROOT, "dist/mock/petstore-mock.cjs"))) {
       console.error("dist/ is not built: run `npm run build` before packing");
       process.exit(1);
     }

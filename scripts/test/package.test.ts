@@ -125,7 +125,7 @@ describe("the package as users install it", { concurrency: true }, () => {
   let installWarnings: string;
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, "dist/bin/petstore-mock.js")), "dist/ is missing: run npm run build");
+    assert.ok(existsSync(join(ROOT, "dist/mock/petstore-mock.cjs")), "dist/ is missing: run npm run build");
     work = tempFolder("petstore-package-");
     // dist/ was built by `npm test` (or `prepare`); `npm pack` runs prepack/postpack, which pack exactly
     // that with `prepare` left out of the packed manifest.
@@ -197,7 +197,7 @@ describe("the package as users install it", { concurrency: true }, () => {
     const { stdout } = await sh(work, "tar", ["-tzf", tarball]);
     const files = stdout.split("\n").filter(Boolean);
     for (const needed of [
-      "package/dist/bin/petstore-mock.js",
+      "package/dist/mock/petstore-mock.cjs",
       "package/dist/bin/petstore-conformance.js",
       "package/dist/lib/in-process.cjs",
       "package/dist/petstore-mock.browser.js",
@@ -526,7 +526,7 @@ runConformance({ baseUrl: 1 });
     });
     await sh(fromGit, "npm", ["install", ...INSTALL_FLAGS, `git+file://${clone}`]);
     const installed = join(fromGit, "node_modules", manifest.name);
-    assert.ok(existsSync(join(installed, "dist/bin/petstore-mock.js")), "prepare did not build dist/");
+    assert.ok(existsSync(join(installed, "dist/mock/petstore-mock.cjs")), "prepare did not build dist/");
     const { stdout } = await sh(fromGit, process.execPath, [
       "-e",
       `const { createPetstoreMock } = require("${manifest.name}/in-process");

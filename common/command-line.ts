@@ -17,6 +17,11 @@ export function parseFlags<Options extends NonNullable<ParseArgsConfig["options"
   }
 }
 
+/** The values a `parseArgs` table gives, by flag. */
+export type FlagValuesOf<Options extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<
+  typeof parseFlags<Options>
+>;
+
 /**
  * A command line cut at its first `--`: the options before it, and the COMMAND after it that the command runs
  * wrapped (none without `--`). A `--` with nothing after it is a usage error.

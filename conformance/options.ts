@@ -1,7 +1,7 @@
 import { rootCertificates } from "node:tls";
 import type { ParseArgsConfig } from "node:util";
 import { FileRefused, readBoundedFile } from "../common/bounded-file.ts";
-import { parseFlags, UsageError } from "../common/command-line.ts";
+import { type FlagValuesOf, parseFlags, UsageError } from "../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../common/option-values.ts";
 import type { TlsOptions } from "./http-client.ts";
 import { DEFAULT_DEADLINE_MS } from "./http-client.ts";
@@ -209,7 +209,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   };
 }
 
-type FlagValues = ReturnType<typeof parseFlags<typeof FLAGS>>;
+type FlagValues = FlagValuesOf<typeof FLAGS>;
 
 /** The orders the run is given, and how many cancels the race sends. */
 function orderIdOptions(values: FlagValues): Partial<ConformanceOptions> {

@@ -301,7 +301,7 @@ function openSession(
       orderPlan: contract.flatPlan("Order"),
     },
     // The orders the run names are kept whole in each reading of the list, for messages that show them.
-    new Set(Object.values(run.ids).filter((id): id is string => id !== undefined)),
+    namedIds(run.ids),
     options.strict ?? false,
     onExchange,
     options.raceConcurrency ?? DEFAULT_RACE_CONCURRENCY,
@@ -311,12 +311,16 @@ function openSession(
   );
 }
 
+/** The orders the run names, whichever role each has. */
+function namedIds(ids: OrderIds): Set<string> {
+  return new Set(Object.values(ids).filter((id): id is string => id !== undefined));
+}
+
 /** The ids with the missing order settled: given, or one the first list shows absent (with a warning). */
 function resolveMissing(run: PreparedRun, initial: ListSnapshot): OrderIds {
   const { ids } = run;
   if (ids.missing !== undefined) return ids;
-  const given = new Set(Object.values(ids).filter((id): id is string => id !== undefined));
-  const absent = absentId(initial, given);
+  const absent = absentId(initial, namedIds(ids));
   if (!absent.shown)
     run.warnings.push(
       `${initial.orders ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${absent.id}, at the top of the int64 range, is assumed not to exist (pass --missing-order-id to name one)`,

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
-import { parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
+import { type FlagValuesOf, parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
 import { parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../common/option-values.ts";
 import { packageFile } from "../common/package-root.ts";
 import { DEFAULT_GENERATE_SEED, MAX_GENERATED_ORDERS } from "./core/generate.ts";
@@ -138,7 +138,7 @@ export const FLAGS = {
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
-type FlagValues = ReturnType<typeof parseFlags<typeof FLAGS>>;
+type FlagValues = FlagValuesOf<typeof FLAGS>;
 
 export function parseCliOptions(argv: readonly string[], environment: NodeJS.ProcessEnv): CliOptions {
   const env = withoutEmptyValues(environment);

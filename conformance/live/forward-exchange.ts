@@ -158,9 +158,7 @@ export function createForwarder(
     if (cancelled !== undefined) cancelling.set(cancelled, (cancelling.get(cancelled) ?? 0) + 1);
 
     const finish = (
-      answer:
-        | { status: number; statusText: string; incoming: IncomingMessage; body: BodyOutcome; size: number }
-        | undefined,
+      answer: UpstreamAnswer | undefined,
       upstreamError: string | undefined,
       reply?: ExchangeOutcome["answer"],
       /** When the answer's last byte came (a large list is still being judged after it). */
@@ -512,6 +510,15 @@ function headerText(value: string | string[] | undefined): string | undefined {
 }
 
 /** What the HAR writer needs of an exchange: both messages as they went, and why one is short, if it is. */
+/** What came back from the upstream, once its head is in: the body as the forwarder kept it. */
+type UpstreamAnswer = {
+  status: number;
+  statusText: string;
+  incoming: IncomingMessage;
+  body: BodyOutcome;
+  size: number;
+};
+
 interface HarFacts {
   begunAt: number;
   durationMs: number;
@@ -520,9 +527,7 @@ interface HarFacts {
   url: string;
   request: IncomingMessage;
   requestChunks: Buffer[];
-  answer:
-    | { status: number; statusText: string; incoming: IncomingMessage; body: BodyOutcome; size: number }
-    | undefined;
+  answer: UpstreamAnswer | undefined;
   upstreamError: string | undefined;
   extra: { cutOff?: string; unheld?: string } | undefined;
 }

@@ -133,13 +133,10 @@ export class TrafficState {
   #recent: string | undefined;
   readonly #limits: StateLimits;
   /** How often each rule was put to the test, so that a rule never tested is reported as such. */
-  readonly evaluations: Record<StateRuleName, number> = {
-    "cancel-once": 0,
-    "no-cancel-after-conflict": 0,
-    "listed-orders-stay": 0,
-    "cancel-leaves-fields": 0,
-    "refusals-change-nothing": 0,
-  };
+  readonly evaluations = Object.fromEntries(Object.keys(STATE_RULES).map((rule) => [rule, 0])) as Record<
+    StateRuleName,
+    number
+  >;
   /** What the spec leaves open and the traffic showed: said, never failed. */
   readonly notes = new Map<string, StateNote>();
 

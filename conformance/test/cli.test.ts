@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { XMLParser } from "fast-xml-parser";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../report.ts";
@@ -97,7 +97,7 @@ describe("petstore-conformance (the CLI, end to end)", () => {
   });
 
   it("prints a plain pretty report when not on a terminal and writes --output", async () => {
-    const output = join(tmpdir(), `conformance-${process.pid}.json`);
+    const output = join(tempFolder("conformance-cli-"), "report.json");
     const result = await cli([
       "--base-url",
       broken.url,

@@ -96,4 +96,12 @@ describe("the layout's promises", () => {
     const long = product.filter((path) => !LONG_FUNCTIONS_ALLOWED.has(path)).flatMap(longFunctions);
     assert.deepEqual(long, []);
   });
+
+  it("makes every folder under the system's temporary directory through the helper that removes it, tests and benchmarks included", () => {
+    const everyFile = execFileSync("git", ["ls-files", "*.ts"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter((path) => path !== "" && path !== "common/temp-folder.ts");
+    const direct = everyFile.filter((path) => /\btmpdir\(\)/.test(readFileSync(join(ROOT, path), "utf8")));
+    assert.deepEqual(direct, []);
+  });
 });

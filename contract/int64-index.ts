@@ -10,13 +10,15 @@ export class Int64Index {
   /**
    * Keys of this index's hash, drawn at random for each index: ids chosen to collide under one index's hash
    * spread out under another's, so no list (a stranger's or an upstream's) can make finding ids quadratic.
+   * Drawn with the table, so that an index of ascending ids (and a start on such fixtures) never asks the
+   * system for randomness.
    */
-  readonly #seed = randomSeed();
+  #seed: HashSeed = UNDRAWN;
   /** Slots looked at by lookups and inserts: what an adversarial list would make grow past linear. */
   #probes = 0;
   #hi: Int32Array = new Int32Array(1024);
   #lo: Int32Array = new Int32Array(1024);
-  /** Slot → place + 1 (0 is empty); made once an id arrives out of order. */
+  /** From slot to place + 1 (0 is empty); made once an id arrives out of order. */
   #slots: Int32Array | undefined;
   /**
    * Places not yet in `#slots`, moved into it a few at each add, so that no add ever rehashes millions of
@@ -141,6 +143,7 @@ export class Int64Index {
     let capacity = 1024;
     while (capacity < this.#size * 4) capacity *= 2;
     this.#slots = new Int32Array(capacity);
+    if (this.#seed === UNDRAWN) this.#seed = randomSeed();
     this.#pendingFrom = 0;
     this.#pendingTo = this.#size;
     this.#oldSlots = undefined;
@@ -208,6 +211,9 @@ interface HashSeed {
   readonly lo: number;
   readonly hi: number;
 }
+
+/** No table, so no keys yet: never hashed with. */
+const UNDRAWN: HashSeed = { lo: 0, hi: 0 };
 
 function randomSeed(): HashSeed {
   // Web Crypto is in Node and in browsers alike (the browser build indexes fixtures with this too).

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { readCommandLine } from "../common/command-line.ts";
 import { parseCliOptions, USAGE } from "./options.ts";
 

@@ -4,6 +4,7 @@ import { once } from "node:events";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { tempFolder } from "../../common/temp-folder.ts";
@@ -90,6 +91,8 @@ async function startInstalledMock(
       HOST: "",
       PETSTORE_FIXTURES: "",
       PETSTORE_API_KEYS: "",
+      NODE_COMPILE_CACHE: "",
+      NODE_DISABLE_COMPILE_CACHE: "",
     },
     stdio: ["ignore", "pipe", "pipe"],
     // A group of its own: npx runs the command through a shell, and the whole group is stopped together.
@@ -198,6 +201,7 @@ describe("the package as users install it", { concurrency: true }, () => {
     const files = stdout.split("\n").filter(Boolean);
     for (const needed of [
       "package/dist/mock/petstore-mock.cjs",
+      "package/dist/mock/mock-main.cjs",
       "package/dist/bin/petstore-conformance.js",
       "package/dist/lib/in-process.cjs",
       "package/dist/petstore-mock.browser.js",
@@ -430,6 +434,13 @@ runConformance({ baseUrl: 1 });
       "package-test",
     ]);
     assert.match(stdout, /\d+ passed, 0 failed, 0 skipped/);
+  });
+
+  it("keeps the installed mock's compile cache in the project's node_modules/.cache", async () => {
+    const cache = join(project, "node_modules/.cache/petstore-mock", `${process.version}-${process.arch}.v8`);
+    // Written a second after the mock's start.
+    for (let waited = 0; waited < 15_000 && !existsSync(cache); waited += 100) await sleep(100);
+    assert.ok(existsSync(cache), `no compile cache at ${cache}`);
   });
 
   it("runs the documented library run of the suite and the control client against the installed mock", async () => {

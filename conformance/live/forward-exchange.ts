@@ -17,6 +17,7 @@ import {
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
 import { HeldBytes } from "./held-bytes.ts";
+import { JudgeTurns } from "./judge-turns.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
@@ -101,6 +102,7 @@ export function createForwarder(
   const hostname = hostnameOf(upstream);
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
   const held = settings.held ?? new HeldBytes();
+  const turns = new JudgeTurns();
   // Every exchange not yet handed on, with the way to cut it off.
   const inFlight = new Set<(reason: string) => void>();
   let seq = 0;
@@ -279,6 +281,7 @@ export function createForwarder(
           contentEncoding: headerText(incoming.headers["content-encoding"]),
           listJudge: isList ? settings.listJudge : undefined,
           held,
+          turns,
           ...(holding
             ? { pacing: { active: () => holding, pause: (pausing: boolean) => pause("judge", pausing) } }
             : {}),

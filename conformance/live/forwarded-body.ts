@@ -4,13 +4,14 @@ import { formatBytes } from "../../common/byte-size.ts";
 import { WHOLE_ANSWER_BYTES } from "../http-client.ts";
 import { judgeFault, type ListJudge, type ListVerdict } from "../list-judge.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
+import { JudgeTurns } from "./judge-turns.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
 export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
-// A streamed list is judged a few milliseconds at a time between turns of the event loop, so that every
-// other exchange is served in between. The bytes are forwarded as they come, whatever the judge's pace:
-// what it has not judged yet waits, held in the shared account, and a list that would hold more than the
-// account allows is judged in part (how far is said), never slowed down.
+// A streamed list is judged a few milliseconds at a time, in turns shared by all judges (JudgeTurns), so that
+// every other exchange is served in between. The bytes are forwarded as they come, whatever the judge's
+// pace: what it has not judged yet waits, held in the shared account, and a list that would hold more than
+// the account allows is judged in part (how far is said), never slowed down.
 const SLICE_MS = 4;
 // The judge is handed this much at a time, so that a slice overruns its time by little even while the
 // judge's code is still cold (its first few hundred kilobytes) and a socket's chunk takes longer than that.
@@ -40,6 +41,8 @@ export interface ForwardedBodyOptions {
   listJudge: (() => ListJudge) | undefined;
   /** The account of what all exchanges in flight hold, shared. */
   held: HeldBytes;
+  /** The turns of all the proxy's judges, shared; one of this body's own when absent. */
+  turns?: JudgeTurns;
   /**
    * For an answer held until judged (--errors): whether it is still held, and how to pause reading from the
    * upstream (true) and go on (false). While it is held the judge paces the upstream instead of giving up.
@@ -65,10 +68,13 @@ export class ForwardedBody {
   #partial: string | undefined;
   /** Whether reading was paused for the judge (only while the answer is held). */
   #paced = false;
-  /** Whether the body's last byte is still to come. */
-  #arriving = true;
   #judging = false;
   #caughtUp: (() => void) | undefined;
+  readonly #turns: JudgeTurns;
+  /** Ends this body's count among the answers arriving: at its last byte, when paced, or on release. */
+  #stopArriving: () => void;
+  /** Whether the last byte came (or the body was released before). */
+  #over = false;
   #kept = 0;
   /** What the judge's id index is charged to the shared account. */
   #indexCharged = 0;
@@ -84,6 +90,8 @@ export class ForwardedBody {
 
   constructor(options: ForwardedBodyOptions) {
     this.#options = options;
+    this.#turns = options.turns ?? new JudgeTurns();
+    this.#stopArriving = this.#turns.arriving();
     this.#decoder = decoderFor(options.contentEncoding);
     this.#decoder?.on("data", (chunk: Buffer) => this.#take(chunk));
     // Listened to from the start: a body that stops decoding half-way must never be an uncaught error.
@@ -101,7 +109,8 @@ export class ForwardedBody {
 
   /** The body once its last byte came and was decoded. */
   async end(): Promise<BodyOutcome> {
-    this.#arriving = false;
+    this.#over = true;
+    this.#stopArriving();
     const decoder = this.#decoder;
     if (decoder && !this.#done) {
       this.#ended ??= new Promise<void>((resolve) => {
@@ -133,6 +142,8 @@ export class ForwardedBody {
 
   /** Gives back to the shared account what this body still holds, once its exchange is judged. */
   release(): void {
+    this.#over = true;
+    this.#stopArriving();
     this.#options.held.give(this.#kept + this.#indexCharged);
     this.#kept = 0;
     this.#indexCharged = 0;
@@ -220,7 +231,7 @@ export class ForwardedBody {
     this.#waitingBytes += chunk.length;
     if (!this.#judging) {
       this.#judging = true;
-      setImmediate(this.#judgeSlice);
+      this.#turns.want(this.#judgeSlice);
     }
   }
 
@@ -232,7 +243,7 @@ export class ForwardedBody {
     this.#stopReading();
   }
 
-  readonly #judgeSlice = () => {
+  readonly #judgeSlice = (): boolean => {
     const started = performance.now();
     while (this.#waiting.length > 0 && performance.now() - started < SLICE_MS) {
       let piece = this.#waiting[0] as Buffer;
@@ -253,15 +264,10 @@ export class ForwardedBody {
       this.#paced = false;
       this.#pause(false);
     }
-    if (this.#waiting.length > 0) {
-      // While the body still arrives, the judge takes a third of the event loop, so that the forwarding
-      // (and every other exchange) keeps most of it; once the last byte came, it takes its turns at once.
-      if (this.#arriving && !this.#paced) setTimeout(this.#judgeSlice, 2 * SLICE_MS);
-      else setImmediate(this.#judgeSlice);
-      return;
-    }
+    if (this.#waiting.length > 0) return true;
     this.#judging = false;
     this.#caughtUp?.();
+    return false;
   };
 
   /** A judge that threw is a defect of the judge, met on this answer only: the answer is marked, not the proxy. */
@@ -280,10 +286,18 @@ export class ForwardedBody {
     }
   }
 
-  /** Reading pauses at the decoder too: a few compressed bytes can decode to any number. */
+  /**
+   * Reading pauses at the decoder too: a few compressed bytes can decode to any number. A paused body is not
+   * arriving, so the judges need not leave the event loop to it.
+   */
   #pause(paused: boolean): void {
-    if (paused) this.#decoder?.pause();
-    else this.#decoder?.resume();
+    if (paused) {
+      this.#decoder?.pause();
+      this.#stopArriving();
+    } else {
+      this.#decoder?.resume();
+      if (!this.#over) this.#stopArriving = this.#turns.arriving();
+    }
     this.#options.pacing?.pause(paused);
   }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +41,27 @@ async function worstWait(url: string, busy: Promise<unknown>): Promise<number> {
   return worst;
 }
 
+/** CPU seconds a process has used so far, from /proc (Linux), or undefined elsewhere. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until a process used under 5% of a core over 200 ms (at most 30 s). */
+async function cpuIdle(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  for (let waited = 0; waited < 30_000; waited += 200) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = cpuSeconds(pid);
+    if (before === undefined || after === undefined || after - before < 0.01) return;
+  }
+}
+
 /**
  * A list of `orders` orders through each proxy in turn, `rounds` rounds, a refused cancel every 10 ms
  * beside it: medians of the list's time to its last byte and of the worst wait, and the list's time as a
@@ -78,6 +100,9 @@ export async function proxyList(orders: number, rounds: number, otherCli?: strin
         const list = listTime(server.url);
         const wait = await worstWait(server.url, list);
         const time = await list;
+        // A proxy judges on after the client's last byte: the next list, through any proxy, starts once it
+        // is done, so that no round is slowed by another's judge still at work on the same two cores.
+        await cpuIdle(server.pid);
         roundTimes.push(time);
         // The first round warms every proxy up and is not counted.
         if (round === 0) continue;

@@ -36,12 +36,12 @@ describe("the judges' shared turns", () => {
     turns.want(judge("a", 3, log));
     for (let loop = 0; loop < 5; loop++) await nextTurnOfTheLoop();
     assert.deepEqual(log, []);
-    t.mock.timers.tick(8);
+    t.mock.timers.tick(16);
     assert.deepEqual(log, ["a"]);
     arrived();
     arrived();
     // The next turn was set on a timer while the answer arrived; the one after it runs without.
-    t.mock.timers.tick(8);
+    t.mock.timers.tick(16);
     for (let loop = 0; loop < 5; loop++) await nextTurnOfTheLoop();
     assert.deepEqual(log, ["a", "a", "a"]);
   });

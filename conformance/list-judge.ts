@@ -148,6 +148,9 @@ export class ListJudge {
   #excerpt: { from: number; text: string } | undefined;
   /** The end of the chunk before, for a fault whose order began there. */
   #lastTail: Uint8Array = new Uint8Array(0);
+  /** The excerpt's bytes while it is still gathered, and where they start. */
+  #excerptBytes: Buffer | undefined;
+  #excerptFrom = 0;
   /** Per shape of flat order: its keys' hashes, where its id is, whether it has a status field. */
   readonly #shape = new FieldShape((fields) => {
     const keys = fields.keys.slice(0, fields.count);
@@ -199,22 +202,44 @@ export class ListJudge {
     } catch (error) {
       this.#stop(error);
     }
-    if (this.#faultAt !== undefined && this.#excerpt === undefined) this.#keepExcerpt(chunk);
-    // A copy: a view would keep the whole chunk alive until the next one.
-    else if (this.#excerpt === undefined)
-      this.#lastTail = chunk.slice(Math.max(0, chunk.length - EXCERPT_BEFORE));
+    if (this.#excerpt !== undefined) return;
+    if (this.#faultAt !== undefined) this.#keepExcerpt(chunk);
+    else this.#keepTail(chunk);
   }
 
-  /** The first fault's bytes: from the tail of the chunk before (when the order began there) into this one. */
+  /** The last EXCERPT_BEFORE bytes so far, however small the chunks they came in. */
+  #keepTail(chunk: Uint8Array): void {
+    // A copy: a view would keep the whole chunk alive until the next one.
+    if (chunk.length >= EXCERPT_BEFORE) this.#lastTail = chunk.slice(chunk.length - EXCERPT_BEFORE);
+    else {
+      const joined = Buffer.concat([this.#lastTail, chunk]);
+      this.#lastTail = joined.subarray(Math.max(0, joined.length - EXCERPT_BEFORE));
+    }
+  }
+
+  /**
+   * The first fault's bytes: from the tail of the bytes before (when the order began there) on, over as many
+   * chunks as it takes to reach EXCERPT_SPAN or the end.
+   */
   #keepExcerpt(chunk: Uint8Array): void {
     const chunkStart = this.#bytes - chunk.length;
-    const tailStart = chunkStart - this.#lastTail.length;
-    const from = Math.max(tailStart, (this.#faultAt as number) - EXCERPT_BEFORE);
+    if (this.#excerptBytes === undefined) {
+      const tailStart = chunkStart - this.#lastTail.length;
+      this.#excerptFrom = Math.max(tailStart, (this.#faultAt as number) - EXCERPT_BEFORE);
+      this.#excerptBytes = Buffer.from(this.#lastTail.subarray(Math.max(0, this.#excerptFrom - tailStart)));
+    }
     const bytes = Buffer.concat([
-      this.#lastTail.subarray(Math.max(0, from - tailStart)),
-      chunk.subarray(Math.max(0, from - chunkStart)),
-    ]).subarray(0, EXCERPT_SPAN);
-    this.#excerpt = { from, text: bytes.toString("utf8") };
+      this.#excerptBytes,
+      chunk.subarray(Math.max(0, this.#excerptFrom - chunkStart)),
+    ]);
+    this.#excerptBytes = bytes.subarray(0, EXCERPT_SPAN);
+    if (bytes.length >= EXCERPT_SPAN) this.#finishExcerpt();
+  }
+
+  #finishExcerpt(): void {
+    if (this.#excerptBytes === undefined || this.#excerpt !== undefined) return;
+    this.#excerpt = { from: this.#excerptFrom, text: this.#excerptBytes.toString("utf8") };
+    this.#excerptBytes = undefined;
   }
 
   /** Notes where the first order at fault began. */
@@ -258,6 +283,7 @@ export class ListJudge {
   }
 
   #verdict(count: number, rest: Partial<ListVerdict>): ListVerdict {
+    this.#finishExcerpt();
     return {
       bytes: this.#bytes,
       ...(this.#limit ? { limit: this.#limit } : this.#syntax !== undefined ? { syntax: this.#syntax } : {}),

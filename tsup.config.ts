@@ -16,14 +16,17 @@ export const LIBRARY_ENTRIES = {
   conformance: "conformance/index.ts",
 };
 
+// The proxy's list judges run on a worker thread started from this file, beside the chunk that starts it.
+const JUDGE_WORKER = { "judge-worker": "conformance/live/judge-worker.ts" };
+
 export default defineConfig([
   {
-    entry: LIBRARY_ENTRIES,
+    entry: { ...LIBRARY_ENTRIES, ...JUDGE_WORKER },
     outDir: "dist/lib",
     format: ["esm", "cjs"],
     platform: "node",
     target: "node20",
-    dts: true,
+    dts: { entry: LIBRARY_ENTRIES },
     shims: true,
     clean: true,
     sourcemap: false,
@@ -49,7 +52,7 @@ export default defineConfig([
     clean: true,
   },
   {
-    entry: { "petstore-conformance": "conformance/bin.ts" },
+    entry: { "petstore-conformance": "conformance/bin.ts", ...JUDGE_WORKER },
     outDir: "dist/bin",
     format: ["esm"],
     platform: "node",

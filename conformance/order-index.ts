@@ -96,6 +96,29 @@ export class OrderIndex {
     }
   }
 
+  /**
+   * The index as four typed arrays (ids' halves and digests, in list order), which a worker thread can hand
+   * over without copying; `fromParts` makes the same index again.
+   */
+  parts(): OrderIndexParts {
+    const size = this.#ids.size;
+    const hi = new Int32Array(size);
+    const lo = new Int32Array(size);
+    for (let place = 0; place < size; place++) {
+      hi[place] = this.#ids.hiAt(place);
+      lo[place] = this.#ids.loAt(place);
+    }
+    return { hi, lo, digestA: this.#digestA.slice(0, size), digestB: this.#digestB.slice(0, size) };
+  }
+
+  static fromParts(parts: OrderIndexParts): OrderIndex {
+    const index = new OrderIndex();
+    const { hi, lo, digestA, digestB } = parts;
+    for (let place = 0; place < hi.length; place++)
+      index.add(hi[place] as number, lo[place] as number, digestA[place] as number, digestB[place] as number);
+    return index;
+  }
+
   /** Every id, as canonical digits: for small lists and tests. */
   *ids(): IterableIterator<string> {
     for (let place = 0; place < this.#ids.size; place++) yield this.#ids.textAt(place);
@@ -104,6 +127,13 @@ export class OrderIndex {
   #sameDigest(place: number, other: OrderIndex, there: number): boolean {
     return this.#digestA[place] === other.#digestA[there] && this.#digestB[place] === other.#digestB[there];
   }
+}
+
+export interface OrderIndexParts {
+  hi: Int32Array;
+  lo: Int32Array;
+  digestA: Int32Array;
+  digestB: Int32Array;
 }
 
 export interface IndexDifferences {

@@ -4,7 +4,7 @@ import { formatBytes } from "../../common/byte-size.ts";
 import { utf8Problem } from "../../common/utf8-stream.ts";
 import { maskedTarget, requestSecrets } from "../credentials.ts";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
-import type { ListJudge, ListVerdict } from "../list-judge.ts";
+import type { ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import { bearerToken, int64Id } from "./expectation.ts";
@@ -19,6 +19,7 @@ import type { HarSource } from "./har-entry.ts";
 import { HeldBytes } from "./held-bytes.ts";
 import { JudgeTurns } from "./judge-turns.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
+import type { ListJudges } from "./list-feed.ts";
 
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
 const LIST_URL = /^\/v1\/store\/orders(?:\?|$)/;
@@ -58,8 +59,10 @@ export interface ForwarderSettings {
   secretNames: ReadonlySet<string>;
   /** Decoded bytes of one body judged at most; larger ones pass through unchanged, not judged. */
   maxBodyBytes: number;
-  /** A judge for a list answered 200, which a large list streams into as it is forwarded. */
-  listJudge: () => ListJudge;
+  /** The judges a list answered 200 streams into as it is forwarded, once it is large. */
+  judges: ListJudges;
+  /** The answers arriving, counted for the judges' turns (default: the forwarder's own). */
+  turns?: JudgeTurns;
   /** The account of what all exchanges in flight hold together (default: HELD_BYTES_LIMIT). */
   held?: HeldBytes;
 }
@@ -102,7 +105,7 @@ export function createForwarder(
   const hostname = hostnameOf(upstream);
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
   const held = settings.held ?? new HeldBytes();
-  const turns = new JudgeTurns();
+  const turns = settings.turns ?? new JudgeTurns();
   // Every exchange not yet handed on, with the way to cut it off.
   const inFlight = new Set<(reason: string) => void>();
   let seq = 0;
@@ -279,7 +282,7 @@ export function createForwarder(
         const body = new ForwardedBody({
           maxBytes: settings.maxBodyBytes,
           contentEncoding: headerText(incoming.headers["content-encoding"]),
-          listJudge: isList ? settings.listJudge : undefined,
+          judges: isList ? settings.judges : undefined,
           held,
           turns,
           ...(holding

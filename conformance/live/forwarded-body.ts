@@ -2,23 +2,13 @@ import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { formatBytes } from "../../common/byte-size.ts";
 import { WHOLE_ANSWER_BYTES } from "../http-client.ts";
-import { judgeFault, type ListJudge, type ListVerdict } from "../list-judge.ts";
+import { judgeFault, type ListVerdict } from "../list-judge.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 import { JudgeTurns } from "./judge-turns.ts";
+import type { ListFeed, ListJudges } from "./list-feed.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
 export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
-// A streamed list is judged a few milliseconds at a time, in turns shared by all judges (JudgeTurns), so that
-// every other exchange is served in between. The bytes are forwarded as they come, whatever the judge's
-// pace: what it has not judged yet waits, held in the shared account, and a list that would hold more than
-// the account allows is judged in part (how far is said), never slowed down.
-const SLICE_MS = 4;
-// The judge is handed this much at a time, so that a slice overruns its time by little even while the
-// judge's code is still cold (its first few hundred kilobytes) and a socket's chunk takes longer than that.
-const PIECE_BYTES = 16 * 1024;
-// While an answer is held whole anyway (--errors), no client waits on its bytes: the judge may then pace the
-// upstream as before, pausing it past this backlog (or when the account is full) until half is judged.
-const PACED_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 export interface BodyOutcome {
   /** The body decoded from any Content-Encoding: whole, or its first KEPT_BYTES when `whole` is false. */
@@ -37,11 +27,11 @@ export interface BodyOutcome {
 export interface ForwardedBodyOptions {
   maxBytes: number;
   contentEncoding: string | undefined;
-  /** For a list: the judge to stream into once the body outgrows what is kept. */
-  listJudge: (() => ListJudge) | undefined;
+  /** For a list: the judges to stream it to once the body outgrows what is kept. */
+  judges: ListJudges | undefined;
   /** The account of what all exchanges in flight hold, shared. */
   held: HeldBytes;
-  /** The turns of all the proxy's judges, shared; one of this body's own when absent. */
+  /** The answers arriving at the proxy, counted for the judges' turns; one of this body's own when absent. */
   turns?: JudgeTurns;
   /**
    * For an answer held until judged (--errors): whether it is still held, and how to pause reading from the
@@ -53,23 +43,21 @@ export interface ForwardedBodyOptions {
 /**
  * What the proxy keeps of one answer's body while forwarding it: every chunk is decoded as a stream (its
  * output bounded: an answer not a list by KEPT_BYTES, a list by --max-body and the shared account, so a
- * compression bomb costs no more than the account) and kept up to KEPT_BYTES; a list past that is handed
- * to the streaming judge chunk by chunk in short slices between turns of the event loop, so no exchange
+ * compression bomb costs no more than the account) and kept up to KEPT_BYTES; a list past that is fed to a
+ * streaming judge chunk by chunk (ListFeed: a worker thread, or short turns of this one), so no exchange
  * waits for another's judgement, the forwarding never waits for the judge, and what the judge has not
  * reached yet is all that is held. Small bodies are judged after they end. Whatever it holds it takes from
  * the shared account and gives back in `release`.
  */
 export class ForwardedBody {
   readonly #chunks: Buffer[] = [];
-  // Chunks waiting for the judge.
-  readonly #waiting: Buffer[] = [];
-  #waitingBytes = 0;
+  /** The list's judge, from the moment the body outgrew what is kept until it stops reading. */
+  #feed: ListFeed | undefined;
+  #streamed = false;
+  /** The verdict on the start of a list judged in part. */
+  #partialVerdict: Promise<ListVerdict> | undefined;
   /** Why only the start of the list is judged, once the judge fell too far behind. */
   #partial: string | undefined;
-  /** Whether reading was paused for the judge (only while the answer is held). */
-  #paced = false;
-  #judging = false;
-  #caughtUp: (() => void) | undefined;
   readonly #turns: JudgeTurns;
   /** Ends this body's count among the answers arriving: at its last byte, when paced, or on release. */
   #stopArriving: () => void;
@@ -80,7 +68,6 @@ export class ForwardedBody {
   #indexCharged = 0;
   #received = 0;
   #keeping = true;
-  #judge: ListJudge | undefined;
   #list: ListVerdict | undefined;
   #notJudged: string | undefined;
   #cut: string | undefined;
@@ -121,23 +108,27 @@ export class ForwardedBody {
       });
       await this.#ended;
     }
-    if (this.#judging) await new Promise<void>((resolve) => (this.#caughtUp = resolve));
-    if (this.#judge && !this.#done) {
-      try {
-        this.#list = this.#judge.end();
-      } catch (error) {
-        this.#failJudge(error);
-      }
-    }
+    await this.#verdict();
     const outcome: BodyOutcome = {
       decoded: this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks),
-      whole: this.#judge === undefined && this.#keeping && !this.#done,
+      whole: !this.#streamed && this.#keeping && !this.#done,
       received: this.#received,
     };
     if (this.#notJudged !== undefined) outcome.notJudged = this.#notJudged;
     else if (this.#cut !== undefined) outcome.cut = this.#cut;
     else if (this.#list) outcome.list = this.#list;
     return outcome;
+  }
+
+  /** The streamed list's verdict: whole, or on its start when judged in part. */
+  async #verdict(): Promise<void> {
+    const pending = this.#feed && !this.#done ? this.#feed.end() : this.#partialVerdict;
+    if (!pending) return;
+    try {
+      this.#list = await pending;
+    } catch (error) {
+      this.#failJudge(error);
+    }
   }
 
   /** Gives back to the shared account what this body still holds, once its exchange is judged. */
@@ -147,7 +138,7 @@ export class ForwardedBody {
     this.#options.held.give(this.#kept + this.#indexCharged);
     this.#kept = 0;
     this.#indexCharged = 0;
-    this.#dropWaiting();
+    this.#feed?.drop();
   }
 
   /**
@@ -157,7 +148,7 @@ export class ForwardedBody {
    * reported as not judged, saying how far its ids went.
    */
   #chargeIndex(): void {
-    const orders = this.#judge?.indexedOrders ?? 0;
+    const orders = this.#feed?.indexedOrders ?? 0;
     const wanted = orders * INDEXED_ORDER_BYTES;
     const { held } = this.#options;
     if (wanted <= this.#indexCharged) return;
@@ -178,13 +169,13 @@ export class ForwardedBody {
   #take(chunk: Buffer): void {
     if (this.#done) return;
     this.#received += chunk.length;
-    const { maxBytes, listJudge, held } = this.#options;
+    const { maxBytes, held } = this.#options;
     if (this.#received > maxBytes) {
       this.#notJudged = `the body is larger than the ${formatBytes(maxBytes)} --max-body allows: forwarded unchanged, not judged`;
       this.#stopReading();
       return;
     }
-    if (this.#judge) {
+    if (this.#feed) {
       this.#toJudge(chunk);
       this.#keepStart(chunk);
       return;
@@ -195,10 +186,10 @@ export class ForwardedBody {
       this.#kept += chunk.length;
       return;
     }
-    if (listJudge) {
+    if (this.#options.judges) {
       // Too big to keep, or the proxy holds all it may: what was kept goes to the judge first, then every
       // chunk as it comes, and only the start that was kept stays.
-      this.#judge = listJudge();
+      this.#startFeed(this.#options.judges);
       for (const kept of this.#chunks) this.#toJudge(kept);
       this.#toJudge(chunk);
       this.#keepStart(chunk);
@@ -211,64 +202,35 @@ export class ForwardedBody {
     this.#stopReading();
   }
 
-  #toJudge(chunk: Buffer): void {
-    if (!this.#judge) return;
+  #startFeed(judges: ListJudges): void {
     const { held, pacing } = this.#options;
-    if (pacing?.active()) {
-      // Nobody waits on these bytes: held, they are judged whole, the upstream paused when need be.
-      held.takeAnyway(chunk.length);
-      if (!this.#paced && (held.full || this.#waitingBytes + chunk.length > PACED_BACKLOG_BYTES)) {
-        this.#paced = true;
-        this.#pause(true);
-      }
-    } else if (!held.tryTake(chunk.length)) {
+    this.#streamed = true;
+    this.#feed = judges.feed({
+      held,
+      holding: () => pacing?.active() ?? false,
+      pause: (paused) => this.#pause(paused),
+      progressed: () => {
+        if (!this.#done) this.#chargeIndex();
+      },
+      failed: (error) => this.#failJudge(error),
+    });
+  }
+
+  #toJudge(chunk: Buffer): void {
+    if (!this.#feed || this.#done) return;
+    if (!this.#feed.write(chunk))
       this.#judgeInPart(
-        `the judge fell behind the forwarding by more than the proxy's memory for the traffic holds (${formatBytes(held.limit)}, --max-memory)`,
+        `the judge fell behind the forwarding by more than the proxy's memory for the traffic holds (${formatBytes(this.#options.held.limit)}, --max-memory)`,
       );
-      return;
-    }
-    this.#waiting.push(chunk);
-    this.#waitingBytes += chunk.length;
-    if (!this.#judging) {
-      this.#judging = true;
-      this.#turns.want(this.#judgeSlice);
-    }
   }
 
   /** What was judged stands, with the reason the rest was not; the rest goes on unjudged. */
   #judgeInPart(reason: string): void {
-    if (!this.#judge) return;
-    this.#list = this.#judge.endPartial(reason);
+    if (!this.#feed) return;
+    this.#partialVerdict = this.#feed.end(reason);
     this.#partial = reason;
     this.#stopReading();
   }
-
-  readonly #judgeSlice = (): boolean => {
-    const started = performance.now();
-    while (this.#waiting.length > 0 && performance.now() - started < SLICE_MS) {
-      let piece = this.#waiting[0] as Buffer;
-      if (piece.length > PIECE_BYTES) {
-        this.#waiting[0] = piece.subarray(PIECE_BYTES);
-        piece = piece.subarray(0, PIECE_BYTES);
-      } else this.#waiting.shift();
-      this.#waitingBytes -= piece.length;
-      this.#options.held.give(piece.length);
-      try {
-        this.#judge?.write(piece);
-      } catch (error) {
-        this.#failJudge(error);
-      }
-    }
-    this.#chargeIndex();
-    if (this.#paced && this.#waitingBytes < PACED_BACKLOG_BYTES / 2 && !this.#options.held.full) {
-      this.#paced = false;
-      this.#pause(false);
-    }
-    if (this.#waiting.length > 0) return true;
-    this.#judging = false;
-    this.#caughtUp?.();
-    return false;
-  };
 
   /** A judge that threw is a defect of the judge, met on this answer only: the answer is marked, not the proxy. */
   #failJudge(error: unknown): void {
@@ -277,13 +239,9 @@ export class ForwardedBody {
   }
 
   #stopReading(): void {
-    this.#judge = undefined;
-    this.#dropWaiting();
+    this.#feed?.drop();
+    this.#feed = undefined;
     this.#decoder?.destroy();
-    if (this.#paced) {
-      this.#paced = false;
-      this.#pause(false);
-    }
   }
 
   /**
@@ -299,12 +257,6 @@ export class ForwardedBody {
       if (!this.#over) this.#stopArriving = this.#turns.arriving();
     }
     this.#options.pacing?.pause(paused);
-  }
-
-  #dropWaiting(): void {
-    this.#options.held.give(this.#waitingBytes);
-    this.#waiting.length = 0;
-    this.#waitingBytes = 0;
   }
 
   #keepStart(chunk: Buffer): void {

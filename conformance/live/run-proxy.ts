@@ -35,6 +35,7 @@ import { createForwarder, type ExchangeOutcome, type ForwardProxy, sendError } f
 import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
 import { HeldBytes } from "./held-bytes.ts";
+import { JudgeTurns } from "./judge-turns.ts";
 import {
   type ForwardedExchange,
   type JudgeContext,
@@ -43,7 +44,9 @@ import {
   violates,
 } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
+import { InThreadJudges, type ListJudges } from "./list-feed.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
+import { WorkerJudges } from "./worker-judges.ts";
 
 export interface ProxyOptions {
   /** The deployment's base address, ending in /v1: requests under the proxy's /v1 go under it. */
@@ -76,6 +79,11 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Bounds of the judge's JSON reader (--max-depth, --max-string, --max-number); defaults when absent. */
   readerLimits?: ReaderLimits;
+  /**
+   * Judge large lists on a worker thread beside the forwarding (default: true with the built-in contract).
+   * False judges them on the proxy's own thread, in short turns between exchanges.
+   */
+  judgeOnWorker?: boolean;
   /** Host names the proxy answers beyond loopback and its own address (--allowed-host). */
   allowedHosts?: string[];
   /**
@@ -158,6 +166,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" })
     : undefined;
   const inFlight = new InFlight();
+  const turns = new JudgeTurns();
+  const judges = listJudges(options, validators, turns);
   const finish = finisher(secrets, judgeContext, ledger, har, options.onExchange);
   const forwarder = createForwarder(
     {
@@ -166,13 +176,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       send,
       ...(via ? { via } : {}),
       held,
-      listJudge: () =>
-        new ListJudge({
-          validateOrder: validators.orderRecord,
-          orderPlan: validators.orderPlan,
-          keepRecordsUpTo: validators.keepRecordsUpTo,
-          ...options.readerLimits,
-        }),
+      judges,
+      turns,
     },
     (outcome) => inFlight.ended(() => finish(outcome)),
   );
@@ -222,6 +227,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         server.closeAllConnections();
         await stopped;
         forwarder.stop();
+        await judges.close();
         agent.destroy();
         har?.close();
         return report();
@@ -283,6 +289,33 @@ function forwarding(
     secretNames: secrets.names,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   };
+}
+
+/**
+ * Where large lists are judged: on a worker thread, beside the forwarding, when the contract is the built-in
+ * one (the thread builds its own validators from it); on this thread, in short turns, for a contract given
+ * as an object, which cannot cross to another thread, or when `judgeOnWorker` is false.
+ */
+function listJudges(
+  options: ProxyOptions,
+  validators: ReturnType<typeof liveValidators>,
+  turns: JudgeTurns,
+): ListJudges {
+  if (options.contract === undefined && options.judgeOnWorker !== false)
+    return new WorkerJudges({
+      keepRecordsUpTo: validators.keepRecordsUpTo,
+      ...(options.readerLimits ? { readerLimits: options.readerLimits } : {}),
+    });
+  return new InThreadJudges(
+    () =>
+      new ListJudge({
+        validateOrder: validators.orderRecord,
+        orderPlan: validators.orderPlan,
+        keepRecordsUpTo: validators.keepRecordsUpTo,
+        ...options.readerLimits,
+      }),
+    turns,
+  );
 }
 
 function liveValidators(contract: Contract) {

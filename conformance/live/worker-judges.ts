@@ -1,0 +1,158 @@
+import { Worker } from "node:worker_threads";
+import type { ListVerdict } from "../list-judge.ts";
+import type { FromJudge, JudgeWorkerData, ToJudge } from "./judge-worker.ts";
+import { type FeedContext, type ListFeed, type ListJudges, Pacer } from "./list-feed.ts";
+import { receivedVerdict } from "./verdict-transfer.ts";
+
+/**
+ * The thread's entry: the build's JavaScript beside this module's chunk; or, for the source under tsx, a
+ * few lines that register tsx in the thread first (Node 20 resolves a worker's entry before any --import
+ * hook of the thread would run).
+ */
+function startWorker(workerData: JudgeWorkerData): Worker {
+  if (!import.meta.url.endsWith(".ts"))
+    return new Worker(new URL("./judge-worker.js", import.meta.url), { workerData });
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./judge-worker.ts", import.meta.url).href;
+  const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+/**
+ * The proxy's list judges on a worker thread of their own, started with the first large list: the proxy's
+ * thread only forwards, hands each chunk over (a copy, held in the account until the thread says it is
+ * judged) and reads the verdict back. A thread that dies fails the lists it held as judge faults, and the
+ * next list starts another.
+ */
+export class WorkerJudges implements ListJudges {
+  #worker: Worker | undefined;
+  #nextId = 1;
+  readonly #feeds = new Map<number, WorkerFeed>();
+
+  constructor(readonly data: JudgeWorkerData) {}
+
+  feed(context: FeedContext): ListFeed {
+    const id = this.#nextId++;
+    const feed = new WorkerFeed(
+      id,
+      context,
+      (message, transfer) => this.#post(message, transfer),
+      () => this.#feeds.delete(id),
+    );
+    this.#feeds.set(id, feed);
+    return feed;
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.terminate();
+  }
+
+  #post(message: ToJudge, transfer: ArrayBuffer[] = []): void {
+    this.#worker ??= this.#start();
+    this.#worker.postMessage(message, transfer);
+  }
+
+  #start(): Worker {
+    const worker = startWorker(this.data);
+    // The proxy's stop decides when it ends, never a judge still at work.
+    worker.unref();
+    worker.on("message", (message: FromJudge) => this.#feeds.get(message.id)?.heard(message));
+    const lost = (why: string) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const feed of [...this.#feeds.values()]) feed.lost(new Error(why));
+    };
+    worker.on("error", (error) => lost(`the judge's thread failed: ${error.message}`));
+    worker.on("exit", (code) => lost(`the judge's thread stopped (exit code ${code})`));
+    return worker;
+  }
+}
+
+class WorkerFeed implements ListFeed {
+  #indexedOrders = 0;
+  /** Bytes handed over and not yet judged, held in the account. */
+  #outstanding = 0;
+  #dropped = false;
+  #ended = false;
+  #verdict: { resolve: (verdict: ListVerdict) => void; reject: (error: Error) => void } | undefined;
+  readonly #pacer: Pacer;
+
+  constructor(
+    readonly id: number,
+    readonly context: FeedContext,
+    readonly post: (message: ToJudge, transfer?: ArrayBuffer[]) => void,
+    readonly forget: () => void,
+  ) {
+    this.#pacer = new Pacer(context);
+  }
+
+  get indexedOrders(): number {
+    return this.#indexedOrders;
+  }
+
+  write(chunk: Buffer): boolean {
+    if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
+    this.#outstanding += chunk.length;
+    // A copy of its own, handed over whole: a socket's chunk may share its memory with others.
+    const copy = new Uint8Array(chunk);
+    this.post({ id: this.id, chunk: copy }, [copy.buffer as ArrayBuffer]);
+    return true;
+  }
+
+  end(partial?: string): Promise<ListVerdict> {
+    this.#ended = true;
+    const verdict = new Promise<ListVerdict>((resolve, reject) => (this.#verdict = { resolve, reject }));
+    this.post(partial === undefined ? { id: this.id, end: true } : { id: this.id, end: true, partial });
+    // What waits unjudged past a partial end is let go of now; the thread judges no more of it.
+    if (partial !== undefined) this.#letGo();
+    return verdict;
+  }
+
+  drop(): void {
+    if (this.#dropped) return;
+    if (!this.#ended) {
+      this.post({ id: this.id, drop: true });
+      this.forget();
+    }
+    this.#letGo();
+  }
+
+  /** A message from the thread about this list. */
+  heard(message: FromJudge): void {
+    if ("judged" in message) {
+      if (this.#dropped) return;
+      this.#outstanding -= message.judged;
+      this.context.held.give(message.judged);
+      this.#indexedOrders = message.indexedOrders;
+      this.context.progressed();
+      this.#pacer.caughtUp(this.#outstanding);
+      return;
+    }
+    this.forget();
+    if ("verdict" in message) this.#verdict?.resolve(receivedVerdict(message.verdict));
+    else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
+  }
+
+  /** The thread is gone: the list was not judged, by a fault of the judge. */
+  lost(error: Error): void {
+    this.forget();
+    this.#fail(error);
+  }
+
+  #fail(error: Error): void {
+    const wasDropped = this.#dropped;
+    // Let go of first: the body, told of the failure, drops this feed, and nothing is left to send then.
+    this.#letGo();
+    if (this.#verdict) this.#verdict.reject(error);
+    else if (!wasDropped) this.context.failed(error);
+  }
+
+  #letGo(): void {
+    if (this.#dropped) return;
+    this.#dropped = true;
+    this.context.held.give(this.#outstanding);
+    this.#outstanding = 0;
+    this.#pacer.release();
+  }
+}

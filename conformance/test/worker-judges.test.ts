@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { builtInContract } from "../../contract/built-in.ts";
+import { ListJudge, type ListVerdict } from "../list-judge.ts";
+import { HeldBytes } from "../live/held-bytes.ts";
+import type { FeedContext } from "../live/list-feed.ts";
+import { RECORDS_KEPT_UP_TO } from "../live/state-rules.ts";
+import { WorkerJudges } from "../live/worker-judges.ts";
+
+// The proxy's list judges on their worker thread: the verdict that crosses back is the one the same judge
+// gives on this thread, exact ids and the index included, and a thread that goes away fails its lists as
+// judge faults, giving back all they held.
+
+const contract = builtInContract();
+const BIG_ID = "9007199254740993";
+
+const list = Buffer.from(
+  `[${[
+    `{"id":${BIG_ID},"petId":1,"quantity":1,"shipDate":"2026-01-01T00:00:00Z","complete":false}`,
+    `{"id":2,"petId":1,"quantity":"two","shipDate":"2026-01-01T00:00:00Z","complete":false}`,
+    `{"id":2,"petId":1,"quantity":2,"shipDate":"2026-01-01T00:00:00Z","complete":false,"status":"placed"}`,
+  ].join(",")}]`,
+);
+
+function context(held: HeldBytes, failures: unknown[] = []): FeedContext {
+  return {
+    held,
+    holding: () => false,
+    pause: () => {},
+    progressed: () => {},
+    failed: (error) => failures.push(error),
+  };
+}
+
+function onThisThread(body: Buffer): ListVerdict {
+  const judge = new ListJudge({
+    validateOrder: contract.schema("Order"),
+    orderPlan: contract.flatPlan("Order"),
+    keepRecordsUpTo: RECORDS_KEPT_UP_TO,
+  });
+  judge.write(body);
+  return judge.end();
+}
+
+/** What a verdict says, its index as ids and records, in a form deepEqual compares. */
+function said(verdict: ListVerdict) {
+  const { orders, records, repeats, ...rest } = verdict;
+  return { ...rest, ids: [...orders.ids()], records: [...records], repeats: [...repeats] };
+}
+
+describe("the list judges' worker thread", () => {
+  const judges = new WorkerJudges({ keepRecordsUpTo: RECORDS_KEPT_UP_TO });
+  after(() => judges.close());
+
+  it("gives the verdict the judge gives on the proxy's thread, ids past 2^53 exact, and gives back all it held", async () => {
+    const held = new HeldBytes();
+    const feed = judges.feed(context(held));
+    for (let at = 0; at < list.length; at += 7) assert.equal(feed.write(list.subarray(at, at + 7)), true);
+    const verdict = await feed.end();
+    assert.deepEqual(said(verdict), said(onThisThread(list)));
+    assert.ok(verdict.orders.has(BIG_ID));
+    assert.equal(verdict.invalid.count, 1);
+    assert.equal(verdict.duplicates.count, 1);
+    assert.equal(held.held, 0);
+  });
+
+  it("judges a non-array body as the same value, numbers exact", async () => {
+    const body = Buffer.from(`{"orders":[],"total":${BIG_ID}}`);
+    const feed = judges.feed(context(new HeldBytes()));
+    feed.write(body);
+    const verdict = await feed.end();
+    assert.deepEqual(said(verdict), said(onThisThread(body)));
+  });
+
+  it("ends a list in part with what it judged, refuses bytes past the account, and lets go on drop", async () => {
+    const held = new HeldBytes(64);
+    const feed = judges.feed(context(held));
+    assert.equal(feed.write(list.subarray(0, 60)), true);
+    assert.equal(feed.write(list.subarray(60, 200)), false, "past the account");
+    const verdict = await feed.end("the judge fell behind");
+    assert.match(
+      verdict.partial ?? "",
+      /^the judge fell behind: the first \d+ orders \(60 bytes\) were judged$/,
+    );
+    assert.equal(held.held, 0);
+    const dropped = judges.feed(context(held));
+    dropped.write(list.subarray(0, 10));
+    dropped.drop();
+    assert.equal(held.held, 0);
+  });
+
+  it("fails the lists of a thread that went away as faults of the judge, and starts another for the next", async () => {
+    const ownJudges = new WorkerJudges({ keepRecordsUpTo: 0 });
+    const held = new HeldBytes();
+    const failures: unknown[] = [];
+    const feed = ownJudges.feed(context(held, failures));
+    feed.write(list.subarray(0, 20));
+    const ending = feed.end();
+    await ownJudges.close();
+    await assert.rejects(ending, /the judge's thread stopped/);
+    assert.equal(held.held, 0);
+    const next = ownJudges.feed(context(new HeldBytes()));
+    next.write(list);
+    assert.equal((await next.end()).count, 3);
+    await ownJudges.close();
+  });
+});

@@ -94,8 +94,10 @@ class WorkerFeed implements ListFeed {
   write(chunk: Buffer): boolean {
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
-    // A copy of its own, handed over whole: a socket's chunk may share its memory with others.
-    const copy = new Uint8Array(chunk);
+    // A copy of its own, handed over whole: a socket's chunk may share its memory with others, and is still
+    // being written to the client. Not zero-filled first, since every byte is written at once.
+    const copy = Buffer.allocUnsafeSlow(chunk.length);
+    chunk.copy(copy);
     this.post({ id: this.id, chunk: copy }, [copy.buffer as ArrayBuffer]);
     return true;
   }

@@ -85,6 +85,14 @@ export async function startup(root: string, rounds: number, mockUrl: string): Pr
   const prism = join(root, "node_modules/.bin/prism");
   const bare = `require("node:http").createServer((q, s) => s.end("[]")).listen(0, "127.0.0.1", function () {
     console.log("listening on http://127.0.0.1:" + this.address().port + "/v1"); });`;
+  const mockToFirstList = (env: NodeJS.ProcessEnv) =>
+    spawnToFirstList(
+      process.execPath,
+      [mockBin, "--port", "0"],
+      READY_LINE,
+      (m) => `${m[1]}/store/orders`,
+      env,
+    );
   const contenders: Timed[] = [
     {
       name: "`node -e` bare node:http server (floor)",
@@ -92,29 +100,11 @@ export async function startup(root: string, rounds: number, mockUrl: string): Pr
     },
     {
       name: "`petstore-mock --port 0` (bundled fixtures, JSON log), its compile cache written",
-      run: () =>
-        spawnToFirstList(
-          process.execPath,
-          [mockBin, "--port", "0"],
-          READY_LINE,
-          (m) => `${m[1]}/store/orders`,
-          {
-            NODE_COMPILE_CACHE: compileCache,
-          },
-        ),
+      run: () => mockToFirstList({ NODE_COMPILE_CACHE: compileCache }),
     },
     {
       name: "the same, first start after an install (no compile cache yet)",
-      run: () =>
-        spawnToFirstList(
-          process.execPath,
-          [mockBin, "--port", "0"],
-          READY_LINE,
-          (m) => `${m[1]}/store/orders`,
-          {
-            NODE_DISABLE_COMPILE_CACHE: "1",
-          },
-        ),
+      run: () => mockToFirstList({ NODE_DISABLE_COMPILE_CACHE: "1" }),
     },
     {
       name: "Prism 5.14 `prism mock openapi.yaml`",

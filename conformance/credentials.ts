@@ -1,3 +1,5 @@
+import type { SettingNames } from "./setting-names.ts";
+
 /**
  * Credentials in every form they travel in, so that none reaches a line, a report, a HAR or an error: the
  * key and the forms a server may echo it in (Basic, base64, percent-encoded), and, in traffic the proxy
@@ -168,7 +170,7 @@ export function hideUrlCredentials(text: string): string {
  * a bearer token, a gateway what --header gives it), so a URL holding them is refused rather than silently
  * stripped and printed; the query and fragment are never shown, since which parameter is a key is unknowable.
  */
-export function credentialsInUrl(url: URL, flag: string, text: string): string | undefined {
+export function credentialsInUrl(url: URL, names: SettingNames, text: string): string | undefined {
   const where =
     url.username || url.password
       ? "holds credentials"
@@ -176,5 +178,5 @@ export function credentialsInUrl(url: URL, flag: string, text: string): string |
         ? "has a query or fragment (where keys such as ?api_key= are often put)"
         : undefined;
   if (where === undefined) return undefined;
-  return `${flag} ${where} (${hideUrlCredentials(text)}), which are never sent: the API key goes in --api-key (the proxy passes on the client's own), and what a gateway needs in --header`;
+  return `${names.target} ${where} (${hideUrlCredentials(text)}), which are never sent: the API key goes in ${names.apiKey}, and what a gateway needs in ${names.headers}`;
 }

@@ -12,10 +12,11 @@ export class HookError extends Error {
 /** The name `--hooks` takes for the shipped hook, wherever the package is installed. */
 export const MOCK_CONTROL_HOOKS = "mock-control";
 
-export async function loadHooks(path: string): Promise<ConformanceHooks> {
+/** `name`: how the caller names the hooks setting, for messages. */
+export async function loadHooks(path: string, name = "hooks"): Promise<ConformanceHooks> {
   if (path === MOCK_CONTROL_HOOKS) return import("./hooks/mock-control.ts");
   if (!/\.(m?js|ts|mts)$/.test(path))
-    throw new HookError(`--hooks takes a .js, .mjs or .ts module (got ${path})`);
+    throw new HookError(`${name} takes a .js, .mjs or .ts module (got ${path})`);
   let module: ConformanceHooks;
   try {
     module = (await import(pathToFileURL(resolve(path)).href)) as ConformanceHooks;

@@ -15,6 +15,7 @@ import type { ListReading } from "./identical-readings.ts";
 import { judgeFault, type ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 import { replayValue } from "./reproduction.ts";
+import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
 export interface Exchange {
   request: RecordedRequest;
@@ -74,6 +75,8 @@ export const WHOLE_ANSWER_BYTES = 1024 * 1024;
 export interface ClientOptions {
   /** Without a byte from the target. */
   timeoutMs: number;
+  /** How the caller names its settings in messages (default: runConformance's options). */
+  names?: SettingNames;
   /** For the whole request, headers and body (default DEFAULT_DEADLINE_MS). */
   deadlineMs?: number;
   /** Sent with every request (a mock session, a gateway's header); a request's own headers win. */
@@ -143,6 +146,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
   let retries = 0;
 
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const names = options.names ?? RUN_OPTION_NAMES;
   const once = ({ method, fullPath, headers, recorded, listJudge }: Attempt, through: Agent) =>
     new Promise<Exchange>((resolve) => {
       count++;
@@ -154,7 +158,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
       let limit: Exchange["limit"];
       let deadlineHit = (ms: number): void => {
         limit = "deadline";
-        outgoing.destroy(new Error(`no complete answer within the ${ms} ms --deadline`));
+        outgoing.destroy(new Error(`no complete answer within the ${ms} ms ${names.deadline}`));
       };
       const deadline = setTimeout(() => deadlineHit(deadlineMs), deadlineMs);
       const outgoing: ClientRequest = request(
@@ -190,7 +194,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
           deadlineHit = (ms) => {
             limit = "deadline";
             settle(
-              `the answer did not complete within the ${ms} ms --deadline (${reader.bytes} bytes of its body came)`,
+              `the answer did not complete within the ${ms} ms ${names.deadline} (${reader.bytes} bytes of its body came)`,
             );
             incoming.destroy();
           };
@@ -200,7 +204,7 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
             if (tooLarge === "max-body") limit = "max-body";
             settle(
               tooLarge === "max-body"
-                ? `the body is larger than the ${formatBytes(maxBody)} --max-body allows (stopped reading at ${reader.bytes} bytes); raise --max-body to judge it`
+                ? `the body is larger than the ${formatBytes(maxBody)} ${names.maxBody} allows (stopped reading at ${reader.bytes} bytes); raise ${names.maxBody} to judge it`
                 : tooLarge === "not-a-list"
                   ? `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${reader.bytes} bytes)`
                   : tooLarge.unjudgeable,

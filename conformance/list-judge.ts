@@ -106,6 +106,8 @@ const DEFAULT_KEEP = 10;
 // What a report shows of a list around its first fault: a little before the order, and the order on.
 const EXCERPT_BEFORE = 256;
 const EXCERPT_SPAN = 2048;
+// Bytes kept from before the chunk being judged, for an excerpt whose order began in an earlier one.
+const EXCERPT_HISTORY = 2 * EXCERPT_SPAN;
 const DEFAULT_KEEP_RECORD_CHARS = 4 * 1024 * 1024;
 const DESCRIBED_CHARS = 60;
 
@@ -146,7 +148,7 @@ export class ListJudge {
   /** Where the first order at fault began, once one is; and the bytes kept around it. */
   #faultAt: number | undefined;
   #excerpt: { from: number; text: string } | undefined;
-  /** The end of the chunk before, for a fault whose order began there. */
+  /** The bytes before the chunk being judged, for a fault whose order began in an earlier one. */
   #lastTail: Uint8Array = new Uint8Array(0);
   /** The excerpt's bytes while it is still gathered, and where they start. */
   #excerptBytes: Buffer | undefined;
@@ -207,13 +209,16 @@ export class ListJudge {
     else this.#keepTail(chunk);
   }
 
-  /** The last EXCERPT_BEFORE bytes so far, however small the chunks they came in. */
+  /**
+   * The last EXCERPT_HISTORY bytes so far, however small the chunks they came in: enough to start the
+   * excerpt where a whole body would, for any order up to that length found at fault at its end.
+   */
   #keepTail(chunk: Uint8Array): void {
     // A copy: a view would keep the whole chunk alive until the next one.
-    if (chunk.length >= EXCERPT_BEFORE) this.#lastTail = chunk.slice(chunk.length - EXCERPT_BEFORE);
+    if (chunk.length >= EXCERPT_HISTORY) this.#lastTail = chunk.slice(chunk.length - EXCERPT_HISTORY);
     else {
       const joined = Buffer.concat([this.#lastTail, chunk]);
-      this.#lastTail = joined.subarray(Math.max(0, joined.length - EXCERPT_BEFORE));
+      this.#lastTail = joined.subarray(Math.max(0, joined.length - EXCERPT_HISTORY));
     }
   }
 

@@ -8,6 +8,7 @@ import { DEFAULT_DEADLINE_MS } from "./http-client.ts";
 import type { ReaderLimits } from "./list-judge.ts";
 import type { ReproduceAs } from "./reproduction.ts";
 import type { ConformanceOptions } from "./runner.ts";
+import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
 export const REPORTERS = ["pretty", "json", "junit", "html", "markdown"] as const;
 export type ReporterName = (typeof REPORTERS)[number];
@@ -202,6 +203,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
         : {}),
       ...(only ? { only } : {}),
       ...(skip ? { skip } : {}),
+      settingNames: SETTING_FLAGS,
     },
     reporters,
     list: false,
@@ -210,6 +212,35 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
 }
 
 type FlagValues = FlagValuesOf<typeof FLAGS>;
+
+/** The flags and variables that set what the run's messages name (flag-docs.test.ts holds them to FLAGS). */
+export const SETTING_FLAGS: SettingNames = {
+  ...RUN_OPTION_NAMES,
+  target: "--base-url",
+  apiKey: "--api-key (or PETSTORE_API_KEY)",
+  session: "--session",
+  pendingOrderId: "--pending-order-id",
+  shippedOrderId: "--shipped-order-id",
+  missingOrderId: "--missing-order-id",
+  raceOrderId: "--race-order-id",
+  only: "--only",
+  skip: "--skip",
+  scenarioList: "--list",
+  caFile: "--ca-file",
+  certAndKey: "--cert and --key",
+  insecure: "--insecure",
+  proxy: "--proxy",
+  hooks: "--hooks",
+  headers: "--header",
+  deadline: "--deadline",
+  maxBody: "--max-body",
+  maxDepth: "--max-depth",
+  maxString: "--max-string",
+  maxNumber: "--max-number",
+  maxMemory: "--max-memory",
+  concurrency: "--concurrency",
+  maxRetryWait: "--max-retry-wait",
+};
 
 /** The orders the run is given, and how many cancels the race sends. */
 function orderIdOptions(values: FlagValues): Partial<ConformanceOptions> {

@@ -11,10 +11,15 @@ export interface ProxyChoice {
  * `HTTPS_PROXY`, `all_proxy` or `ALL_PROXY`, and `no_proxy` or `NO_PROXY`. `--proxy` wins over all of them
  * but not over NO_PROXY, as with curl.
  */
-export function proxyFor(target: URL, env: NodeJS.ProcessEnv, flag?: string): ProxyChoice {
+/** `given`: the proxy the caller was given, and the name of that setting for messages. */
+export function proxyFor(
+  target: URL,
+  env: NodeJS.ProcessEnv,
+  given?: { url: string | undefined; name: string },
+): ProxyChoice {
   if (bypassed(target, env.no_proxy ?? env.NO_PROXY ?? "")) return {};
   const candidates: Array<[string, string | undefined]> = [
-    ["--proxy", flag],
+    [given?.name ?? "proxy", given?.url],
     ...(target.protocol === "https:"
       ? ([
           ["https_proxy", env.https_proxy],

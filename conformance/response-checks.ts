@@ -7,6 +7,7 @@ import type { DocumentedResponse, Operation } from "../contract/operations.ts";
 import { type Exchange, recordResponse } from "./http-client.ts";
 import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
 import type { CheckResult } from "./report.ts";
+import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -29,6 +30,8 @@ export interface RecordValidators {
   orderPlan?: FlatRecordPlan | undefined;
   /** Lists of at most this many orders keep every record, for checks that compare them (the proxy's). */
   keepRecordsUpTo?: number;
+  /** How the caller names its settings in messages (default: runConformance's options). */
+  names?: SettingNames;
 }
 
 // Failures shown in full in one check's message; the rest are counted.
@@ -43,6 +46,8 @@ class CheckList {
   constructor(
     private readonly checkId: string,
     private readonly exchange: Exchange,
+    /** How the caller names its settings, for messages that say which one to change. */
+    readonly names: SettingNames,
   ) {}
 
   pass = (kind: string, message: string, spec?: string) => this.#add("passed", kind, message, spec);
@@ -87,7 +92,7 @@ export function checkResponse(
   checkId: string,
   validators: RecordValidators = {},
 ): CheckedResponse {
-  const list = new CheckList(checkId, exchange);
+  const list = new CheckList(checkId, exchange, validators.names ?? RUN_OPTION_NAMES);
   const { response } = exchange;
   if (!response) {
     list.fail(
@@ -134,7 +139,7 @@ function checkStatus(
     status >= 500
       ? "a 5xx is never an acceptable answer"
       : status === 429
-        ? `the target kept answering 429 Too Many Requests${exchange.retries ? ` after ${exchange.retries} retries` : ""}: slow the run down with --concurrency 1 or a larger --max-retry-wait`
+        ? `the target kept answering 429 Too Many Requests${exchange.retries ? ` after ${exchange.retries} retries` : ""}: slow the run down with ${list.names.concurrency} 1 or a larger ${list.names.maxRetryWait}`
         : !documented
           ? `openapi.yaml does not document ${status} for ${operation.operationId} (documented: ${[...operation.responses.keys()].join(", ")})`
           : undefined;
@@ -231,7 +236,7 @@ function checkList(
     });
   list.excerpt = verdict.excerpt;
   if (verdict.limit !== undefined) {
-    list.skip("body", `not judged: ${limitText(verdict.limit)}`, schemaSpec);
+    list.skip("body", `not judged: ${limitText(verdict.limit, list.names)}`, schemaSpec);
     return { list: verdict };
   }
   if (verdict.syntax !== undefined) {
@@ -259,7 +264,7 @@ function checkList(
       schemaSpec,
     );
   else list.pass("body", `an array of ${verdict.count} Order records`, schemaSpec);
-  checkListInvariants(verdict, list.pass, list.fail, list.skip);
+  checkListInvariants(verdict, list);
   return { list: verdict };
 }
 
@@ -309,17 +314,13 @@ function tallyText(tally: ProblemTally, what: string, of: number): string {
   return tally.count > PROBLEMS_SHOWN ? `${shown}; … ${tally.count} of ${of} ${what} in all` : shown;
 }
 
-function checkListInvariants(
-  list: ListVerdict,
-  pass: (kind: string, message: string, spec: string) => void,
-  fail: (kind: string, message: string, spec: string) => void,
-  skip: (kind: string, message: string, spec: string) => void,
-): void {
+function checkListInvariants(list: ListVerdict, checks: CheckList): void {
+  const { pass, fail, skip, names } = checks;
   const unique = "§2: id is the unique order identifier";
   if (list.indexLimit !== undefined && list.duplicates.count === 0)
     skip(
       "unique-ids",
-      `not judged: the list has more orders than the ${list.indexLimit} whose ids the suite keeps within --max-memory; no id was repeated among those`,
+      `not judged: the list has more orders than the ${list.indexLimit} whose ids the suite keeps within ${names.maxMemory}; no id was repeated among those`,
       unique,
     );
   else if (list.partial !== undefined && list.duplicates.count === 0)
@@ -348,13 +349,13 @@ function checkListInvariants(
 }
 
 /** A bound of the judge's reader that a body went past, with the flag that raises it. */
-export function limitText(limit: NonNullable<ListVerdict["limit"]>): string {
+export function limitText(limit: NonNullable<ListVerdict["limit"]>, names: SettingNames): string {
   const bound =
     limit.what === "depth"
-      ? [`${limit.bound} levels of nesting`, "--max-depth"]
+      ? [`${limit.bound} levels of nesting`, names.maxDepth]
       : limit.what === "string"
-        ? [`strings of ${formatBytes(limit.bound)}`, "--max-string"]
-        : [`numbers of ${limit.bound} characters`, "--max-number"];
+        ? [`strings of ${formatBytes(limit.bound)}`, names.maxString]
+        : [`numbers of ${limit.bound} characters`, names.maxNumber];
   return `the body goes past the judge's limit of ${bound[0]} at byte ${limit.offset}, a bound of this reader and not of JSON (${bound[1]} raises it)`;
 }
 

@@ -1,5 +1,6 @@
 import type { Exchange } from "./http-client.ts";
 import type { ProxyChoice } from "./proxy-env.ts";
+import type { SettingNames } from "./setting-names.ts";
 
 // Node's codes for a certificate the client does not trust (OpenSSL's verify errors, and the name check).
 const UNTRUSTED_CERTIFICATE = new Set([
@@ -17,14 +18,15 @@ const UNREACHABLE = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ETIMED
 /**
  * What keeps the run from judging the target at all, as one line that says how to fix it; undefined when
  * the first exchange reached the target. These are errors of the run (exit 2), not deviations (exit 1).
- * `targetOption`: how the caller names the target's address (the suite's --base-url, the proxy's --upstream).
+ * `names`: how the caller names its settings (the suite's --base-url, the proxy's --upstream, a library's option).
  */
 export function runProblem(
   exchange: Exchange,
   target: URL,
   route: ProxyChoice,
-  targetOption: string,
+  names: SettingNames,
 ): string | undefined {
+  const targetOption = names.target;
   const host = target.host;
   const proxy = route.proxy ? `the proxy ${redactProxy(route.proxy)} (from ${route.source})` : undefined;
   if (exchange.proxyRefused !== undefined) {
@@ -48,13 +50,13 @@ export function runProblem(
   const code = exchange.errorCode;
   if (code === undefined) return undefined;
   if (UNTRUSTED_CERTIFICATE.has(code)) {
-    return `the certificate of ${host} is not trusted (${code}): pass --ca-file with the PEM of the CA that issued it (or set NODE_EXTRA_CA_CERTS), or --insecure to skip the check`;
+    return `the certificate of ${host} is not trusted (${code}): pass ${names.caFile} with the PEM of the CA that issued it (or set NODE_EXTRA_CA_CERTS), or ${names.insecure} to skip the check`;
   }
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-    return `the certificate of ${host} is not issued for that name (${code}): use a name it covers in ${targetOption}, or --insecure to skip the check`;
+    return `the certificate of ${host} is not issued for that name (${code}): use a name it covers in ${targetOption}, or ${names.insecure} to skip the check`;
   }
   if (code === "CERT_HAS_EXPIRED" || code === "CERT_NOT_YET_VALID") {
-    return `the certificate of ${host} is not valid now (${code}): renew it, or --insecure to skip the check`;
+    return `the certificate of ${host} is not valid now (${code}): renew it, or ${names.insecure} to skip the check`;
   }
   if (code === "ECONNREFUSED") {
     return proxy
@@ -69,7 +71,7 @@ export function runProblem(
   if (UNREACHABLE.has(code))
     return `${host} cannot be reached (${code}): check ${targetOption} and the network`;
   if (code.startsWith("ERR_SSL") || code.startsWith("EPROTO")) {
-    return `no TLS handshake with ${host} (${code}): is it an http:// address, or does it want --cert and --key?`;
+    return `no TLS handshake with ${host} (${code}): is it an http:// address, or does it want ${names.certAndKey}?`;
   }
   return `cannot reach ${target.href} (${exchange.error})`;
 }
@@ -78,9 +80,9 @@ export function runProblem(
  * The target refused the run's key: the list read with it first was answered 401, so every check would
  * be that one refusal seen again. Nothing of the server's answer is repeated, since it may echo the key.
  */
-export function keyRefused(exchange: Exchange, target: URL): string | undefined {
+export function keyRefused(exchange: Exchange, target: URL, names: SettingNames): string | undefined {
   if (exchange.response?.status !== 401) return undefined;
-  return `the target refused the API key: ${exchange.request.method} ${new URL(exchange.request.path, target).href} with it was answered 401. Check that --api-key (or PETSTORE_API_KEY) holds a key this deployment accepts and that it has not expired or been revoked; nothing was judged`;
+  return `the target refused the API key: ${exchange.request.method} ${new URL(exchange.request.path, target).href} with it was answered 401. Check that ${names.apiKey} holds a key this deployment accepts and that it has not expired or been revoked; nothing was judged`;
 }
 
 /** A proxy URL for messages, without its credentials. */

@@ -48,6 +48,7 @@ import {
   type Scenario,
   type Step,
 } from "./scenarios.ts";
+import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 import { type ListSnapshot, snapshotOf, timesListed } from "./snapshot.ts";
 
 /** The orders a run may name, as exact digits. */
@@ -114,6 +115,11 @@ export interface ConformanceOptions {
   maxMemoryBytes?: number;
   /** Bounds of the judge's JSON reader (--max-depth, --max-string, --max-number); defaults when absent. */
   readerLimits?: ReaderLimits;
+  /**
+   * How messages name the settings (default: these options' names): a command gives its flags, so that
+   * "baseUrl must be an absolute http(s) URL" reads "--base-url must be …" on its command line.
+   */
+  settingNames?: SettingNames;
 }
 
 /** Options a run cannot start with (exit code 2 on the command line). */
@@ -129,10 +135,15 @@ export class TargetUnreachableError extends Error {
   override name = "TargetUnreachableError";
 }
 
-/** The way to a target: direct, or through the proxy --proxy or the environment names; a bad one is a usage error. */
-export function routeTo(target: URL, env: NodeJS.ProcessEnv, proxy: string | undefined): ProxyChoice {
+/** The way to a target: direct, or through the proxy given or the environment names; a bad one is a usage error. */
+export function routeTo(
+  target: URL,
+  env: NodeJS.ProcessEnv,
+  proxy: string | undefined,
+  names: SettingNames,
+): ProxyChoice {
   try {
-    return proxyFor(target, env, proxy);
+    return proxyFor(target, env, { url: proxy, name: names.proxy });
   } catch (error) {
     if (error instanceof ProxyConfigError) throw new ConformanceUsageError(error.message);
     throw error;
@@ -160,8 +171,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     });
     const initial = await session.snapshot();
     const problem =
-      runProblem(initial.exchange, run.baseUrl, run.route, "--base-url") ??
-      keyRefused(initial.exchange, run.baseUrl);
+      runProblem(initial.exchange, run.baseUrl, run.route, run.names) ??
+      keyRefused(initial.exchange, run.baseUrl, run.names);
     if (problem) throw new TargetUnreachableError(problem);
     const resolved = resolveMissing(run, initial);
     const played = await play(session, run.selected, resolved, initial);
@@ -201,22 +212,25 @@ interface PreparedRun {
   secrets: string[];
   ids: OrderIds;
   warnings: string[];
+  /** How the caller names its settings, in every message. */
+  names: SettingNames;
 }
 
 async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
-  const baseUrl = parseTargetUrl(options.baseUrl, "--base-url");
-  if (!options.apiKey)
-    throw new ConformanceUsageError("an API key is required (--api-key or PETSTORE_API_KEY)");
+  const names = options.settingNames ?? RUN_OPTION_NAMES;
+  const baseUrl = parseTargetUrl(options.baseUrl, names);
+  if (!options.apiKey) throw new ConformanceUsageError(`an API key is required: ${names.apiKey}`);
   if (options.session !== undefined && !SESSION_NAME.test(options.session)) {
     throw new ConformanceUsageError(
-      "--session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'",
+      `${names.session} must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'`,
     );
   }
   const scenarios = options.scenarios ?? SCENARIOS;
-  const selected = selectScenarios(scenarios, options.only, options.skip);
+  const selected = selectScenarios(scenarios, options.only, options.skip, names);
   const env = options.env ?? process.env;
-  const route = routeTo(baseUrl, env, options.proxy);
-  const hooks = typeof options.hooks === "string" ? await loadHooks(options.hooks) : (options.hooks ?? {});
+  const route = routeTo(baseUrl, env, options.proxy, names);
+  const hooks =
+    typeof options.hooks === "string" ? await loadHooks(options.hooks, names.hooks) : (options.hooks ?? {});
   const hookContext: HookContext = {
     baseUrl: baseUrl.href,
     apiKey: options.apiKey,
@@ -235,16 +249,16 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
   const id = (flag: string, given: string | undefined, name: Parameters<typeof hookId>[1]) =>
     parseOrderIdOption(flag, given ?? hookId(provided, name));
   const ids = {
-    pending: id("--pending-order-id", options.pendingOrderId, "pendingOrderId"),
-    shipped: id("--shipped-order-id", options.shippedOrderId, "shippedOrderId"),
-    missing: id("--missing-order-id", options.missingOrderId, "missingOrderId"),
-    race: id("--race-order-id", options.raceOrderId, "raceOrderId"),
+    pending: id(names.pendingOrderId, options.pendingOrderId, "pendingOrderId"),
+    shipped: id(names.shippedOrderId, options.shippedOrderId, "shippedOrderId"),
+    missing: id(names.missingOrderId, options.missingOrderId, "missingOrderId"),
+    race: id(names.raceOrderId, options.raceOrderId, "raceOrderId"),
   };
-  const warnings = [...ignoredProxyVariables(env), ...targetWarnings(baseUrl, options)];
-  return { baseUrl, route, scenarios, selected, hooks, hookContext, masked, secrets, ids, warnings };
+  const warnings = [...ignoredProxyVariables(env), ...targetWarnings(baseUrl, options, names)];
+  return { baseUrl, route, scenarios, selected, hooks, hookContext, masked, secrets, ids, warnings, names };
 }
 
-function targetWarnings(baseUrl: URL, options: ConformanceOptions): string[] {
+function targetWarnings(baseUrl: URL, options: ConformanceOptions, names: SettingNames): string[] {
   const warnings: string[] = [];
   if (!/\/v1\/?$/.test(baseUrl.pathname)) {
     warnings.push(
@@ -252,7 +266,7 @@ function targetWarnings(baseUrl: URL, options: ConformanceOptions): string[] {
     );
   }
   if (options.tls?.insecure) {
-    warnings.push("certificates were not checked (--insecure): the run trusted whoever answered");
+    warnings.push(`certificates were not checked (${names.insecure}): the run trusted whoever answered`);
   }
   return warnings;
 }
@@ -279,6 +293,7 @@ function openClient(options: ConformanceOptions, run: PreparedRun): Promise<Http
       maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
     },
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    names: run.names,
   });
 }
 
@@ -299,6 +314,7 @@ function openSession(
       errorRecord: contract.schema("Error"),
       orderRecord: contract.schema("Order"),
       orderPlan: contract.flatPlan("Order"),
+      names: run.names,
     },
     // The orders the run names are kept whole in each reading of the list, for messages that show them.
     namedIds(run.ids),
@@ -475,24 +491,25 @@ function selectScenarios(
   scenarios: readonly Scenario[],
   only: readonly string[] | undefined,
   skip: readonly string[] | undefined,
+  names: SettingNames,
 ): Array<{ scenario: Scenario; reason?: string }> {
   const known = new Set(scenarios.map((scenario) => scenario.id));
-  for (const [flag, list] of [
-    ["--only", only],
-    ["--skip", skip],
+  for (const [name, list] of [
+    [names.only, only],
+    [names.skip, skip],
   ] as const) {
     const unknown = (list ?? []).filter((id) => !known.has(id));
     if (unknown.length > 0) {
       throw new ConformanceUsageError(
-        `${flag} names no scenario ${unknown.join(", ")} (scenarios: ${[...known].join(", ")}; see --list)`,
+        `${name} names no scenario ${unknown.join(", ")} (scenarios: ${[...known].join(", ")}; see ${names.scenarioList})`,
       );
     }
   }
   return scenarios.map((scenario) =>
     only && !only.includes(scenario.id)
-      ? { scenario, reason: `not selected (--only ${only.join(",")})` }
+      ? { scenario, reason: `not selected (${names.only} ${only.join(",")})` }
       : skip?.includes(scenario.id)
-        ? { scenario, reason: "skipped with --skip" }
+        ? { scenario, reason: `skipped with ${names.skip}` }
         : { scenario },
   );
 }
@@ -699,7 +716,8 @@ class Session {
   #notReadAgain(): (ListSnapshot & { notKept: string }) | undefined {
     const hit = this.#limitHit;
     if (!hit) return undefined;
-    const limit = hit.limit === "deadline" ? "--deadline" : "--max-body";
+    const names = this.validators.names ?? RUN_OPTION_NAMES;
+    const limit = hit.limit === "deadline" ? names.deadline : names.maxBody;
     return {
       exchange: hit,
       notKept: `the list is not read again, since reading it hit ${limit} (${hit.response?.cut ?? hit.error}); see list-orders`,
@@ -712,7 +730,7 @@ class Session {
     const operation = this.operation("listOrders");
     const exchange = await this.send(operation, pathOf(operation), "valid");
     const checked = checkResponse(exchange, operation, [200], "", "snapshot", this.validators);
-    return snapshotOf(exchange, checked.status, checked.list);
+    return snapshotOf(exchange, checked.status, checked.list, this.validators.names ?? RUN_OPTION_NAMES);
   }
 
   /**
@@ -791,7 +809,12 @@ class Session {
       this.validators,
     );
     const checks = readingOf(checked.checks, exchange);
-    return validList ? { checks, list: snapshotOf(exchange, checked.status, checked.list) } : { checks };
+    return validList
+      ? {
+          checks,
+          list: snapshotOf(exchange, checked.status, checked.list, this.validators.names ?? RUN_OPTION_NAMES),
+        }
+      : { checks };
   }
 
   private pathOf(step: Step, ids: OrderIds): string | undefined {
@@ -928,10 +951,11 @@ function absentId(initial: ListSnapshot, given: ReadonlySet<string>): { id: stri
 }
 
 /**
- * A target's address as --base-url or --upstream gives it: an absolute http(s) URL without credentials,
- * which are never sent and so are refused; messages never print them.
+ * A target's address as a run or a proxy is given it: an absolute http(s) URL without credentials, which
+ * are never sent and so are refused; messages never print them.
  */
-export function parseTargetUrl(text: string, flag: string): URL {
+export function parseTargetUrl(text: string, names: SettingNames): URL {
+  const flag = names.target;
   let url: URL;
   const shown = hideUrlCredentials(text);
   try {
@@ -941,7 +965,7 @@ export function parseTargetUrl(text: string, flag: string): URL {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new ConformanceUsageError(`${flag} must be an http or https URL (got "${shown}")`);
-  const credentials = credentialsInUrl(url, flag, text);
+  const credentials = credentialsInUrl(url, names, text);
   if (credentials) throw new ConformanceUsageError(credentials);
   return url;
 }

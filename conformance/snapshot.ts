@@ -2,6 +2,7 @@ import type { Exchange } from "./http-client.ts";
 import type { ListVerdict } from "./list-judge.ts";
 import type { OrderIndex } from "./order-index.ts";
 import { limitText } from "./response-checks.ts";
+import type { SettingNames } from "./setting-names.ts";
 
 /** One reading of the list, kept compactly: each order's exact id and a digest of its record, or why there is none. */
 export interface ListSnapshot {
@@ -22,16 +23,17 @@ export function snapshotOf(
   exchange: Exchange,
   status: number | undefined,
   list: ListVerdict | undefined,
+  names: SettingNames,
 ): ListSnapshot {
   if (status !== 200) return { exchange, problem: exchange.error ?? `status ${status}` };
   if (exchange.response?.cut !== undefined) return { exchange, problem: exchange.response.cut };
-  if (list?.limit !== undefined) return { exchange, notKept: limitText(list.limit) };
+  if (list?.limit !== undefined) return { exchange, notKept: limitText(list.limit, names) };
   if (!list || list.syntax !== undefined) return { exchange, problem: "the body is not valid JSON" };
   if (list.notArray) return { exchange, problem: "the body is not a JSON array" };
   if (list.indexLimit !== undefined)
     return {
       exchange,
-      notKept: `the list has more orders than the ${list.indexLimit} whose ids the suite keeps within --max-memory`,
+      notKept: `the list has more orders than the ${list.indexLimit} whose ids the suite keeps within ${names.maxMemory}`,
     };
   return {
     exchange,

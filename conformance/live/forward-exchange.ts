@@ -6,6 +6,7 @@ import { maskedTarget, requestSecrets } from "../credentials.ts";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import { bearerToken, int64Id } from "./expectation.ts";
 import {
@@ -65,6 +66,8 @@ export interface ForwarderSettings {
   turns?: JudgeTurns;
   /** The account of what all exchanges in flight hold together (default: HELD_BYTES_LIMIT). */
   held?: HeldBytes;
+  /** How the caller names its settings in what the proxy says (default: runProxy's options). */
+  names?: SettingNames;
 }
 
 export interface ForwardProxy {
@@ -106,6 +109,7 @@ export function createForwarder(
   const requestHeaders = requestHeaderFilter(upstream.host, settings.added);
   const held = settings.held ?? new HeldBytes();
   const turns = settings.turns ?? new JudgeTurns();
+  const names = settings.names ?? PROXY_OPTION_NAMES;
   // Every exchange not yet handed on, with the way to cut it off.
   const inFlight = new Set<(reason: string) => void>();
   let seq = 0;
@@ -128,7 +132,7 @@ export function createForwarder(
       for (const [incoming, deadline] of answering) {
         if (deadline > now) break;
         answering.delete(incoming);
-        incoming.destroy(new Error(`not complete within the ${deadlineMs} ms --deadline`));
+        incoming.destroy(new Error(`not complete within the ${deadlineMs} ms ${names.deadline}`));
       }
     },
     Math.max(Math.min(timeoutMs / 4, 250), 10),
@@ -284,6 +288,7 @@ export function createForwarder(
           contentEncoding: headerText(incoming.headers["content-encoding"]),
           judges: isList ? settings.judges : undefined,
           held,
+          names,
           turns,
           ...(holding
             ? { pacing: { active: () => holding, pause: (pausing: boolean) => pause("judge", pausing) } }
@@ -321,7 +326,7 @@ export function createForwarder(
             holding = false;
             unheld =
               size > settings.maxBodyBytes
-                ? "the answer is larger than --max-body"
+                ? `the answer is larger than ${names.maxBody}`
                 : `the proxy held ${formatBytes(held.limit)} of answers in flight together`;
             response.writeHead(status, statusText, headers);
             for (const raw of raws) response.write(raw);

@@ -3,6 +3,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { formatBytes } from "../../common/byte-size.ts";
 import { WHOLE_ANSWER_BYTES } from "../http-client.ts";
 import { judgeFault, type ListVerdict } from "../list-judge.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 import { JudgeTurns } from "./judge-turns.ts";
 import type { ListFeed, ListJudges } from "./list-feed.ts";
@@ -31,6 +32,8 @@ export interface ForwardedBodyOptions {
   judges: ListJudges | undefined;
   /** The account of what all exchanges in flight hold, shared. */
   held: HeldBytes;
+  /** How the caller names its settings in what the proxy says (default: runProxy's options). */
+  names?: SettingNames;
   /** The answers arriving at the proxy, counted for the judges' turns; one of this body's own when absent. */
   turns?: JudgeTurns;
   /**
@@ -74,9 +77,11 @@ export class ForwardedBody {
   readonly #decoder: Transform | undefined;
   #ended: Promise<void> | undefined;
   readonly #options: ForwardedBodyOptions;
+  readonly #names: SettingNames;
 
   constructor(options: ForwardedBodyOptions) {
     this.#options = options;
+    this.#names = options.names ?? PROXY_OPTION_NAMES;
     this.#turns = options.turns ?? new JudgeTurns();
     this.#stopArriving = this.#turns.arriving();
     this.#decoder = decoderFor(options.contentEncoding);
@@ -153,7 +158,7 @@ export class ForwardedBody {
     const { held } = this.#options;
     if (wanted <= this.#indexCharged) return;
     if (wanted > held.limit) {
-      this.#notJudged = `the ids of this list outgrew the proxy's memory for the traffic (${formatBytes(held.limit)}, --max-memory) after ${orders} orders: forwarded unchanged, not judged`;
+      this.#notJudged = `the ids of this list outgrew the proxy's memory for the traffic (${formatBytes(held.limit)}, ${this.#names.maxMemory}) after ${orders} orders: forwarded unchanged, not judged`;
       this.#stopReading();
       return;
     }
@@ -171,7 +176,7 @@ export class ForwardedBody {
     this.#received += chunk.length;
     const { maxBytes, held } = this.#options;
     if (this.#received > maxBytes) {
-      this.#notJudged = `the body is larger than the ${formatBytes(maxBytes)} --max-body allows: forwarded unchanged, not judged`;
+      this.#notJudged = `the body is larger than the ${formatBytes(maxBytes)} ${this.#names.maxBody} allows: forwarded unchanged, not judged`;
       this.#stopReading();
       return;
     }
@@ -220,7 +225,7 @@ export class ForwardedBody {
     if (!this.#feed || this.#done) return;
     if (!this.#feed.write(chunk))
       this.#judgeInPart(
-        `the judge fell behind the forwarding by more than the proxy's memory for the traffic holds (${formatBytes(this.#options.held.limit)}, --max-memory)`,
+        `the judge fell behind the forwarding by more than the proxy's memory for the traffic holds (${formatBytes(this.#options.held.limit)}, ${this.#names.maxMemory})`,
       );
   }
 

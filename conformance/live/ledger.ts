@@ -3,6 +3,7 @@ import { createHealth } from "../health.ts";
 import { recordResponse } from "../http-client.ts";
 import { redactSecrets } from "../redact.ts";
 import type { CheckResult, CoverageRow, Report, ScenarioResult, TrafficSummary } from "../report.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { type JudgedExchange, violates } from "./judged-exchange.ts";
 import { STATE_RULES, type StateRuleName, type TrafficState } from "./state-rules.ts";
 
@@ -44,7 +45,11 @@ export class TrafficLedger {
     unreplaced: 0,
   };
 
-  constructor(operations: ReadonlyMap<string, Operation>) {
+  constructor(
+    operations: ReadonlyMap<string, Operation>,
+    /** How the caller names its settings in the report's warnings. */
+    readonly names: SettingNames = PROXY_OPTION_NAMES,
+  ) {
     this.#operations = operations;
   }
 
@@ -177,7 +182,7 @@ export class TrafficLedger {
     }
     if (this.#traffic.unreplaced > 0) {
       warnings.push(
-        `${this.#traffic.unreplaced} ${this.#traffic.unreplaced === 1 ? "answer" : "answers"} that broke a rule reached the app unchanged: each went on before it was judged, so --errors could not replace it: ${this.#unreplaced.join("; ")}`,
+        `${this.#traffic.unreplaced} ${this.#traffic.unreplaced === 1 ? "answer" : "answers"} that broke a rule reached the app unchanged: each went on before it was judged, so ${this.names.errors} could not replace it: ${this.#unreplaced.join("; ")}`,
       );
     }
     const verdict = this.#health.verdict();

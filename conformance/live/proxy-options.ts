@@ -9,6 +9,7 @@ import {
   readReaderLimits,
   readTls,
 } from "../options.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { DEFAULT_PROXY_PORT } from "./defaults.ts";
 import type { ProxyOptions } from "./run-proxy.ts";
 
@@ -86,6 +87,27 @@ export const FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+/** The flags that set what the proxy's messages name (flag-docs.test.ts holds them to FLAGS). */
+export const SETTING_FLAGS: SettingNames = {
+  ...PROXY_OPTION_NAMES,
+  target: "--upstream",
+  apiKey: "the client's own Authorization header (the proxy passes it on)",
+  caFile: "--ca-file",
+  certAndKey: "--cert and --key",
+  insecure: "--insecure",
+  proxy: "--proxy",
+  headers: "--header",
+  deadline: "--deadline",
+  maxBody: "--max-body",
+  maxDepth: "--max-depth",
+  maxString: "--max-string",
+  maxNumber: "--max-number",
+  maxMemory: "--max-memory",
+  errors: "--errors",
+  allowedHosts: "--allowed-host NAME",
+  port: "--port",
+};
+
 export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ProxyCliOptions {
   const { options: flags, command } = splitAtCommand(argv);
   const values = parseFlags(flags, FLAGS);
@@ -124,6 +146,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
         ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
         : {}),
       ...(readerLimits ? { readerLimits } : {}),
+      settingNames: SETTING_FLAGS,
     },
     reporters,
     failOnViolation: values["fail-on-violation"] ?? false,

@@ -29,6 +29,7 @@ import {
   routeTo,
   TargetUnreachableError,
 } from "../runner.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
 import { createReader } from "./expectation.ts";
 import { createForwarder, type ExchangeOutcome, type ForwardProxy, sendError } from "./forward-exchange.ts";
@@ -84,6 +85,8 @@ export interface ProxyOptions {
    * False judges them on the proxy's own thread, in short turns between exchanges.
    */
   judgeOnWorker?: boolean;
+  /** How messages name the settings (default: these options' names); the command gives its flags. */
+  settingNames?: SettingNames;
   /** Host names the proxy answers beyond loopback and its own address (--allowed-host). */
   allowedHosts?: string[];
   /**
@@ -134,9 +137,9 @@ const CLOSE_GRACE_MS = 5000;
 export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const upstream = parseUpstream(options.upstream);
+  const upstream = parseTargetUrl(options.upstream, namesOf(options));
   const env = options.env ?? process.env;
-  const route = routeTo(upstream, env, options.proxy);
+  const route = routeTo(upstream, env, options.proxy, namesOf(options));
   const host = options.host ?? "127.0.0.1";
   const warnings = [...ignoredProxyVariables(env), ...startWarnings(upstream, host, options)];
   const secrets = new TrafficSecrets(options, route);
@@ -152,8 +155,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   // lists being judged, and the lists the state rules keep.
   const held = new HeldBytes(options.maxHeldBytes);
   const state = new TrafficState(options.limits, held);
-  const ledger = new TrafficLedger(operations);
-  const validators = liveValidators(contract);
+  const ledger = new TrafficLedger(operations, namesOf(options));
+  const validators = liveValidators(contract, namesOf(options));
   const judgeContext: JudgeContext = {
     read: createReader(operations, options.strict ?? false),
     validators,
@@ -189,7 +192,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       request.resume();
       sendError(response, 403, {
         code: "foreign_host",
-        message: `the proxy answers only requests addressed to it (Host: ${hosts.described}); pass --allowed-host NAME to add a name`,
+        message: `the proxy answers only requests addressed to it (Host: ${hosts.described}); add a name with ${namesOf(options).allowedHosts}`,
       });
       return;
     }
@@ -288,6 +291,7 @@ function forwarding(
     hide: secrets.hide,
     secretNames: secrets.names,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    names: namesOf(options),
   };
 }
 
@@ -318,8 +322,9 @@ function listJudges(
   );
 }
 
-function liveValidators(contract: Contract) {
+function liveValidators(contract: Contract, names: SettingNames) {
   return {
+    names,
     errorRecord: contract.schema("Error"),
     orderRecord: contract.schema("Order"),
     orderPlan: contract.flatPlan("Order"),
@@ -333,16 +338,17 @@ function lendsCredentials(options: ProxyOptions): boolean {
 }
 
 function startWarnings(upstream: URL, host: string, options: ProxyOptions): string[] {
+  const names = namesOf(options);
   const warnings: string[] = [];
   if (!/\/v1\/?$/.test(upstream.pathname))
     warnings.push(
       `the upstream ${upstream.href} does not end with /v1, the path segment of the interface version (§9.1)`,
     );
   if (options.tls?.insecure)
-    warnings.push("certificates were not checked (--insecure): the proxy trusted whoever answered");
+    warnings.push(`certificates were not checked (${names.insecure}): the proxy trusted whoever answered`);
   if (lendsCredentials(options) && !isLoopback(host))
     warnings.push(
-      `the proxy listens on ${host}, beyond this machine, and adds --header credentials to every request: whoever reaches it uses them`,
+      `the proxy listens on ${host}, beyond this machine, and adds ${names.headers} credentials to every request: whoever reaches it uses them`,
     );
   return warnings;
 }
@@ -441,7 +447,7 @@ async function listen(server: http.Server, options: ProxyOptions, host: string):
       reject(
         error.code === "EADDRINUSE"
           ? new ConformanceUsageError(
-              `port ${options.port ?? DEFAULT_PROXY_PORT} on ${host} is in use: pick another with --port (0 for any free one)`,
+              `port ${options.port ?? DEFAULT_PROXY_PORT} on ${host} is in use: pick another with ${namesOf(options).port} (0 for any free one)`,
             )
           : error,
       ),
@@ -469,10 +475,11 @@ async function probe(
     commonHeaders: { ...options.headers },
     ...(options.tls ? { tls: options.tls } : {}),
     ...(route.proxy ? { proxy: route.proxy } : {}),
+    names: namesOf(options),
   });
   try {
     const exchange = await client.send("GET", listPath, { accept: "application/json" });
-    const problem = runProblem(exchange, upstream, route, "--upstream");
+    const problem = runProblem(exchange, upstream, route, namesOf(options));
     if (problem) throw new TargetUnreachableError(problem);
   } finally {
     client.close();
@@ -501,8 +508,8 @@ function violationMessage(judged: JudgedExchange): string {
   return `the upstream's answer (${judged.status}) breaks the contract: ${parts.join("; ")}`;
 }
 
-function parseUpstream(text: string): URL {
-  return parseTargetUrl(text, "--upstream");
+function namesOf(options: ProxyOptions): SettingNames {
+  return options.settingNames ?? PROXY_OPTION_NAMES;
 }
 
 function forwardProxy(proxy: URL): ForwardProxy {

@@ -94,7 +94,7 @@ describe("bodies that do not arrive whole", () => {
       assert.equal(body.status, "failed");
       assert.match(
         body.message,
-        /^the body is larger than the 4 KiB --max-body allows \(stopped reading at \d+ bytes\)/,
+        /^the body is larger than the 4 KiB maxBodyBytes allows \(stopped reading at \d+ bytes\)/,
       );
     });
   });
@@ -104,7 +104,7 @@ describe("bodies that do not arrive whole", () => {
       const report = await run(url, { only: ["list-orders"], maxBodyBytes: 8 * 1024 * 1024 });
       const body = check(report, "list-orders.list.body");
       assert.equal(body.status, "failed");
-      assert.match(body.message, /^the body is larger than the 8 MiB --max-body allows/);
+      assert.match(body.message, /^the body is larger than the 8 MiB maxBodyBytes allows/);
     });
   });
 

@@ -9,6 +9,7 @@ import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
+import { SETTING_FLAGS } from "../options.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
 import { runConformance } from "../runner.ts";
@@ -298,15 +299,15 @@ describe("the suite through proxies and gateways", () => {
       error: errorCode,
     });
     assert.match(
-      runProblem(exchange("ENOTFOUND"), target, {}, "--base-url") ?? "",
+      runProblem(exchange("ENOTFOUND"), target, {}, SETTING_FLAGS) ?? "",
       /the name staging\.example\.test does not resolve/,
     );
     assert.match(
-      runProblem(exchange("ECONNREFUSED"), target, {}, "--base-url") ?? "",
+      runProblem(exchange("ECONNREFUSED"), target, {}, SETTING_FLAGS) ?? "",
       /nothing accepts connections at staging\.example\.test/,
     );
     assert.match(
-      runProblem(exchange("ERR_TLS_CERT_ALTNAME_INVALID"), target, {}, "--base-url") ?? "",
+      runProblem(exchange("ERR_TLS_CERT_ALTNAME_INVALID"), target, {}, SETTING_FLAGS) ?? "",
       /not issued for that name/,
     );
   });
@@ -480,10 +481,10 @@ describe("choosing what runs", () => {
       );
       assert.match(
         only.scenarios.find((s) => s.id === "list-unauthorized")?.reason ?? "",
-        /not selected \(--only/,
+        /not selected \(only /,
       );
       const skip = await runConformance({ baseUrl: url, apiKey: TARGET_KEY, skip: ["cancel-malformed-id"] });
-      assert.equal(skip.scenarios.find((s) => s.id === "cancel-malformed-id")?.reason, "skipped with --skip");
+      assert.equal(skip.scenarios.find((s) => s.id === "cancel-malformed-id")?.reason, "skipped with skip");
     });
     const unknown = await cli(
       ["--base-url", "http://127.0.0.1:9/v1", "--only", "list-orders,nope,also-nope"],

@@ -239,7 +239,7 @@ describe("the judge's reader limits are limits, not verdicts", () => {
     assert.equal(check?.status, "skipped");
     assert.equal(
       check?.message,
-      "not judged: the body goes past the judge's limit of 64 levels of nesting at byte 78, a bound of this reader and not of JSON (--max-depth raises it)",
+      "not judged: the body goes past the judge's limit of 64 levels of nesting at byte 78, a bound of this reader and not of JSON (readerLimits.maxDepth raises it)",
     );
   });
 

@@ -111,7 +111,7 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
         assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
         const report = await proxy.close();
         assert.equal(report.traffic?.notJudged, 1);
-        assert.match(report.warnings.join("\n"), /larger than the 8 MiB --max-body allows/);
+        assert.match(report.warnings.join("\n"), /larger than the 8 MiB maxBodyBytes allows/);
       },
     );
   });
@@ -146,7 +146,7 @@ describe("a hostile list ends the run with a verdict", { timeout: 60_000 }, () =
       nested,
       // Past the reader's bound, not past JSON's: not judged, saying which bound and its flag.
       "skipped",
-      /not judged: the body goes past the judge's limit of 64 levels of nesting at byte 79, a bound of this reader and not of JSON \(--max-depth raises it\)/,
+      /not judged: the body goes past the judge's limit of 64 levels of nesting at byte 79, a bound of this reader and not of JSON \(readerLimits\.maxDepth raises it\)/,
     ],
     [
       "with ids 1e3 and 1.5",
@@ -228,7 +228,7 @@ describe("the proxy's memory across exchanges and its stop", { timeout: 60_000 }
         assert.equal(body?.status, "skipped", "a list judged in part is never passed");
         assert.match(
           body?.message ?? "",
-          /not judged whole: the (judge fell behind the forwarding|ids of this list outgrew).*\(1 MiB, --max-memory\).*the first \d+ orders/,
+          /not judged whole: the (judge fell behind the forwarding|ids of this list outgrew).*\(1 MiB, maxHeldBytes\).*the first \d+ orders/,
         );
       },
     );

@@ -185,7 +185,7 @@ describe("a target that never finishes, or sends more than an answer needs", { t
       assert.deepEqual(lists, ["/v1/store/orders"], "one reading of the list, not one per scenario");
       const checks = report.scenarios.flatMap((scenario) => scenario.checks);
       const notAgain = checks.filter((check) =>
-        /the list is not read again, since reading it hit --deadline/.test(check.message),
+        /the list is not read again, since reading it hit deadlineMs/.test(check.message),
       );
       assert.ok(
         ["list-no-paging.with-parameters.status", "cancel-race.cancel.list-during"].every((id) =>
@@ -199,7 +199,7 @@ describe("a target that never finishes, or sends more than an answer needs", { t
           (check) =>
             check.id.startsWith("list-orders.list.") &&
             check.status === "failed" &&
-            /did not complete within the 500 ms --deadline/.test(check.message),
+            /did not complete within the 500 ms deadlineMs/.test(check.message),
         ),
       );
     } finally {
@@ -212,7 +212,7 @@ describe("a target that never finishes, or sends more than an answer needs", { t
     try {
       const report = await runConformance({ baseUrl: target.url, apiKey: KEY, env: {}, deadlineMs: 1_000 });
       assert.ok(report.summary.failed > 0);
-      assert.match(JSON.stringify(report), /did not complete within the 1000 ms --deadline/);
+      assert.match(JSON.stringify(report), /did not complete within the 1000 ms deadlineMs/);
       const proxy = await runProxy({ upstream: target.url, port: 0, env: {}, deadlineMs: 1_000 });
       const outcome = await fetch(`${proxy.url}/store/orders`)
         .then((response) => response.text())
@@ -220,7 +220,7 @@ describe("a target that never finishes, or sends more than an answer needs", { t
       assert.ok(typeof outcome === "string");
       const final = await proxy.close();
       assert.equal(final.traffic?.upstreamFailures, 1);
-      assert.match(final.warnings.join("\n"), /not complete within the 1000 ms --deadline/);
+      assert.match(final.warnings.join("\n"), /not complete within the 1000 ms deadlineMs/);
     } finally {
       await target.close();
     }

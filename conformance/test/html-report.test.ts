@@ -62,7 +62,7 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
     ]) {
       assert.ok(await failure.getByText(evidence, { exact: false }).first().isVisible(), evidence);
     }
-    assert.match(await page.getByText("Skipped: skipped with --skip").innerText(), /--skip/);
+    assert.match(await page.getByText("Skipped: skipped with skip").innerText(), /with skip/);
 
     // It opens on what failed: the failed scenario first, the passed ones one closed line each.
     const sections = page.locator("section.scenario");

@@ -58,7 +58,7 @@ describe("the suite against the project's own mock", () => {
     );
     assert.ok(skipped.length >= 3, skipped.map((check) => check.id).join(", "));
     for (const check of skipped)
-      assert.match(check.message, /more orders than the 5 whose ids the suite keeps within --max-memory/);
+      assert.match(check.message, /more orders than the 5 whose ids the suite keeps within maxMemoryBytes/);
     assert.ok(
       checks.some((check) => check.id.endsWith(".body") && check.status === "passed"),
       "each order is still judged against the schema",
@@ -102,6 +102,6 @@ describe("the suite against the project's own mock", () => {
   });
 
   it("refuses a session name the mock would refuse, before sending anything", async () => {
-    await assert.rejects(run("not valid"), /--session must be 1 to 64 characters/);
+    await assert.rejects(run("not valid"), /session must be 1 to 64 characters/);
   });
 });

@@ -134,9 +134,9 @@ describe("the validating proxy with lists of any size", () => {
       assert.equal(second?.operation, undefined);
       assert.equal(
         second?.notJudged,
-        "the body is larger than the 16 MiB --max-body allows: forwarded unchanged, not judged",
+        "the body is larger than the 16 MiB maxBodyBytes allows: forwarded unchanged, not judged",
       );
-      assert.ok(report.warnings.some((warning) => warning.includes("16 MiB --max-body")));
+      assert.ok(report.warnings.some((warning) => warning.includes("16 MiB maxBodyBytes")));
     } finally {
       await upstream.close();
     }

@@ -1,8 +1,17 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { FLAGS as PROXY_FLAGS, PROXY_USAGE } from "../../conformance/live/proxy-options.ts";
-import { FLAGS as SUITE_FLAGS, USAGE as SUITE_USAGE } from "../../conformance/options.ts";
+import {
+  FLAGS as PROXY_FLAGS,
+  SETTING_FLAGS as PROXY_SETTING_FLAGS,
+  PROXY_USAGE,
+} from "../../conformance/live/proxy-options.ts";
+import {
+  FLAGS as SUITE_FLAGS,
+  SETTING_FLAGS as SUITE_SETTING_FLAGS,
+  USAGE as SUITE_USAGE,
+} from "../../conformance/options.ts";
+import { PROXY_OPTION_NAMES, RUN_OPTION_NAMES } from "../../conformance/setting-names.ts";
 import { FLAGS as MOCK_FLAGS, USAGE as MOCK_USAGE } from "../../server/options.ts";
 
 // Each command's flags are declared once, in its parseArgs table; its help and its reference page are
@@ -69,6 +78,39 @@ describe("each command's flags: one table, its help and its page agree", () => {
         [],
         `in ${page}'s option table, not declared`,
       );
+    });
+  }
+});
+
+describe("what the library's messages name, each command names by its own flags", () => {
+  const commands = [
+    {
+      name: "petstore-conformance",
+      flags: SUITE_FLAGS,
+      names: SUITE_SETTING_FLAGS,
+      library: RUN_OPTION_NAMES,
+    },
+    {
+      name: "petstore-conformance proxy",
+      flags: PROXY_FLAGS,
+      names: PROXY_SETTING_FLAGS,
+      library: PROXY_OPTION_NAMES,
+    },
+  ];
+  for (const { name, flags, names, library } of commands) {
+    it(`${name}: every flag a setting is named by is one it takes, and every setting it has a flag for is named by it`, () => {
+      const declared = new Set(Object.keys(flags));
+      const named = Object.values(names).flatMap((text) => [...flagsNamed(text)]);
+      assert.deepEqual(
+        named.filter((flag) => !declared.has(flag)),
+        [],
+      );
+      // A setting left to the library's name must be one the command has no flag for.
+      const leftToLibrary = Object.entries(names)
+        .filter(([setting, text]) => text === library[setting as keyof typeof library])
+        .map(([setting]) => setting)
+        .filter((setting) => declared.has(setting.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)));
+      assert.deepEqual(leftToLibrary, []);
     });
   }
 });

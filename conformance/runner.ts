@@ -339,7 +339,7 @@ function resolveMissing(run: PreparedRun, initial: ListSnapshot): OrderIds {
   const absent = absentId(initial, namedIds(ids));
   if (!absent.shown)
     run.warnings.push(
-      `${initial.orders ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${absent.id}, at the top of the int64 range, is assumed not to exist (pass --missing-order-id to name one)`,
+      `${initial.orders ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${absent.id}, at the top of the int64 range, is assumed not to exist (${run.names.missingOrderId} names one)`,
     );
   return { ...ids, missing: absent.id };
 }

@@ -1,12 +1,13 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
-import { formatBytes } from "../../common/byte-size.ts";
 import { utf8Problem } from "../../common/utf8-stream.ts";
 import { maskedTarget, requestSecrets } from "../credentials.ts";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
 import type { ListVerdict } from "../list-judge.ts";
 import type { RecordedRequest } from "../report.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
+import { CancelsInFlight } from "./cancels-in-flight.ts";
+import { DeadlineSweep } from "./deadline-sweep.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import { bearerToken, int64Id } from "./expectation.ts";
 import {
@@ -17,6 +18,7 @@ import {
 } from "./forward-headers.ts";
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
+import { HeldAnswer } from "./held-answer.ts";
 import { HeldBytes } from "./held-bytes.ts";
 import { JudgeTurns } from "./judge-turns.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
@@ -113,30 +115,11 @@ export function createForwarder(
   // Every exchange not yet handed on, with the way to cut it off.
   const inFlight = new Set<(reason: string) => void>();
   let seq = 0;
-  // Cancels sent on and not yet answered, by the order's exact id.
-  const cancelling = new Map<string, number>();
-  // Requests still waiting for the upstream's answer, oldest first, with their deadlines. One sweep for all
-  // of them instead of a timer per request: per-request socket timers keep every exchange alive for the
-  // garbage collector long after it ended, which under load cost more than the judging.
-  const waiting = new Map<http.ClientRequest, number>();
-  // Answers still coming, with the deadline of their whole exchange, swept the same way.
-  const answering = new Map<IncomingMessage, number>();
-  const sweep = setInterval(
-    () => {
-      const now = performance.now();
-      for (const [outgoing, deadline] of waiting) {
-        if (deadline > now) break;
-        waiting.delete(outgoing);
-        outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`));
-      }
-      for (const [incoming, deadline] of answering) {
-        if (deadline > now) break;
-        answering.delete(incoming);
-        incoming.destroy(new Error(`not complete within the ${deadlineMs} ms ${names.deadline}`));
-      }
-    },
-    Math.max(Math.min(timeoutMs / 4, 250), 10),
-  ).unref();
+  const cancelling = new CancelsInFlight();
+  const deadlines = new DeadlineSweep(
+    timeoutMs,
+    () => new Error(`not complete within the ${deadlineMs} ms ${names.deadline}`),
+  );
 
   const forward = (request: IncomingMessage, response: ServerResponse) => {
     const number = ++seq;
@@ -164,7 +147,7 @@ export function createForwarder(
     // Keyed as the state rules name the order: its exact digits, however the path spelled them.
     const segment = method === "DELETE" ? CANCEL_URL.exec(url)?.[1] : undefined;
     const cancelled = segment === undefined ? undefined : int64Id(segment);
-    if (cancelled !== undefined) cancelling.set(cancelled, (cancelling.get(cancelled) ?? 0) + 1);
+    if (cancelled !== undefined) cancelling.began(cancelled);
 
     const finish = (
       answer: UpstreamAnswer | undefined,
@@ -177,11 +160,7 @@ export function createForwarder(
       if (over) return;
       over = true;
       inFlight.delete(cut);
-      if (cancelled !== undefined) {
-        const left = (cancelling.get(cancelled) ?? 1) - 1;
-        if (left === 0) cancelling.delete(cancelled);
-        else cancelling.set(cancelled, left);
-      }
+      if (cancelled !== undefined) cancelling.ended(cancelled);
       const durationMs = answeredAt - begun;
       const forwarded: ForwardedExchange = {
         seq: number,
@@ -245,7 +224,7 @@ export function createForwarder(
       },
       (incoming) => {
         incomingNow = incoming;
-        waiting.delete(outgoing);
+        deadlines.answered(outgoing);
         waitMs = performance.now() - begun;
         const status = incoming.statusCode ?? 502;
         const statusText = incoming.statusMessage ?? "";
@@ -267,13 +246,9 @@ export function createForwarder(
           finish(undefined, settings.hide(`an answer HTTP cannot carry: ${unusable}`));
           return;
         }
-        answering.set(incoming, begun + deadlineMs);
-        incoming.once("close", () => answering.delete(incoming));
+        deadlines.answering(incoming, begun + deadlineMs);
         let size = 0;
         const isList = status === 200 && method === "GET" && LIST_URL.test(url);
-        // With --errors the answer is held until judged, as far as --max-body and the shared account allow;
-        // past that it goes on as it comes, judged all the same but no longer replaceable.
-        let holding = settings.holdAnswers;
         // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge
         // works beside the forwarding, and paces it only while the answer is held anyway (--errors).
         const paused = new Set<"client" | "judge">();
@@ -283,6 +258,20 @@ export function createForwarder(
           if (paused.size > 0) incoming.pause();
           else incoming.resume();
         };
+        const write = (chunk: Buffer) => {
+          if (!response.write(chunk)) {
+            pause("client", true);
+            response.once("drain", () => pause("client", false));
+          }
+        };
+        const answer = new HeldAnswer(
+          settings.holdAnswers,
+          held,
+          settings.maxBodyBytes,
+          names,
+          () => response.writeHead(status, statusText, headers),
+          (chunk) => response.write(chunk),
+        );
         const body = new ForwardedBody({
           maxBytes: settings.maxBodyBytes,
           contentEncoding: headerText(incoming.headers["content-encoding"]),
@@ -290,58 +279,34 @@ export function createForwarder(
           held,
           names,
           turns,
-          ...(holding
-            ? { pacing: { active: () => holding, pause: (pausing: boolean) => pause("judge", pausing) } }
+          ...(settings.holdAnswers
+            ? {
+                pacing: {
+                  active: () => answer.holding,
+                  pause: (pausing: boolean) => pause("judge", pausing),
+                },
+              }
             : {}),
         });
-        let unheld: string | undefined;
-        const raws: Buffer[] = [];
-        let rawsHeld = 0;
-        const giveRawsBack = () => {
-          held.give(rawsHeld);
-          rawsHeld = 0;
-          raws.length = 0;
-        };
         releaseBody = () => {
           body.release();
-          giveRawsBack();
+          answer.giveBack();
         };
-        const write = (chunk: Buffer) => {
-          if (!response.write(chunk)) {
-            pause("client", true);
-            response.once("drain", () => pause("client", false));
-          }
-        };
-        if (!holding) response.writeHead(status, statusText, headers);
+        if (!answer.holding) response.writeHead(status, statusText, headers);
         // Written chunk by chunk rather than piped: one listener instead of pipe's six, on every exchange.
         incoming.on("data", (chunk: Buffer) => {
           size += chunk.length;
           body.add(chunk);
-          if (holding) {
-            if (size <= settings.maxBodyBytes && held.tryTake(chunk.length)) {
-              raws.push(chunk);
-              rawsHeld += chunk.length;
-              return;
-            }
-            holding = false;
-            unheld =
-              size > settings.maxBodyBytes
-                ? `the answer is larger than ${names.maxBody}`
-                : `the proxy held ${formatBytes(held.limit)} of answers in flight together`;
-            response.writeHead(status, statusText, headers);
-            for (const raw of raws) response.write(raw);
-            giveRawsBack();
-          }
-          write(chunk);
+          if (!answer.take(chunk, size)) write(chunk);
         });
         incoming.on("end", () => {
           const answeredAt = performance.now();
-          if (!holding) response.end();
+          if (!answer.holding) response.end();
           void body.end().then((outcome) => {
-            const reply = holding
+            const reply = answer.holding
               ? {
                   // The held bytes go back to the account once the exchange is handed on (releaseBody).
-                  pass: () => response.writeHead(status, statusText, headers).end(Buffer.concat(raws)),
+                  pass: () => response.writeHead(status, statusText, headers).end(answer.body()),
                   replace: (replacement: number, record: { code: string; message: string }) =>
                     sendError(response, replacement, record, grantsNothing ? {} : upstreamCors(incoming)),
                 }
@@ -351,7 +316,7 @@ export function createForwarder(
               undefined,
               reply,
               answeredAt,
-              unheld === undefined ? {} : { unheld },
+              answer.unheld === undefined ? {} : { unheld: answer.unheld },
             );
           });
         });
@@ -362,9 +327,9 @@ export function createForwarder(
         });
       },
     );
-    waiting.set(outgoing, begun + timeoutMs);
+    deadlines.waitFor(outgoing, begun);
     outgoing.on("error", (error: NodeJS.ErrnoException) => {
-      waiting.delete(outgoing);
+      deadlines.answered(outgoing);
       if (response.headersSent) return;
       const reason = error.code ? `${error.code}: ${error.message}` : error.message;
       sendError(response, 502, {
@@ -394,7 +359,7 @@ export function createForwarder(
 
   return {
     forward,
-    stop: () => clearInterval(sweep),
+    stop: () => deadlines.stop(),
     cancelInFlight: (orderId) => cancelling.has(orderId),
     cutInFlight: (reason) => {
       const count = inFlight.size;

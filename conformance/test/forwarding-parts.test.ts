@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import type { ClientRequest, IncomingMessage } from "node:http";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { CancelsInFlight } from "../live/cancels-in-flight.ts";
+import { DeadlineSweep } from "../live/deadline-sweep.ts";
+import { HeldAnswer } from "../live/held-answer.ts";
+import { HeldBytes } from "../live/held-bytes.ts";
+import { PROXY_OPTION_NAMES } from "../setting-names.ts";
+
+// The forwarder's small parts, each on its own: cancels in flight, the deadline sweep, a held answer.
+
+/** A request or answer that records why it was destroyed. */
+function destroyable(): EventEmitter & { destroyed?: Error; destroy(error?: Error): void } {
+  const target = new EventEmitter() as EventEmitter & { destroyed?: Error; destroy(error?: Error): void };
+  target.destroy = (error?: Error) => {
+    target.destroyed = error ?? new Error("destroyed");
+    target.emit("close");
+  };
+  return target;
+}
+
+describe("the forwarder's parts", () => {
+  it("counts each order's cancels in flight until the last one is answered", () => {
+    const cancels = new CancelsInFlight();
+    cancels.began("9007199254740993");
+    cancels.began("9007199254740993");
+    cancels.ended("9007199254740993");
+    assert.equal(cancels.has("9007199254740993"), true);
+    cancels.ended("9007199254740993");
+    assert.equal(cancels.has("9007199254740993"), false);
+  });
+
+  it("destroys a request past its timeout and an answer past its deadline, not one that was answered", async () => {
+    const sweep = new DeadlineSweep(40, () => new Error("too slow"));
+    try {
+      const late = destroyable();
+      const answeredInTime = destroyable();
+      const slowAnswer = destroyable();
+      const longAgo = performance.now() - 10_000;
+      sweep.waitFor(answeredInTime as unknown as ClientRequest, longAgo);
+      sweep.answered(answeredInTime as unknown as ClientRequest);
+      sweep.waitFor(late as unknown as ClientRequest, longAgo);
+      sweep.answering(slowAnswer as unknown as IncomingMessage, longAgo);
+      while (!late.destroyed || !slowAnswer.destroyed) await sleep(10);
+      assert.match(late.destroyed.message, /no answer within 40 ms/);
+      assert.equal(slowAnswer.destroyed.message, "too slow");
+      assert.equal(answeredInTime.destroyed, undefined);
+    } finally {
+      sweep.stop();
+    }
+  });
+
+  it("holds an answer within its limits, and past them writes what it held first and says why", () => {
+    const held = new HeldBytes(1024);
+    const written: string[] = [];
+    let started = 0;
+    const answer = new HeldAnswer(
+      true,
+      held,
+      10,
+      PROXY_OPTION_NAMES,
+      () => started++,
+      (chunk) => written.push(String(chunk)),
+    );
+    assert.equal(answer.take(Buffer.from("abcd"), 4), true);
+    assert.equal(answer.take(Buffer.from("efgh"), 8), true);
+    assert.equal(held.held, 8);
+    assert.equal(String(answer.body()), "abcdefgh");
+    assert.equal(
+      answer.take(Buffer.from("ijkl"), 12),
+      false,
+      "past maxBodyBytes: the chunk goes on as it comes",
+    );
+    assert.equal(started, 1);
+    assert.deepEqual(written, ["abcd", "efgh"]);
+    assert.equal(answer.unheld, "the answer is larger than maxBodyBytes");
+    assert.equal(answer.holding, false);
+    assert.equal(held.held, 0);
+    assert.equal(answer.take(Buffer.from("mnop"), 16), false);
+    assert.equal(started, 1);
+  });
+});

@@ -82,7 +82,7 @@ export async function startup(root: string, rounds: number, mockUrl: string): Pr
   const mockBin = join(root, "dist/mock/petstore-mock.cjs");
   const compileCache = tempFolder("bench-compile-cache-");
   const conformanceBin = join(root, "dist/bin/petstore-conformance.js");
-  const prism = join(root, "node_modules/.bin/prism");
+  const prism = join(root, "tools/node_modules/.bin/prism");
   const bare = `require("node:http").createServer((q, s) => s.end("[]")).listen(0, "127.0.0.1", function () {
     console.log("listening on http://127.0.0.1:" + this.address().port + "/v1"); });`;
   const mockToFirstList = (env: NodeJS.ProcessEnv) =>

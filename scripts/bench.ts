@@ -26,10 +26,10 @@ import { startProxyCommand } from "./proxy-command.ts";
  */
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const AUTOCANNON = join(ROOT, "node_modules/.bin/autocannon");
+const AUTOCANNON = join(ROOT, "tools/node_modules/.bin/autocannon");
 const CEILING = join(ROOT, "scripts/ceiling-server.ts");
-const FASTIFY_FLOOR = join(ROOT, "scripts/fastify-floor-server.ts");
-const ROUTER_FLOOR = join(ROOT, "scripts/router-floor-server.ts");
+const FASTIFY_FLOOR = join(ROOT, "tools/fastify-floor-server.ts");
+const ROUTER_FLOOR = join(ROOT, "tools/router-floor-server.ts");
 const FORWARDING_FLOOR = join(ROOT, "scripts/forwarding-floor-server.ts");
 const REDIS_REPLICAS = join(ROOT, "scripts/redis-replicas.ts");
 const CONFORMANCE_CLI = join(ROOT, "dist/bin/petstore-conformance.js");

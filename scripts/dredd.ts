@@ -6,7 +6,7 @@ import { parseDocument } from "yaml";
 import { tempFolder } from "../common/temp-folder.ts";
 import { OPENAPI_PATH } from "../contract/openapi.ts";
 
-const DREDD = fileURLToPath(new URL("../node_modules/.bin/dredd", import.meta.url));
+const DREDD = fileURLToPath(new URL("../tools/node_modules/.bin/dredd", import.meta.url));
 export const DREDD_HOOKS = fileURLToPath(new URL("../server/test/dredd-hooks.cjs", import.meta.url));
 
 export interface DreddRun {

@@ -13,7 +13,7 @@ import { freePort } from "../test-support/free-port.ts";
  * proxy) and json-server. Tests use them as independent judges and as peers; the benchmark measures them.
  */
 
-const BIN = fileURLToPath(new URL("../node_modules/.bin/", import.meta.url));
+const BIN = fileURLToPath(new URL("../tools/node_modules/.bin/", import.meta.url));
 const START_TIMEOUT_MS = 60_000;
 
 export interface PeerProcess {
@@ -24,7 +24,7 @@ export interface PeerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts a tool from node_modules/.bin; it is ready when its output matches, or (`"http"`) when it answers. */
+/** Starts a tool from tools/node_modules/.bin; it is ready when its output matches, or (`"http"`) when it answers. */
 async function startTool(
   command: string,
   args: string[],

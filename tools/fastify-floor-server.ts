@@ -1,6 +1,6 @@
 import Fastify from "fastify";
+import { loadComparisonWorld } from "../scripts/comparison-world.ts";
 import { JSON_CONTENT_TYPE } from "../server/core/errors.ts";
-import { loadComparisonWorld } from "./comparison-world.ts";
 
 /**
  * The framework's floor for the benchmark: Fastify with one route that checks the key and sends the same

@@ -2,9 +2,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import cors from "cors";
 import FindMyWay from "find-my-way";
+import { loadComparisonWorld } from "../scripts/comparison-world.ts";
 import { createAuthenticator } from "../server/core/auth.ts";
 import { JSON_CONTENT_TYPE as json } from "../server/core/errors.ts";
-import { loadComparisonWorld } from "./comparison-world.ts";
 
 /**
  * What leaving Fastify would buy, for the benchmark: bare node:http with Fastify's router (find-my-way) and

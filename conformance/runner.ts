@@ -5,7 +5,7 @@ import type { Contract } from "../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Operation, pathOf, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../contract/session.ts";
-import { BASIC_PROBE_USER, credentialsInUrl, hideUrlCredentials, secretForms } from "./credentials.ts";
+import { BASIC_PROBE_USER, secretForms } from "./credentials.ts";
 import { createHealth } from "./health.ts";
 import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";
 import {
@@ -19,7 +19,7 @@ import { IdenticalReadings } from "./identical-readings.ts";
 import { ListJudge, type ListVerdict, type ReaderLimits } from "./list-judge.ts";
 import { HeldBytes } from "./live/held-bytes.ts";
 import { maskedHeaders } from "./masked-headers.ts";
-import { ignoredProxyVariables, type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
+import { ignoredProxyVariables, type ProxyChoice } from "./proxy-env.ts";
 import { redactSecrets } from "./redact.ts";
 import {
   type CheckResult,
@@ -50,6 +50,17 @@ import {
 } from "./scenarios.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 import { type ListSnapshot, snapshotOf, timesListed } from "./snapshot.ts";
+import {
+  ConformanceUsageError,
+  DEFAULT_TIMEOUT_MS,
+  parseTargetUrl,
+  routeTo,
+  TargetUnreachableError,
+  targetWarnings,
+} from "./target.ts";
+
+// The errors a run stops with and its timeout, where callers have always found them.
+export { ConformanceUsageError, DEFAULT_TIMEOUT_MS, TargetUnreachableError };
 
 /** The orders a run may name, as exact digits. */
 type OrderIds = Partial<Record<"pending" | "shipped" | "missing" | "race", string>>;
@@ -122,35 +133,6 @@ export interface ConformanceOptions {
   settingNames?: SettingNames;
 }
 
-/** Options a run cannot start with (exit code 2 on the command line). */
-export class ConformanceUsageError extends Error {
-  override name = "ConformanceUsageError";
-}
-
-/**
- * The run cannot judge the target: no answer, an untrusted certificate, a redirect of the base address, a
- * proxy that refuses (exit code 2 on the command line). The message says how to fix it.
- */
-export class TargetUnreachableError extends Error {
-  override name = "TargetUnreachableError";
-}
-
-/** The way to a target: direct, or through the proxy given or the environment names; a bad one is a usage error. */
-export function routeTo(
-  target: URL,
-  env: NodeJS.ProcessEnv,
-  proxy: string | undefined,
-  names: SettingNames,
-): ProxyChoice {
-  try {
-    return proxyFor(target, env, { url: proxy, name: names.proxy });
-  } catch (error) {
-    if (error instanceof ProxyConfigError) throw new ConformanceUsageError(error.message);
-    throw error;
-  }
-}
-
-export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RACE_CONCURRENCY = 20;
 /** Lists sent while the race's cancels are in flight. */
 const RACE_LISTS = 5;
@@ -254,21 +236,11 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     missing: id(names.missingOrderId, options.missingOrderId, "missingOrderId"),
     race: id(names.raceOrderId, options.raceOrderId, "raceOrderId"),
   };
-  const warnings = [...ignoredProxyVariables(env), ...targetWarnings(baseUrl, options, names)];
+  const warnings = [
+    ...ignoredProxyVariables(env),
+    ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),
+  ];
   return { baseUrl, route, scenarios, selected, hooks, hookContext, masked, secrets, ids, warnings, names };
-}
-
-function targetWarnings(baseUrl: URL, options: ConformanceOptions, names: SettingNames): string[] {
-  const warnings: string[] = [];
-  if (!/\/v1\/?$/.test(baseUrl.pathname)) {
-    warnings.push(
-      `the base URL ${baseUrl.href} does not end with /v1, the path segment of the interface version (§9.1)`,
-    );
-  }
-  if (options.tls?.insecure) {
-    warnings.push(`certificates were not checked (${names.insecure}): the run trusted whoever answered`);
-  }
-  return warnings;
 }
 
 function openClient(options: ConformanceOptions, run: PreparedRun): Promise<HttpClient> {
@@ -948,26 +920,6 @@ function absentId(initial: ListSnapshot, given: ReadonlySet<string>): { id: stri
   let id = INT64_MAX;
   while (!free(id)) id--;
   return { id: String(id), shown };
-}
-
-/**
- * A target's address as a run or a proxy is given it: an absolute http(s) URL without credentials, which
- * are never sent and so are refused; messages never print them.
- */
-export function parseTargetUrl(text: string, names: SettingNames): URL {
-  const flag = names.target;
-  let url: URL;
-  const shown = hideUrlCredentials(text);
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConformanceUsageError(`${flag} must be an absolute http(s) URL (got "${shown}")`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new ConformanceUsageError(`${flag} must be an http or https URL (got "${shown}")`);
-  const credentials = credentialsInUrl(url, names, text);
-  if (credentials) throw new ConformanceUsageError(credentials);
-  return url;
 }
 
 function parseOrderIdOption(flag: string, text: string | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import { printable } from "../../common/printable.ts";
 import { StopSignals } from "../../common/stop-signals.ts";
 import { serveUntilDone } from "../../common/wrapped-command.ts";
-import { ConformanceUsageError, TargetUnreachableError } from "../runner.ts";
+import { ConformanceUsageError, TargetUnreachableError } from "../target.ts";
 import { writeReports } from "../write-reports.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
 import type { ProxyCliOptions } from "./proxy-options.ts";

@@ -22,14 +22,15 @@ import { maskedHeaders } from "../masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import {
   ConformanceUsageError,
   DEFAULT_TIMEOUT_MS,
   parseTargetUrl,
   routeTo,
   TargetUnreachableError,
-} from "../runner.ts";
-import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
+  targetWarnings,
+} from "../target.ts";
 import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
 import { createReader } from "./expectation.ts";
 import { createForwarder, type ExchangeOutcome, type ForwardProxy, sendError } from "./forward-exchange.ts";
@@ -339,13 +340,10 @@ function lendsCredentials(options: ProxyOptions): boolean {
 
 function startWarnings(upstream: URL, host: string, options: ProxyOptions): string[] {
   const names = namesOf(options);
-  const warnings: string[] = [];
-  if (!/\/v1\/?$/.test(upstream.pathname))
-    warnings.push(
-      `the upstream ${upstream.href} does not end with /v1, the path segment of the interface version (§9.1)`,
-    );
-  if (options.tls?.insecure)
-    warnings.push(`certificates were not checked (${names.insecure}): the proxy trusted whoever answered`);
+  const warnings = targetWarnings(upstream, options.tls?.insecure, names, {
+    role: "the upstream",
+    who: "the proxy",
+  });
   if (lendsCredentials(options) && !isLoopback(host))
     warnings.push(
       `the proxy listens on ${host}, beyond this machine, and adds ${names.headers} credentials to every request: whoever reaches it uses them`,

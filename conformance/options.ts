@@ -213,6 +213,21 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
 
 type FlagValues = FlagValuesOf<typeof FLAGS>;
 
+/** What the flags both commands share (REACH_FLAGS, the reader's limits, --max-memory) are named by in messages. */
+export const REACH_SETTING_FLAGS = {
+  caFile: "--ca-file",
+  certAndKey: "--cert and --key",
+  insecure: "--insecure",
+  proxy: "--proxy",
+  headers: "--header",
+  deadline: "--deadline",
+  maxBody: "--max-body",
+  maxDepth: "--max-depth",
+  maxString: "--max-string",
+  maxNumber: "--max-number",
+  maxMemory: "--max-memory",
+} satisfies Partial<SettingNames>;
+
 /** The flags and variables that set what the run's messages name (flag-docs.test.ts holds them to FLAGS). */
 export const SETTING_FLAGS: SettingNames = {
   ...RUN_OPTION_NAMES,
@@ -226,18 +241,8 @@ export const SETTING_FLAGS: SettingNames = {
   only: "--only",
   skip: "--skip",
   scenarioList: "--list",
-  caFile: "--ca-file",
-  certAndKey: "--cert and --key",
-  insecure: "--insecure",
-  proxy: "--proxy",
+  ...REACH_SETTING_FLAGS,
   hooks: "--hooks",
-  headers: "--header",
-  deadline: "--deadline",
-  maxBody: "--max-body",
-  maxDepth: "--max-depth",
-  maxString: "--max-string",
-  maxNumber: "--max-number",
-  maxMemory: "--max-memory",
   concurrency: "--concurrency",
   maxRetryWait: "--max-retry-wait",
 };

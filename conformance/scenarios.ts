@@ -66,7 +66,7 @@ export const LIST_PARAMETERS = {
   lenient: {
     expect: [200, 400],
     because:
-      "§4.1, §8, §9.2: no parameters; the call returns every order placed in the store. The spec documents no answer to parameters it does not define, so 400 with an Error record is accepted too (--strict: 200 only)",
+      "§4.1, §8, §9.2: no parameters; the call returns every order placed in the store. The spec documents no answer to parameters it does not define, so 400 with an Error record is accepted too (read strictly: 200 only)",
   },
 } as const;
 
@@ -78,7 +78,7 @@ export const MALFORMED_ORDER_ID = {
   lenient: {
     expect: [400, 404, 422],
     because:
-      "§4.2: orderId is an int64; an id that is not one matches no documented case, and valid backends refuse such input with 400, 404 or 422 and an Error record, never 2xx or 5xx (--strict: 404 or 409 only)",
+      "§4.2: orderId is an int64; an id that is not one matches no documented case, and valid backends refuse such input with 400, 404 or 422 and an Error record, never 2xx or 5xx (read strictly: 404 or 409 only)",
   },
 } as const;
 

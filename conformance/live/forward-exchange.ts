@@ -13,11 +13,11 @@ import { bearerToken, int64Id } from "./expectation.ts";
 import {
   forwardedResponseHeaders,
   forwardedWithoutCors,
-  pairsOf,
   requestHeaderFilter,
 } from "./forward-headers.ts";
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
+import { harSource, tapRequestBody, type UpstreamAnswer } from "./har-tap.ts";
 import { HeldAnswer } from "./held-answer.ts";
 import { HeldBytes } from "./held-bytes.ts";
 import { JudgeTurns } from "./judge-turns.ts";
@@ -26,7 +26,6 @@ import type { ListJudges } from "./list-feed.ts";
 
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
 const LIST_URL = /^\/v1\/store\/orders(?:\?|$)/;
-const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
 
 export interface ForwarderSettings {
   upstream: URL;
@@ -141,7 +140,8 @@ export function createForwarder(
       };
       return recorded;
     };
-    const requestChunks: Buffer[] = [];
+    // What the HAR keeps of the request's body, as it goes on to the upstream.
+    const requestChunks = settings.keepForHar ? tapRequestBody(request) : [];
     let waitMs = 0;
     let over = false;
     // Keyed as the state rules name the order: its exact digits, however the path spelled them.
@@ -338,13 +338,6 @@ export function createForwarder(
       });
       finish(undefined, settings.hide(reason));
     });
-    if (settings.keepForHar) {
-      let requestSize = 0;
-      request.on("data", (chunk: Buffer) => {
-        requestSize += chunk.length;
-        if (requestSize <= MAX_HAR_REQUEST_BYTES) requestChunks.push(chunk);
-      });
-    }
     const { "content-length": length, "transfer-encoding": chunked } = request.headers;
     if ((length !== undefined && length !== "0") || chunked !== undefined) request.pipe(outgoing);
     else {
@@ -394,14 +387,6 @@ function originForm(target: string): string {
   } catch {
     return target;
   }
-}
-
-/** What the HAR says of a body it holds only the start of. */
-function keptComment(body: BodyOutcome): string {
-  const stopped = body.cut ?? body.notJudged;
-  return stopped === undefined
-    ? `only the first ${body.decoded.length} of the body's ${body.received} decoded bytes are kept here`
-    : `only the first ${body.decoded.length} decoded bytes of the body are kept here: ${stopped}`;
 }
 
 /**
@@ -483,59 +468,4 @@ export class LazyResponse {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** What the HAR writer needs of an exchange: both messages as they went, and why one is short, if it is. */
-/** What came back from the upstream, once its head is in: the body as the forwarder kept it. */
-type UpstreamAnswer = {
-  status: number;
-  statusText: string;
-  incoming: IncomingMessage;
-  body: BodyOutcome;
-  size: number;
-};
-
-interface HarFacts {
-  begunAt: number;
-  durationMs: number;
-  waitMs: number;
-  method: string;
-  url: string;
-  request: IncomingMessage;
-  requestChunks: Buffer[];
-  answer: UpstreamAnswer | undefined;
-  upstreamError: string | undefined;
-  extra: { cutOff?: string; unheld?: string } | undefined;
-}
-
-function harSource(facts: HarFacts): HarSource {
-  const { answer, upstreamError, extra, request } = facts;
-  const decoded = answer?.body.decoded;
-  return {
-    startedAt: facts.begunAt,
-    durationMs: facts.durationMs,
-    waitMs: facts.waitMs,
-    method: facts.method,
-    url: new URL(facts.url, `http://${request.headers.host ?? "127.0.0.1"}`),
-    requestHeaders: pairsOf(request.rawHeaders),
-    requestBody: Buffer.concat(facts.requestChunks),
-    ...(answer && decoded
-      ? {
-          response: {
-            status: answer.status,
-            statusText: answer.statusText,
-            headers: pairsOf(forwardedResponseHeaders(answer.incoming.rawHeaders)),
-            body: decoded,
-            size: answer.size,
-          },
-        }
-      : {}),
-    ...(extra?.cutOff !== undefined
-      ? { comment: extra.cutOff }
-      : upstreamError !== undefined
-        ? { comment: `no answer from the upstream: ${upstreamError}` }
-        : answer && !answer.body.whole
-          ? { comment: keptComment(answer.body) }
-          : {}),
-  };
 }

@@ -1,0 +1,83 @@
+import type { IncomingMessage } from "node:http";
+import { forwardedResponseHeaders, pairsOf } from "./forward-headers.ts";
+import type { BodyOutcome } from "./forwarded-body.ts";
+import type { HarSource } from "./har-entry.ts";
+
+// What the HAR keeps of an exchange as the forwarder passes it on: the request's body as it goes to the
+// upstream (its first mebibyte), and the facts of both messages once the exchange is over.
+
+const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
+
+/** The request's body as it streams on, kept up to MAX_HAR_REQUEST_BYTES. */
+export function tapRequestBody(request: IncomingMessage): Buffer[] {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  request.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_HAR_REQUEST_BYTES) chunks.push(chunk);
+  });
+  return chunks;
+}
+
+/** What came back from the upstream, once its head is in: the body as the forwarder kept it. */
+export type UpstreamAnswer = {
+  status: number;
+  statusText: string;
+  incoming: IncomingMessage;
+  body: BodyOutcome;
+  size: number;
+};
+
+/** What the HAR writer needs of an exchange: both messages as they went, and why one is short, if it is. */
+export interface HarFacts {
+  begunAt: number;
+  durationMs: number;
+  waitMs: number;
+  method: string;
+  url: string;
+  request: IncomingMessage;
+  requestChunks: Buffer[];
+  answer: UpstreamAnswer | undefined;
+  upstreamError: string | undefined;
+  extra: { cutOff?: string; unheld?: string } | undefined;
+}
+
+export function harSource(facts: HarFacts): HarSource {
+  const { answer, upstreamError, extra, request } = facts;
+  const decoded = answer?.body.decoded;
+  return {
+    startedAt: facts.begunAt,
+    durationMs: facts.durationMs,
+    waitMs: facts.waitMs,
+    method: facts.method,
+    url: new URL(facts.url, `http://${request.headers.host ?? "127.0.0.1"}`),
+    requestHeaders: pairsOf(request.rawHeaders),
+    requestBody: Buffer.concat(facts.requestChunks),
+    ...(answer && decoded
+      ? {
+          response: {
+            status: answer.status,
+            statusText: answer.statusText,
+            headers: pairsOf(forwardedResponseHeaders(answer.incoming.rawHeaders)),
+            body: decoded,
+            size: answer.size,
+          },
+        }
+      : {}),
+    ...(extra?.cutOff !== undefined
+      ? { comment: extra.cutOff }
+      : upstreamError !== undefined
+        ? { comment: `no answer from the upstream: ${upstreamError}` }
+        : answer && !answer.body.whole
+          ? { comment: keptComment(answer.body) }
+          : {}),
+  };
+}
+
+/** What the HAR says of a body it holds only the start of. */
+function keptComment(body: BodyOutcome): string {
+  const stopped = body.cut ?? body.notJudged;
+  return stopped === undefined
+    ? `only the first ${body.decoded.length} of the body's ${body.received} decoded bytes are kept here`
+    : `only the first ${body.decoded.length} decoded bytes of the body are kept here: ${stopped}`;
+}

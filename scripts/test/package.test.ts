@@ -267,6 +267,37 @@ describe("the package as users install it", { concurrency: true }, () => {
     }
   });
 
+  it("judges a list of over a mebibyte on the installed proxy's worker thread, from ES modules and CommonJS", async () => {
+    // An upstream of its own: 30,000 orders (about 2.6 MB), one past 2^53, which the judge's thread must
+    // see exactly; the proxy in code, as a program imports or requires it.
+    const check = `
+      const http = require("node:http");
+      const orders = Array.from({ length: 30000 }, (_, i) =>
+        '{"id":' + (i === 0 ? "9007199254740993" : i + 1) + ',"petId":1,"quantity":1,"shipDate":"2026-01-01T00:00:00Z","complete":false}');
+      const list = "[" + orders.join(",") + "]";
+      const upstream = http.createServer((request, response) =>
+        response.writeHead(200, { "content-type": "application/json" }).end(list)).listen(0, "127.0.0.1");
+      await new Promise((resolve) => upstream.once("listening", resolve));
+      const { runProxy } = await load("${manifest.name}/conformance");
+      const seen = [];
+      const proxy = await runProxy({ upstream: "http://127.0.0.1:" + upstream.address().port + "/v1", port: 0, env: {},
+        onExchange: (judged) => seen.push(judged) });
+      const answer = await fetch(proxy.url + "/store/orders");
+      const bytes = (await answer.arrayBuffer()).byteLength;
+      await proxy.close();
+      upstream.close();
+      const body = seen[0]?.checks.find((c) => c.id === "listOrders.body");
+      console.log(bytes === list.length, body?.status, body?.message);`;
+    writeFiles(project, {
+      "proxy-worker/esm.mjs": `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nconst load = (name) => import(name);\n${check}`,
+      "proxy-worker/cjs.cjs": `const load = async (name) => require(name);\n(async () => {${check}})().catch((e) => { console.error(e); process.exit(1); });`,
+    });
+    for (const file of ["proxy-worker/esm.mjs", "proxy-worker/cjs.cjs"]) {
+      const { stdout } = await sh(project, process.execPath, [file]);
+      assert.equal(stdout.trim(), "true passed an array of 30000 Order records", file);
+    }
+  });
+
   it("runs the documented plain-Node example", async () => {
     const { stdout } = await sh(project, process.execPath, ["node/exact-ids.mjs"]);
     assert.equal(stdout, "200 true\nshipped\n");

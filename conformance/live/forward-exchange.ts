@@ -10,11 +10,7 @@ import { CancelsInFlight } from "./cancels-in-flight.ts";
 import { DeadlineSweep } from "./deadline-sweep.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import { bearerToken, int64Id } from "./expectation.ts";
-import {
-  forwardedResponseHeaders,
-  forwardedWithoutCors,
-  requestHeaderFilter,
-} from "./forward-headers.ts";
+import { forwardedResponseHeaders, forwardedWithoutCors, requestHeaderFilter } from "./forward-headers.ts";
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
 import { harSource, tapRequestBody, type UpstreamAnswer } from "./har-tap.ts";

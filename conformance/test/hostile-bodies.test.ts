@@ -15,6 +15,10 @@ const KEY = "hostile-key-4711";
 const MiB = 1024 * 1024;
 
 /** A deployment answering every request with `answer`; the proxy's start probe gets a plain 401. */
+// The verdict on a large list comes after the client's last byte, as late as the machine's load makes it:
+// these tests read verdicts, so the stop waits for them rather than cutting them off after its grace.
+const JUDGED_WHOLE = { graceMs: 120_000 };
+
 async function withUpstream<T>(
   answer: (request: IncomingMessage, response: ServerResponse) => void,
   body: (url: string) => Promise<T>,
@@ -77,7 +81,7 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
           assert.equal(first.status, 404);
           assert.equal(first.bytes, bomb.length, "the body goes on as it came, still compressed");
           assert.equal((await send(`${proxy.url}/store/orders/6`, "DELETE")).status, 404);
-          const report = await proxy.close();
+          const report = await proxy.close(JUDGED_WHOLE);
           assert.equal(report.traffic?.judged, 2);
           const messages = failures(report).join("\n");
           assert.match(
@@ -109,7 +113,7 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
       async (upstream) => {
         const proxy = await runProxy({ upstream, port: 0, env: {}, maxBodyBytes: 8 * MiB });
         assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
-        const report = await proxy.close();
+        const report = await proxy.close(JUDGED_WHOLE);
         assert.equal(report.traffic?.notJudged, 1);
         assert.match(report.warnings.join("\n"), /larger than the 8 MiB maxBodyBytes allows/);
       },
@@ -130,7 +134,7 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
         const proxy = await runProxy({ upstream, port: 0, env: {} });
         assert.equal((await send(`${proxy.url}/store/orders/5`, "DELETE")).status, 409);
         assert.equal((await send(`${proxy.url}/store/orders/5`, "DELETE")).status, 409);
-        const report = await proxy.close();
+        const report = await proxy.close(JUDGED_WHOLE);
         assert.equal(report.traffic?.judged, 2);
         assert.match(failures(report).join("\n"), /does not decode as its Content-Encoding says/);
       },
@@ -174,7 +178,7 @@ describe("a hostile list ends the run with a verdict", { timeout: 60_000 }, () =
           const proxy = await runProxy({ upstream, port: 0, env: {} });
           assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
           assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
-          const live = await proxy.close();
+          const live = await proxy.close(JUDGED_WHOLE);
           assert.equal(live.traffic?.judged, 2);
           const messages = live.scenarios.flatMap((scenario) =>
             scenario.checks.filter((check) => check.status === outcome).map((check) => check.message),
@@ -201,7 +205,7 @@ describe("the proxy's memory across exchanges and its stop", { timeout: 60_000 }
         const answer = await send(`${proxy.url}/store/orders`);
         assert.equal(answer.status, 200, "too large to hold: the app gets the answer as it came");
         assert.equal(answer.bytes, Buffer.byteLength(list));
-        const report = await proxy.close();
+        const report = await proxy.close(JUDGED_WHOLE);
         assert.equal(report.traffic?.unreplaced, 1);
         assert.match(failures(report).join("\n"), /orders\[7\] \(id 8\)/);
         assert.match(report.warnings.join("\n"), /reached the app unchanged.*held 2 MiB of answers/);
@@ -218,7 +222,7 @@ describe("the proxy's memory across exchanges and its stop", { timeout: 60_000 }
         const answer = await send(`${proxy.url}/store/orders`);
         assert.equal(answer.status, 200);
         assert.equal(answer.bytes, Buffer.byteLength(list), "the app gets the whole list");
-        const report = await proxy.close();
+        const report = await proxy.close(JUDGED_WHOLE);
         const checks = report.scenarios.flatMap((scenario) => scenario.checks);
         assert.deepEqual(
           checks.filter((check) => check.status === "failed"),

@@ -112,7 +112,13 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
         (await send(a, "GET", "/v1/store/orders", { ...AUTH, ...session })).text,
         /9223372036854775806/,
       );
-      const journal = JSON.parse((await send(b, "GET", "/__control/requests", session)).text);
+      // Each replica writes its journal entries after the answers of the same turn: the last ones `a`
+      // served reach Redis on their own schedule, and `b` sees them once they have.
+      let journal: unknown[] = [];
+      for (let tries = 0; tries < 100 && journal.length < 45; tries++) {
+        if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        journal = JSON.parse((await send(b, "GET", "/__control/requests", session)).text);
+      }
       assert.ok(journal.length >= 45, "the journal has the requests both replicas served");
     } finally {
       await Promise.all([a.stop(), b.stop()]);

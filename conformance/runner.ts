@@ -678,6 +678,11 @@ class Session {
     private readonly readerLimits: ReaderLimits = {},
   ) {}
 
+  /** How the run's messages name its settings. */
+  get #names(): SettingNames {
+    return this.validators.names ?? RUN_OPTION_NAMES;
+  }
+
   /** The reading of the list that hit --deadline or --max-body: every later one would hit it again. */
   #limitHit: Exchange | undefined;
 
@@ -688,8 +693,7 @@ class Session {
   #notReadAgain(): (ListSnapshot & { notKept: string }) | undefined {
     const hit = this.#limitHit;
     if (!hit) return undefined;
-    const names = this.validators.names ?? RUN_OPTION_NAMES;
-    const limit = hit.limit === "deadline" ? names.deadline : names.maxBody;
+    const limit = hit.limit === "deadline" ? this.#names.deadline : this.#names.maxBody;
     return {
       exchange: hit,
       notKept: `the list is not read again, since reading it hit ${limit} (${hit.response?.cut ?? hit.error}); see list-orders`,
@@ -702,7 +706,7 @@ class Session {
     const operation = this.operation("listOrders");
     const exchange = await this.send(operation, pathOf(operation), "valid");
     const checked = checkResponse(exchange, operation, [200], "", "snapshot", this.validators);
-    return snapshotOf(exchange, checked.status, checked.list, this.validators.names ?? RUN_OPTION_NAMES);
+    return snapshotOf(exchange, checked.status, checked.list, this.#names);
   }
 
   /**
@@ -784,7 +788,7 @@ class Session {
     return validList
       ? {
           checks,
-          list: snapshotOf(exchange, checked.status, checked.list, this.validators.names ?? RUN_OPTION_NAMES),
+          list: snapshotOf(exchange, checked.status, checked.list, this.#names),
         }
       : { checks };
   }

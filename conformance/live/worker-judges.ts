@@ -28,6 +28,8 @@ export class WorkerJudges implements ListJudges {
   #worker: Worker | undefined;
   #nextId = 1;
   readonly #feeds = new Map<number, WorkerFeed>();
+  /** Bytes of all lists handed over and not judged yet. */
+  readonly #backlog: Backlog = { bytes: 0 };
 
   constructor(readonly data: JudgeWorkerData) {}
 
@@ -36,6 +38,7 @@ export class WorkerJudges implements ListJudges {
     const feed = new WorkerFeed(
       id,
       context,
+      this.#backlog,
       (message, transfer) => this.#post(message, transfer),
       () => this.#feeds.delete(id),
     );
@@ -69,6 +72,10 @@ export class WorkerJudges implements ListJudges {
   }
 }
 
+interface Backlog {
+  bytes: number;
+}
+
 class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
   /** Bytes handed over and not yet judged, held in the account. */
@@ -81,6 +88,7 @@ class WorkerFeed implements ListFeed {
   constructor(
     readonly id: number,
     readonly context: FeedContext,
+    readonly backlog: Backlog,
     readonly post: (message: ToJudge, transfer?: ArrayBuffer[]) => void,
     readonly forget: () => void,
   ) {
@@ -94,11 +102,16 @@ class WorkerFeed implements ListFeed {
   write(chunk: Buffer): boolean {
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
+    this.backlog.bytes += chunk.length;
     // A copy of its own, handed over whole: a socket's chunk may share its memory with others, and is still
     // being written to the client. Not zero-filled first, since every byte is written at once.
     const copy = Buffer.allocUnsafeSlow(chunk.length);
     chunk.copy(copy);
-    this.post({ id: this.id, chunk: copy }, [copy.buffer as ArrayBuffer]);
+    const { held, holding } = this.context;
+    // The judge waits for the list's end (see judge-worker.ts) while what waits for it is under half the
+    // account and the account has room; a held answer has no client waiting on it.
+    const now = holding() || held.full || this.backlog.bytes * 2 > held.limit;
+    this.post({ id: this.id, chunk: copy, now }, [copy.buffer as ArrayBuffer]);
     return true;
   }
 
@@ -125,6 +138,7 @@ class WorkerFeed implements ListFeed {
     if ("judged" in message) {
       if (this.#dropped) return;
       this.#outstanding -= message.judged;
+      this.backlog.bytes -= message.judged;
       this.context.held.give(message.judged);
       this.#indexedOrders = message.indexedOrders;
       this.context.progressed();
@@ -154,6 +168,7 @@ class WorkerFeed implements ListFeed {
     if (this.#dropped) return;
     this.#dropped = true;
     this.context.held.give(this.#outstanding);
+    this.backlog.bytes -= this.#outstanding;
     this.#outstanding = 0;
     this.#pacer.release();
   }

@@ -22,12 +22,16 @@ const list = Buffer.from(
   ].join(",")}]`,
 );
 
-function context(held: HeldBytes, failures: unknown[] = []): FeedContext {
+function context(
+  held: HeldBytes,
+  failures: unknown[] = [],
+  heard: { progressed: () => void; holding?: boolean } = { progressed: () => {} },
+): FeedContext {
   return {
     held,
-    holding: () => false,
+    holding: () => heard.holding ?? false,
     pause: () => {},
-    progressed: () => {},
+    progressed: () => heard.progressed(),
     failed: (error) => failures.push(error),
   };
 }
@@ -61,6 +65,38 @@ describe("the list judges' worker thread", () => {
     assert.ok(verdict.orders.has(BIG_ID));
     assert.equal(verdict.invalid.count, 1);
     assert.equal(verdict.duplicates.count, 1);
+    assert.equal(held.held, 0);
+  });
+
+  it("lets a list's bytes wait until its end while the account has room, and judges a held answer's at once", async () => {
+    const held = new HeldBytes();
+    let waitingProgress = 0;
+    const waiting = judges.feed(context(held, [], { progressed: () => waitingProgress++ }));
+    assert.equal(waiting.write(list.subarray(0, 100)), true);
+    // The thread answers in the order it was told: once the held answer's first bytes are judged, the
+    // list handed over before them would have been heard of too, had it been judged as it came.
+    let heldAnswerJudged!: () => void;
+    const judged = new Promise<void>((resolve) => (heldAnswerJudged = resolve));
+    const holding = judges.feed(context(held, [], { progressed: () => heldAnswerJudged(), holding: true }));
+    holding.write(list.subarray(0, 100));
+    await judged;
+    assert.equal(waitingProgress, 0, "the list's bytes still wait for its end");
+    waiting.write(list.subarray(100));
+    const verdict = await waiting.end();
+    assert.deepEqual(said(verdict), said(onThisThread(list)));
+    assert.ok(waitingProgress > 0);
+    holding.drop();
+    assert.equal(held.held, 0);
+  });
+
+  it("judges bytes as they come once what waits is past half the account", async () => {
+    const held = new HeldBytes(2 * list.length - 2);
+    let judgedBeforeEnd!: () => void;
+    const judged = new Promise<void>((resolve) => (judgedBeforeEnd = resolve));
+    const feed = judges.feed(context(held, [], { progressed: () => judgedBeforeEnd() }));
+    assert.equal(feed.write(list), true);
+    await judged;
+    assert.deepEqual(said(await feed.end()), said(onThisThread(list)));
     assert.equal(held.held, 0);
   });
 

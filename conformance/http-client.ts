@@ -452,8 +452,12 @@ function createLimit(concurrency: number | undefined): <T>(task: () => Promise<T
 
 /** A response as a report shows it: headers and the start of the body. */
 export function recordResponse(response: ExchangeResponse): RecordedResponse {
+  // The excerpt is copied out: a slice of a string keeps the whole string alive, and every failure a
+  // report keeps would hold its whole body (a mebibyte for a large list's start).
   const body =
-    response.body.length > EXCERPT_CHARS ? `${response.body.slice(0, EXCERPT_CHARS)}…` : response.body;
+    response.body.length > EXCERPT_CHARS
+      ? `${Buffer.from(response.body.slice(0, EXCERPT_CHARS)).toString()}…`
+      : response.body;
   return { status: response.status, headers: response.headers, body };
 }
 

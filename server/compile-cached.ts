@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
+import { offerCompileCache } from "./compile-cache-hook.ts";
 
 // The `petstore-mock` command's first file. It runs the bundled mock through V8's code cache, so that every
 // start after the first skips compiling what serving the first request needs: that compiling is most of
@@ -58,32 +59,40 @@ function readCache(file: string, key: Buffer): Buffer | undefined {
   return whole ? data : undefined;
 }
 
+/** Writes what V8 has compiled of `script` so far; false when it could not. */
+function writeCache(script: Script, file: string, key: Buffer): boolean {
+  const partial = `${file}.${process.pid}`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const data = script.createCachedData();
+    writeFileSync(partial, Buffer.concat([key, digest(data), data]));
+    // Renamed into place whole, so processes starting side by side read one or none.
+    renameSync(partial, file);
+    return true;
+  } catch {
+    try {
+      rmSync(partial, { force: true });
+    } catch {
+      // Nothing was written where nothing could be.
+    }
+    return false;
+  }
+}
+
 /**
  * Written once, from what V8 has compiled by then: a second after the start (a process stopped by SIGKILL,
  * as test runners and containers stop servers, never reaches its exit) or at the exit, whichever comes
- * first. The file is renamed into place whole, so processes starting side by side read one or none.
+ * first.
  */
-function writeCacheOnce(script: Script, file: string, key: Buffer): void {
+function writeCacheOnce(write: () => void): void {
   let written = false;
-  const write = () => {
+  const once = () => {
     if (written) return;
     written = true;
-    const partial = `${file}.${process.pid}`;
-    try {
-      mkdirSync(dirname(file), { recursive: true });
-      const data = script.createCachedData();
-      writeFileSync(partial, Buffer.concat([key, digest(data), data]));
-      renameSync(partial, file);
-    } catch {
-      try {
-        rmSync(partial, { force: true });
-      } catch {
-        // Nothing was written where nothing could be.
-      }
-    }
+    write();
   };
-  process.once("exit", write);
-  setTimeout(write, WRITE_AFTER_MS).unref();
+  process.once("exit", once);
+  setTimeout(once, WRITE_AFTER_MS).unref();
 }
 
 function run(): void {
@@ -99,7 +108,11 @@ function run(): void {
   const key = digest(Buffer.from(`${process.execArgv.join(" ")}\0`), bytes);
   const cachedData = file ? readCache(file, key) : undefined;
   const script = new Script(`${WRAPPER_START}${source}\n})`, { filename: BUNDLE, cachedData });
-  if (file && (cachedData === undefined || script.cachedDataRejected)) writeCacheOnce(script, file, key);
+  if (file) {
+    const write = () => writeCache(script, file, key);
+    offerCompileCache({ file, write });
+    if (cachedData === undefined || script.cachedDataRejected) writeCacheOnce(write);
+  }
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
 }

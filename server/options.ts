@@ -19,6 +19,8 @@ export interface CliOptions {
   generate?: { orders: number; seed: number };
   /** With `generate`: write the world to this fixture file and exit. */
   writeFixtures?: string;
+  /** Start, answer a list to itself, write the built command's compile cache and exit (--warm-cache). */
+  warmCache?: boolean;
   /** Keys given on the command line or in the environment; they replace the fixture file's keys. */
   apiKeys?: string[];
   corsOrigins: string[] | "*";
@@ -80,6 +82,8 @@ Options (each flag overrides its environment variable):
                          dev-key-123 unless --api-key is given
   --seed S               the generator's seed, a whole number                               (default 1)
   --write-fixtures FILE  with --generate: write that world to FILE as a fixture file and exit
+  --warm-cache           start, answer a list to itself, write the compile cache and exit: run it where
+                         an image or a CI cache is made, so that the first start there is as quick as any
 
 Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
   --no-control           turn it off: /__control is a plain 404 and
@@ -131,6 +135,7 @@ export const FLAGS = {
   generate: { type: "string" },
   seed: { type: "string" },
   "write-fixtures": { type: "string" },
+  "warm-cache": { type: "boolean" },
   state: { type: "string" },
   "state-journal": { type: "boolean" },
   store: { type: "string" },
@@ -169,6 +174,7 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
     ...limitOptions(values),
     ...stateOptions(values, env),
     ...(command ? { command } : {}),
+    ...(values["warm-cache"] ? { warmCache: true } : {}),
     help: values.help ?? false,
   };
 }
@@ -186,6 +192,8 @@ function worldOptions(
   if (generate && watch) throw new UsageError("--watch reloads a fixture file; a generated world has none");
   if (values["write-fixtures"] !== undefined && !generate)
     throw new UsageError("--write-fixtures needs --generate N");
+  if (command && values["warm-cache"])
+    throw new UsageError("--warm-cache starts and stops the mock itself: it wraps no COMMAND");
   if (command && values["write-fixtures"] !== undefined)
     throw new UsageError("--write-fixtures writes a file and exits; it runs no COMMAND");
   return {

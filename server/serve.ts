@@ -5,6 +5,7 @@ import { serveUntilDone } from "../common/wrapped-command.ts";
 import { builtInContract, builtInControlContract } from "../contract/built-in.ts";
 import type { Contract } from "../contract/contract.ts";
 import { BASE_PATH, createServer } from "./app.ts";
+import { compileCache } from "./compile-cache-hook.ts";
 import { controlAccess } from "./control-access.ts";
 import { CONTROL_PATH } from "./core/control.ts";
 import { createMockCore, type MockCore, type MockCoreOptions } from "./core/mock.ts";
@@ -47,7 +48,8 @@ export async function serve(options: CliOptions): Promise<number> {
     ...(log ? { log } : {}),
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
   });
-  const port = await listen(app, options);
+  // A warming run talks only to itself: on a port of its own, whatever else is running.
+  const port = await listen(app, options.warmCache ? { ...options, port: 0 } : options);
   if (port === undefined) {
     await kept.state.close();
     return 1;
@@ -56,6 +58,12 @@ export async function serve(options: CliOptions): Promise<number> {
   const origin = `http://${host}:${port}`;
   // The one start-up event in the structured log too, for those who read only the JSON lines.
   log?.info(`Server listening at ${origin}`);
+  if (options.warmCache) {
+    await askItself(`${origin}${BASE_PATH}`, loaded.apiKeys[0]);
+    await app.close();
+    await kept.close();
+    return reportWarmCache(out);
+  }
   // Watching starts before the ready line, so an edit made as soon as it appears is seen.
   const stopWatching = options.watch ? watchFixtures(options, load, core) : () => {};
   const signals = new StopSignals("petstore-mock");
@@ -75,6 +83,32 @@ export async function serve(options: CliOptions): Promise<number> {
       () => false,
     );
   return commandCode !== 0 ? commandCode : closed ? 0 : 1;
+}
+
+/**
+ * --warm-cache: what a start and its first requests compile (a list, and a request refused), so that the
+ * cache written next holds it.
+ */
+async function askItself(base: string, apiKey: string | undefined): Promise<void> {
+  const headers: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+  await (await fetch(`${base}/store/orders`, { headers })).arrayBuffer();
+  await (await fetch(`${base}/store/orders/0`, { method: "DELETE" })).arrayBuffer();
+}
+
+function reportWarmCache(out: NodeJS.WritableStream): number {
+  const cache = compileCache();
+  if (!cache) {
+    process.stderr.write(
+      "warn: no compile cache to write: only the built petstore-mock command keeps one, and not with NODE_DISABLE_COMPILE_CACHE\n",
+    );
+    return 0;
+  }
+  if (!cache.write()) {
+    process.stderr.write(`warn: the compile cache could not be written to ${cache.file}\n`);
+    return 0;
+  }
+  out.write(`compile cache written to ${cache.file}\n`);
+  return 0;
 }
 
 function mockCore(

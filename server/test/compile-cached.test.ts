@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -30,6 +32,26 @@ async function serveOnce(env: NodeJS.ProcessEnv, signal: NodeJS.Signals = "SIGTE
     if (signal === "SIGTERM") assert.equal(code, 0, mock.output());
     assert.doesNotMatch(mock.output(), /error|warn/i);
   }
+}
+
+/** `petstore-mock --warm-cache` to its exit: the code and what it wrote. */
+async function warmCache(
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [COMMAND, "--warm-cache", "--quiet"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = (await once(child, "exit")) as [number | null];
+  return { code, stdout, stderr };
 }
 
 function cacheIn(folder: string): string {
@@ -84,6 +106,31 @@ describe("the built mock's compile cache", { concurrency: true }, () => {
     await serveOnce({ NODE_COMPILE_CACHE: join(aFile, "below") });
     await serveOnce({ NODE_COMPILE_CACHE: folder, NODE_DISABLE_COMPILE_CACHE: "1" });
     assert.equal(existsSync(join(folder, "petstore-mock")), false);
+  });
+
+  it("is written by --warm-cache, which answers itself and exits, and read unchanged by the next start", async () => {
+    const folder = tempFolder("compile-cache-");
+    const warmed = await warmCache({ NODE_COMPILE_CACHE: folder });
+    assert.equal(warmed.code, 0, warmed.stderr);
+    const cache = cacheIn(folder);
+    assert.equal(warmed.stdout, `compile cache written to ${cache}\n`);
+    assert.ok(statSync(cache).size > 100_000, "a cache of the compiled serving code");
+    utimesSync(cache, LONG_AGO, LONG_AGO);
+    await serveOnce({ NODE_COMPILE_CACHE: folder });
+    assert.equal(statSync(cache).mtime.getTime(), LONG_AGO.getTime(), "the warmed cache was refused");
+  });
+
+  it("--warm-cache says why it wrote nothing, and still exits 0, when caching is off or cannot write", async () => {
+    const folder = tempFolder("compile-cache-");
+    const off = await warmCache({ NODE_COMPILE_CACHE: folder, NODE_DISABLE_COMPILE_CACHE: "1" });
+    assert.equal(off.code, 0);
+    assert.match(off.stderr, /^warn: no compile cache to write: .*NODE_DISABLE_COMPILE_CACHE\n$/);
+    assert.equal(existsSync(join(folder, "petstore-mock")), false);
+    const aFile = join(folder, "a-file");
+    writeFileSync(aFile, "");
+    const unwritable = await warmCache({ NODE_COMPILE_CACHE: join(aFile, "below") });
+    assert.equal(unwritable.code, 0);
+    assert.match(unwritable.stderr, /^warn: the compile cache could not be written to .*a-file/);
   });
 
   it("is kept for a bundle of ASCII only, which Node reads fastest", () => {

@@ -107,6 +107,7 @@ describe("generated worlds", () => {
     );
     assert.match(refusal(["--generate", "10", "--watch"]), /--watch reloads a fixture file/);
     assert.match(refusal(["--seed", "3"]), /--seed needs --generate N/);
+    assert.match(refusal(["--warm-cache", "--", "npm", "test"]), /--warm-cache .* wraps no COMMAND/);
     assert.match(refusal(["--write-fixtures", "f.json"]), /--write-fixtures needs --generate N/);
     assert.match(refusal(["--generate", "ten"]), /--generate must be a whole number of orders/);
   });

@@ -470,11 +470,16 @@ runConformance({ baseUrl: 1 });
     assert.match(stdout, /\d+ passed, 0 failed, 0 skipped/);
   });
 
-  it("keeps the installed mock's compile cache in the project's node_modules/.cache", async () => {
+  it("keeps the installed mock's compile cache in the project's node_modules/.cache, and --warm-cache writes it there", async () => {
     const cache = join(project, "node_modules/.cache/petstore-mock", `${process.version}-${process.arch}.v8`);
     // Written a second after the mock's start.
     for (let waited = 0; waited < 15_000 && !existsSync(cache); waited += 100) await sleep(100);
     assert.ok(existsSync(cache), `no compile cache at ${cache}`);
+    const warmed = await sh(project, join(project, "node_modules/.bin/petstore-mock"), [
+      "--warm-cache",
+      "--quiet",
+    ]);
+    assert.equal(warmed.stdout, `compile cache written to ${cache}\n`);
   });
 
   it("runs the documented library run of the suite and the control client against the installed mock", async () => {

@@ -5,14 +5,11 @@ import { ListJudge, type ReaderLimits } from "../list-judge.ts";
 import { type SentVerdict, sendableVerdict } from "./verdict-transfer.ts";
 
 // The proxy's list judges, on a thread of their own: the lists' bytes come in as messages, each answered
-// with how far its list is judged, and a list's end with its verdict. The judge gives way to the
-// forwarding: a list's bytes wait here, held in the proxy's account, until the list ends or the proxy asks
-// for them to be judged now (what waits past half the account, the account full, or the answer held until
-// judged), so that the judging does not share the machine with the forwarding of the same bytes: on two
-// cores a million-order list reached its client 1.16-1.37x as late as through a bare proxy this way,
-// against 1.39-1.69x judged as it came (a lower priority alone did not help: the judge took the cores' idle
-// moments, and slowed the forwarding all the same). The thread also runs at a lower priority than the
-// proxy's own.
+// with how far its list is judged, and a list's end with its verdict. The judge gives way to the forwarding
+// (list-feed.ts, judgeNow): a list's bytes wait here, held in the proxy's account, until the list ends or
+// the proxy asks for them to be judged now. A lower priority alone did not keep the judging off the
+// forwarding's back (the judge took the cores' idle moments and slowed the forwarding all the same); the
+// thread still runs a little below the proxy's own.
 
 /** What the proxy starts the thread with. */
 export interface JudgeWorkerData {

@@ -37,6 +37,23 @@ export interface ListFeed {
   drop(): void;
 }
 
+/** Bytes of all lists of one set of judges handed over and not judged yet. */
+export interface Backlog {
+  bytes: number;
+}
+
+/**
+ * Whether a list's bytes are to be judged as they come rather than wait for the list's end: the judge gives
+ * way to the forwarding of the same bytes (on two cores, judging a million-order list as it came made it
+ * reach its client 1.39-1.69x as late as through a bare proxy, waiting for its end 1.16-1.37x), unless what
+ * waits is past half the account, the account is full, or the answer is held until judged (--errors), so
+ * that no client waits on it.
+ */
+export function judgeNow(context: FeedContext, backlog: Backlog): boolean {
+  const { held, holding } = context;
+  return holding() || held.full || backlog.bytes * 2 > held.limit;
+}
+
 /** Where the proxy's list judges work: each list gets a feed. */
 export interface ListJudges {
   feed(context: FeedContext): ListFeed;
@@ -75,9 +92,12 @@ export class Pacer {
 
 /**
  * Judges on the proxy's own thread, a few milliseconds at a time in turns all of them share (JudgeTurns),
- * so that every other exchange is served in between; the bytes not judged yet wait in the account.
+ * so that every other exchange is served in between; the bytes not judged yet wait in the account, and as
+ * on the judges' thread, until the list ends unless `judgeNow` says otherwise.
  */
 export class InThreadJudges implements ListJudges {
+  readonly #backlog: Backlog = { bytes: 0 };
+
   constructor(
     readonly newJudge: () => ListJudge,
     /** The forwarder's: every answer counts among those arriving while its bytes come. */
@@ -85,7 +105,7 @@ export class InThreadJudges implements ListJudges {
   ) {}
 
   feed(context: FeedContext): ListFeed {
-    return new TurnFeed(this.newJudge(), this.turns, context);
+    return new TurnFeed(this.newJudge(), this.turns, context, this.#backlog);
   }
 
   async close(): Promise<void> {}
@@ -102,6 +122,7 @@ class TurnFeed implements ListFeed {
     readonly judge: ListJudge,
     readonly turns: JudgeTurns,
     readonly context: FeedContext,
+    readonly backlog: Backlog,
   ) {
     this.#pacer = new Pacer(context);
   }
@@ -114,10 +135,8 @@ class TurnFeed implements ListFeed {
     if (!this.#pacer.take(chunk.length, this.#waitingBytes)) return false;
     this.#waiting.push(chunk);
     this.#waitingBytes += chunk.length;
-    if (!this.#judging) {
-      this.#judging = true;
-      this.turns.want(this.#turn);
-    }
+    this.backlog.bytes += chunk.length;
+    if (judgeNow(this.context, this.backlog)) this.#startJudging();
     return true;
   }
 
@@ -126,15 +145,26 @@ class TurnFeed implements ListFeed {
       this.drop();
       return this.judge.endPartial(partial);
     }
-    if (this.#judging) await new Promise<void>((resolve) => (this.#caughtUp = resolve));
+    if (this.#waiting.length > 0) {
+      const caughtUp = new Promise<void>((resolve) => (this.#caughtUp = resolve));
+      this.#startJudging();
+      await caughtUp;
+    }
     return this.judge.end();
   }
 
   drop(): void {
     this.context.held.give(this.#waitingBytes);
+    this.backlog.bytes -= this.#waitingBytes;
     this.#waiting.length = 0;
     this.#waitingBytes = 0;
     this.#pacer.release();
+  }
+
+  #startJudging(): void {
+    if (this.#judging) return;
+    this.#judging = true;
+    this.turns.want(this.#turn);
   }
 
   readonly #turn = (): boolean => {
@@ -146,6 +176,7 @@ class TurnFeed implements ListFeed {
         piece = piece.subarray(0, PIECE_BYTES);
       } else this.#waiting.shift();
       this.#waitingBytes -= piece.length;
+      this.backlog.bytes -= piece.length;
       this.context.held.give(piece.length);
       try {
         this.judge.write(piece);

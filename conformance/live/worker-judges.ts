@@ -1,7 +1,14 @@
 import { Worker } from "node:worker_threads";
 import type { ListVerdict } from "../list-judge.ts";
 import type { FromJudge, JudgeWorkerData, ToJudge } from "./judge-worker.ts";
-import { type FeedContext, type ListFeed, type ListJudges, Pacer } from "./list-feed.ts";
+import {
+  type Backlog,
+  type FeedContext,
+  judgeNow,
+  type ListFeed,
+  type ListJudges,
+  Pacer,
+} from "./list-feed.ts";
 import { receivedVerdict } from "./verdict-transfer.ts";
 
 /**
@@ -72,10 +79,6 @@ export class WorkerJudges implements ListJudges {
   }
 }
 
-interface Backlog {
-  bytes: number;
-}
-
 class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
   /** Bytes handed over and not yet judged, held in the account. */
@@ -107,11 +110,9 @@ class WorkerFeed implements ListFeed {
     // being written to the client. Not zero-filled first, since every byte is written at once.
     const copy = Buffer.allocUnsafeSlow(chunk.length);
     chunk.copy(copy);
-    const { held, holding } = this.context;
-    // The judge waits for the list's end (see judge-worker.ts) while what waits for it is under half the
-    // account and the account has room; a held answer has no client waiting on it.
-    const now = holding() || held.full || this.backlog.bytes * 2 > held.limit;
-    this.post({ id: this.id, chunk: copy, now }, [copy.buffer as ArrayBuffer]);
+    this.post({ id: this.id, chunk: copy, now: judgeNow(this.context, this.backlog) }, [
+      copy.buffer as ArrayBuffer,
+    ]);
     return true;
   }
 

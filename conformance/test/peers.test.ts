@@ -54,39 +54,50 @@ describe("the suite against tools nobody here wrote", () => {
   it("finds the defects of json-server 0.17 serving the fixture orders", async () => {
     const failed = await failedChecks(() => startJsonServer(BUNDLED_FIXTURES));
     const listDefects = ["body", "no-status-field"];
-    assert.deepEqual(failed, [
-      // Ids rounded through doubles (2^63 - 1 becomes 2^63, beyond int64); the status is served as stored.
-      ...listDefects.map((d) => `list-orders.list.${d}`),
-      // No authentication at all; the lists served to the refused requests are the same bytes as the first,
-      // whose defects are reported once (there: "not judged again").
-      ...CREDENTIALS.map((v) => `list-unauthorized.${v}.status`),
-      // Query parameters filter and page the list: orders with int64 ids are missing with them. The one id
-      // rounded beyond int64 cannot be read by id, so the rules are judged among the others.
-      ...listDefects.map((d) => `list-no-paging.with-parameters.${d}`),
-      "list-no-paging.list-ignores-paging-parameters",
-      // Unauthenticated deletes succeed with 200; the later ones find nothing: 404 with an empty object.
-      ...CREDENTIALS.flatMap((v) => [
-        `cancel-unauthorized.missing-order.${v}.status`,
-        `cancel-unauthorized.missing-order.${v}.body`,
-      ]),
-      ...["pending-order", "shipped-order"].flatMap((o) => [
-        `cancel-unauthorized.${o}.no-header.status`,
-        ...CREDENTIALS.slice(1).flatMap((v) => [
-          `cancel-unauthorized.${o}.${v}.status`,
-          `cancel-unauthorized.${o}.${v}.body`,
+    // The refused cancels run beside these lists (both change nothing on a server that refuses them) and
+    // json-server carries them out: a list read after one of them is no longer the same bytes as the first,
+    // so its defects are reported again, on every check that reads it. Which lists, depends on timing.
+    const raced = (id: string) => /^list-unauthorized\.[^.]+\.(body|no-status-field)$/.test(id);
+    for (const v of CREDENTIALS) {
+      const reported = listDefects.filter((d) => failed.includes(`list-unauthorized.${v}.${d}`));
+      assert.ok(reported.length === 0 || reported.length === listDefects.length, `${v}: ${reported}`);
+    }
+    assert.deepEqual(
+      failed.filter((id) => !raced(id)),
+      [
+        // Ids rounded through doubles (2^63 - 1 becomes 2^63, beyond int64); the status is served as stored.
+        ...listDefects.map((d) => `list-orders.list.${d}`),
+        // No authentication at all; a list served to a refused request that is the same bytes as the first
+        // has its defects reported once, there ("not judged again").
+        ...CREDENTIALS.map((v) => `list-unauthorized.${v}.status`),
+        // Query parameters filter and page the list: orders with int64 ids are missing with them. The one id
+        // rounded beyond int64 cannot be read by id, so the rules are judged among the others.
+        ...listDefects.map((d) => `list-no-paging.with-parameters.${d}`),
+        "list-no-paging.list-ignores-paging-parameters",
+        // Unauthenticated deletes succeed with 200; the later ones find nothing: 404 with an empty object.
+        ...CREDENTIALS.flatMap((v) => [
+          `cancel-unauthorized.missing-order.${v}.status`,
+          `cancel-unauthorized.missing-order.${v}.body`,
         ]),
-      ]),
-      // Those deletes removed orders.
-      "cancel-unauthorized.refusals-change-nothing",
-      "cancel-not-found.cancel.body",
-      ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
-      "cancel-pending.cancel.status",
-      "cancel-pending.cancel.body",
-      "cancel-pending.cancel-again.body",
-      "cancel-shipped.cancel.status",
-      "cancel-shipped.cancel.body",
-      "cancel-shipped.cancel-again.status",
-      "cancel-shipped.cancel-again.body",
-    ]);
+        ...["pending-order", "shipped-order"].flatMap((o) => [
+          `cancel-unauthorized.${o}.no-header.status`,
+          ...CREDENTIALS.slice(1).flatMap((v) => [
+            `cancel-unauthorized.${o}.${v}.status`,
+            `cancel-unauthorized.${o}.${v}.body`,
+          ]),
+        ]),
+        // Those deletes removed orders.
+        "cancel-unauthorized.refusals-change-nothing",
+        "cancel-not-found.cancel.body",
+        ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
+        "cancel-pending.cancel.status",
+        "cancel-pending.cancel.body",
+        "cancel-pending.cancel-again.body",
+        "cancel-shipped.cancel.status",
+        "cancel-shipped.cancel.body",
+        "cancel-shipped.cancel-again.status",
+        "cancel-shipped.cancel-again.body",
+      ],
+    );
   });
 });

@@ -82,14 +82,11 @@ function writeCache(script: Script, file: string, key: Buffer): boolean {
 /**
  * Written once, from what V8 has compiled by then: a second after the start (a process stopped by SIGKILL,
  * as test runners and containers stop servers, never reaches its exit) or at the exit, whichever comes
- * first.
+ * first; not again after --warm-cache has written it.
  */
-function writeCacheOnce(write: () => void): void {
-  let written = false;
+function writeCacheOnce(write: () => void, written: () => boolean): void {
   const once = () => {
-    if (written) return;
-    written = true;
-    write();
+    if (!written()) write();
   };
   process.once("exit", once);
   setTimeout(once, WRITE_AFTER_MS).unref();
@@ -109,9 +106,13 @@ function run(): void {
   const cachedData = file ? readCache(file, key) : undefined;
   const script = new Script(`${WRAPPER_START}${source}\n})`, { filename: BUNDLE, cachedData });
   if (file) {
-    const write = () => writeCache(script, file, key);
+    let written = false;
+    const write = () => {
+      written = true;
+      return writeCache(script, file, key);
+    };
     offerCompileCache({ file, write });
-    if (cachedData === undefined || script.cachedDataRejected) writeCacheOnce(write);
+    if (cachedData === undefined || script.cachedDataRejected) writeCacheOnce(write, () => written);
   }
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));

@@ -11,6 +11,12 @@ import { type SentVerdict, sendableVerdict } from "./verdict-transfer.ts";
 // forwarding's back (the judge took the cores' idle moments and slowed the forwarding all the same); the
 // thread still runs a little below the proxy's own.
 
+/** A list being judged, and its bytes that wait for its end or for the proxy to say "now". */
+interface ListInWork {
+  judge: ListJudge;
+  waiting: Uint8Array[];
+}
+
 /** What the proxy starts the thread with. */
 export interface JudgeWorkerData {
   readerLimits?: ReaderLimits;
@@ -46,9 +52,9 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
     keepRecordsUpTo: data.keepRecordsUpTo,
     ...data.readerLimits,
   };
-  const lists = new Map<number, { judge: ListJudge; waiting: Uint8Array[] }>();
+  const lists = new Map<number, ListInWork>();
   const send = (message: FromJudge, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
-  const judgeWaiting = (id: number, list: { judge: ListJudge; waiting: Uint8Array[] }) => {
+  const judgeWaiting = (id: number, list: ListInWork) => {
     for (const chunk of list.waiting.splice(0)) {
       list.judge.write(chunk);
       send({ id, judged: chunk.length, indexedOrders: list.judge.indexedOrders });

@@ -30,6 +30,8 @@ export type Setting =
   | "maxRetryWait"
   | "errors"
   | "allowedHosts"
+  | "corsOrigins"
+  | "flushEvery"
   | "port";
 
 export type SettingNames = Readonly<Record<Setting, string>>;
@@ -62,6 +64,8 @@ export const RUN_OPTION_NAMES: SettingNames = {
   maxRetryWait: "maxRetryWaitMs",
   errors: "errors",
   allowedHosts: "allowedHosts",
+  corsOrigins: "corsOrigins",
+  flushEvery: "flushEveryMs",
   port: "port",
 };
 

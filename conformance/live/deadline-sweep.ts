@@ -4,12 +4,14 @@ import type { ClientRequest, IncomingMessage } from "node:http";
  * The deadlines of the forwarder's exchanges, checked by one sweep for all of them instead of a timer per
  * request: per-request socket timers keep every exchange alive for the garbage collector long after it
  * ended, which under load cost more than the judging. Requests wait for the upstream's answer (its first
- * byte) until `timeoutMs` after they began; answers must end by the whole exchange's deadline.
+ * byte) until `timeoutMs` after they began; answers must end by the whole exchange's deadline, and so must
+ * every exchange, whatever it waits for.
  */
 export class DeadlineSweep {
   // Oldest first, as they began, so that a sweep stops at the first one still in time.
   readonly #waiting = new Map<ClientRequest, number>();
   readonly #answering = new Map<IncomingMessage, number>();
+  readonly #exchanges = new Map<object, { deadline: number; expire: () => void }>();
   readonly #sweep: NodeJS.Timeout;
 
   constructor(
@@ -36,6 +38,18 @@ export class DeadlineSweep {
     incoming.once("close", () => this.#answering.delete(incoming));
   }
 
+  /**
+   * A whole exchange, keyed by `key`: ended by `expire` unless `ended` comes by `deadline`, whatever state
+   * it is in, so that none can outlive the deadline by a path the other two do not watch.
+   */
+  exchange(key: object, deadline: number, expire: () => void): void {
+    this.#exchanges.set(key, { deadline, expire });
+  }
+
+  ended(key: object): void {
+    this.#exchanges.delete(key);
+  }
+
   stop(): void {
     clearInterval(this.#sweep);
   }
@@ -51,6 +65,11 @@ export class DeadlineSweep {
       if (deadline > now) break;
       this.#answering.delete(incoming);
       incoming.destroy(this.answerTooSlow());
+    }
+    for (const [key, { deadline, expire }] of this.#exchanges) {
+      if (deadline > now) break;
+      this.#exchanges.delete(key);
+      expire();
     }
   }
 }

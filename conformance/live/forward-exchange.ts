@@ -19,6 +19,7 @@ import { HeldBytes } from "./held-bytes.ts";
 import { JudgeTurns } from "./judge-turns.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 import type { ListJudges } from "./list-feed.ts";
+import type { CheckedRequest } from "./request-edge.ts";
 
 const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
 const LIST_URL = /^\/v1\/store\/orders(?:\?|$)/;
@@ -85,16 +86,30 @@ export interface ExchangeOutcome {
   };
 }
 
+/** How an exchange ended, once: with an answer, without one, cut off, or by a fault of the proxy's own. */
+interface ExchangeEnd {
+  answer?: UpstreamAnswer;
+  upstreamError?: string;
+  reply?: ExchangeOutcome["answer"];
+  /** When the answer's last byte came (a large list is still being judged after it). */
+  answeredAt?: number;
+  cutOff?: string;
+  unheld?: string;
+  fault?: string;
+}
+
 /**
  * The request handler: sends each request on to the upstream as it came (only Host names the upstream),
  * streams the answer back as it came while keeping a copy to judge, and answers 502 with an Error record
- * when the upstream gives none. Judging happens after, in `done`, off the bytes' way.
+ * when the upstream gives none. Judging happens after, in `done`, off the bytes' way. Each exchange runs
+ * under its own supervisor: whatever one of its parts throws ends that exchange (a 502 when nothing was
+ * answered yet) as a fault of the proxy's, handed on like any other end, and never reaches the process.
  */
 export function createForwarder(
   settings: ForwarderSettings,
   done: (outcome: ExchangeOutcome) => void,
 ): {
-  forward: (request: IncomingMessage, response: ServerResponse) => void;
+  forward: (request: IncomingMessage, response: ServerResponse, checked: CheckedRequest) => void;
   stop: () => void;
   cancelInFlight: (orderId: string) => boolean;
   /** Ends every exchange still in flight, each handed on as cut off for this reason; how many there were. */
@@ -111,17 +126,14 @@ export function createForwarder(
   const inFlight = new Set<(reason: string) => void>();
   let seq = 0;
   const cancelling = new CancelsInFlight();
-  const deadlines = new DeadlineSweep(
-    timeoutMs,
-    () => new Error(`not complete within the ${deadlineMs} ms ${names.deadline}`),
-  );
+  const deadlineMessage = () => `not complete within the ${deadlineMs} ms ${names.deadline}`;
+  const deadlines = new DeadlineSweep(timeoutMs, () => new Error(deadlineMessage()));
 
-  const forward = (request: IncomingMessage, response: ServerResponse) => {
+  const forward = (request: IncomingMessage, response: ServerResponse, checked: CheckedRequest) => {
     const number = ++seq;
     const begun = performance.now();
     const begunAt = Date.now();
-    const url = originForm(request.url ?? "/");
-    const method = request.method ?? "GET";
+    const { method, target: url } = checked;
     const underBase =
       url === PROXY_BASE_PATH ||
       url.startsWith(`${PROXY_BASE_PATH}/`) ||
@@ -136,28 +148,25 @@ export function createForwarder(
       };
       return recorded;
     };
-    // What the HAR keeps of the request's body, as it goes on to the upstream.
-    const requestChunks = settings.keepForHar ? tapRequestBody(request) : [];
+    let requestChunks: Buffer[] = [];
     let waitMs = 0;
     let over = false;
+    let releaseBody: (() => void) | undefined;
+    let incomingNow: IncomingMessage | undefined;
+    let outgoing: http.ClientRequest | undefined;
     // Keyed as the state rules name the order: its exact digits, however the path spelled them.
     const segment = method === "DELETE" ? CANCEL_URL.exec(url)?.[1] : undefined;
     const cancelled = segment === undefined ? undefined : int64Id(segment);
     if (cancelled !== undefined) cancelling.began(cancelled);
 
-    const finish = (
-      answer: UpstreamAnswer | undefined,
-      upstreamError: string | undefined,
-      reply?: ExchangeOutcome["answer"],
-      /** When the answer's last byte came (a large list is still being judged after it). */
-      answeredAt = performance.now(),
-      extra?: { cutOff?: string; unheld?: string },
-    ) => {
+    const finish = (end: ExchangeEnd) => {
       if (over) return;
       over = true;
       inFlight.delete(cut);
+      deadlines.ended(cut);
       if (cancelled !== undefined) cancelling.ended(cancelled);
-      const durationMs = answeredAt - begun;
+      const { answer, upstreamError } = end;
+      const durationMs = (end.answeredAt ?? performance.now()) - begun;
       const forwarded: ForwardedExchange = {
         seq: number,
         method,
@@ -172,178 +181,238 @@ export function createForwarder(
       if (answer) forwarded.response = new LazyResponse(answer.status, answer.incoming, answer.body);
       if (answer?.body.notJudged !== undefined) forwarded.notJudged = answer.body.notJudged;
       if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
-      if (extra?.cutOff !== undefined) forwarded.cutOff = extra.cutOff;
-      if (extra?.unheld !== undefined) forwarded.unheld = extra.unheld;
+      if (end.cutOff !== undefined) forwarded.cutOff = end.cutOff;
+      if (end.unheld !== undefined) forwarded.unheld = end.unheld;
+      if (end.fault !== undefined) forwarded.fault = end.fault;
       const har = settings.keepForHar
         ? harSource({
             begunAt,
             durationMs,
             waitMs,
             method,
-            url,
+            url: checked.url,
             request,
             requestChunks,
             answer,
             upstreamError,
-            extra,
+            extra: end,
           })
         : undefined;
       try {
-        done({ forwarded, ...(har ? { har } : {}), ...(reply ? { answer: reply } : {}) });
+        done({ forwarded, ...(har ? { har } : {}), ...(end.reply ? { answer: end.reply } : {}) });
       } finally {
         releaseBody?.();
       }
     };
-    let releaseBody: (() => void) | undefined;
-    let incomingNow: IncomingMessage | undefined;
-    const cut = (reason: string) => {
-      finish(undefined, undefined, undefined, performance.now(), { cutOff: reason });
+    /** Ends the exchange at once, whatever state it is in: the client gets a 502 if nothing was answered. */
+    const end = (status: number, code: string, message: string, how: ExchangeEnd) => {
       incomingNow?.destroy();
-      outgoing.destroy();
-      response.destroy();
+      outgoing?.destroy();
+      if (!response.headersSent && !response.destroyed) sendError(response, status, { code, message });
+      else response.destroy();
+      finish(how);
     };
-    inFlight.add(cut);
-
-    const upstreamPath = underBase ? `${upstreamBase}${url.slice(PROXY_BASE_PATH.length)}` : url;
-    const headers = requestHeaders(request.rawHeaders);
-    if (via?.authorization !== undefined) headers.push("Proxy-Authorization", via.authorization);
-    const outgoing = send(
-      {
-        agent,
-        method,
-        ...(via
-          ? // The upstream's URL spelled out, so that no path the client sent ("//elsewhere/x") names a host.
-            { hostname: via.hostname, port: via.port, path: `${upstream.origin}${upstreamPath}` }
-          : { protocol: upstream.protocol, hostname, port: upstream.port, path: upstreamPath }),
-        headers,
-        ...settings.tls,
-      },
-      (incoming) => {
-        incomingNow = incoming;
-        deadlines.answered(outgoing);
-        waitMs = performance.now() - begun;
-        const status = incoming.statusCode ?? 502;
-        const statusText = incoming.statusMessage ?? "";
-        const origin = request.headers.origin;
-        const grantsNothing =
-          settings.corsGrantedTo !== undefined && origin !== undefined && !settings.corsGrantedTo(origin);
-        const headers = (grantsNothing ? forwardedWithoutCors : forwardedResponseHeaders)(
-          incoming.rawHeaders,
-        );
-        const unusable = unusableStatus(status, statusText);
-        if (unusable !== undefined) {
-          incoming.destroy();
-          sendError(response, 502, {
-            code: "upstream_invalid_answer",
-            message: settings.hide(
-              `the upstream ${upstream.origin} gave an answer HTTP cannot carry: ${unusable}`,
-            ),
-          });
-          finish(undefined, settings.hide(`an answer HTTP cannot carry: ${unusable}`));
-          return;
+    const cut = (reason: string) => end(502, "proxy_stopped", reason, { cutOff: reason });
+    const fault = (error: unknown) => {
+      const message = `the proxy failed on this exchange: ${error instanceof Error ? error.message : String(error)}`;
+      if (over) {
+        response.destroy();
+        return;
+      }
+      end(502, "proxy_fault", settings.hide(message), { fault: settings.hide(message) });
+    };
+    // Every part of the exchange runs through this: a throw ends the exchange, never the process.
+    const guard =
+      <A extends unknown[]>(part: (...args: A) => void) =>
+      (...args: A) => {
+        try {
+          part(...args);
+        } catch (error) {
+          fault(error);
         }
-        deadlines.answering(incoming, begun + deadlineMs);
-        let size = 0;
-        const isList = status === 200 && method === "GET" && LIST_URL.test(url);
-        // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge
-        // works beside the forwarding, and paces it only while the answer is held anyway (--errors).
-        const paused = new Set<"client" | "judge">();
-        const pause = (why: "client" | "judge", pausing: boolean) => {
-          if (pausing) paused.add(why);
-          else paused.delete(why);
-          if (paused.size > 0) incoming.pause();
-          else incoming.resume();
-        };
-        const write = (chunk: Buffer) => {
-          if (!response.write(chunk)) {
-            pause("client", true);
-            response.once("drain", () => pause("client", false));
-          }
-        };
-        const answer = new HeldAnswer(
-          settings.holdAnswers,
-          held,
-          settings.maxBodyBytes,
-          names,
-          () => response.writeHead(status, statusText, headers),
-          (chunk) => response.write(chunk),
-        );
-        const body = new ForwardedBody({
-          maxBytes: settings.maxBodyBytes,
-          contentEncoding: headerText(incoming.headers["content-encoding"]),
-          judges: isList ? settings.judges : undefined,
-          held,
-          names,
-          turns,
-          ...(settings.holdAnswers
-            ? {
-                pacing: {
-                  active: () => answer.holding,
-                  pause: (pausing: boolean) => pause("judge", pausing),
-                },
-              }
-            : {}),
-        });
-        releaseBody = () => {
-          body.release();
-          answer.giveBack();
-        };
-        if (!answer.holding) response.writeHead(status, statusText, headers);
-        // Written chunk by chunk rather than piped: one listener instead of pipe's six, on every exchange.
-        incoming.on("data", (chunk: Buffer) => {
+      };
+    inFlight.add(cut);
+    // The whole exchange ends by its deadline, in any state: upgraded, informational, dripping, half-closed.
+    deadlines.exchange(cut, begun + deadlineMs, () =>
+      end(504, "upstream_timeout", settings.hide(deadlineMessage()), { upstreamError: deadlineMessage() }),
+    );
+
+    const onAnswer = (incoming: IncomingMessage) => {
+      incomingNow = incoming;
+      if (outgoing) deadlines.answered(outgoing);
+      waitMs = performance.now() - begun;
+      const status = incoming.statusCode ?? 502;
+      const statusText = incoming.statusMessage ?? "";
+      const origin = request.headers.origin;
+      const grantsNothing =
+        settings.corsGrantedTo !== undefined && origin !== undefined && !settings.corsGrantedTo(origin);
+      const headers = (grantsNothing ? forwardedWithoutCors : forwardedResponseHeaders)(incoming.rawHeaders);
+      const unusable = unusableStatus(status, statusText);
+      if (unusable !== undefined) {
+        invalidAnswer(unusable);
+        return;
+      }
+      deadlines.answering(incoming, begun + deadlineMs);
+      let size = 0;
+      const isList = status === 200 && method === "GET" && LIST_URL.test(url);
+      // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge
+      // works beside the forwarding, and paces it only while the answer is held anyway (--errors).
+      const paused = new Set<"client" | "judge">();
+      const pause = (why: "client" | "judge", pausing: boolean) => {
+        if (pausing) paused.add(why);
+        else paused.delete(why);
+        if (paused.size > 0) incoming.pause();
+        else incoming.resume();
+      };
+      const write = (chunk: Buffer) => {
+        if (!response.write(chunk)) {
+          pause("client", true);
+          response.once(
+            "drain",
+            guard(() => pause("client", false)),
+          );
+        }
+      };
+      const answer = new HeldAnswer(
+        settings.holdAnswers,
+        held,
+        settings.maxBodyBytes,
+        names,
+        () => response.writeHead(status, statusText, headers),
+        (chunk) => response.write(chunk),
+      );
+      const body = new ForwardedBody({
+        maxBytes: settings.maxBodyBytes,
+        contentEncoding: headerText(incoming.headers["content-encoding"]),
+        judges: isList ? settings.judges : undefined,
+        held,
+        names,
+        turns,
+        ...(settings.holdAnswers
+          ? {
+              pacing: {
+                active: () => answer.holding,
+                pause: (pausing: boolean) => pause("judge", pausing),
+              },
+            }
+          : {}),
+      });
+      releaseBody = () => {
+        body.release();
+        answer.giveBack();
+      };
+      if (!answer.holding) response.writeHead(status, statusText, headers);
+      // Written chunk by chunk rather than piped: one listener instead of pipe's six, on every exchange.
+      incoming.on(
+        "data",
+        guard((chunk: Buffer) => {
           size += chunk.length;
           body.add(chunk);
           if (!answer.take(chunk, size)) write(chunk);
-        });
-        incoming.on("end", () => {
+        }),
+      );
+      incoming.on(
+        "end",
+        guard(() => {
           const answeredAt = performance.now();
           if (!answer.holding) response.end();
-          void body.end().then((outcome) => {
-            const reply = answer.holding
-              ? {
-                  // The held bytes go back to the account once the exchange is handed on (releaseBody).
-                  pass: () => response.writeHead(status, statusText, headers).end(answer.body()),
-                  replace: (replacement: number, record: { code: string; message: string }) =>
-                    sendError(response, replacement, record, grantsNothing ? {} : upstreamCors(incoming)),
-                }
-              : undefined;
-            finish(
-              { status, statusText, incoming, body: outcome, size },
-              undefined,
-              reply,
-              answeredAt,
-              answer.unheld === undefined ? {} : { unheld: answer.unheld },
-            );
-          });
-        });
-        incoming.on("error", (error) => {
+          body.end().then(
+            guard((outcome: BodyOutcome) => {
+              const reply = answer.holding
+                ? {
+                    // The held bytes go back to the account once the exchange is handed on (releaseBody).
+                    pass: () => response.writeHead(status, statusText, headers).end(answer.body()),
+                    replace: (replacement: number, record: { code: string; message: string }) =>
+                      sendError(response, replacement, record, grantsNothing ? {} : upstreamCors(incoming)),
+                  }
+                : undefined;
+              finish({
+                answer: { status, statusText, incoming, body: outcome, size },
+                ...(reply ? { reply } : {}),
+                answeredAt,
+                ...(answer.unheld === undefined ? {} : { unheld: answer.unheld }),
+              });
+            }),
+            fault,
+          );
+        }),
+      );
+      incoming.on(
+        "error",
+        guard((error: Error) => {
           // Broken off after the answer began: the client sees the same, and nothing is judged.
           response.destroy();
-          finish(undefined, `the answer broke off: ${error.message}`);
-        });
-      },
-    );
-    deadlines.waitFor(outgoing, begun);
-    outgoing.on("error", (error: NodeJS.ErrnoException) => {
-      deadlines.answered(outgoing);
-      if (response.headersSent) return;
-      const reason = error.code ? `${error.code}: ${error.message}` : error.message;
-      sendError(response, 502, {
-        code: "upstream_unreachable",
-        message: settings.hide(`the proxy got no answer from the upstream ${upstream.origin}: ${reason}`),
-      });
-      finish(undefined, settings.hide(reason));
-    });
-    const { "content-length": length, "transfer-encoding": chunked } = request.headers;
-    if ((length !== undefined && length !== "0") || chunked !== undefined) request.pipe(outgoing);
-    else {
-      // No body to stream: the upstream request ends at once, as most of this API's requests do.
-      request.resume();
-      outgoing.end();
-    }
-    response.on("close", () => {
-      if (!response.writableFinished) outgoing.destroy();
-    });
+          finish({ upstreamError: `the answer broke off: ${error.message}` });
+        }),
+      );
+    };
+    /** An answer that cannot be passed on: the client gets a whole 502 instead. */
+    const invalidAnswer = (why: string) =>
+      end(
+        502,
+        "upstream_invalid_answer",
+        settings.hide(`the upstream ${upstream.origin} gave an answer HTTP cannot carry: ${why}`),
+        { upstreamError: settings.hide(`an answer HTTP cannot carry: ${why}`) },
+      );
+
+    guard(() => {
+      // What the HAR keeps of the request's body, as it goes on to the upstream.
+      if (settings.keepForHar) requestChunks = tapRequestBody(request);
+      const upstreamPath = underBase ? `${upstreamBase}${url.slice(PROXY_BASE_PATH.length)}` : url;
+      const headers = requestHeaders(request.rawHeaders);
+      if (via?.authorization !== undefined) headers.push("Proxy-Authorization", via.authorization);
+      const sent = send(
+        {
+          agent,
+          method,
+          ...(via
+            ? // The upstream's URL spelled out, so that no path the client sent ("//elsewhere/x") names a host.
+              { hostname: via.hostname, port: via.port, path: `${upstream.origin}${upstreamPath}` }
+            : { protocol: upstream.protocol, hostname, port: upstream.port, path: upstreamPath }),
+          headers,
+          ...settings.tls,
+        },
+        guard(onAnswer),
+      );
+      outgoing = sent;
+      deadlines.waitFor(sent, begun);
+      // The request asked for no other protocol (the proxy passes no Upgrade on): a switch is no answer.
+      sent.on(
+        "upgrade",
+        guard((_incoming: IncomingMessage, socket: import("node:net").Socket) => {
+          socket.destroy();
+          deadlines.answered(sent);
+          invalidAnswer("101 Switching Protocols to a request that asked for no other protocol");
+        }),
+      );
+      sent.on(
+        "error",
+        guard((error: NodeJS.ErrnoException) => {
+          deadlines.answered(sent);
+          if (response.headersSent || over) return;
+          const reason = error.code ? `${error.code}: ${error.message}` : error.message;
+          end(
+            502,
+            "upstream_unreachable",
+            settings.hide(`the proxy got no answer from the upstream ${upstream.origin}: ${reason}`),
+            { upstreamError: settings.hide(reason) },
+          );
+        }),
+      );
+      const { "content-length": length, "transfer-encoding": chunked } = request.headers;
+      if ((length !== undefined && length !== "0") || chunked !== undefined) request.pipe(sent);
+      else {
+        // No body to stream: the upstream request ends at once, as most of this API's requests do.
+        request.resume();
+        sent.end();
+      }
+      response.on(
+        "close",
+        guard(() => {
+          if (!response.writableFinished) sent.destroy();
+        }),
+      );
+    })();
   };
 
   return {
@@ -368,21 +437,6 @@ function unusableStatus(status: number, statusText: string): string | undefined 
   if (!Number.isInteger(status) || status < 100 || status > 599) return `status ${status}, outside 100-599`;
   if (/[^\t\x20-\x7e\x80-\xff]/.test(statusText)) return "a status text with bytes HTTP cannot carry";
   return undefined;
-}
-
-/**
- * A request target as a path: an absolute-form target ("http://elsewhere/x", which clients send to a
- * proxy) gives its path and query, since this proxy sends everything to its one upstream; any other
- * target is kept as it came.
- */
-function originForm(target: string): string {
-  if (target.startsWith("/") || !/^https?:\/\//i.test(target)) return target;
-  try {
-    const parsed = new URL(target);
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return target;
-  }
 }
 
 /**

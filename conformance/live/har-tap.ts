@@ -34,12 +34,13 @@ export interface HarFacts {
   durationMs: number;
   waitMs: number;
   method: string;
-  url: string;
+  /** The request's address as checked at the proxy's edge. */
+  url: URL;
   request: IncomingMessage;
   requestChunks: Buffer[];
   answer: UpstreamAnswer | undefined;
   upstreamError: string | undefined;
-  extra: { cutOff?: string; unheld?: string } | undefined;
+  extra: { cutOff?: string; unheld?: string; fault?: string } | undefined;
 }
 
 export function harSource(facts: HarFacts): HarSource {
@@ -50,7 +51,7 @@ export function harSource(facts: HarFacts): HarSource {
     durationMs: facts.durationMs,
     waitMs: facts.waitMs,
     method: facts.method,
-    url: new URL(facts.url, `http://${request.headers.host ?? "127.0.0.1"}`),
+    url: facts.url,
     requestHeaders: pairsOf(request.rawHeaders),
     requestBody: Buffer.concat(facts.requestChunks),
     ...(answer && decoded
@@ -64,13 +65,15 @@ export function harSource(facts: HarFacts): HarSource {
           },
         }
       : {}),
-    ...(extra?.cutOff !== undefined
-      ? { comment: extra.cutOff }
-      : upstreamError !== undefined
-        ? { comment: `no answer from the upstream: ${upstreamError}` }
-        : answer && !answer.body.whole
-          ? { comment: keptComment(answer.body) }
-          : {}),
+    ...(extra?.fault !== undefined
+      ? { comment: extra.fault }
+      : extra?.cutOff !== undefined
+        ? { comment: extra.cutOff }
+        : upstreamError !== undefined
+          ? { comment: `no answer from the upstream: ${upstreamError}` }
+          : answer && !answer.body.whole
+            ? { comment: keptComment(answer.body) }
+            : {}),
   };
 }
 

@@ -34,6 +34,8 @@ export interface ForwardedExchange {
   cutOff?: string;
   /** With --errors, why the answer went on before it was judged (so it could not be replaced). */
   unheld?: string;
+  /** A part of the proxy failed on this exchange: it was ended there, not judged, and why. */
+  fault?: string;
 }
 
 /** One exchange with the suite's verdict on it. */
@@ -56,6 +58,8 @@ export interface JudgedExchange {
   cutOff?: boolean;
   /** With --errors, why the answer went on before it was judged. */
   unheld?: string;
+  /** A part of the proxy failed on this exchange. */
+  fault?: boolean;
   exchange: Exchange;
   /** What the upstream answered, as bytes. */
   answer?: ForwardedExchange["response"];
@@ -160,6 +164,10 @@ function unjudgeable(
   pathname: string,
   judged: JudgedExchange,
 ): string | undefined {
+  if (forwarded.fault !== undefined) {
+    judged.fault = true;
+    return forwarded.fault;
+  }
   if (forwarded.cutOff !== undefined) {
     judged.cutOff = true;
     return forwarded.cutOff;

@@ -47,6 +47,7 @@ import {
 } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
 import { InThreadJudges, type ListJudges } from "./list-feed.ts";
+import { checkRequest } from "./request-edge.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
 import { WorkerJudges } from "./worker-judges.ts";
 
@@ -107,6 +108,8 @@ export interface ProxyOptions {
   secretNames?: string[];
   /** Sees each exchange with its verdict, once it is complete. */
   onExchange?: (judged: JudgedExchange) => void;
+  /** Told once of each problem that degrades the run as it goes (a HAR that can no longer be written). */
+  onProblem?: (problem: string) => void;
 }
 
 export interface RunningProxy {
@@ -119,6 +122,10 @@ export interface RunningProxy {
   readonly startWarnings: readonly string[];
   /** The report over the traffic so far. */
   report(): Report;
+  /** The HAR so far under its name, and the report over the traffic so far: for a periodic write. */
+  checkpoint(): Report;
+  /** A fault of the proxy's own that reached no exchange's supervisor: counted and said in the report. */
+  fault(where: string, error: unknown): void;
   /**
    * Stops taking requests, lets those in flight finish for up to `graceMs` (default 5 s), cuts off the rest
    * (reported as such), and returns the report over all the traffic.
@@ -167,7 +174,10 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
   const { agent, via, send } = await upstreamAgent(upstream, route, options);
   const har = options.har
-    ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" })
+    ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" }, (problem) => {
+        ledger.fault("HAR", problem);
+        options.onProblem?.(problem);
+      })
     : undefined;
   const inFlight = new InFlight();
   const turns = new JudgeTurns();
@@ -185,20 +195,31 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
     (outcome) => inFlight.ended(() => finish(outcome)),
   );
-  const hosts = allowedHosts(host, options.allowedHosts);
+  const edge = {
+    hosts: allowedHosts(host, options.allowedHosts),
+    upstream,
+    ...(lendsCredentials(options) ? { credentialOrigins: new Set(options.corsOrigins ?? []) } : {}),
+    names: namesOf(options),
+  };
   const server = http.createServer((request, response) => {
-    // A request through a name that is not the proxy's is a page's, by DNS rebinding: it would be sent on
-    // with the --header credentials and its answer read. Refused, and no exchange of the traffic.
-    if (!hosts.allows(request.headers.host)) {
-      request.resume();
-      sendError(response, 403, {
-        code: "foreign_host",
-        message: `the proxy answers only requests addressed to it (Host: ${hosts.described}); add a name with ${namesOf(options).allowedHosts}`,
-      });
-      return;
+    try {
+      // Checked once, before anything is spent on it: a Host the proxy answers to (a page's name reaching it
+      // by DNS rebinding is refused), a target naming the upstream, a page allowed to use its credentials.
+      const verdict = checkRequest(request, edge);
+      if (!verdict.ok) {
+        request.resume();
+        sendError(response, verdict.status, { code: verdict.code, message: verdict.message });
+        return;
+      }
+      inFlight.began();
+      forwarder.forward(request, response, verdict.request);
+    } catch (error) {
+      // The forwarder supervises its exchanges; this is the last line, for a fault before one began.
+      ledger.fault(`${request.method} ${secrets.hide(String(request.url))}`, error, secrets.hide);
+      if (!response.headersSent)
+        sendError(response, 502, { code: "proxy_fault", message: "the proxy failed" });
+      else response.destroy();
     }
-    inFlight.began();
-    forwarder.forward(request, response);
   });
   const port = await listen(server, options, host);
   const address = host.includes(":") ? `[${host}]` : host;
@@ -221,6 +242,13 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
     startWarnings: [...warnings],
     report,
+    fault(where, error) {
+      ledger.fault(where, error, secrets.hide);
+    },
+    checkpoint() {
+      har?.flush();
+      return report();
+    },
     close({ graceMs = CLOSE_GRACE_MS } = {}) {
       closing ??= (async () => {
         const stopped = new Promise((resolve) => server.close(resolve));
@@ -229,9 +257,12 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         // Each exchange still in flight is in the report, as cut off by the stop, not left out of it.
         forwarder.cutInFlight("cut off: still in flight when the proxy stopped");
         server.closeAllConnections();
-        await stopped;
+        // Every step of a stop is bounded: whatever hangs, the report over the traffic comes back.
+        await settled(stopped, graceMs, () => ledger.fault("stop", "connections still open after the grace"));
         forwarder.stop();
-        await judges.close();
+        await settled(judges.close(), graceMs, () =>
+          ledger.fault("stop", "the list judges did not finish within the grace"),
+        );
         agent.destroy();
         har?.close();
         return report();
@@ -253,22 +284,50 @@ function finisher(
   onExchange: ProxyOptions["onExchange"],
 ): (outcome: ExchangeOutcome) => void {
   return ({ forwarded, har: source, answer }) => {
-    secrets.learn(forwarded.secrets);
-    const judged = judgeSafely(forwarded, context);
-    // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
-    for (const check of judged.checks)
-      if (check.status === "failed") check.message = secrets.hide(check.message);
-    for (const finding of judged.findings) finding.message = secrets.hide(finding.message);
-    if (answer) {
-      if (violates(judged)) {
-        judged.replaced = true;
-        answer.replace(502, { code: "contract_violation", message: secrets.hide(violationMessage(judged)) });
-      } else answer.pass();
-    }
-    ledger.record(judged);
-    if (har && source) har.add(harEntryOf(source, secrets.names, secrets.hide));
-    onExchange?.(judged);
+    // Each step on its own: one that throws is a fault in the report, and the steps after it still run.
+    const step = (part: string, run: () => void) => {
+      try {
+        run();
+      } catch (error) {
+        ledger.fault(`#${forwarded.seq} ${forwarded.method}: ${part}`, error, secrets.hide);
+      }
+    };
+    let judged: JudgedExchange | undefined;
+    step("judging", () => {
+      secrets.learn(forwarded.secrets);
+      judged = judgeSafely(forwarded, context);
+      // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
+      for (const check of judged.checks)
+        if (check.status === "failed") check.message = secrets.hide(check.message);
+      for (const finding of judged.findings) finding.message = secrets.hide(finding.message);
+    });
+    const verdict = judged;
+    if (answer)
+      step("answer", () => {
+        if (verdict && violates(verdict)) {
+          verdict.replaced = true;
+          answer.replace(502, {
+            code: "contract_violation",
+            message: secrets.hide(violationMessage(verdict)),
+          });
+        } else answer.pass();
+      });
+    if (verdict === undefined) return;
+    step("ledger", () => ledger.record(verdict));
+    if (har && source) step("HAR", () => har.add(harEntryOf(source, secrets.names, secrets.hide)));
+    if (onExchange) step("live line", () => onExchange(verdict));
   };
+}
+
+/** Waits for `promise` up to `ms`; past that, `late` says so and the wait ends. */
+async function settled(promise: Promise<unknown>, ms: number, late: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), ms);
+  });
+  const lateNow = await Promise.race([promise.then(() => false), timedOut]);
+  clearTimeout(timer);
+  if (lateNow) late();
 }
 
 /** How exchanges are forwarded, from the options: where, how long, what is added, held and hidden. */

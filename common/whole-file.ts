@@ -2,10 +2,12 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
+  copyFileSync,
   fchmodSync,
   fsyncSync,
   openSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -61,6 +63,22 @@ export class WholeFile {
     return typeof data === "string"
       ? writeSync(this.#fd, data, position)
       : writeSync(this.#fd, data, 0, data.length, position);
+  }
+
+  /**
+   * What is written so far, put under the target's name as a whole file of its own (a copy renamed into
+   * place), while writing goes on here: for a file that is valid after every write, such as a HAR.
+   */
+  publishCopy(): void {
+    const copy = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString("hex")}.tmp`);
+    try {
+      fsyncSync(this.#fd);
+      copyFileSync(this.temporary, copy, constants.COPYFILE_EXCL);
+      renameSync(copy, this.path);
+    } catch (error) {
+      rmSync(copy, { force: true });
+      throw error;
+    }
   }
 
   /** Flushed to disk and renamed over the target; the directory is flushed so that the rename holds. */

@@ -82,6 +82,11 @@ export interface TrafficSummary {
   cutOff: number;
   /** With --errors, violating answers the app got unchanged, because they went on before they were judged. */
   unreplaced: number;
+  /**
+   * Faults of the proxy's own: a part that failed on an exchange (which was ended there, not judged), or a
+   * HAR or report it could not write. Each is in the warnings; the command exits 2 for them.
+   */
+  faults: number;
 }
 
 export function summarize(scenarios: readonly ScenarioResult[]): Report["summary"] {

@@ -36,26 +36,64 @@ const CLOSING = "\n]}}\n";
 /**
  * A HAR file written as the traffic goes, so that a long run keeps nothing in memory: under a temporary
  * name beside its target, valid JSON after every entry (each is written over the closing brackets, which
- * follow it again), and renamed into place when the run ends, so that the target only ever holds a whole
- * file.
+ * follow it again), copied under its name at each `flush` and renamed into place when the run ends, so
+ * that the target only ever holds a whole file. A write that fails (a full disk, a file too large) ends
+ * the HAR, never the proxy: `problem` says why, once, and the entries after it are not written.
  */
 export class HarWriter {
-  readonly #file: WholeFile;
+  #file: WholeFile | undefined;
   #entries = 0;
+  /** Why the HAR could not be written, once it could not. */
+  problem: string | undefined;
 
-  constructor(path: string, creator: { name: string; version: string }) {
-    this.#file = new WholeFile(path);
-    this.#file.write(`{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`);
-    this.#file.writeAhead(CLOSING);
+  constructor(
+    readonly path: string,
+    creator: { name: string; version: string },
+    /** Told once, when the HAR can no longer be written. */
+    readonly onProblem: (problem: string) => void = () => {},
+  ) {
+    this.#attempt(() => {
+      this.#file = new WholeFile(path);
+      this.#file.write(`{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`);
+      this.#file.writeAhead(CLOSING);
+    });
   }
 
   add(entry: HarEntry): void {
-    this.#file.write(`${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry)}`);
-    this.#file.writeAhead(CLOSING);
-    this.#entries++;
+    const file = this.#file;
+    if (file === undefined) return;
+    this.#attempt(() => {
+      file.write(`${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry)}`);
+      file.writeAhead(CLOSING);
+      this.#entries++;
+    });
+  }
+
+  /** The entries so far under the HAR's name, whole, while the writing goes on. */
+  flush(): void {
+    const file = this.#file;
+    if (file !== undefined) this.#attempt(() => file.publishCopy());
   }
 
   close(): void {
-    this.#file.commit();
+    const file = this.#file;
+    if (file !== undefined) this.#attempt(() => file.commit());
+    this.#file = undefined;
+  }
+
+  #attempt(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      const file = this.#file;
+      this.#file = undefined;
+      try {
+        file?.abandon();
+      } catch {
+        // The temporary file may be gone already; what matters is said below.
+      }
+      this.problem = `cannot write the HAR ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; it stops there`;
+      this.onProblem(this.problem);
+    }
   }
 }

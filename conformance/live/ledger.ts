@@ -34,6 +34,7 @@ export class TrafficLedger {
   readonly #notJudged = new Map<string, { count: number; examples: Set<string> }>();
   readonly #upstreamFailures: string[] = [];
   readonly #unreplaced: string[] = [];
+  readonly #faults: string[] = [];
   readonly #health = createHealth();
   readonly #traffic: TrafficSummary = {
     exchanges: 0,
@@ -43,6 +44,7 @@ export class TrafficLedger {
     replaced: 0,
     cutOff: 0,
     unreplaced: 0,
+    faults: 0,
   };
 
   constructor(
@@ -58,6 +60,7 @@ export class TrafficLedger {
     traffic.exchanges++;
     if (judged.replaced) traffic.replaced++;
     if (judged.cutOff) traffic.cutOff++;
+    if (judged.fault) this.#countFault(`${judged.ref.label}: ${judged.notJudged}`);
     if (judged.upstreamError !== undefined) {
       traffic.upstreamFailures++;
       if (this.#upstreamFailures.length < EXAMPLES_KEPT)
@@ -85,6 +88,20 @@ export class TrafficLedger {
         this.#unreplaced.push(`${judged.ref.label} (${judged.unheld})`);
     }
     this.#recordFindings(judged);
+  }
+
+  /**
+   * A fault of the proxy's own outside an exchange's parts (a step after it, the HAR, a report): said in
+   * the report. `hide` is applied to the message, which may quote what the traffic sent.
+   */
+  fault(where: string, error: unknown, hide: (text: string) => string = (text) => text): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.#countFault(hide(`${where}: ${message}`));
+  }
+
+  #countFault(text: string): void {
+    this.#traffic.faults++;
+    if (this.#faults.length < EXAMPLES_KEPT) this.#faults.push(text);
   }
 
   #recordNotJudged(judged: JudgedExchange): void {
@@ -183,6 +200,11 @@ export class TrafficLedger {
     if (this.#traffic.unreplaced > 0) {
       warnings.push(
         `${this.#traffic.unreplaced} ${this.#traffic.unreplaced === 1 ? "answer" : "answers"} that broke a rule reached the app unchanged: each went on before it was judged, so ${this.names.errors} could not replace it: ${this.#unreplaced.join("; ")}`,
+      );
+    }
+    if (this.#traffic.faults > 0) {
+      warnings.unshift(
+        `the proxy itself failed ${this.#traffic.faults === 1 ? "once" : `${this.#traffic.faults} times`} (an exchange it failed on was ended there and not judged): ${this.#faults.join("; ")}`,
       );
     }
     const verdict = this.#health.verdict();

@@ -19,6 +19,9 @@ export function liveLine(judged: JudgedExchange, options: { color: boolean }): s
     ...failed.map((check) => `${check.id}: ${check.message}`),
     ...judged.findings.map((finding) => `state.${finding.rule}: ${finding.message}`),
   ].map((problem) => printable(problem));
+  const partly = partlyJudged(judged);
+  if (problems.length === 0 && partly !== undefined)
+    return `${paint("dim", "·")} ${head} ${paint("dim", `(judged in part: ${printable(partly)})`)}\n`;
   if (problems.length === 0) return `${paint("green", "✔")} ${head}\n`;
   const replaced = judged.replaced ? paint("yellow", " (answered 502: --errors)") : "";
   return `${paint("red", "✖")} ${head}${replaced}\n${problems.map((problem) => `    ${paint("red", problem)}\n`).join("")}`;
@@ -34,7 +37,9 @@ export function jsonLine(judged: JudgedExchange): string {
         ? "not-judged"
         : judged.findings.length > 0 || failed.length > 0
           ? "failed"
-          : "passed";
+          : partlyJudged(judged) !== undefined
+            ? "partly-judged"
+            : "passed";
   let line = `{"seq":${judged.ref.seq},"method":${JSON.stringify(judged.method)},"path":${JSON.stringify(judged.pathname)},"status":${judged.status ?? 502},"durationMs":${Math.round(judged.durationMs * 10) / 10},"verdict":"${verdict}"`;
   if (judged.operation) line += `,"operation":"${judged.operation}"`;
   if (judged.notJudged) line += `,"notJudged":${JSON.stringify(judged.notJudged)}`;
@@ -47,4 +52,10 @@ export function jsonLine(judged: JudgedExchange): string {
     exchanges: [finding.earlier.seq, finding.later.seq],
   }));
   return `${line},"failed":${failures.length === 0 ? "[]" : JSON.stringify(failures)},"findings":${findings.length === 0 ? "[]" : JSON.stringify(findings)}}\n`;
+}
+
+/** Why a judged exchange was judged only in part (a check skipped on it: a list past a bound), if it was. */
+function partlyJudged(judged: JudgedExchange): string | undefined {
+  if (judged.operation === undefined) return undefined;
+  return judged.notJudged ?? judged.checks.find((check) => check.status === "skipped")?.message;
 }

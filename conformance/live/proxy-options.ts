@@ -18,6 +18,8 @@ export interface ProxyCliOptions {
   proxy: ProxyOptions;
   reporters: ReporterTarget[];
   failOnViolation: boolean;
+  /** How often the report files and the HAR are written while the proxy runs. */
+  flushEveryMs: number;
   /** COMMAND and its arguments, given after `--`: the proxy judges while it runs, then reports. */
   command?: string[];
   help: boolean;
@@ -64,11 +66,14 @@ Reports:
   --secret NAME             a header or query parameter whose value is a credential, masked everywhere
                             like Authorization, Cookie, X-Api-Key or access_token are; repeatable
   --har FILE                write every exchange to FILE as HAR 1.2 as it happens, credentials hidden
+  --flush-every TIME        while it runs, write the report files and the HAR under their names this
+                            often (default 60s), so that a kill loses at most that much
   --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all
   --help                    show this help
 
 Exit codes: 0 stopped (and, with --fail-on-violation, something was judged and nothing failed), 1 a check
-failed or nothing was judged, with --fail-on-violation, 2 bad usage or an upstream it cannot reach at start.
+failed or nothing was judged, with --fail-on-violation, 2 bad usage, an upstream it cannot reach at start,
+a report or HAR it could not write, or a fault of the proxy's own (said on stderr and in the report).
 `;
 
 export const FLAGS = {
@@ -83,6 +88,7 @@ export const FLAGS = {
   ...REACH_FLAGS,
   reporter: { type: "string", multiple: true },
   har: { type: "string" },
+  "flush-every": { type: "string" },
   secret: { type: "string", multiple: true },
   "fail-on-violation": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -96,6 +102,8 @@ export const SETTING_FLAGS: SettingNames = {
   ...REACH_SETTING_FLAGS,
   errors: "--errors",
   allowedHosts: "--allowed-host NAME",
+  corsOrigins: "--cors-origin ORIGIN",
+  flushEvery: "--flush-every",
   port: "--port",
 };
 
@@ -104,7 +112,8 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const values = parseFlags(flags, FLAGS);
   const reporters = parseReporters(values.reporter ?? ["pretty"], undefined);
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
-  if (values.help) return { proxy: { upstream: "" }, reporters, failOnViolation: false, help: true };
+  if (values.help)
+    return { proxy: { upstream: "" }, reporters, failOnViolation: false, flushEveryMs: 0, help: true };
   if (!upstream) throw new UsageError("--upstream (or PETSTORE_UPSTREAM) is required");
   const port = values.port === undefined ? DEFAULT_PROXY_PORT : parsePort("--port", values.port);
   const headers = readHeaders(values, env);
@@ -141,6 +150,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
     },
     reporters,
     failOnViolation: values["fail-on-violation"] ?? false,
+    flushEveryMs: parseDuration("--flush-every", values["flush-every"] ?? "60s"),
     ...(command ? { command } : {}),
     help: false,
   };

@@ -1,5 +1,6 @@
-// How the built command's first file (compile-cached.ts) lets the mock it runs write the compile cache on
-// demand (--warm-cache): a global, since the two are separate files and the first one runs the other.
+// How the built command's first file (compile-cached.ts) and the mock it runs talk about the compile cache:
+// the mock says when it serves (a cache is written only from then on) and --warm-cache writes it on demand.
+// A global, since the two are separate files and the first one runs the other.
 
 const HOOK = Symbol.for("petstore-mock.compile-cache");
 
@@ -8,6 +9,8 @@ export interface CompileCacheHook {
   file: string;
   /** Writes what V8 has compiled so far; false when it could not be written. */
   write: () => boolean;
+  /** The mock serves: a missing or refused cache is written from what it compiles from now on. */
+  serving: () => void;
 }
 
 export function offerCompileCache(hook: CompileCacheHook): void {

@@ -1,33 +1,33 @@
 #!/usr/bin/env node
 import { isAscii } from "node:buffer";
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
+import {
+  cacheKey,
+  decodeCache,
+  encodeCache,
+  readOwnFile,
+  untrustedFolder,
+  writeOwnFile,
+} from "./compile-cache-file.ts";
 import { offerCompileCache } from "./compile-cache-hook.ts";
 
 // The `petstore-mock` command's first file. It runs the bundled mock through V8's code cache, so that every
 // start after the first skips compiling what serving the first request needs: that compiling is most of
 // the mock's cold start over a bare node:http server, and Node 20 keeps no compile cache for a package's
 // own code (Node 22's module.enableCompileCache does the same for every module). The cache is a file per
-// Node version, architecture, Node flags and bundle bytes; a cache that cannot be read, matched or written
-// costs only the start-up it would have saved.
+// Node version, architecture, Node flags and bundle bytes, used only when it is the user's own
+// (compile-cache-file.ts); a cache that cannot be read, matched or written costs only the start-up it
+// would have saved.
 
 const BUNDLE = fileURLToPath(new URL("mock-main.cjs", import.meta.url));
 // Node's own wrapper, on the bundle's first line so that stack traces keep their line numbers.
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) { ";
 // Long enough for a start and its first requests, which is what the next start should find compiled.
 const WRITE_AFTER_MS = 1000;
-
-const DIGEST_BYTES = 20;
-
-function digest(...parts: Buffer[]): Buffer {
-  const hash = createHash("sha1");
-  for (const part of parts) hash.update(part);
-  return hash.digest();
-}
 
 /** Where the cache lives: Node's own variables first, else the project's node_modules/.cache, as tools do. */
 function cacheFolder(): string | undefined {
@@ -40,49 +40,29 @@ function cacheFolder(): string | undefined {
   return join(nodeModules, ".cache", "petstore-mock");
 }
 
-/**
- * The cached data in `file`, when the file was made for exactly these bytes under this Node and flags, and
- * has not changed since. V8 trusts cached data as it trusts its own heap: a flipped byte would crash the
- * process rather than be refused, so the data's digest is checked first.
- */
-function readCache(file: string, key: Buffer): Buffer | undefined {
-  let stored: Buffer;
-  try {
-    stored = readFileSync(file);
-  } catch {
+/** One line on stderr, before the mock's own: what was not used, and why. */
+function sayIgnored(reason: string): void {
+  process.stderr.write(`warn: compile cache ignored: ${reason}\n`);
+}
+
+/** The cached data in `file` when it and its folder are the user's own and it was made for `key`. */
+function readCache(folder: string, file: string, key: Buffer): Buffer | undefined {
+  // Nothing is read from a folder that is not the user's own, and nothing is written there either.
+  const folderUntrusted = untrustedFolder(folder);
+  if (folderUntrusted !== undefined) {
+    sayIgnored(folderUntrusted);
     return undefined;
   }
-  const data = stored.subarray(2 * DIGEST_BYTES);
-  const whole =
-    stored.subarray(0, DIGEST_BYTES).equals(key) &&
-    stored.subarray(DIGEST_BYTES, 2 * DIGEST_BYTES).equals(digest(data));
-  return whole ? data : undefined;
-}
-
-/** Writes what V8 has compiled of `script` so far; false when it could not. */
-function writeCache(script: Script, file: string, key: Buffer): boolean {
-  const partial = `${file}.${process.pid}`;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    const data = script.createCachedData();
-    writeFileSync(partial, Buffer.concat([key, digest(data), data]));
-    // Renamed into place whole, so processes starting side by side read one or none.
-    renameSync(partial, file);
-    return true;
-  } catch {
-    try {
-      rmSync(partial, { force: true });
-    } catch {
-      // Nothing was written where nothing could be.
-    }
-    return false;
-  }
+  const stored = readOwnFile(file);
+  if (stored.untrusted !== undefined) sayIgnored(stored.untrusted);
+  return stored.data && decodeCache(stored.data, key);
 }
 
 /**
- * Written once, from what V8 has compiled by then: a second after the start (a process stopped by SIGKILL,
- * as test runners and containers stop servers, never reaches its exit) or at the exit, whichever comes
- * first; not again after --warm-cache has written it.
+ * Written once, from what V8 has compiled by then, and only by a mock that serves (never by --help, a
+ * version or a refused option, whose cache would hold only what they compiled): a second after it starts
+ * serving (a process stopped by SIGKILL, as test runners and containers stop servers, never reaches its
+ * exit) or at the exit, whichever comes first; not again after --warm-cache has written it.
  */
 function writeCacheOnce(write: () => void, written: () => boolean): void {
   const once = () => {
@@ -98,21 +78,25 @@ function run(): void {
   let source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
   if (source.startsWith("#!")) source = `//${source.slice(2)}`;
   const folder = cacheFolder();
-  // One file per Node version and architecture, so that rebuilds and upgrades replace it rather than pile up;
-  // V8 itself checks only the source's length, so the file starts with a digest of the rest of the key
-  // and one of the data.
+  // One file per Node version and architecture, so that rebuilds and upgrades replace it rather than pile up.
   const file = folder && join(folder, `${process.version}-${process.arch}.v8`);
-  const key = digest(Buffer.from(`${process.execArgv.join(" ")}\0`), bytes);
-  const cachedData = file ? readCache(file, key) : undefined;
+  const key = cacheKey(process.execArgv, bytes);
+  const cachedData = folder && file ? readCache(folder, file, key) : undefined;
   const script = new Script(`${WRAPPER_START}${source}\n})`, { filename: BUNDLE, cachedData });
   if (file) {
     let written = false;
     const write = () => {
       written = true;
-      return writeCache(script, file, key);
+      return writeOwnFile(file, encodeCache(key, script.createCachedData()));
     };
-    offerCompileCache({ file, write });
-    if (cachedData === undefined || script.cachedDataRejected) writeCacheOnce(write, () => written);
+    const stale = cachedData === undefined || script.cachedDataRejected === true;
+    let armed = false;
+    const serving = () => {
+      if (!stale || armed) return;
+      armed = true;
+      writeCacheOnce(write, () => written);
+    };
+    offerCompileCache({ file, write, serving });
   }
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));

@@ -68,6 +68,8 @@ export async function serve(options: CliOptions): Promise<number> {
   const stopWatching = options.watch ? watchFixtures(options, load, core) : () => {};
   const signals = new StopSignals("petstore-mock");
   out.write(`${startLines(options, origin, loaded, access, kept.line).join("\n")}\n`);
+  // Only a mock that serves writes the compile cache, so that it holds what serving compiles.
+  compileCache()?.serving();
 
   const { code: commandCode } = await serveUntilDone(options.command, signals, {
     env: process.env,

@@ -58,10 +58,11 @@ export async function startListeningProcess(
     stderr += chunk;
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`mock did not start within ${timeoutMs} ms:\n${stderr}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // A process that never listens (blocked on a FIFO, say) must not outlive the test that started it.
+      child.kill("SIGKILL");
+      reject(new Error(`mock did not start within ${timeoutMs} ms:\n${stderr}`));
+    }, timeoutMs);
     child.stdout?.on("data", (chunk) => {
       stdout += chunk;
       const match = READY_LINE.exec(stdout);

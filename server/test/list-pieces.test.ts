@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { wholeBytes } from "../core/exchange.ts";
@@ -148,6 +149,56 @@ describe("list-pieces", () => {
         "the added orders in order, ids digit for digit",
       );
       assert.ok(healthStatuses.length > 0 && healthStatuses.every((status) => status === 200));
+    });
+  });
+
+  describe("a real mock over the bundled fixtures", () => {
+    let mock: MockProcess;
+    before(async () => {
+      mock = await startMockProcess(["--quiet"]);
+    });
+    after(() => mock.stop());
+
+    /** The raw answer to a request, read until the mock closes the connection. */
+    const rawAnswer = async (method: string, headers: Record<string, string>) => {
+      const url = new URL(mock.url);
+      const socket = connect(Number(url.port), url.hostname);
+      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.end(
+        `${method} /v1/store/orders HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n${lines.join("")}\r\n`,
+      );
+      const chunks: Buffer[] = [];
+      for await (const chunk of socket) chunks.push(chunk as Buffer);
+      const raw = Buffer.concat(chunks);
+      const headEnd = raw.indexOf("\r\n\r\n");
+      const head = raw.subarray(0, headEnd).toString();
+      return { length: Number(/content-length: (\d+)/i.exec(head)?.[1]), body: raw.subarray(headEnd + 4) };
+    };
+
+    it("a session's list in pieces answers HEAD with its length, and a truncate fault with half of it", async () => {
+      const session = { "x-mock-session": "pieces" };
+      const put = await fetch(`${new URL(mock.url).origin}/__control/orders/9223372036854775806`, {
+        method: "PUT",
+        headers: { ...session, "content-type": "application/json" },
+        body: '{"petId":7,"quantity":1,"status":"pending"}',
+      });
+      assert.equal(put.status, 201);
+      const auth = { ...session, authorization: `Bearer ${DEV_KEY}` };
+      const whole = await rawAnswer("GET", auth);
+      assert.equal(whole.body.length, whole.length);
+      assert.match(whole.body.toString(), /"id":9223372036854775806[,}]/);
+      const head = await rawAnswer("HEAD", auth);
+      assert.equal(head.length, whole.length);
+      assert.equal(head.body.length, 0);
+      const rules = await fetch(`${new URL(mock.url).origin}/__control/behaviour`, {
+        method: "PUT",
+        headers: { ...session, "content-type": "application/json" },
+        body: '{"rules":[{"operation":"listOrders","fault":"truncate"}]}',
+      });
+      assert.equal(rules.status, 200, await rules.text());
+      const cut = await rawAnswer("GET", auth);
+      assert.equal(cut.length, whole.length, "the head promises the whole body");
+      assert.deepEqual(cut.body, whole.body.subarray(0, Math.floor(whole.length / 2)));
     });
   });
 });

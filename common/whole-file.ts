@@ -31,14 +31,16 @@ export class WholeFile {
 
   /**
    * `mode`: the new file's permissions when nothing is at `path` yet. A file already there keeps its own
-   * (someone made a file of keys 0600 on purpose: a rewrite must not make it readable by all).
+   * (someone made a file of keys 0600 on purpose: a rewrite must not make it readable by all), unless
+   * `existing` is "replace": then `mode` holds whatever was there (a secret going into a file others read).
    */
   constructor(
     readonly path: string,
     mode = 0o644,
+    existing: "keep" | "replace" = "keep",
   ) {
     this.temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-    const kept = existingMode(path);
+    const kept = existing === "keep" ? fileMode(path) : undefined;
     this.#fd = openSync(this.temporary, CREATE_NEW, 0o600);
     try {
       // Set after opening, so that the umask narrows neither a kept mode nor the one asked for.
@@ -120,7 +122,7 @@ export class WholeFile {
 }
 
 /** The permission bits of the regular file at `path`, if there is one. */
-function existingMode(path: string): number | undefined {
+export function fileMode(path: string): number | undefined {
   try {
     const stat = statSync(path);
     return stat.isFile() ? stat.mode & 0o7777 : undefined;

@@ -1,5 +1,6 @@
 import { rootCertificates } from "node:tls";
 import type { ParseArgsConfig } from "node:util";
+import { isToken68, TOKEN68_RULE } from "../common/bearer.ts";
 import { FileRefused, readBoundedFile } from "../common/bounded-file.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../common/option-values.ts";
@@ -173,6 +174,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
   if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
   if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
+  if (!isToken68(apiKey)) throw new UsageError(`--api-key must be ${TOKEN68_RULE}`);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   const readerLimits = readReaderLimits(values);

@@ -20,15 +20,21 @@ const KEY = "dev-key-123";
 interface Started {
   url: string;
   child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
-/** The mock of a checkout, from its sources, on a free port; `fds`: a file-descriptor limit to run under. */
-async function startMock(checkout: string, args: string[], fds?: number): Promise<Started> {
+/**
+ * The mock of a checkout, from its sources, on a free port; `fds`: a file-descriptor limit to run under;
+ * `probe`: with this checkout's event-loop delay probe loaded (scripts/loop-delay-probe.ts).
+ */
+async function startMock(checkout: string, args: string[], fds?: number, probe = false): Promise<Started> {
   const command = [
     process.execPath,
     "--import",
     "tsx",
+    ...(probe ? ["--import", join(ROOT, "scripts/loop-delay-probe.ts")] : []),
     join(checkout, "server/main.ts"),
     "--port",
     "0",
@@ -57,6 +63,7 @@ async function startMock(checkout: string, args: string[], fds?: number): Promis
   return {
     url,
     child,
+    output: () => output,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((done) => child.once("exit", done));
@@ -80,7 +87,7 @@ function send(
   agent: Agent,
   url: URL,
   path: string,
-  options: { method?: string; headers?: Record<string, string> } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<number> {
   return new Promise((done) => {
     const sent = request(
@@ -99,7 +106,7 @@ function send(
     );
     sent.on("error", () => done(0));
     sent.setTimeout(120_000, () => sent.destroy());
-    sent.end();
+    sent.end(options.body);
   });
 }
 
@@ -168,6 +175,46 @@ async function controlPlane(checkout: string, paged: boolean): Promise<string> {
     });
     agent.destroy();
     return `| ${paged ? "5 page reads (`?limit=100`)" : "5 reads of `/__control/orders` as it answers without a query"} | ${peakMegabytes(mock.child.pid)} MB | ${wait} ms |`;
+  } finally {
+    await mock.stop();
+  }
+}
+
+/** The worst event-loop delay since the last time it was asked, from the mock's probe. */
+async function loopDelayMax(mock: Started): Promise<number> {
+  const before = mock.output().length;
+  mock.child.kill("SIGUSR2");
+  for (;;) {
+    const match = /loop-delay-max-ms (\S+)/.exec(mock.output().slice(before));
+    if (match) return Number(match[1]);
+    await new Promise((done) => setTimeout(done, 10));
+  }
+}
+
+/**
+ * A session's first list after it added orders through the control API (what `--hooks mock-control`
+ * does), over a million-order world: the mock's worst event-loop delay and `/__health`'s worst wait.
+ */
+async function sessionListAfterAdds(checkout: string, added: number): Promise<string> {
+  const mock = await startMock(checkout, ["--generate", "1000000"], undefined, true);
+  try {
+    const url = new URL(mock.url);
+    const agent = new Agent({ keepAlive: true });
+    const session = { "x-mock-session": "adds" };
+    for (let index = 0; index < added; index++) {
+      await send(agent, url, `/__control/orders/${9_000_000_000_000_000n + BigInt(index)}`, {
+        method: "PUT",
+        headers: { ...session, "content-type": "application/json" },
+        body: '{"petId":7,"quantity":1,"status":"pending"}',
+      });
+    }
+    await loopDelayMax(mock);
+    const wait = await worstWaitDuring(url, "/__health", async () => {
+      await send(agent, url, "/v1/store/orders", { headers: { ...session, authorization: `Bearer ${KEY}` } });
+    });
+    const delay = await loopDelayMax(mock);
+    agent.destroy();
+    return `| ${added.toLocaleString("en")} orders added | ${delay} ms | ${wait} ms |`;
   } finally {
     await mock.stop();
   }
@@ -267,6 +314,11 @@ export async function underAttack(
       "|---|---|---|",
       await controlPlane(dir, false),
       await controlPlane(dir, true),
+      "",
+      "| A million-order world, a session's first list after… | worst event-loop delay | `/__health` worst wait (every 20 ms) |",
+      "|---|---|---|",
+      await sessionListAfterAdds(dir, 1),
+      await sessionListAfterAdds(dir, 1_000),
       "",
       "| Under `ulimit -n 1024`, a new client's first answer with… | wait |",
       "|---|---|",

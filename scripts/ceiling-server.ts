@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { JSON_CONTENT_TYPE as json } from "../server/core/errors.ts";
+import { wholeBytes } from "../server/core/exchange.ts";
 import { loadComparisonWorld } from "./comparison-world.ts";
 
 /**
@@ -9,7 +10,7 @@ import { loadComparisonWorld } from "./comparison-world.ts";
  */
 const world = await loadComparisonWorld();
 const expected = `Bearer ${world.apiKeys[0]}`;
-const list = Buffer.from(world.store.listBody());
+const list = Buffer.from(wholeBytes(world.store.listBody()));
 const unauthorized = Buffer.from(
   '{"code":"unauthorized","message":"The API key is not valid.","status":401}',
 );

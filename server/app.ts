@@ -10,7 +10,7 @@ import type { Duplex } from "node:stream";
 import { capConnections, defaultMaxConnections } from "../common/connection-cap.ts";
 import { CONTROL_PATH } from "./core/control.ts";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
-import { errorResponse, type MockResponse, pathOf } from "./core/exchange.ts";
+import { errorResponse, type MockResponse, type PiecedBody, pathOf, wholeBytes } from "./core/exchange.ts";
 import type { Maybe } from "./core/maybe.ts";
 import type { MockCore } from "./core/mock.ts";
 import { SESSION_HEADER } from "./core/sessions.ts";
@@ -188,6 +188,10 @@ function createWriter(): Write {
       return;
     }
     const { status, headers, body } = answer;
+    if (body !== undefined && typeof body !== "string" && !(body instanceof Uint8Array)) {
+      writePieces(request, response, status, headOf(headers, body.byteLength), body, answer.fault);
+      return;
+    }
     let head: Head;
     let bytes: Buffer | string | undefined;
     if (typeof body === "string") {
@@ -215,6 +219,49 @@ function createWriter(): Write {
     else response.end(bytes);
   };
 }
+
+/**
+ * A body in pieces (a session's list), about a mebibyte of them per turn of the event loop (written as one
+ * batch, corked): a piece is a view of the seed's bytes or the session's own, so writing one costs no copy,
+ * and other requests are answered between the turns.
+ */
+function writePieces(
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  head: Head,
+  body: PiecedBody,
+  fault: MockResponse["fault"],
+): void {
+  response.writeHead(status, head);
+  if (request.method === "HEAD") {
+    response.end();
+    return;
+  }
+  if (fault === "truncate") {
+    const whole = wholeBytes(body);
+    response.write(whole.subarray(0, Math.floor(whole.length / 2)), () => request.socket.destroy());
+    return;
+  }
+  const { pieces } = body;
+  let next = 0;
+  const writeSlice = () => {
+    if (response.destroyed) return;
+    response.cork();
+    let written = 0;
+    while (next < pieces.length && written < PIECES_SLICE_BYTES) {
+      const piece = pieces[next++] as Uint8Array;
+      response.write(piece);
+      written += piece.length;
+    }
+    response.uncork();
+    if (next < pieces.length) setImmediate(writeSlice);
+    else response.end();
+  };
+  writeSlice();
+}
+
+const PIECES_SLICE_BYTES = 1024 * 1024;
 
 const withoutBody = (status: number) => status === 204 || status === 304 || status < 200;
 

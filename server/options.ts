@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
+import { isToken68, TOKEN68_RULE } from "../common/bearer.ts";
 import { type FlagValuesOf, parseFlags, splitAtCommand, UsageError } from "../common/command-line.ts";
 import { parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../common/option-values.ts";
 import { packageFile } from "../common/package-root.ts";
@@ -150,14 +151,14 @@ export function parseCliOptions(argv: readonly string[], environment: NodeJS.Pro
   const { options: flags, command } = splitAtCommand(argv);
   const values = parseFlags(flags, FLAGS);
   const apiKeys = values["api-key"] ?? splitList(env.PETSTORE_API_KEYS);
-  if (apiKeys?.some((key) => key.trim() === "" || /\s/.test(key))) {
-    throw new UsageError("API keys must be non-empty and contain no white space");
+  if (apiKeys?.some((key) => !isToken68(key))) {
+    throw new UsageError(`API keys must be ${TOKEN68_RULE}`);
   }
   const corsOrigins = values["cors-origin"] ?? splitList(env.PETSTORE_CORS_ORIGINS);
   const controlToken = values["control-token"] ?? env.PETSTORE_CONTROL_TOKEN;
   const logFormat = values["log-format"] ?? env.PETSTORE_LOG_FORMAT;
-  if (controlToken !== undefined && (controlToken.length < 8 || /\s/.test(controlToken))) {
-    throw new UsageError("--control-token must be at least 8 characters without white space");
+  if (controlToken !== undefined && (controlToken.length < 8 || !isToken68(controlToken))) {
+    throw new UsageError(`--control-token must be at least 8 characters: ${TOKEN68_RULE}`);
   }
   return {
     port: parsePort("--port", values.port ?? env.PORT ?? "4010"),

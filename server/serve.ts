@@ -156,7 +156,17 @@ async function listen(
 /** `--generate N --write-fixtures FILE`: the world written as a fixture file, and nothing served. */
 function writeFixtures(options: CliOptions, { orders, seed }: NonNullable<CliOptions["generate"]>): number {
   try {
-    writeGeneratedFixtures(options.writeFixtures as string, orders, seed, options.apiKeys);
+    const { tightenedFrom } = writeGeneratedFixtures(
+      options.writeFixtures as string,
+      orders,
+      seed,
+      options.apiKeys,
+    );
+    if (tightenedFrom !== undefined) {
+      process.stderr.write(
+        `note: ${options.writeFixtures} was readable by its group or others (${octal(tightenedFrom)}) and now holds a key given with --api-key: it is now 0600\n`,
+      );
+    }
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     process.stderr.write(`error: cannot write ${options.writeFixtures}: ${code ?? message}\n`);
@@ -255,3 +265,5 @@ function chooseLog(options: CliOptions, out: NodeJS.WriteStream): MockLog | Prom
     write: (text) => out.write(text),
   });
 }
+
+const octal = (mode: number) => `0${mode.toString(8).padStart(3, "0")}`;

@@ -1,6 +1,7 @@
 import Fastify from "fastify";
 import { loadComparisonWorld } from "../scripts/comparison-world.ts";
 import { JSON_CONTENT_TYPE } from "../server/core/errors.ts";
+import { wholeBytes } from "../server/core/exchange.ts";
 
 /**
  * The framework's floor for the benchmark: Fastify with one route that checks the key and sends the same
@@ -8,7 +9,7 @@ import { JSON_CONTENT_TYPE } from "../server/core/errors.ts";
  */
 const world = await loadComparisonWorld();
 const expected = `Bearer ${world.apiKeys[0]}`;
-const list = Buffer.from(world.store.listBody());
+const list = Buffer.from(wholeBytes(world.store.listBody()));
 
 const app = Fastify({ logger: false });
 app.get("/v1/store/orders", (request, reply) => {

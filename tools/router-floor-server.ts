@@ -5,6 +5,7 @@ import FindMyWay from "find-my-way";
 import { loadComparisonWorld } from "../scripts/comparison-world.ts";
 import { createAuthenticator } from "../server/core/auth.ts";
 import { JSON_CONTENT_TYPE as json } from "../server/core/errors.ts";
+import { wholeBytes } from "../server/core/exchange.ts";
 
 /**
  * What leaving Fastify would buy, for the benchmark: bare node:http with Fastify's router (find-my-way) and
@@ -28,7 +29,7 @@ router.on("GET", "/v1/store/orders", (request, response) => {
     response.writeHead(401, { "content-length": 0 }).end();
     return;
   }
-  const body = store.listBody();
+  const body = wholeBytes(store.listBody());
   response.writeHead(200, { "content-type": json, "content-length": body.length }).end(body);
 });
 

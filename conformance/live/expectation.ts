@@ -88,13 +88,6 @@ export function createReader(
   };
 }
 
-/** The token of a well-formed `Authorization: Bearer <token>`, the only form §5 accepts. */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined;
-  const match = /^Bearer +(\S+)$/i.exec(authorization);
-  return match?.[1];
-}
-
 /** A path segment's order id as exact digits, when it is an int64. */
 export function int64Id(segment: string): string | undefined {
   let text: string;

@@ -1,5 +1,6 @@
 import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
+import { bearerToken } from "../../common/bearer.ts";
 import { utf8Problem } from "../../common/utf8-stream.ts";
 import { maskedTarget, requestSecrets } from "../credentials.ts";
 import { flattenHeaders, hostnameOf, maskHeaders } from "../http-client.ts";
@@ -9,7 +10,7 @@ import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { CancelsInFlight } from "./cancels-in-flight.ts";
 import { DeadlineSweep } from "./deadline-sweep.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
-import { bearerToken, int64Id } from "./expectation.ts";
+import { int64Id } from "./expectation.ts";
 import { forwardedResponseHeaders, forwardedWithoutCors, requestHeaderFilter } from "./forward-headers.ts";
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";

@@ -1,3 +1,5 @@
+import { bearerToken } from "../../common/bearer.ts";
+
 export type AuthResult = { ok: true } | { ok: false; tokenGiven: boolean };
 
 const ACCEPTED: AuthResult = { ok: true };
@@ -13,36 +15,12 @@ const UNKNOWN_TOKEN: AuthResult = { ok: false, tokenGiven: true };
 export function createAuthenticator(apiKeys: readonly string[]): (header: string | undefined) => AuthResult {
   const keys = [...apiKeys];
   return (header) => {
-    if (header === undefined) return NO_TOKEN;
     const token = bearerToken(header);
-    if (token === "") return NO_TOKEN;
+    if (token === undefined) return NO_TOKEN;
     let matched = 0;
     for (const key of keys) matched |= constantTimeEqual(token, key);
     return matched === 1 ? ACCEPTED : UNKNOWN_TOKEN;
   };
-}
-
-const SCHEME = "bearer";
-const isBlank = (code: number) => code === 0x20 || code === 0x09;
-
-/**
- * The RFC 6750 token after a case-insensitive `Bearer` scheme name, white space around it tolerated;
- * "" when the header names another scheme or carries no token.
- */
-function bearerToken(header: string): string {
-  let start = 0;
-  let end = header.length;
-  while (start < end && isBlank(header.charCodeAt(start))) start++;
-  while (end > start && isBlank(header.charCodeAt(end - 1))) end--;
-  if (end - start < SCHEME.length) return "";
-  // ASCII letters only: setting bit 0x20 lower-cases a letter and cannot turn anything else into one.
-  for (let index = 0; index < SCHEME.length; index++) {
-    if ((header.charCodeAt(start + index) | 0x20) !== SCHEME.charCodeAt(index)) return "";
-  }
-  start += SCHEME.length;
-  if (start < end && !isBlank(header.charCodeAt(start))) return "";
-  while (start < end && isBlank(header.charCodeAt(start))) start++;
-  return header.slice(start, end);
 }
 
 /** 1 when equal, else 0, after touching every code unit of the longer input whatever the inputs are. */

@@ -12,12 +12,34 @@ export interface MockRequest {
 /** Faults a transport carries out instead of (or in the middle of) an answer. */
 export type Fault = "close" | "truncate";
 
+/**
+ * A body in pieces, written one after another: a session's list is mostly views of the seed's list body
+ * with its own orders between them, so it is never copied or built whole.
+ */
+export interface PiecedBody {
+  readonly pieces: readonly Uint8Array[];
+  readonly byteLength: number;
+}
+
+/** The whole body in one array, for a transport that needs it so (a Web Response, a truncated answer). */
+export function wholeBytes(body: Uint8Array | PiecedBody): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  if (body.pieces.length === 1) return body.pieces[0] as Uint8Array;
+  const whole = new Uint8Array(body.byteLength);
+  let at = 0;
+  for (const piece of body.pieces) {
+    whole.set(piece, at);
+    at += piece.length;
+  }
+  return whole;
+}
+
 /** The core's answer; the transport writes it, waiting `delayMs` first. */
 export interface MockResponse {
   status: number;
   /** Never changed once made: answers share header sets (see withHeader). */
   headers: Readonly<Record<string, string>>;
-  body?: Uint8Array | string;
+  body?: Uint8Array | string | PiecedBody;
   delayMs?: number;
   /** `close`: the connection is closed with no answer; `truncate`: half the body, then closed. */
   fault?: Fault;

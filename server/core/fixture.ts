@@ -1,4 +1,5 @@
 import type { ValidateFunction } from "ajv";
+import { isToken68, TOKEN68_RULE } from "../../common/bearer.ts";
 import { firstNonUtf8 } from "../../common/utf8.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { isJsonNumber, numberText, parseExact } from "../../contract/exact-json.ts";
@@ -211,11 +212,8 @@ export class OrdersReader {
 
 function checkApiKeys(apiKeys: unknown, problems: string[]): void {
   if (apiKeys === undefined) return;
-  if (
-    !Array.isArray(apiKeys) ||
-    apiKeys.some((key) => typeof key !== "string" || key.trim() === "" || /\s/.test(key))
-  ) {
-    problems.push('field "apiKeys": must be an array of non-empty strings without white space');
+  if (!Array.isArray(apiKeys) || apiKeys.some((key) => typeof key !== "string" || !isToken68(key))) {
+    problems.push(`field "apiKeys": must be an array of keys of ${TOKEN68_RULE}`);
   }
 }
 

@@ -5,7 +5,7 @@ export type JournalRecord = Omit<JournalEntry, "time"> & { time: number };
 
 /** The latest requests of one world, oldest first, in a ring of fixed size. */
 export interface Journal {
-  /** What the entries hold, about (paths are cut to 512 characters, so at most about 1.2 KB an entry). */
+  /** What the entries hold, about (paths are kept by `journalPath`, so at most about 1.2 KB an entry). */
   readonly heldBytes: number;
   record(entry: JournalRecord): void;
   entries(): JournalRecord[];
@@ -14,6 +14,20 @@ export interface Journal {
 
 // An entry's object, its time, method and status, beside its path.
 const ENTRY_BYTES = 160;
+
+/** Characters of a path a journal entry keeps, so that an entry costs at most about a kilobyte. */
+export const MAX_JOURNAL_PATH = 512;
+
+/**
+ * The path as a journal entry keeps it: cut after MAX_JOURNAL_PATH characters (marked with `...`) and a
+ * copy that owns its characters. V8 makes a slice of a long string (the path of a request's URL) a view
+ * that keeps the whole parent alive, query string included, which the entry's size would not show. A
+ * string joined to another and then cut is flattened into new storage first, so it holds only itself.
+ */
+export function journalPath(path: string): string {
+  const kept = path.length > MAX_JOURNAL_PATH ? `${path.slice(0, MAX_JOURNAL_PATH)}...` : path;
+  return ` ${kept}`.slice(1);
+}
 
 export function createJournal(capacity: number): Journal {
   let ring: JournalRecord[] = [];

@@ -1,5 +1,6 @@
 import type { OperationId } from "../../contract/types.ts";
 import { type BehaviourState, noBehaviour, takeRule } from "./behaviour.ts";
+import type { PiecedBody } from "./exchange.ts";
 import { createJournal, type Journal, type JournalRecord } from "./journal.ts";
 import type { OrdersPage, OrdersQuery } from "./order-page.ts";
 import type { SeedOrder } from "./order-record.ts";
@@ -44,7 +45,7 @@ export class MemoryWorld implements World {
     this.changed?.("state");
     return { rule, delayMs: this.behaviourState.delayMs };
   }
-  listBody(): Uint8Array {
+  listBody(): Uint8Array | PiecedBody {
     return this.store.listBody();
   }
   cancel(id: bigint): CancelOutcome {

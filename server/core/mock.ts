@@ -15,6 +15,7 @@ import {
   pathOf,
   withHeader,
 } from "./exchange.ts";
+import { journalPath } from "./journal.ts";
 import { type Maybe, then } from "./maybe.ts";
 import { createMemoryState } from "./memory-state.ts";
 import type { Seed } from "./seed.ts";
@@ -24,8 +25,6 @@ import type { StateStore, World } from "./world.ts";
 export const DEFAULT_MAX_SESSIONS = 1_000;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 export const DEFAULT_JOURNAL_SIZE = 1_000;
-/** Characters of a path a journal entry keeps, so that an entry costs at most about a kilobyte. */
-export const MAX_JOURNAL_PATH = 512;
 /** Answers 200 while the mock and its state store can serve: for load balancers, with no key and no data. */
 export const HEALTH_PATH = "/__health";
 
@@ -165,7 +164,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     world.record({
       time: clock(),
       method: request.method,
-      path: sentPath.length > MAX_JOURNAL_PATH ? `${sentPath.slice(0, MAX_JOURNAL_PATH)}...` : sentPath,
+      path: journalPath(sentPath),
       status: response.fault === "close" ? null : response.status,
       durationMs: Math.round((performance.now() - started + (response.delayMs ?? 0)) * 1000) / 1000,
       session: world.session,

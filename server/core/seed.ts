@@ -23,6 +23,11 @@ export interface Seed {
   statusAt(place: number): OrderStatus;
   /** The listOrders body of an unchanged world. */
   readonly listBody: Uint8Array;
+  /**
+   * The JSON of the orders at places `from` to `to - 1` with the commas between them: a view of the list
+   * body, not a copy.
+   */
+  bytesOf(from: number, to: number): Uint8Array;
 }
 
 const encoder = new TextEncoder();
@@ -54,14 +59,18 @@ class CompactSeed implements Seed {
   }
 
   orderAt(place: number, key?: string): StoredOrder {
-    const start = this.starts[place] as number;
-    // Each order's JSON ends where the comma before the next one (or the closing bracket) stands.
-    const end = place + 1 < this.ids.size ? (this.starts[place + 1] as number) - 1 : this.listBody.length - 1;
     return {
       key: key ?? bigintOf(this.ids.hiAt(place), this.ids.loAt(place)).toString(),
-      json: decoder.decode(this.listBody.subarray(start, end)),
+      json: decoder.decode(this.bytesOf(place, place + 1)),
       status: ORDER_STATUSES[this.statuses[place] as number] as OrderStatus,
     };
+  }
+
+  bytesOf(from: number, to: number): Uint8Array {
+    const start = this.starts[from] as number;
+    // Each order's JSON ends where the comma before the next one (or the closing bracket) stands.
+    const end = to < this.ids.size ? (this.starts[to] as number) - 1 : this.listBody.length - 1;
+    return this.listBody.subarray(start, end);
   }
 
   statusAt(place: number): OrderStatus {

@@ -1,15 +1,20 @@
+import type { PiecedBody } from "./exchange.ts";
+import { type ListPieces, listPieces } from "./list-pieces.ts";
 import { type OrderPlaces, type OrdersPage, type OrdersQuery, pageOf } from "./order-page.ts";
 import { orderKey, type SeedOrder, type StoredOrder, storedOrder, withStatusJson } from "./order-record.ts";
 import { type CancelOutcome, cancelTransition, type OrderStatus } from "./order-status.ts";
-import { encodeList, type Seed } from "./seed.ts";
+import type { Seed } from "./seed.ts";
 
 /**
  * The orders of one world: a seed plus what this world changed. It costs memory in proportion to its
  * changes; until an order is added, replaced or removed, its list body is the seed's own bytes.
  */
 export interface Store {
-  /** The listOrders body: every order in list order, as a JSON array of Order records. */
-  listBody(): Uint8Array;
+  /**
+   * The listOrders body: every order in list order, as a JSON array of Order records. The seed's own
+   * bytes while the world changed no record; else pieces, mostly views of them (see list-pieces.ts).
+   */
+  listBody(): Uint8Array | PiecedBody;
   cancel(id: bigint): CancelOutcome;
   statusOf(id: bigint): OrderStatus | undefined;
   readonly size: number;
@@ -38,14 +43,16 @@ export function createStore(initialSeed: Seed): Store {
   let seed = initialSeed;
   // Seed orders this world changed; null marks one it removed.
   const changed = new Map<string, StoredOrder | null>();
+  // The same, by their places in the seed: the list and the pages are built without looking places up.
+  const changedAt = new Map<number, StoredOrder | null>();
   // Orders this world created, in the order they were appended.
   const added = new Map<string, StoredOrder>();
   let removedCount = 0;
   // Seed orders whose record (not only status) differs; while zero and nothing is added, the seed's body serves.
   let rewritten = 0;
-  // Otherwise the world's own body, made at the first list after a change to what the list shows: a status
+  // Otherwise the world's own list, made at the first list after a change to what the list shows: a status
   // is not part of it, so cancels keep it.
-  let ownBody: Uint8Array | undefined;
+  let ownList: ListPieces | undefined;
 
   const find = (key: string): StoredOrder | undefined => {
     const own = added.get(key);
@@ -59,7 +66,8 @@ export function createStore(initialSeed: Seed): Store {
   // What the changed and added orders hold, about (heldBytes): a world costs what it changed.
   let ordersBytes = 0;
   const changeSeedOrder = (key: string, next: StoredOrder | null) => {
-    const original = seed.orderAt(seed.placeOf(key) as number, key);
+    const place = seed.placeOf(key) as number;
+    const original = seed.orderAt(place, key);
     const before = changed.get(key);
     if (before === null) removedCount--;
     if (before !== undefined && before?.json !== original.json) rewritten--;
@@ -68,6 +76,7 @@ export function createStore(initialSeed: Seed): Store {
     if (before !== undefined) ordersBytes -= entryBytes(key, before);
     ordersBytes += entryBytes(key, next);
     changed.set(key, next);
+    changedAt.set(place, next);
   };
 
   const addOrder = (order: StoredOrder) => {
@@ -82,22 +91,8 @@ export function createStore(initialSeed: Seed): Store {
     else changeSeedOrder(order.key, order);
   };
 
-  function* inListOrder(): Generator<StoredOrder> {
-    if (changed.size === 0) yield* seed.all();
-    else {
-      for (const order of seed.all()) {
-        const change = changed.get(order.key);
-        if (change === undefined) yield order;
-        else if (change !== null) yield change;
-      }
-    }
-    yield* added.values();
-  }
-
   // The list as places: the seed's, each as the world changed it (or removed it), then the added orders.
   const places = (): OrderPlaces => {
-    const changedAt = new Map<number, StoredOrder | null>();
-    for (const [key, change] of changed) changedAt.set(seed.placeOf(key) as number, change);
     const appended = [...added.values()];
     const seedSize = seed.size;
     return {
@@ -121,15 +116,15 @@ export function createStore(initialSeed: Seed): Store {
       return seed.size - removedCount + added.size;
     },
     get heldBytes() {
-      return ordersBytes + (ownBody?.length ?? 0);
+      return ordersBytes + (ownList?.ownBytes ?? 0);
     },
     get changes() {
       return changed.size + added.size;
     },
     listBody() {
       if (rewritten === 0 && added.size === 0) return seed.listBody;
-      ownBody ??= encodeList(inListOrder());
-      return ownBody;
+      ownList ??= listPieces(seed, changedAt, added.values());
+      return ownList;
     },
     cancel(id) {
       const order = find(orderKey(id));
@@ -156,7 +151,7 @@ export function createStore(initialSeed: Seed): Store {
     },
     putOrder(seedOrder) {
       const order = storedOrder(seedOrder);
-      ownBody = undefined;
+      ownList = undefined;
       if (find(order.key)) {
         replace(order);
         return "replaced";
@@ -166,7 +161,7 @@ export function createStore(initialSeed: Seed): Store {
     },
     removeOrder(id) {
       const key = orderKey(id);
-      ownBody = undefined;
+      ownList = undefined;
       const own = added.get(key);
       if (own) {
         ordersBytes -= entryBytes(key, own);
@@ -189,8 +184,9 @@ export function createStore(initialSeed: Seed): Store {
     },
     reset(next) {
       seed = next;
-      ownBody = undefined;
+      ownList = undefined;
       changed.clear();
+      changedAt.clear();
       added.clear();
       ordersBytes = 0;
       removedCount = 0;

@@ -1,4 +1,4 @@
-import type { MockRequest, MockResponse } from "./exchange.ts";
+import { type MockRequest, type MockResponse, wholeBytes } from "./exchange.ts";
 import type { MockCore } from "./mock.ts";
 
 /**
@@ -41,7 +41,7 @@ export async function respond(response: MockResponse, method: string): Promise<R
       ? undefined
       : typeof response.body === "string"
         ? new TextEncoder().encode(response.body)
-        : response.body;
+        : wholeBytes(response.body);
   if (response.fault === "truncate" && bytes) {
     const half = bytes.subarray(0, Math.floor(bytes.length / 2));
     const cut = new ReadableStream<Uint8Array>({

@@ -1,5 +1,6 @@
 import type { BehaviourRule, OperationId } from "../../contract/types.ts";
 import type { BehaviourState } from "./behaviour.ts";
+import type { PiecedBody } from "./exchange.ts";
 import type { JournalRecord } from "./journal.ts";
 import type { Maybe } from "./maybe.ts";
 import type { OrdersPage, OrdersQuery } from "./order-page.ts";
@@ -24,7 +25,7 @@ export interface World {
   /** The delay, and with `operation` the first rule left for it with one use taken. */
   arrange(operation: OperationId | undefined): Maybe<Arrangement>;
   /** The listOrders body: every order in list order, as a JSON array of Order records. */
-  listBody(): Maybe<Uint8Array>;
+  listBody(): Maybe<Uint8Array | PiecedBody>;
   /** The spec's cancel rule (order-status.ts), applied once. */
   cancel(id: bigint): Maybe<CancelOutcome>;
   /** A page of orders with their statuses (server/core/order-page.ts). */

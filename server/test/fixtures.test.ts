@@ -217,7 +217,12 @@ describe("fixture loading", () => {
     [
       "bad API keys",
       '{ "apiKeys": [""], "orders": [] }',
-      /field "apiKeys": must be an array of non-empty strings/,
+      /field "apiKeys": must be an array of keys of letters, digits/,
+    ],
+    [
+      "an API key no Bearer header can carry",
+      '{ "apiKeys": ["k,ey"], "orders": [] }',
+      /field "apiKeys": must be an array of keys of letters, digits/,
     ],
     [
       "orders that are not an array",

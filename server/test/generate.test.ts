@@ -10,7 +10,7 @@ import { createSeed } from "../core/seed.ts";
 import { createPetstoreMock } from "../in-process.ts";
 import { parseCliOptions } from "../options.ts";
 import { runMainToExit, startMockProcess } from "../spawn-mock.ts";
-import { AUTH, contract, writeFixture } from "./support.ts";
+import { AUTH, contract, DEV_KEY, writeFixture } from "./support.ts";
 
 const listOf = async (url: string, headers: Record<string, string> = AUTH) => {
   const response = await fetch(`${url}/store/orders`, { headers });
@@ -76,6 +76,40 @@ describe("generated worlds", () => {
     assert.equal(written.code, 0, written.stderr);
     assert.equal(statSync(keyed).mode & 0o777, 0o600);
     assert.match(readFileSync(keyed, "utf8"), /"apiKeys":\["secret-key-1"\]/);
+  });
+
+  it("--write-fixtures of a secret key over a file its group or others can read makes it 0600, and says so in one line", async () => {
+    const shared = writeFixture("", "shared.json");
+    chmodSync(shared, 0o644);
+    const secret = await runMainToExit([
+      "--generate",
+      "3",
+      "--api-key",
+      "secret-key-1",
+      "--write-fixtures",
+      shared,
+    ]);
+    assert.equal(secret.code, 0, secret.stderr);
+    assert.equal(statSync(shared).mode & 0o777, 0o600);
+    assert.match(readFileSync(shared, "utf8"), /"apiKeys":\["secret-key-1"\]/);
+    const notes = secret.stderr.split("\n").filter((line) => line !== "");
+    assert.equal(notes.length, 1, secret.stderr);
+    assert.match(notes[0] as string, /shared\.json was readable by its group or others \(0644\).*now 0600/);
+    assert.doesNotMatch(secret.stderr + secret.stdout, /secret-key-1/);
+
+    const group = writeFixture("", "group.json");
+    chmodSync(group, 0o640);
+    assert.equal(
+      (await runMainToExit(["--generate", "3", "--api-key", "secret-key-1", "--write-fixtures", group])).code,
+      0,
+    );
+    assert.equal(statSync(group).mode & 0o777, 0o600);
+
+    const devKey = writeFixture("", "dev.json");
+    chmodSync(devKey, 0o644);
+    const dev = await runMainToExit(["--generate", "3", "--api-key", DEV_KEY, "--write-fixtures", devKey]);
+    assert.equal(statSync(devKey).mode & 0o777, 0o644, "the public dev key leaves the file as it was");
+    assert.equal(dev.stderr, "");
   });
 
   it("come from createPetstoreMock({ generate }), with the dev key unless keys are given", async () => {

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { type PiecedBody, wholeBytes } from "../core/exchange.ts";
 import { cancelTransition } from "../core/order-status.ts";
 import { createSeed } from "../core/seed.ts";
 import { createStore as storeOn } from "../core/store.ts";
 
 const createStore = (orders: Parameters<typeof createSeed>[0]) => storeOn(createSeed(orders));
-const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+const text = (body: Uint8Array | PiecedBody) => new TextDecoder().decode(wholeBytes(body));
 
 const seed = () => [
   {

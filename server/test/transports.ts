@@ -1,3 +1,4 @@
+import { wholeBytes } from "../core/exchange.ts";
 import type { MockCore } from "../core/mock.ts";
 
 export interface Exchange {
@@ -37,7 +38,7 @@ export function coreTransport(core: MockCore): Transport {
         ? ""
         : typeof response.body === "string"
           ? response.body
-          : decoder.decode(response.body);
+          : decoder.decode(wholeBytes(response.body));
     return {
       status: response.status,
       headers: response.headers,

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Redis } from "ioredis";
 import { type RedisService, startRedis } from "../../test-support/services.ts";
+import { generateOrders } from "../core/generate.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
 import { assertError, caseApi } from "./control-cases.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
@@ -264,4 +266,101 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
       await guarded.stop();
     }
   });
+  it("a control page reads only its own orders' fields: the same in a world of 100,000 orders as of 2,000, whatever the session changed", async () => {
+    const reads = new Map<number, string[][]>();
+    for (const size of [2_000, 100_000]) {
+      const prefix = freshPrefix();
+      const [mock] = (await replicas(redis, prefix, 1, ["--generate", String(size)])) as [MockProcess];
+      const session = { "x-mock-session": "paging" };
+      const ids = [...generateOrders(size)].map((order) => String(order.record.id));
+      try {
+        for (const id of [ids[3], ids[501], ids[502]]) {
+          assert.equal((await send(mock, "DELETE", `/__control/orders/${id}`, session)).status, 204);
+        }
+        for (const id of ["9000000000000000001", "9000000000000000002", "9000000000000000003"]) {
+          const body = '{"petId":1,"status":"pending"}';
+          assert.equal((await send(mock, "PUT", `/__control/orders/${id}`, session, body)).status, 201);
+        }
+        assert.equal(
+          (await send(mock, "DELETE", "/__control/orders/9000000000000000002", session)).status,
+          204,
+        );
+        if (size > 2_000) await cancelMany(redis, `${prefix}w:s:paging`, ids.slice(50_000, 70_000));
+        const pages = [
+          "?limit=100",
+          `?limit=100&after=${ids[500]}`,
+          `?limit=50&status=pending&after=${ids[500]}`,
+          `?limit=100&after=${ids.at(-1)}`,
+        ];
+        reads.set(size, await redisReads(redis, prefix, mock, session, pages));
+        const last = await send(mock, "GET", `/__control/orders?limit=100&after=${ids.at(-1)}`, session);
+        assert.deepEqual(
+          (JSON.parse(last.text) as Array<{ id: number }>).length,
+          2,
+          "the added orders still there follow the seed's",
+        );
+        assert.equal(last.headers["x-total-count"], String(size - 3 + 2));
+      } finally {
+        await mock.stop();
+      }
+    }
+    const small = reads.get(2_000) as string[][];
+    assert.ok(small.length > 0);
+    assert.ok(
+      small.every(([command]) => command === "hmget"),
+      `hash reads: ${small.map(([command]) => command)}`,
+    );
+    assert.deepEqual(fieldsRead(reads.get(100_000) as string[][]), fieldsRead(small));
+  });
 });
+
+/** Status changes written as cancels leave them, in one pipeline: a session hash that grew large. */
+async function cancelMany(redis: RedisService, hash: string, ids: string[]): Promise<void> {
+  const client = new Redis(redis.url);
+  try {
+    const pipeline = client.pipeline();
+    for (const id of ids) pipeline.hset(hash, `s:${id}`, "cancelled");
+    await pipeline.exec();
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The hash reads Redis ran on keys of this prefix while the mock answered each of these pages (MONITOR). */
+async function redisReads(
+  redis: RedisService,
+  prefix: string,
+  mock: MockProcess,
+  headers: Record<string, string>,
+  pages: string[],
+): Promise<string[][]> {
+  const marker = new Redis(redis.url);
+  const monitor = await marker.monitor();
+  const reads: string[][] = [];
+  let markers = 0;
+  monitor.on("monitor", (_time: string, args: string[]) => {
+    const [command = "", key = ""] = args.map(String);
+    if (markers > 0) return;
+    if (key === `${prefix}marker`) markers++;
+    else if (key.startsWith(prefix) && /^h(get|mget|getall|scan|keys|vals|len)$/i.test(command))
+      reads.push([command.toLowerCase(), ...args.slice(2)]);
+  });
+  try {
+    for (const page of pages) {
+      const answer = await send(mock, "GET", `/__control/orders${page}`, headers);
+      assert.equal(answer.status, 200, answer.text);
+    }
+    // Every command sent before the marker has been seen once the marker is.
+    await marker.get(`${prefix}marker`);
+    while (markers === 0) await sleep(10);
+    return reads;
+  } finally {
+    monitor.disconnect();
+    marker.disconnect();
+  }
+}
+
+/** How many fields each read asked for, in order. */
+function fieldsRead(reads: string[][]): number[] {
+  return reads.map((read) => read.length - 1);
+}

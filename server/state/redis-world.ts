@@ -56,6 +56,15 @@ export class RedisWorld implements World {
     this.#touchEveryMs = Math.min(1_000, this.#ttl / 10);
   }
 
+  /**
+   * What this world holds in this process beyond the shared seed, about: its own list body, counted against
+   * --max-memory as a memory-mode session is (sessions.ts), so the least recently used are let go.
+   */
+  get heldBytes(): number {
+    const body = this.#cachedBody;
+    return body === undefined || body === this.#cachedSeed?.listBody ? 0 : body.length;
+  }
+
   forgetCache(): void {
     this.#cachedBody = undefined;
     this.#seenVersion = "";

@@ -4,7 +4,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { type RedisService, startRedis } from "../../test-support/services.ts";
 import { generateOrders } from "../core/generate.ts";
+import { createSeed } from "../core/seed.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { RedisState } from "../state/redis-state.ts";
+import { parseStoreUrl, type StoreAddress } from "../state/store-url.ts";
 import { assertError, caseApi } from "./control-cases.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
 import { steadyLoad } from "./steady-load.ts";
@@ -311,6 +314,49 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
       `hash reads: ${small.map(([command]) => command)}`,
     );
     assert.deepEqual(fieldsRead(reads.get(100_000) as string[][]), fieldsRead(small));
+  });
+
+  it("sessions' own list bodies count against --max-memory: past it the least recently used is let go here, its orders kept in Redis", async () => {
+    const address = parseStoreUrl(redis.url) as StoreAddress;
+    const seed = createSeed(generateOrders(2_000));
+    const state = await RedisState.connect({
+      address,
+      prefix: freshPrefix(),
+      seed,
+      limits: { maxSessions: 100, idleMs: 60_000, maxBytes: seed.listBody.length + seed.listBody.length / 2 },
+      journalSize: 10,
+    });
+    try {
+      let now = Date.now();
+      const body = async (name: string) => {
+        now += 1_000;
+        const world = state.session(name, now);
+        await world.arrange(undefined);
+        return { world, list: await world.listBody() };
+      };
+      const own = { petId: 1n, quantity: 1n };
+      for (const name of ["a", "b"]) {
+        now += 1_000;
+        await state
+          .session(name, now)
+          .putOrder({ record: { id: 9_000_000_000n, ...own }, status: "pending" });
+      }
+      const first = await body("a");
+      assert.ok(first.world.heldBytes > seed.listBody.length, "a's own body is counted");
+      assert.equal((await body("a")).world, first.world, "while under the budget, a stays");
+      await body("b");
+      now += 1_000;
+      state.session("c", now);
+      const again = await body("a");
+      assert.notEqual(
+        again.world,
+        first.world,
+        "a, the least recently used, was let go with b's body over the budget",
+      );
+      assert.deepEqual(again.list, first.list, "a's orders are still in Redis");
+    } finally {
+      await state.close();
+    }
   });
 });
 

@@ -296,6 +296,26 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
           `?limit=100&after=${ids.at(-1)}`,
         ];
         reads.set(size, await redisReads(redis, prefix, mock, session, pages));
+        if (size > 2_000) {
+          // No order is cancelled before the 50,001st: pages of a bounded look each, with a cursor to go on.
+          let after = "";
+          let cancelled: string[] = [];
+          let looks = 0;
+          while (cancelled.length === 0) {
+            const page = await send(
+              mock,
+              "GET",
+              `/__control/orders?status=cancelled&limit=2${after}`,
+              session,
+            );
+            cancelled = (JSON.parse(page.text) as Array<{ id: number }>).map(({ id }) => String(id));
+            assert.ok(cancelled.length > 0 || page.headers["x-next-cursor"], "a cursor to go on from");
+            after = `&after=${page.headers["x-next-cursor"]}`;
+            looks++;
+          }
+          assert.deepEqual(cancelled, ids.slice(50_000, 50_002));
+          assert.ok(looks > 1, "the look stopped short of the world's size");
+        }
         const last = await send(mock, "GET", `/__control/orders?limit=100&after=${ids.at(-1)}`, session);
         assert.deepEqual(
           (JSON.parse(last.text) as Array<{ id: number }>).length,

@@ -35,8 +35,8 @@ export class ControlError extends Error {
 
 /** Which orders `ordersPage` asks for (the control API's GET /orders query). */
 export interface OrdersQuery {
-  /** Where to start: a page's `next`; the list's start when absent. */
-  cursor?: number;
+  /** The id the page follows: a page's `next`; the list's start when absent. */
+  after?: OrderId;
   /** At most this many orders (1 to 1,000; default 1,000). */
   limit?: number;
   status?: OrderStatus;
@@ -44,8 +44,8 @@ export interface OrdersQuery {
 
 export interface OrdersPage {
   orders: ClientOrder[];
-  /** The cursor of the next page; absent on the last one. */
-  next?: number;
+  /** The id (its digits) to ask for the next page `after`; absent on the last one. */
+  next?: string;
   /** Orders in the world. */
   total: number;
 }
@@ -107,14 +107,14 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
   const orderPath = (id: OrderId) => `/orders/${digits(id)}`;
   const ordersPage = async (query: OrdersQuery = {}): Promise<OrdersPage> => {
     const params = new URLSearchParams();
-    if (query.cursor !== undefined) params.set("cursor", String(query.cursor));
+    if (query.after !== undefined) params.set("after", digits(query.after));
     if (query.limit !== undefined) params.set("limit", String(query.limit));
     if (query.status !== undefined) params.set("status", query.status);
     const { text, headers: got } = await answer("GET", `/orders${params.size > 0 ? `?${params}` : ""}`);
     const next = got.get("x-next-cursor");
     return {
       orders: (parseExact(text) as unknown[]).map(toClientOrder),
-      ...(next !== null ? { next: Number(next) } : {}),
+      ...(next !== null ? { next } : {}),
       total: Number(got.get("x-total-count") ?? 0),
     };
   };
@@ -122,11 +122,11 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
   return {
     orders: async () => {
       const all: ClientOrder[] = [];
-      let cursor: number | undefined = 0;
-      while (cursor !== undefined) {
-        const page: OrdersPage = await ordersPage({ cursor });
+      let page: OrdersPage = await ordersPage();
+      all.push(...page.orders);
+      while (page.next !== undefined) {
+        page = await ordersPage({ after: page.next });
         all.push(...page.orders);
-        cursor = page.next;
       }
       return all;
     },

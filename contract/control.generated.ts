@@ -36,10 +36,12 @@ export interface paths {
         /**
          * A page of the orders with their statuses
          * @description The world's orders in list order, as the Order fields plus `status`, a page at a time: at most
-         *     `limit` (default and most 1,000) from `cursor` on, of one `status` when given, or the one order
-         *     with `id`. A page looks at no more than 100,000 places of the list, so one that a filter leaves
-         *     short may be followed by more: read on while `X-Next-Cursor` is there. A page is found without
-         *     walking the list before it, so a world of millions answers as fast as a small one.
+         *     `limit` (default and most 1,000) after the order `after`, of one `status` when given, or the one
+         *     order with `id`. Paging is keyed by id: an order removed between two pages (the cursor's own
+         *     included) makes the next page skip nothing. A page looks at a bounded part of the list (100,000
+         *     places in memory, 10,000 in Redis), so one that a filter leaves short may be followed by more:
+         *     read on while `X-Next-Cursor` is there. A page costs what its own orders do, so a world of
+         *     millions answers as fast as a small one.
          */
         get: operations["listControlOrders"];
         put?: never;
@@ -349,8 +351,8 @@ export interface operations {
     listControlOrders: {
         parameters: {
             query?: {
-                /** @description Where the page starts, an `X-Next-Cursor` of the page before; the list's start when absent. */
-                cursor?: number;
+                /** @description The id (int64) of the order the page follows, the `X-Next-Cursor` of the page before; the list's start when absent. An id the world's list never held is answered 400. (`cursor`, the place-based parameter of earlier versions, is answered 400 and names this one.) */
+                after?: number;
                 /** @description Orders on the page at most. */
                 limit?: number;
                 /** @description Only orders of this status. */
@@ -372,8 +374,8 @@ export interface operations {
                 headers: {
                     /** @description Orders in the world. */
                     "X-Total-Count"?: number;
-                    /** @description The `cursor` of the next page; absent on the last one. */
-                    "X-Next-Cursor"?: number;
+                    /** @description The `after` of the next page (an order id, exact digits); absent on the last one. */
+                    "X-Next-Cursor"?: string;
                     /** @description The next page, as `<URL>; rel="next"`; absent on the last one. */
                     Link?: string;
                     [name: string]: unknown;

@@ -259,7 +259,7 @@ export const controlDocument: unknown = {
       "get": {
         "operationId": "listControlOrders",
         "summary": "A page of the orders with their statuses",
-        "description": "The world's orders in list order, as the Order fields plus `status`, a page at a time: at most\n`limit` (default and most 1,000) from `cursor` on, of one `status` when given, or the one order\nwith `id`. A page looks at no more than 100,000 places of the list, so one that a filter leaves\nshort may be followed by more: read on while `X-Next-Cursor` is there. A page is found without\nwalking the list before it, so a world of millions answers as fast as a small one.\n",
+        "description": "The world's orders in list order, as the Order fields plus `status`, a page at a time: at most\n`limit` (default and most 1,000) after the order `after`, of one `status` when given, or the one\norder with `id`. Paging is keyed by id: an order removed between two pages (the cursor's own\nincluded) makes the next page skip nothing. A page looks at a bounded part of the list (100,000\nplaces in memory, 10,000 in Redis), so one that a filter leaves short may be followed by more:\nread on while `X-Next-Cursor` is there. A page costs what its own orders do, so a world of\nmillions answers as fast as a small one.\n",
         "tags": [
           "orders"
         ],
@@ -268,13 +268,13 @@ export const controlDocument: unknown = {
             "$ref": "#/components/parameters/Session"
           },
           {
-            "name": "cursor",
+            "name": "after",
             "in": "query",
             "required": false,
-            "description": "Where the page starts, an `X-Next-Cursor` of the page before; the list's start when absent.",
+            "description": "The id (int64) of the order the page follows, the `X-Next-Cursor` of the page before; the list's start when absent. An id the world's list never held is answered 400. (`cursor`, the place-based parameter of earlier versions, is answered 400 and names this one.)",
             "schema": {
               "type": "integer",
-              "minimum": 0
+              "format": "int64"
             }
           },
           {
@@ -321,10 +321,10 @@ export const controlDocument: unknown = {
                 }
               },
               "X-Next-Cursor": {
-                "description": "The `cursor` of the next page; absent on the last one.",
+                "description": "The `after` of the next page (an order id, exact digits); absent on the last one.",
                 "schema": {
-                  "type": "integer",
-                  "minimum": 0
+                  "type": "string",
+                  "pattern": "^-?[0-9]{1,19}$"
                 }
               },
               "Link": {

@@ -17,7 +17,7 @@ import { journalJson } from "./journal.ts";
 import { type Maybe, then } from "./maybe.ts";
 import { parseOrderId } from "./order-id.ts";
 import { MAX_PAGE_ORDERS, type OrdersQuery } from "./order-page.ts";
-import { type StoredOrderRecord, storedValue, withStatusListJson } from "./order-record.ts";
+import { orderKey, type StoredOrderRecord, storedValue, withStatusListJson } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 import type { SessionSummary, World } from "./world.ts";
 
@@ -152,9 +152,9 @@ export function handleControl(
 }
 
 /**
- * GET /orders: a page of the world's orders in list order (`cursor`, `limit`), filtered by `status`, or the
- * one order with an `id`. The answer is the page's JSON array; `X-Total-Count` counts the world's orders,
- * and `X-Next-Cursor` and a `Link: rel="next"` say where the next page starts, when there is one.
+ * GET /orders: a page of the world's orders in list order (`after` an id, `limit`), filtered by `status`, or
+ * the one order with an `id`. The answer is the page's JSON array; `X-Total-Count` counts the world's orders,
+ * and `X-Next-Cursor` (the id to page after) and a `Link: rel="next"` say where the next page starts.
  */
 function ordersPage(
   world: World,
@@ -169,11 +169,17 @@ function ordersPage(
     );
   }
   return then(world.controlPage(query), (page) => {
+    if (page === undefined) {
+      return invalid(
+        `query parameter "after": no order with id ${query.after} was ever in this world's list (start again without "after")`,
+        cors,
+      );
+    }
     let headers = withHeader(cors, "x-total-count", String(page.total));
     if (page.next !== undefined) {
-      const next = new URLSearchParams({ cursor: String(page.next), limit: String(query.limit) });
+      const next = new URLSearchParams({ after: page.next, limit: String(query.limit) });
       if (query.status !== undefined) next.set("status", query.status);
-      headers = withHeader(headers, "x-next-cursor", String(page.next));
+      headers = withHeader(headers, "x-next-cursor", page.next);
       headers = withHeader(headers, "link", `<${CONTROL_PATH}/orders?${next}>; rel="next"`);
     }
     return jsonResponse(200, withStatusListJson(page.orders), headers);
@@ -184,8 +190,10 @@ function readOrdersQuery(url: string): OrdersQuery | { id: bigint } | string {
   const at = url.indexOf("?");
   const params = new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
   for (const name of params.keys()) {
-    if (!["cursor", "limit", "status", "id"].includes(name))
-      return `query parameter "${truncate(name)}": unknown (cursor, limit, status, id)`;
+    if (name === "cursor")
+      return 'query parameter "cursor": replaced by "after", the X-Next-Cursor (an order id) of the page before';
+    if (!["after", "limit", "status", "id"].includes(name))
+      return `query parameter "${truncate(name)}": unknown (after, limit, status, id)`;
   }
   const id = params.get("id");
   if (id !== null) {
@@ -202,8 +210,10 @@ function readOrdersQuery(url: string): OrdersQuery | { id: bigint } | string {
       ? value
       : `query parameter "${name}": must be a whole number from 0 to ${max} (got "${truncate(text)}")`;
   };
-  const cursor = whole("cursor", 0, Number.MAX_SAFE_INTEGER);
-  if (typeof cursor === "string") return cursor;
+  const afterText = params.get("after");
+  const after = afterText === null ? undefined : parseOrderId(afterText);
+  if (after === null)
+    return `query parameter "after": must be an order id, an int64 integer (got "${truncate(afterText as string)}")`;
   const limit = whole("limit", MAX_PAGE_ORDERS, MAX_PAGE_ORDERS);
   if (typeof limit === "string") return limit;
   if (limit === 0)
@@ -211,7 +221,11 @@ function readOrdersQuery(url: string): OrdersQuery | { id: bigint } | string {
   const status = params.get("status");
   if (status !== null && !ORDER_STATUSES.includes(status as OrderStatus))
     return `query parameter "status": must be one of ${ORDER_STATUSES.join(", ")} (got "${truncate(status)}")`;
-  return { cursor, limit, ...(status !== null ? { status: status as OrderStatus } : {}) };
+  return {
+    ...(after !== undefined ? { after: orderKey(after) } : {}),
+    limit,
+    ...(status !== null ? { status: status as OrderStatus } : {}),
+  };
 }
 
 function orderRoute(

@@ -53,7 +53,7 @@ export class MemoryWorld implements World {
     if (outcome === "cancelled") this.changed?.("state");
     return outcome;
   }
-  controlPage(query: OrdersQuery): OrdersPage {
+  controlPage(query: OrdersQuery): OrdersPage | undefined {
     return this.store.controlPage(query);
   }
   controlOrderJson(id: bigint): string | undefined {

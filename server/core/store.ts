@@ -22,8 +22,11 @@ export interface Store {
   readonly heldBytes: number;
   /** How many orders differ from the seed (changed, added or removed). */
   readonly changes: number;
-  /** A page of orders with their statuses, in list order, found without walking the world before it. */
-  controlPage(query: OrdersQuery): OrdersPage;
+  /**
+   * A page of orders with their statuses, in list order, found without walking the world before it;
+   * undefined when the query's `after` is an id this world's list never held.
+   */
+  controlPage(query: OrdersQuery): OrdersPage | undefined;
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): string | undefined;
   setStatus(id: bigint, status: OrderStatus): boolean;
@@ -41,12 +44,14 @@ export interface Store {
 
 export function createStore(initialSeed: Seed): Store {
   let seed = initialSeed;
-  // Seed orders this world changed; null marks one it removed.
-  const changed = new Map<string, StoredOrder | null>();
-  // The same, by their places in the seed: the list and the pages are built without looking places up.
-  const changedAt = new Map<number, StoredOrder | null>();
+  // Seed orders this world changed, by their place in the seed; null marks one it removed.
+  const changed = new Map<number, StoredOrder | null>();
   // Orders this world created, in the order they were appended.
   const added = new Map<string, StoredOrder>();
+  // Every id this world ever added, in the order it was added (one place each time), and its latest place
+  // among them: a removed order keeps its place, so that a control page after its id still finds where to go on.
+  const addedKeys: string[] = [];
+  const addedPlace = new Map<string, number>();
   let removedCount = 0;
   // Seed orders whose record (not only status) differs; while zero and nothing is added, the seed's body serves.
   let rewritten = 0;
@@ -57,10 +62,11 @@ export function createStore(initialSeed: Seed): Store {
   const find = (key: string): StoredOrder | undefined => {
     const own = added.get(key);
     if (own) return own;
-    const change = changed.get(key);
-    if (change !== undefined) return change ?? undefined;
     const place = seed.placeOf(key);
-    return place === undefined ? undefined : seed.orderAt(place, key);
+    if (place === undefined) return undefined;
+    const change = changed.get(place);
+    if (change !== undefined) return change ?? undefined;
+    return seed.orderAt(place, key);
   };
 
   // What the changed and added orders hold, about (heldBytes): a world costs what it changed.
@@ -68,20 +74,24 @@ export function createStore(initialSeed: Seed): Store {
   const changeSeedOrder = (key: string, next: StoredOrder | null) => {
     const place = seed.placeOf(key) as number;
     const original = seed.orderAt(place, key);
-    const before = changed.get(key);
+    const before = changed.get(place);
     if (before === null) removedCount--;
     if (before !== undefined && before?.json !== original.json) rewritten--;
     if (next === null) removedCount++;
     if (next?.json !== original.json) rewritten++;
     if (before !== undefined) ordersBytes -= entryBytes(key, before);
     ordersBytes += entryBytes(key, next);
-    changed.set(key, next);
-    changedAt.set(place, next);
+    changed.set(place, next);
   };
 
   const addOrder = (order: StoredOrder) => {
     const before = added.get(order.key);
     if (before) ordersBytes -= entryBytes(order.key, before);
+    else {
+      addedPlace.set(order.key, addedKeys.length);
+      addedKeys.push(order.key);
+      ordersBytes += placeBytes(order.key);
+    }
     ordersBytes += entryBytes(order.key, order);
     added.set(order.key, order);
   };
@@ -91,22 +101,32 @@ export function createStore(initialSeed: Seed): Store {
     else changeSeedOrder(order.key, order);
   };
 
-  // The list as places: the seed's, each as the world changed it (or removed it), then the added orders.
+  // The list as places (order-page.ts): the seed's, each as the world changed it, then one per addition.
   const places = (): OrderPlaces => {
-    const appended = [...added.values()];
     const seedSize = seed.size;
+    const addedAt = (place: number) => {
+      const key = addedKeys[place - seedSize] as string;
+      return addedPlace.get(key) === place - seedSize ? added.get(key) : undefined;
+    };
     return {
-      length: seedSize + appended.length,
-      total: seedSize - removedCount + appended.length,
+      length: seedSize + addedKeys.length,
+      total: seedSize - removedCount + added.size,
       orderAt(place) {
-        if (place >= seedSize) return appended[place - seedSize];
-        const change = changedAt.get(place);
+        if (place >= seedSize) return addedAt(place);
+        const change = changed.get(place);
         return change === undefined ? seed.orderAt(place) : (change ?? undefined);
       },
       statusAt(place) {
-        if (place >= seedSize) return appended[place - seedSize]?.status;
-        const change = changedAt.get(place);
+        if (place >= seedSize) return addedAt(place)?.status;
+        const change = changed.get(place);
         return change === undefined ? seed.statusAt(place) : change?.status;
+      },
+      keyAt(place) {
+        return place >= seedSize ? (addedKeys[place - seedSize] as string) : seed.orderAt(place).key;
+      },
+      placeOf(key) {
+        const own = addedPlace.get(key);
+        return own === undefined ? seed.placeOf(key) : seedSize + own;
       },
     };
   };
@@ -123,7 +143,7 @@ export function createStore(initialSeed: Seed): Store {
     },
     listBody() {
       if (rewritten === 0 && added.size === 0) return seed.listBody;
-      ownList ??= listPieces(seed, changedAt, added.values());
+      ownList ??= listPieces(seed, changed, added.values());
       return ownList;
     },
     cancel(id) {
@@ -175,8 +195,8 @@ export function createStore(initialSeed: Seed): Store {
     differences() {
       const removed: string[] = [];
       const orders: StoredOrder[] = [];
-      for (const [key, change] of changed) {
-        if (change === null) removed.push(key);
+      for (const [place, change] of changed) {
+        if (change === null) removed.push(seed.orderAt(place).key);
         else orders.push(change);
       }
       orders.push(...added.values());
@@ -186,8 +206,9 @@ export function createStore(initialSeed: Seed): Store {
       seed = next;
       ownList = undefined;
       changed.clear();
-      changedAt.clear();
       added.clear();
+      addedKeys.length = 0;
+      addedPlace.clear();
       ordersBytes = 0;
       removedCount = 0;
       rewritten = 0;
@@ -200,4 +221,10 @@ function entryBytes(key: string, order: StoredOrder | null): number {
   return 2 * (key.length + (order?.json.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
 }
 
+/** What an added id's place costs a world, about, kept after the order is removed: the key and two entries. */
+function placeBytes(key: string): number {
+  return 2 * key.length + PLACE_OVERHEAD_BYTES;
+}
+
 const ENTRY_OVERHEAD_BYTES = 120;
+const PLACE_OVERHEAD_BYTES = 80;

@@ -28,8 +28,11 @@ export interface World {
   listBody(): Maybe<Uint8Array | PiecedBody>;
   /** The spec's cancel rule (order-status.ts), applied once. */
   cancel(id: bigint): Maybe<CancelOutcome>;
-  /** A page of orders with their statuses (server/core/order-page.ts). */
-  controlPage(query: OrdersQuery): Maybe<OrdersPage>;
+  /**
+   * A page of orders with their statuses (server/core/order-page.ts), costing what the page does whatever
+   * the world's size; undefined when the query's `after` is an id this world's list never held.
+   */
+  controlPage(query: OrdersQuery): Maybe<OrdersPage | undefined>;
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): Maybe<string | undefined>;
   setStatus(id: bigint, status: OrderStatus): Maybe<boolean>;

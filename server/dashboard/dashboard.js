@@ -19,8 +19,9 @@ const linked = new URLSearchParams(location.search).get("session") ?? "";
 const state = {
   session: SESSION_NAME.test(linked) ? linked : "",
   orders: [],
-  // The page shown: where it starts, the starts of the pages before it, the next one's, the world's size.
-  page: { cursor: 0, previous: [], next: undefined, total: 0 },
+  // The page shown: the id it follows (none for the first), how many orders the pages before it showed,
+  // those pages' own, the id the next one follows, the world's size.
+  page: { after: undefined, before: 0, previous: [], next: undefined, total: 0 },
   lastJournal: "",
   worlds: "",
 };
@@ -108,12 +109,12 @@ async function refreshOrders() {
     page.next = undefined;
     return renderOrders("An id is a whole number.");
   }
-  const query =
-    id !== "" ? `?id=${id}` : `?cursor=${page.cursor}&limit=${PAGE_SIZE}${status ? `&status=${status}` : ""}`;
+  const after = page.after === undefined ? "" : `&after=${page.after}`;
+  const query = id !== "" ? `?id=${id}` : `?limit=${PAGE_SIZE}${after}${status ? `&status=${status}` : ""}`;
   const { text, headers } = await controlAnswer("GET", `/orders${query}`);
   state.orders = parseOrders(text);
   const next = headers.get("x-next-cursor");
-  page.next = id === "" && next !== null ? Number(next) : undefined;
+  page.next = id === "" && next !== null && /^-?\d{1,20}$/.test(next) ? next : undefined;
   page.total = Number(headers.get("x-total-count") ?? state.orders.length);
   renderOrders();
 }
@@ -128,9 +129,9 @@ function renderOrders(problem) {
   else if (id !== "") note = orders.length > 0 ? `Order ${id}.` : `No order has the id ${id}.`;
   else if (status !== "")
     note = `${count(orders.length)} ${status} ${orders.length === 1 ? "order" : "orders"} on this page, of ${count(page.total)} in this world.`;
-  else if (page.cursor === 0 && page.next === undefined) note = `${count(page.total)} orders.`;
+  else if (page.after === undefined && page.next === undefined) note = `${count(page.total)} orders.`;
   else
-    note = `Orders from place ${count(page.cursor + 1)} on: ${count(orders.length)} of ${count(page.total)}.`;
+    note = `Orders from place ${count(page.before + 1)} on: ${count(orders.length)} of ${count(page.total)}.`;
   $("orders-note").textContent = note;
   $("previous-page").disabled = id !== "" || page.previous.length === 0;
   $("next-page").disabled = page.next === undefined;
@@ -139,7 +140,7 @@ function renderOrders(problem) {
 
 /** Back to the list's first page (another world, filter or status). */
 function firstPage() {
-  state.page = { cursor: 0, previous: [], next: undefined, total: 0 };
+  state.page = { after: undefined, before: 0, previous: [], next: undefined, total: 0 };
 }
 
 function orderRow(order) {
@@ -418,14 +419,15 @@ function start() {
   $("next-page").addEventListener("click", () => {
     const { page } = state;
     if (page.next === undefined) return;
-    page.previous.push(page.cursor);
-    page.cursor = page.next;
+    page.previous.push({ after: page.after, before: page.before });
+    page.before += state.orders.length;
+    page.after = page.next;
     act(refreshOrders);
   });
   $("previous-page").addEventListener("click", () => {
     const { page } = state;
     if (page.previous.length === 0) return;
-    page.cursor = page.previous.pop();
+    ({ after: page.after, before: page.before } = page.previous.pop());
     act(refreshOrders);
   });
   $("add-form").addEventListener("submit", (event) => act(() => saveOrder(event)));

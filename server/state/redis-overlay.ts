@@ -7,6 +7,8 @@ export interface Overlay {
   version: string;
   /** How many orders differ from the seed. */
   changes: number;
+  /** How many orders the world has over a seed of this size, counted without listing them. */
+  size(seedSize: number): number;
   /** Every order in list order: the seed's, as changed, then those added. */
   listed(seed: Seed): Generator<StoredOrder>;
 }
@@ -33,6 +35,7 @@ export function readOverlay(fields: Record<string, string>): Overlay {
   return {
     version: fields.v ?? "0",
     changes: touched.size,
+    size: (seedSize) => seedSize - removed.size + added.length,
     *listed(seed) {
       for (const order of seed.all()) {
         if (addedKeys.has(order.key) || removed.has(order.key)) continue;

@@ -4,7 +4,11 @@
  * A world is one hash, `<prefix>w:<world>`, holding only what the world changed beside the fixtures every
  * replica loads (the seed). For an order with key K:
  *   s:K  its status, when not the seed's;       r:K  its record's JSON, when not the seed's;
- *   a:K  its place among orders added after the seed's;   x:K  set when a seed order was removed.
+ *   a:K  its place among orders added after the seed's;   x:K  set when a seed order was removed;
+ *   g:K  the place an added order had when it was removed (kept so that a control page after K goes on
+ *        from there), until K is added again.
+ * `q:N` is the key added at place N (places count from 1; `n` is the last), `na` how many added orders
+ * are there and `nx` how many seed orders were removed: a control page reads only its own places' fields.
  * `v` changes whenever a record is added, replaced or removed (not on a status change, which no list body
  * shows): replicas keep a world's list body until `v` moves. `v` comes from `<prefix>clock`, which only
  * grows, so a version is never reused after a reset. `b` is the behaviour as JSON.
@@ -115,7 +119,10 @@ local status, added = lookup(KEYS[1], ARGV[1], ARGV[2])
 local outcome = 'replaced'
 if not status then
   outcome = 'created'
-  redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], redis.call('HINCRBY', KEYS[1], 'n', 1))
+  local place = redis.call('HINCRBY', KEYS[1], 'n', 1)
+  redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], place, 'q:' .. place, ARGV[1])
+  redis.call('HDEL', KEYS[1], 'g:' .. ARGV[1])
+  redis.call('HINCRBY', KEYS[1], 'na', 1)
 end
 redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[4], 'r:' .. ARGV[1], ARGV[5], 'v', redis.call('INCR', KEYS[2]))
 keep(KEYS[1], ARGV[3])
@@ -126,8 +133,14 @@ return outcome
 export const REMOVE_ORDER = `${LOOKUP}
 local status, added = lookup(KEYS[1], ARGV[1], ARGV[2])
 if not status then return 0 end
+if added then
+  redis.call('HSET', KEYS[1], 'g:' .. ARGV[1], redis.call('HGET', KEYS[1], 'a:' .. ARGV[1]))
+  redis.call('HINCRBY', KEYS[1], 'na', -1)
+else
+  redis.call('HSET', KEYS[1], 'x:' .. ARGV[1], 1)
+  redis.call('HINCRBY', KEYS[1], 'nx', 1)
+end
 redis.call('HDEL', KEYS[1], 'a:' .. ARGV[1], 's:' .. ARGV[1], 'r:' .. ARGV[1])
-if not added then redis.call('HSET', KEYS[1], 'x:' .. ARGV[1], 1) end
 redis.call('HSET', KEYS[1], 'v', redis.call('INCR', KEYS[2]))
 keep(KEYS[1], ARGV[3])
 return 1

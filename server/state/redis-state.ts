@@ -98,7 +98,7 @@ export class RedisState implements StateStore, RedisBackend {
       const overlay = readOverlay(worlds[index] as Record<string, string>);
       return {
         name,
-        orders: [...overlay.listed(this.#seed)].length,
+        orders: overlay.size(this.#seed.size),
         changes: overlay.changes,
         lastUsed: Number(listed[index * 2 + 1]),
       };

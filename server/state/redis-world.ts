@@ -2,7 +2,7 @@ import type { BehaviourRule, OperationId } from "../../contract/types.ts";
 import { type BehaviourState, noBehaviour } from "../core/behaviour.ts";
 import type { JournalRecord } from "../core/journal.ts";
 import type { Maybe } from "../core/maybe.ts";
-import { type OrdersPage, type OrdersQuery, pageOfSequence } from "../core/order-page.ts";
+import type { OrdersPage, OrdersQuery } from "../core/order-page.ts";
 import { orderKey, type SeedOrder, serializeRecord, withStatusJson } from "../core/order-record.ts";
 import {
   type CancelOutcome,
@@ -14,6 +14,7 @@ import { encodeList, type Seed } from "../core/seed.ts";
 import type { Arrangement, World } from "../core/world.ts";
 import type { Commands, RedisBackend } from "./redis-backend.ts";
 import { type Overlay, readOverlay } from "./redis-overlay.ts";
+import { redisPage } from "./redis-page.ts";
 
 // The spec's cancel rule as the CANCEL script reads it: one line per status, from order-status.ts.
 const CANCEL_RULE = ORDER_STATUSES.map((status) => {
@@ -53,6 +54,15 @@ export class RedisWorld implements World {
     this.#journal = state.key(`j:${id}`);
     this.#ttl = session === null ? 0 : state.options.limits.idleMs;
     this.#touchEveryMs = Math.min(1_000, this.#ttl / 10);
+  }
+
+  /**
+   * What this world holds in this process beyond the shared seed, about: its own list body, counted against
+   * --max-memory as a memory-mode session is (sessions.ts), so the least recently used are let go.
+   */
+  get heldBytes(): number {
+    const body = this.#cachedBody;
+    return body === undefined || body === this.#cachedSeed?.listBody ? 0 : body.length;
   }
 
   forgetCache(): void {
@@ -151,16 +161,29 @@ export class RedisWorld implements World {
     return (await this.#run("petstoreCancel", id, [], ...CANCEL_RULE)) as CancelOutcome;
   }
 
-  async controlPage(query: OrdersQuery): Promise<OrdersPage> {
-    // The overlay is read back from Redis for every control read; the page is cut as the list goes by.
-    return pageOfSequence((await this.#overlay()).listed(this.state.seed), query);
+  controlPage(query: OrdersQuery): Promise<OrdersPage | undefined> {
+    return redisPage(this.state.client, this.#hash, this.state.seed, query);
   }
 
   async controlOrderJson(id: bigint): Promise<string | undefined> {
     const key = orderKey(id);
-    const overlay = await this.#overlay();
-    for (const order of overlay.listed(this.state.seed)) if (order.key === key) return withStatusJson(order);
-    return undefined;
+    const [added, removed, status, json] = await this.state.client.hmget(
+      this.#hash,
+      `a:${key}`,
+      `x:${key}`,
+      `s:${key}`,
+      `r:${key}`,
+    );
+    const { seed } = this.state;
+    const place = seed.placeOf(key);
+    const seedOrder =
+      added === null && removed === null && place !== undefined ? seed.orderAt(place, key) : undefined;
+    if (added === null && seedOrder === undefined) return undefined;
+    return withStatusJson({
+      key,
+      json: json ?? seedOrder?.json ?? "{}",
+      status: (status ?? seedOrder?.status ?? "pending") as OrderStatus,
+    });
   }
 
   async setStatus(id: bigint, status: OrderStatus): Promise<boolean> {

@@ -87,7 +87,7 @@ const putOrder = (api: CaseApi, id: string, body: unknown) =>
 /** The control API, sessions and forced responses, row by row; run in-process and against the process. */
 export const CONTROL_CASES: ControlCase[] = [
   {
-    name: "GET /__control/orders pages (cursor, limit), filters by status and finds one id, counting the world",
+    name: "GET /__control/orders pages (after, limit), filters by status and finds one id, counting the world",
     async run(api) {
       const page = async (query: string) => {
         const answer = await api.send("GET", `/__control/orders${query}`);
@@ -104,16 +104,16 @@ export const CONTROL_CASES: ControlCase[] = [
         ids: ["1", "2", "3", "4", "5"],
         total: "12",
         next: "5",
-        link: '</__control/orders?cursor=5&limit=5>; rel="next"',
+        link: '</__control/orders?after=5&limit=5>; rel="next"',
       });
-      assert.deepEqual((await page("?cursor=5&limit=5")).ids, ["6", "7", "8", "9", "10"]);
-      const last = await page("?cursor=10&limit=5");
+      assert.deepEqual((await page("?after=5&limit=5")).ids, ["6", "7", "8", "9", "10"]);
+      const last = await page("?after=10&limit=5");
       assert.deepEqual([last.ids, last.next, last.link], [[BIG_PENDING, MAX_INT64], undefined, undefined]);
       assert.equal((await cancel(api, "3")).status, 204);
       assert.deepEqual((await page("?status=shipped")).ids, ["1", "4", "6", "9", MAX_INT64]);
       const cancelled = await page("?status=cancelled&limit=1");
       assert.deepEqual([cancelled.ids, cancelled.next], [["3"], "3"]);
-      assert.deepEqual((await page("?status=cancelled&cursor=3")).ids, [], "no other cancelled order");
+      assert.deepEqual((await page("?status=cancelled&after=3")).ids, [], "no other cancelled order");
       assert.deepEqual((await page(`?id=${BIG_PENDING}`)).ids, [BIG_PENDING]);
       assert.deepEqual((await page("?id=424242")).ids, []);
       assert.equal((await api.send("DELETE", "/__control/orders/4")).status, 204);
@@ -123,7 +123,17 @@ export const CONTROL_CASES: ControlCase[] = [
         "a removed order leaves no gap in a page",
       );
       assert.equal((await page("")).total, "11");
-      for (const query of ["?limit=0", "?limit=1001", "?cursor=-1", "?status=lost", "?id=1.5", "?page=2"]) {
+      const refused = [
+        "?limit=0",
+        "?limit=1001",
+        "?after=x",
+        "?after=424242",
+        "?cursor=5",
+        "?status=lost",
+        "?id=1.5",
+        "?page=2",
+      ];
+      for (const query of refused) {
         assertError(
           await api.send("GET", `/__control/orders${query}`),
           400,
@@ -131,6 +141,38 @@ export const CONTROL_CASES: ControlCase[] = [
           /query parameter/,
         );
       }
+    },
+  },
+  {
+    name: "GET /__control/orders?after=ID: orders removed between pages, the cursor's own included, skip nothing",
+    async run(api) {
+      const page = async (query: string) => {
+        const answer = await api.send("GET", `/__control/orders${query}`);
+        assert.equal(answer.status, 200, answer.text);
+        return { ids: orders(answer).map((order) => order.id), next: answer.headers["x-next-cursor"] };
+      };
+      const remove = async (id: string) =>
+        assert.equal((await api.send("DELETE", `/__control/orders/${id}`)).status, 204);
+      for (const id of ["101", "102", "103", "104"]) {
+        assert.equal((await putOrder(api, id, { petId: 7, status: "pending" })).status, 201);
+      }
+      const first = await page("?limit=4");
+      assert.deepEqual(first, { ids: ["1", "2", "3", "4"], next: "4" });
+      await remove("2");
+      await remove("4");
+      assert.deepEqual(await page("?after=4&limit=2"), { ids: ["5", "6"], next: "6" });
+      const intoAdded = await page(`?after=${BIG_PENDING}&limit=3`);
+      assert.deepEqual(intoAdded, { ids: [MAX_INT64, "101", "102"], next: "102" });
+      await remove("101");
+      await remove("102");
+      assert.deepEqual(await page("?after=102&limit=2"), { ids: ["103", "104"], next: undefined });
+      assert.deepEqual(await page("?after=101&status=pending"), { ids: ["103", "104"], next: undefined });
+      // A removed seed order added again goes to the end, and paging after it goes on from there.
+      assert.equal((await putOrder(api, "4", { petId: 7, status: "pending" })).status, 201);
+      assert.deepEqual(await page("?after=103"), { ids: ["104", "4"], next: undefined });
+      const all = await api.send("GET", "/__control/orders");
+      assert.equal(all.headers["x-total-count"], "13");
+      assert.equal(orders(all).length, 13);
     },
   },
   {

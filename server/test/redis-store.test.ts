@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Redis } from "ioredis";
 import { type RedisService, startRedis } from "../../test-support/services.ts";
+import { generateOrders } from "../core/generate.ts";
+import { createSeed } from "../core/seed.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { RedisState } from "../state/redis-state.ts";
+import { parseStoreUrl, type StoreAddress } from "../state/store-url.ts";
 import { assertError, caseApi } from "./control-cases.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
 import { steadyLoad } from "./steady-load.ts";
@@ -264,4 +269,164 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
       await guarded.stop();
     }
   });
+  it("a control page reads only its own orders' fields: the same in a world of 100,000 orders as of 2,000, whatever the session changed", async () => {
+    const reads = new Map<number, string[][]>();
+    for (const size of [2_000, 100_000]) {
+      const prefix = freshPrefix();
+      const [mock] = (await replicas(redis, prefix, 1, ["--generate", String(size)])) as [MockProcess];
+      const session = { "x-mock-session": "paging" };
+      const ids = [...generateOrders(size)].map((order) => String(order.record.id));
+      try {
+        for (const id of [ids[3], ids[501], ids[502]]) {
+          assert.equal((await send(mock, "DELETE", `/__control/orders/${id}`, session)).status, 204);
+        }
+        for (const id of ["9000000000000000001", "9000000000000000002", "9000000000000000003"]) {
+          const body = '{"petId":1,"status":"pending"}';
+          assert.equal((await send(mock, "PUT", `/__control/orders/${id}`, session, body)).status, 201);
+        }
+        assert.equal(
+          (await send(mock, "DELETE", "/__control/orders/9000000000000000002", session)).status,
+          204,
+        );
+        if (size > 2_000) await cancelMany(redis, `${prefix}w:s:paging`, ids.slice(50_000, 70_000));
+        const pages = [
+          "?limit=100",
+          `?limit=100&after=${ids[500]}`,
+          `?limit=50&status=pending&after=${ids[500]}`,
+          `?limit=100&after=${ids.at(-1)}`,
+        ];
+        reads.set(size, await redisReads(redis, prefix, mock, session, pages));
+        if (size > 2_000) {
+          // No order is cancelled before the 50,001st: pages of a bounded look each, with a cursor to go on.
+          let after = "";
+          let cancelled: string[] = [];
+          let looks = 0;
+          while (cancelled.length === 0) {
+            const page = await send(
+              mock,
+              "GET",
+              `/__control/orders?status=cancelled&limit=2${after}`,
+              session,
+            );
+            cancelled = (JSON.parse(page.text) as Array<{ id: number }>).map(({ id }) => String(id));
+            assert.ok(cancelled.length > 0 || page.headers["x-next-cursor"], "a cursor to go on from");
+            after = `&after=${page.headers["x-next-cursor"]}`;
+            looks++;
+          }
+          assert.deepEqual(cancelled, ids.slice(50_000, 50_002));
+          assert.ok(looks > 1, "the look stopped short of the world's size");
+        }
+        const last = await send(mock, "GET", `/__control/orders?limit=100&after=${ids.at(-1)}`, session);
+        assert.deepEqual(
+          (JSON.parse(last.text) as Array<{ id: number }>).length,
+          2,
+          "the added orders still there follow the seed's",
+        );
+        assert.equal(last.headers["x-total-count"], String(size - 3 + 2));
+      } finally {
+        await mock.stop();
+      }
+    }
+    const small = reads.get(2_000) as string[][];
+    assert.ok(small.length > 0);
+    assert.ok(
+      small.every(([command]) => command === "hmget"),
+      `hash reads: ${small.map(([command]) => command)}`,
+    );
+    assert.deepEqual(fieldsRead(reads.get(100_000) as string[][]), fieldsRead(small));
+  });
+
+  it("sessions' own list bodies count against --max-memory: past it the least recently used is let go here, its orders kept in Redis", async () => {
+    const address = parseStoreUrl(redis.url) as StoreAddress;
+    const seed = createSeed(generateOrders(2_000));
+    const state = await RedisState.connect({
+      address,
+      prefix: freshPrefix(),
+      seed,
+      limits: { maxSessions: 100, idleMs: 60_000, maxBytes: seed.listBody.length + seed.listBody.length / 2 },
+      journalSize: 10,
+    });
+    try {
+      let now = Date.now();
+      const body = async (name: string) => {
+        now += 1_000;
+        const world = state.session(name, now);
+        await world.arrange(undefined);
+        return { world, list: await world.listBody() };
+      };
+      const own = { petId: 1n, quantity: 1n };
+      for (const name of ["a", "b"]) {
+        now += 1_000;
+        await state
+          .session(name, now)
+          .putOrder({ record: { id: 9_000_000_000n, ...own }, status: "pending" });
+      }
+      const first = await body("a");
+      assert.ok(first.world.heldBytes > seed.listBody.length, "a's own body is counted");
+      assert.equal((await body("a")).world, first.world, "while under the budget, a stays");
+      await body("b");
+      now += 1_000;
+      state.session("c", now);
+      const again = await body("a");
+      assert.notEqual(
+        again.world,
+        first.world,
+        "a, the least recently used, was let go with b's body over the budget",
+      );
+      assert.deepEqual(again.list, first.list, "a's orders are still in Redis");
+    } finally {
+      await state.close();
+    }
+  });
 });
+
+/** Status changes written as cancels leave them, in one pipeline: a session hash that grew large. */
+async function cancelMany(redis: RedisService, hash: string, ids: string[]): Promise<void> {
+  const client = new Redis(redis.url);
+  try {
+    const pipeline = client.pipeline();
+    for (const id of ids) pipeline.hset(hash, `s:${id}`, "cancelled");
+    await pipeline.exec();
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The hash reads Redis ran on keys of this prefix while the mock answered each of these pages (MONITOR). */
+async function redisReads(
+  redis: RedisService,
+  prefix: string,
+  mock: MockProcess,
+  headers: Record<string, string>,
+  pages: string[],
+): Promise<string[][]> {
+  const marker = new Redis(redis.url);
+  const monitor = await marker.monitor();
+  const reads: string[][] = [];
+  let markers = 0;
+  monitor.on("monitor", (_time: string, args: string[]) => {
+    const [command = "", key = ""] = args.map(String);
+    if (markers > 0) return;
+    if (key === `${prefix}marker`) markers++;
+    else if (key.startsWith(prefix) && /^h(get|mget|getall|scan|keys|vals|len)$/i.test(command))
+      reads.push([command.toLowerCase(), ...args.slice(2)]);
+  });
+  try {
+    for (const page of pages) {
+      const answer = await send(mock, "GET", `/__control/orders${page}`, headers);
+      assert.equal(answer.status, 200, answer.text);
+    }
+    // Every command sent before the marker has been seen once the marker is.
+    await marker.get(`${prefix}marker`);
+    while (markers === 0) await sleep(10);
+    return reads;
+  } finally {
+    monitor.disconnect();
+    marker.disconnect();
+  }
+}
+
+/** How many fields each read asked for, in order. */
+function fieldsRead(reads: string[][]): number[] {
+  return reads.map((read) => read.length - 1);
+}

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { type PiecedBody, wholeBytes } from "../core/exchange.ts";
+import { MAX_PAGE_SCAN } from "../core/order-page.ts";
 import { cancelTransition } from "../core/order-status.ts";
 import { createSeed } from "../core/seed.ts";
 import { createStore as storeOn } from "../core/store.ts";
@@ -64,5 +66,87 @@ describe("store", () => {
       () => createStore([...seed(), { record: { id: 1n }, status: "pending" }]),
       /duplicate order id 1/,
     );
+  });
+  it("pages keyed by id skip no order that stays, whatever is removed, added or changed between pages", () => {
+    const change = fc.oneof(
+      fc.record({ kind: fc.constant("remove" as const), id: fc.integer({ min: 1, max: 40 }) }),
+      fc.record({ kind: fc.constant("cancel" as const), id: fc.integer({ min: 1, max: 40 }) }),
+      fc.record({ kind: fc.constant("replace" as const), id: fc.integer({ min: 1, max: 40 }) }),
+      fc.record({ kind: fc.constant("add" as const) }),
+    );
+    const run = fc.record({
+      seedSize: fc.integer({ min: 0, max: 30 }),
+      limit: fc.integer({ min: 1, max: 6 }),
+      status: fc.constantFrom(undefined, "pending" as const),
+      between: fc.array(fc.array(change, { maxLength: 4 }), { maxLength: 40 }),
+    });
+    fc.assert(
+      fc.property(run, ({ seedSize, limit, status, between }) => {
+        const store = createStore(
+          Array.from({ length: seedSize }, (_, index) => ({
+            record: { id: BigInt(index + 1) },
+            status: "pending" as const,
+          })),
+        );
+        // Ids added here are new each time: an order added again after a removal moves to the end.
+        let nextAdded = 1_000;
+        for (let index = 0; index < 5; index++)
+          store.putOrder({ record: { id: BigInt(nextAdded++) }, status: "pending" });
+        const before = [
+          ...Array.from({ length: seedSize }, (_, index) => String(index + 1)),
+          ...["1000", "1001", "1002", "1003", "1004"],
+        ];
+        const touched = new Set<string>();
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (let step = 0; ; step++) {
+          const page = store.controlPage({
+            limit,
+            ...(after !== undefined ? { after } : {}),
+            ...(status ? { status } : {}),
+          });
+          assert.ok(page, `the cursor ${after} is known`);
+          seen.push(...page.orders.map((order) => order.key));
+          if (page.next === undefined) break;
+          after = page.next;
+          for (const next of between[step] ?? []) {
+            if (next.kind === "add")
+              store.putOrder({ record: { id: BigInt(nextAdded++) }, status: "pending" });
+            else {
+              const id = BigInt(next.id);
+              touched.add(String(id));
+              if (next.kind === "remove") store.removeOrder(id);
+              else if (next.kind === "cancel") store.cancel(id);
+              else store.setStatus(id, "pending");
+            }
+          }
+          assert.ok(step < 500, "paging ends");
+        }
+        const stayed = before.filter((key) => !touched.has(key));
+        assert.deepEqual(
+          seen.filter((key) => stayed.includes(key)),
+          stayed,
+          "every order that stayed, once, in list order",
+        );
+        assert.equal(new Set(seen).size, seen.length, "no order twice");
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a page that a filter leaves empty ends at the scan's bound with a cursor that goes on from there", () => {
+    const size = MAX_PAGE_SCAN + 10;
+    const store = createStore(
+      Array.from({ length: size }, (_, index) => ({
+        record: { id: BigInt(index + 1) },
+        status: "shipped" as const,
+      })),
+    );
+    store.cancel(BigInt(size));
+    assert.equal(store.setStatus(BigInt(size), "pending"), true);
+    const first = store.controlPage({ limit: 10, status: "pending" });
+    assert.deepEqual([first?.orders.length, first?.next], [0, String(MAX_PAGE_SCAN)]);
+    const second = store.controlPage({ limit: 10, status: "pending", after: first?.next as string });
+    assert.deepEqual([second?.orders.map((order) => order.key), second?.next], [[String(size)], undefined]);
   });
 });

@@ -365,7 +365,7 @@ class TrafficSecrets {
   #hider: (text: string) => string;
 
   constructor(options: ProxyOptions, route: ProxyChoice) {
-    const masked = maskedHeaders(options.headers, options.showHeaders);
+    const masked = maskedHeaders(options.headers, options.showHeaders, namesOf(options));
     this.names = new Set([...masked.names, ...(options.secretNames ?? []).map((name) => name.toLowerCase())]);
     this.#fixed = [
       ...masked.entries.map(([, value]) => value),

@@ -215,6 +215,39 @@ describe("petstore-conformance proxy (the command)", () => {
     });
   });
 
+  it("a --header or --header-from-env that no request can carry stops both commands at once: exit 2, one line naming the flag", async () => {
+    await withTarget({}, async (upstream) => {
+      const cases: Array<[string[], RegExp]> = [
+        [["--header", "X-Key: a\r\nInjected: 1"], /^error: --header X-Key: the value holds a character/],
+        [
+          ["--header", "X-Key: \u043a\u043b\u044e\u0447"],
+          /^error: --header X-Key: the value holds a character/,
+        ],
+        [["--header", "X-\u043a\u043b\u044e\u0447: v"], /^error: --header takes 'Name: value'/],
+        [
+          ["--header-from-env", "X-Key=BAD_VALUE"],
+          /^error: --header-from-env X-Key: the value holds a character/,
+        ],
+      ];
+      const commands = [
+        ["proxy", "--upstream", upstream, "--port", "0"],
+        ["--base-url", upstream, "--api-key", TARGET_KEY],
+      ];
+      // NUL cannot reach a command line or an environment: options.test.ts gives it to the parsers.
+      for (const command of commands)
+        for (const [flags, message] of cases) {
+          const result = await cli([...command, ...flags], {
+            ...NO_PROXY_ENV,
+            BAD_VALUE: "secret\r\nX-More: 1",
+          });
+          assert.equal(result.code, 2, `${command[0]} ${flags.join(" ")}: ${result.stderr}`);
+          assert.match(result.stderr, message);
+          assert.equal(result.stderr.split("\n").length, 2, result.stderr);
+          assert.doesNotMatch(result.stderr, /secret/);
+        }
+    });
+  });
+
   it("--fail-on-violation fails a run that judged no exchange, saying so in one line", async () => {
     await withTarget({}, async (upstream) => {
       const proxy = await startProxy(["--upstream", upstream, "--fail-on-violation"]);

@@ -435,7 +435,8 @@ function rawClient(proxyUrl: string, head: string) {
   // A connection closed unread may be reset under a request already sent.
   socket.on("error", () => {});
   socket.write(head);
-  const ended = once(socket, "close").then(() => received);
+  // Not events.once, which would reject on the reset.
+  const ended = new Promise<string>((resolve) => socket.once("close", () => resolve(received)));
   return { socket, ended };
 }
 

@@ -24,8 +24,9 @@ export function defaultMaxConnections(): number {
  * answer in progress (kept alive between requests, or still sending its first request head). Without it,
  * a thousand idle connections use up the file descriptors and every new client waits until keep-alive
  * times them out. A connection that is being answered is never closed for another; when every one is
- * busy, the new one is kept too. The work is done only when a connection opens past the cap, never per
- * request.
+ * busy (a slow body still coming in counts), the new one is closed at once, unread, so that clients that
+ * never finish cannot use up the file descriptors either: the request-read timeout frees their places.
+ * The work is done only when a connection opens past the cap, never per request.
  */
 export function capConnections(server: Server, max: number): void {
   // In the order they opened: the oldest first.
@@ -42,5 +43,7 @@ export function capConnections(server: Server, max: number): void {
       candidate.destroy();
       return;
     }
+    open.delete(socket);
+    socket.destroy();
   });
 }

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { Duplex } from "node:stream";
 import { GROUP_GUARD, type GuardReport } from "./group-guard.ts";
 import { STOP_GRACE_MS, type StopSignals, signalExitCode } from "./stop-signals.ts";
 
@@ -9,7 +10,8 @@ import { STOP_GRACE_MS, type StopSignals, signalExitCode } from "./stop-signals.
  * stop signal the wrapper receives, duplicates included, goes on to COMMAND and all its children, as
  * init-style wrappers do: COMMAND decides how to stop. If it is still running STOP_GRACE_MS after the first
  * one, the whole group is killed. Nothing of the group outlives COMMAND or the wrapper, even a wrapper
- * killed with SIGKILL. No shell is involved: `-- sh -c '…'` when one is wanted.
+ * killed with SIGKILL, nor on Linux any descendant of COMMAND that left the group (`set -m`, a detached
+ * spawn, as Playwright starts browsers), found by its parent chain. No shell is involved: `-- sh -c '…'` when one is wanted.
  */
 export function runWrapped(
   argv: readonly string[],
@@ -27,9 +29,13 @@ export function runWrapped(
       detached: true,
     });
     let reported = "";
-    guard.stdio[3]?.on("data", (chunk: Buffer) => {
+    // A socket both ways: the guard's report comes back on it, stops go out on it.
+    const link = guard.stdio[3] as Duplex | null;
+    link?.on("data", (chunk: Buffer) => {
       reported += chunk.toString("utf8");
     });
+    // A guard already gone took its group with it: a stop written to it has nothing left to reach.
+    link?.on("error", () => {});
     const signalGroup = (signal: NodeJS.Signals) => {
       try {
         if (guard.pid !== undefined) process.kill(-guard.pid, signal);
@@ -37,19 +43,29 @@ export function runWrapped(
         // The group is gone already: nothing left to stop.
       }
     };
+    // Through the guard, which finds COMMAND's descendants outside the group before any of them is
+    // signalled, and stops them with the group.
+    const stop = (signal: NodeJS.Signals) => {
+      if (link?.writable) link.write(`${signal}\n`);
+      else signalGroup(signal);
+    };
     let killTimer: NodeJS.Timeout | undefined;
+    let backstop: NodeJS.Timeout | undefined;
     const stopRelaying = signals.onEach((signal) => {
-      signalGroup(signal);
+      stop(signal);
       killTimer ??= setTimeout(() => {
         process.stderr.write(
           `${signals.commandName}: ${file} did not exit within ${STOP_GRACE_MS / 1000} s of ${signal}; killing it\n`,
         );
-        signalGroup("SIGKILL");
+        stop("SIGKILL");
+        // Should the guard not end the group itself, the group is killed from here.
+        backstop = setTimeout(() => signalGroup("SIGKILL"), GUARD_KILL_WAIT_MS);
       }, STOP_GRACE_MS);
     });
     guard.once("close", (guardCode, guardSignal) => {
       stopRelaying();
       clearTimeout(killTimer);
+      clearTimeout(backstop);
       const outcome = parseReport(reported);
       if (outcome && "error" in outcome) {
         const found = outcome.error !== "ENOENT";
@@ -65,6 +81,9 @@ export function runWrapped(
     });
   });
 }
+
+// How long the guard has to kill the group itself when asked, before the wrapper does it without it.
+const GUARD_KILL_WAIT_MS = 1000;
 
 function parseReport(text: string): GuardReport | undefined {
   try {

@@ -156,67 +156,75 @@ export async function createHttpClient(baseUrl: URL, options: ClientOptions): Pr
       const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
       // Before the answer: the request fails; once it is coming: what came is judged as cut.
       let limit: Exchange["limit"];
+      let outgoing: ClientRequest;
       let deadlineHit = (ms: number): void => {
         limit = "deadline";
         outgoing.destroy(new Error(`no complete answer within the ${ms} ms ${names.deadline}`));
       };
       const deadline = setTimeout(() => deadlineHit(deadlineMs), deadlineMs);
-      const outgoing: ClientRequest = request(
-        {
-          agent: through,
-          method,
-          protocol: baseUrl.protocol,
-          hostname,
-          port: baseUrl.port,
-          path: fullPath,
-          headers,
-          timeout: options.timeoutMs,
-          ...tls,
-        },
-        (incoming: IncomingMessage) => {
-          answered = true;
-          const status = incoming.statusCode ?? 0;
-          const judge = status === 200 ? listJudge?.() : undefined;
-          const reader = new BodyReader(maxBody, judge);
-          let settled = false;
-          const settle = (cut?: string) => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(deadline);
-            resolve({
-              request: recorded,
-              response: reader.response(status, flattenHeaders(incoming.headers), cut),
-              ...(proxyRefused !== undefined ? { proxyRefused } : {}),
-              ...(sentAt !== undefined ? { sentAt } : {}),
-              ...(limit !== undefined ? { limit } : {}),
-            });
-          };
-          deadlineHit = (ms) => {
-            limit = "deadline";
-            settle(
-              `the answer did not complete within the ${ms} ms ${names.deadline} (${reader.bytes} bytes of its body came)`,
-            );
-            incoming.destroy();
-          };
-          incoming.on("data", (chunk: Buffer) => {
-            const tooLarge = reader.add(chunk);
-            if (tooLarge === undefined) return;
-            if (tooLarge === "max-body") limit = "max-body";
-            settle(
-              tooLarge === "max-body"
-                ? `the body is larger than the ${formatBytes(maxBody)} ${names.maxBody} allows (stopped reading at ${reader.bytes} bytes); raise ${names.maxBody} to judge it`
-                : tooLarge === "not-a-list"
-                  ? `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${reader.bytes} bytes)`
-                  : tooLarge.unjudgeable,
-            );
-            incoming.destroy();
+      const requestOptions: http.RequestOptions = {
+        agent: through,
+        method,
+        protocol: baseUrl.protocol,
+        hostname,
+        port: baseUrl.port,
+        path: fullPath,
+        headers,
+        timeout: options.timeoutMs,
+        ...tls,
+      };
+      const onAnswer = (incoming: IncomingMessage) => {
+        answered = true;
+        const status = incoming.statusCode ?? 0;
+        const judge = status === 200 ? listJudge?.() : undefined;
+        const reader = new BodyReader(maxBody, judge);
+        let settled = false;
+        const settle = (cut?: string) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(deadline);
+          resolve({
+            request: recorded,
+            response: reader.response(status, flattenHeaders(incoming.headers), cut),
+            ...(proxyRefused !== undefined ? { proxyRefused } : {}),
+            ...(sentAt !== undefined ? { sentAt } : {}),
+            ...(limit !== undefined ? { limit } : {}),
           });
-          incoming.on("end", () => settle());
-          incoming.on("error", (error) =>
-            settle(cutShort(reader.bytes, incoming.headers["content-length"], error.message)),
+        };
+        deadlineHit = (ms) => {
+          limit = "deadline";
+          settle(
+            `the answer did not complete within the ${ms} ms ${names.deadline} (${reader.bytes} bytes of its body came)`,
           );
-        },
-      );
+          incoming.destroy();
+        };
+        incoming.on("data", (chunk: Buffer) => {
+          const tooLarge = reader.add(chunk);
+          if (tooLarge === undefined) return;
+          if (tooLarge === "max-body") limit = "max-body";
+          settle(
+            tooLarge === "max-body"
+              ? `the body is larger than the ${formatBytes(maxBody)} ${names.maxBody} allows (stopped reading at ${reader.bytes} bytes); raise ${names.maxBody} to judge it`
+              : tooLarge === "not-a-list"
+                ? `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${reader.bytes} bytes)`
+                : tooLarge.unjudgeable,
+          );
+          incoming.destroy();
+        });
+        incoming.on("end", () => settle());
+        incoming.on("error", (error) =>
+          settle(cutShort(reader.bytes, incoming.headers["content-length"], error.message)),
+        );
+      };
+      try {
+        outgoing = request(requestOptions, onAnswer);
+      } catch (error) {
+        // What http.request refuses to send (a header with CR LF, a bad method) it throws at once: the
+        // request fails with one line, its deadline cleared, rather than leaving the timer to fire.
+        clearTimeout(deadline);
+        resolve(unsent(recorded, error));
+        return;
+      }
       // https-proxy-agent hands a refused tunnel back as the proxy's own answer; it must not pass for the target's.
       outgoing.on("proxyConnect", (connect: { statusCode: number }) => {
         if (connect.statusCode !== 200) proxyRefused = connect.statusCode;
@@ -371,6 +379,17 @@ class BodyReader {
     }
     return response;
   }
+}
+
+/** A request http.request refused to send, failed with its reason. */
+function unsent(recorded: RecordedRequest, error: unknown): Exchange {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    request: recorded,
+    error: `the request could not be sent: ${reason}`,
+    ...(typeof code === "string" ? { errorCode: code } : {}),
+  };
 }
 
 function cutShort(received: number, contentLength: string | undefined, reason: string): string {

@@ -4,9 +4,11 @@ import { isToken68, TOKEN68_RULE } from "../common/bearer.ts";
 import { FileRefused, readBoundedFile } from "../common/bounded-file.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../common/option-values.ts";
+import { printable } from "../common/printable.ts";
 import type { TlsOptions } from "./http-client.ts";
 import { DEFAULT_DEADLINE_MS } from "./http-client.ts";
 import type { ReaderLimits } from "./list-judge.ts";
+import { headerProblem } from "./masked-headers.ts";
 import type { ReproduceAs } from "./reproduction.ts";
 import type { ConformanceOptions } from "./runner.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
@@ -320,7 +322,9 @@ export function parseReporters(specs: readonly string[], output: string | undefi
 
 /**
  * The headers of --header 'Name: value' and --header-from-env Name=VARIABLE (whose value is read from the
- * environment, so that a credential need not sit in the command line every process can read).
+ * environment, so that a credential need not sit in the command line every process can read). Each is
+ * checked here by the rules Node sends headers by, so that a bad one stops the command at once naming its
+ * flag, never a request later.
  */
 export function readHeaders(
   values: { header?: string[]; "header-from-env"?: string[] },
@@ -331,32 +335,43 @@ export function readHeaders(
     const equals = spec.indexOf("=");
     const name = equals === -1 ? "" : spec.slice(0, equals).trim();
     const variable = spec.slice(equals + 1).trim();
-    if (equals === -1 || variable === "") {
-      throw new UsageError(`--header-from-env takes Name=VARIABLE (got "${spec.split("=")[0]}…")`);
+    if (equals === -1 || variable === "" || !HEADER_NAME.test(name)) {
+      throw new UsageError(
+        `--header-from-env takes Name=VARIABLE (got "${printable(spec.split("=")[0] ?? "")}…")`,
+      );
     }
     const value = env[variable];
     if (value === undefined || value === "") {
       throw new UsageError(`--header-from-env ${name}: the environment variable ${variable} is not set`);
     }
-    Object.assign(headers, parseHeaders([`${name}: ${value}`]));
+    Object.assign(headers, checkedHeader("--header-from-env", name, value.trim()));
   }
   return headers;
 }
+
+// An HTTP token (RFC 9110 §5.6.2), as Node's validateHeaderName has it.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export function parseHeaders(specs: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const spec of specs) {
     const colon = spec.indexOf(":");
     const name = colon === -1 ? "" : spec.slice(0, colon).trim();
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      throw new UsageError(`--header takes 'Name: value' (got "${spec.split(":")[0]}…")`);
+    if (!HEADER_NAME.test(name)) {
+      throw new UsageError(`--header takes 'Name: value' (got "${printable(spec.split(":")[0] ?? "")}…")`);
     }
-    if (["authorization", "x-mock-session"].includes(name.toLowerCase())) {
-      throw new UsageError(`--header ${name}: the run sets this one itself (--api-key, --session)`);
-    }
-    headers[name] = spec.slice(colon + 1).trim();
+    Object.assign(headers, checkedHeader("--header", name, spec.slice(colon + 1).trim()));
   }
   return headers;
+}
+
+function checkedHeader(flag: string, name: string, value: string): Record<string, string> {
+  if (["authorization", "x-mock-session"].includes(name.toLowerCase())) {
+    throw new UsageError(`${flag} ${name}: the run sets this one itself (--api-key, --session)`);
+  }
+  const problem = headerProblem(name, value);
+  if (problem !== undefined) throw new UsageError(`${flag} ${problem}`);
+  return { [name]: value };
 }
 
 /** TLS settings from the flags: extra CAs are added to Node's roots (and NODE_EXTRA_CA_CERTS), not instead. */

@@ -211,6 +211,7 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
   const selected = selectScenarios(scenarios, options.only, options.skip, names);
   const env = options.env ?? process.env;
   const route = routeTo(baseUrl, env, options.proxy, names);
+  const masked = maskedHeaders(options.headers, options.showHeaders, names);
   const hooks =
     typeof options.hooks === "string" ? await loadHooks(options.hooks, names.hooks) : (options.hooks ?? {});
   const hookContext: HookContext = {
@@ -219,7 +220,6 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     ...(options.session !== undefined ? { session: options.session } : {}),
     fetch: globalThis.fetch,
   };
-  const masked = maskedHeaders(options.headers, options.showHeaders);
   const secrets = [
     options.apiKey,
     ...masked.entries.map(([, value]) => value),

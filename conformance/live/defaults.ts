@@ -3,3 +3,6 @@ export const DEFAULT_PROXY_PORT = 4020;
 
 /** Where the proxy takes the API, whatever the upstream's own base path is. */
 export const PROXY_BASE_PATH = "/v1";
+
+/** How long a client may take to send a whole request, head and body, before the proxy cuts it. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

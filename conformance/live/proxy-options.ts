@@ -1,5 +1,5 @@
 import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
-import { parseByteSize, parseDuration, parsePort } from "../../common/option-values.ts";
+import { parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../../common/option-values.ts";
 import {
   parseReporters,
   REACH_FLAGS,
@@ -45,6 +45,10 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
   --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
   --errors                  answer an exchange that breaks a rule with 502 and an Error record naming it
                             (off by default: the proxy changes nothing)
+  --max-connections N       client connections open at once (default 4/5 of the file-descriptor limit);
+                            past it a new one closes the oldest idle one, or is closed when all are busy
+  --request-timeout TIME    how long a client may take to send a whole request, head and body (default
+                            30s; a bare number is milliseconds): past it, 408 and the connection closed
 
 Reaching the upstream (as the suite reaches a target):
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
@@ -85,6 +89,8 @@ export const FLAGS = {
   "max-memory": { type: "string" },
   strict: { type: "boolean" },
   errors: { type: "boolean" },
+  "max-connections": { type: "string" },
+  "request-timeout": { type: "string" },
   ...REACH_FLAGS,
   reporter: { type: "string", multiple: true },
   har: { type: "string" },
@@ -139,6 +145,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
       ...(tls ? { tls } : {}),
       ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
+      ...clientBounds(values),
       ...(values["max-memory"] !== undefined
         ? { maxHeldBytes: parseByteSize("--max-memory", values["max-memory"]) }
         : {}),
@@ -153,5 +160,22 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
     flushEveryMs: parseDuration("--flush-every", values["flush-every"] ?? "60s"),
     ...(command ? { command } : {}),
     help: false,
+  };
+}
+
+/** How many clients the proxy keeps, and how long each may take to send its request. */
+function clientBounds(values: {
+  "max-connections"?: string | undefined;
+  "request-timeout"?: string | undefined;
+}): Pick<ProxyOptions, "maxConnections" | "requestTimeoutMs"> {
+  return {
+    ...(values["max-connections"] !== undefined
+      ? { maxConnections: parseWholeNumber("--max-connections", values["max-connections"]) }
+      : {}),
+    ...(values["request-timeout"] !== undefined
+      ? {
+          requestTimeoutMs: parseDuration("--request-timeout", values["request-timeout"], { bareUnit: "ms" }),
+        }
+      : {}),
   };
 }

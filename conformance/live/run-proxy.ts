@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { allowedHosts, isLoopback } from "../../common/allowed-hosts.ts";
 import { capConnections, defaultMaxConnections } from "../../common/connection-cap.ts";
 import { builtInContract } from "../../contract/built-in.ts";
@@ -31,7 +32,7 @@ import {
   TargetUnreachableError,
   targetWarnings,
 } from "../target.ts";
-import { DEFAULT_PROXY_PORT, PROXY_BASE_PATH } from "./defaults.ts";
+import { DEFAULT_PROXY_PORT, DEFAULT_REQUEST_TIMEOUT_MS, PROXY_BASE_PATH } from "./defaults.ts";
 import { createReader } from "./expectation.ts";
 import { createForwarder, type ExchangeOutcome, type ForwardProxy, sendError } from "./forward-exchange.ts";
 import { harEntryOf } from "./har-entry.ts";
@@ -70,8 +71,16 @@ export interface ProxyOptions {
   tls?: TlsOptions;
   /** A proxy URL to reach the upstream through, over the proxy environment variables. */
   proxy?: string;
-  /** Client connections kept open at once; past it a new one closes the oldest idle one. */
+  /**
+   * Client connections kept open at once (default 4/5 of the file-descriptor limit); past it a new one
+   * closes the oldest idle one, or is closed itself when every one is busy.
+   */
   maxConnections?: number;
+  /**
+   * How long a client may take to send a whole request, head and body (default 30 s): past it the proxy
+   * answers 408 when it can, and closes the connection, so a body that never ends holds no place for long.
+   */
+  requestTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
   /** How long the upstream may take to answer each request (default 10000 ms). */
   timeoutMs?: number;
@@ -424,7 +433,7 @@ class TrafficSecrets {
   #hider: (text: string) => string;
 
   constructor(options: ProxyOptions, route: ProxyChoice) {
-    const masked = maskedHeaders(options.headers, options.showHeaders);
+    const masked = maskedHeaders(options.headers, options.showHeaders, namesOf(options));
     this.names = new Set([...masked.names, ...(options.secretNames ?? []).map((name) => name.toLowerCase())]);
     this.#fixed = [
       ...masked.entries.map(([, value]) => value),
@@ -493,11 +502,30 @@ async function upstreamAgent(upstream: URL, route: ProxyChoice, options: ProxyOp
   return { agent, via, send };
 }
 
-/** Listens, answering what Node's parser refuses with a plain 400; a port in use is a usage error. */
+/**
+ * Listens, answering what Node's parser refuses with a plain 400 and a request that does not arrive whole
+ * in time with 408; a port in use is a usage error.
+ */
 async function listen(server: http.Server, options: ProxyOptions, host: string): Promise<number> {
   capConnections(server, options.maxConnections ?? defaultMaxConnections());
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = requestTimeoutMs;
+  // Node looks for requests past their time only this often (30 s by its default), set before it starts.
+  (server as http.Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    1000,
+    Math.ceil(requestTimeoutMs / 2),
+  );
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const answering = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+    // Once an answer has begun, another status line would corrupt it: the connection is only cut.
+    if (!socket.writable || answering?.headersSent) return void socket.destroy();
+    if (error.code !== "ERR_HTTP_REQUEST_TIMEOUT") {
+      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    // A client that is still sending keeps its half open: the connection is closed once 408 is out.
+    socket.end("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n", () => socket.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -215,6 +215,39 @@ describe("petstore-conformance proxy (the command)", () => {
     });
   });
 
+  it("a --header or --header-from-env that no request can carry stops both commands at once: exit 2, one line naming the flag", async () => {
+    await withTarget({}, async (upstream) => {
+      const cases: Array<[string[], RegExp]> = [
+        [["--header", "X-Key: a\r\nInjected: 1"], /^error: --header X-Key: the value holds a character/],
+        [
+          ["--header", "X-Key: \u043a\u043b\u044e\u0447"],
+          /^error: --header X-Key: the value holds a character/,
+        ],
+        [["--header", "X-\u043a\u043b\u044e\u0447: v"], /^error: --header takes 'Name: value'/],
+        [
+          ["--header-from-env", "X-Key=BAD_VALUE"],
+          /^error: --header-from-env X-Key: the value holds a character/,
+        ],
+      ];
+      const commands = [
+        ["proxy", "--upstream", upstream, "--port", "0"],
+        ["--base-url", upstream, "--api-key", TARGET_KEY],
+      ];
+      // NUL cannot reach a command line or an environment: options.test.ts gives it to the parsers.
+      for (const command of commands)
+        for (const [flags, message] of cases) {
+          const result = await cli([...command, ...flags], {
+            ...NO_PROXY_ENV,
+            BAD_VALUE: "secret\r\nX-More: 1",
+          });
+          assert.equal(result.code, 2, `${command[0]} ${flags.join(" ")}: ${result.stderr}`);
+          assert.match(result.stderr, message);
+          assert.equal(result.stderr.split("\n").length, 2, result.stderr);
+          assert.doesNotMatch(result.stderr, /secret/);
+        }
+    });
+  });
+
   it("--fail-on-violation fails a run that judged no exchange, saying so in one line", async () => {
     await withTarget({}, async (upstream) => {
       const proxy = await startProxy(["--upstream", upstream, "--fail-on-violation"]);
@@ -368,6 +401,78 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
       assert.equal(code, 1);
       assert.match(stderr, /^error: --fail-on-violation: no exchange was judged, so nothing was checked$/m);
     });
+  });
+});
+
+/** An upstream that answers a request once its body has come, counting the request heads it saw. */
+async function startWaitingUpstream() {
+  const heads = { count: 0, seen: new EventTarget() };
+  const server = createServer((request, response) => {
+    heads.count++;
+    heads.seen.dispatchEvent(new Event("head"));
+    request.resume();
+    request.on("end", () => {
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end(JSON.stringify({ code: "unauthorized", message: "no key" }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const headsReach = async (count: number) => {
+    while (heads.count < count) await once(heads.seen, "head");
+  };
+  return { url, headsReach, close: () => server.close() };
+}
+
+/** A raw client connection; `ended` resolves to what came back before the proxy closed it. */
+function rawClient(proxyUrl: string, head: string) {
+  const { port } = new URL(proxyUrl);
+  const socket: Socket = connect(Number(port), "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk: Buffer) => {
+    received += chunk.toString("latin1");
+  });
+  // A connection closed unread may be reset under a request already sent.
+  socket.on("error", () => {});
+  socket.write(head);
+  // Not events.once, which would reject on the reset.
+  const ended = new Promise<string>((resolve) => socket.once("close", () => resolve(received)));
+  return { socket, ended };
+}
+
+describe("petstore-conformance proxy: clients that hold connections", () => {
+  it("past --max-connections with every connection busy, a new one is closed unread; --request-timeout cuts bodies that never end with 408; then a client is served", {
+    timeout: 120_000,
+  }, async () => {
+    const upstream = await startWaitingUpstream();
+    const proxy = await startProxy([
+      "--upstream",
+      upstream.url,
+      "--max-connections",
+      "4",
+      "--request-timeout",
+      "2s",
+    ]);
+    try {
+      const host = new URL(proxy.url).host;
+      // Bodies announced at 100 bytes, of which one ever comes.
+      const slow = Array.from({ length: 4 }, () =>
+        rawClient(
+          proxy.url,
+          `POST /v1/orders HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+        ),
+      );
+      // Each slow request has reached the upstream: all four connections are busy.
+      await upstream.headsReach(4);
+      const crowded = rawClient(proxy.url, `GET /v1/orders HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      assert.equal(await crowded.ended, "", "a connection past the cap, all of them busy, is closed unread");
+      for (const { ended } of slow) assert.match(await ended, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      const served = await fetch(`${proxy.url}/orders`);
+      assert.equal(served.status, 401);
+    } finally {
+      await proxy.stop("SIGTERM");
+      upstream.close();
+    }
   });
 });
 

@@ -165,23 +165,22 @@ async function ended(pid: number, boundMs = 20_000): Promise<boolean> {
   return !running(pid);
 }
 
-/** The mock wrapping a shell whose background child (a grandchild of the wrapper) sleeps on. */
-async function wrapperWithGrandchild(name: string): Promise<{ wrapper: ChildProcess; grandchild: number }> {
+/**
+ * The mock wrapping a COMMAND that starts a child (a grandchild of the wrapper) that runs on, writes its
+ * pid to the file it is given and prints "started"; by default a shell's background sleep.
+ */
+async function wrapperWithGrandchild(
+  name: string,
+  command: (pidFile: string) => string[] = (pidFile) => [
+    "sh",
+    "-c",
+    `sleep 300 & echo $! > '${pidFile}'; echo started; wait`,
+  ],
+): Promise<{ wrapper: ChildProcess; grandchild: number }> {
   const pidFile = join(folder, `${name}.pid`);
   const wrapper = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      MAIN,
-      "--quiet",
-      "--port",
-      "0",
-      "--",
-      "sh",
-      "-c",
-      `sleep 300 & echo $! > '${pidFile}'; echo started; wait`,
-    ],
+    ["--import", "tsx", MAIN, "--quiet", "--port", "0", "--", ...command(pidFile)],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";
@@ -211,4 +210,38 @@ describe("a wrapped COMMAND's process group", () => {
     await once(wrapper, "exit");
     assert.ok(await ended(grandchild), "the background sleep did not outlive the killed wrapper");
   });
+
+  // Children that leave COMMAND's group: a job of a shell with job control on, and a detached spawn (as
+  // Playwright starts browsers, in a session of its own) that ignores SIGTERM.
+  const leavers: Record<string, (pidFile: string) => string[]> = {
+    // bash, whose job control puts each job in a group of its own without a terminal too (dash's needs one).
+    "set -m": (pidFile) => ["bash", "-c", `set -m; sleep 1000 & echo $! > '${pidFile}'; echo started; wait`],
+    "a detached spawn": (pidFile) => [
+      process.execPath,
+      "-e",
+      `const child = require("node:child_process").spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { detached: true, stdio: "ignore" });
+require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));
+console.log("started");
+setInterval(() => {}, 1000);`,
+    ],
+  };
+  for (const [how, command] of Object.entries(leavers)) {
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      it(`a child that left the group by ${how} ends with a wrapper stopped by ${signal}`, async () => {
+        const { wrapper, grandchild } = await wrapperWithGrandchild(
+          `${how}-${signal}`.replace(/\W/g, "-"),
+          command,
+        );
+        try {
+          assert.ok(running(grandchild));
+          const exited = once(wrapper, "exit");
+          wrapper.kill(signal);
+          await exited;
+          assert.ok(await ended(grandchild), `the ${how} child outlived the wrapper's ${signal}`);
+        } finally {
+          if (running(grandchild)) process.kill(grandchild, "SIGKILL");
+        }
+      });
+    }
+  }
 });

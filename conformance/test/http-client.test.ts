@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, it } from "node:test";
+import { createHttpClient } from "../http-client.ts";
+
+describe("createHttpClient", () => {
+  it("a request http.request refuses to send fails at once with one line; its deadline never fires on it", async () => {
+    let reached = 0;
+    const server = createServer((_request, response) => {
+      reached++;
+      response.end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    // A deadline far past the test's own timeout: the answer must not wait for it.
+    const client = await createHttpClient(new URL(`http://127.0.0.1:${port}/v1`), {
+      timeoutMs: 600_000,
+      deadlineMs: 600_000,
+    });
+    try {
+      const refused: Array<Record<string, string>> = [
+        { "X-Key": "a\r\nInjected: 1" },
+        { "X-Key": "\u043a\u043b\u044e\u0447" },
+        { "X-\u043a": "v" },
+      ];
+      for (const [headers, fresh] of refused.flatMap((headers) => [
+        [headers, true] as const,
+        [headers, false] as const,
+      ])) {
+        const exchange = await client.send("GET", "/orders", headers, { fresh });
+        assert.equal(exchange.response, undefined);
+        assert.match(exchange.error ?? "", /^the request could not be sent: /);
+        assert.equal(exchange.error?.split("\n").length, 1);
+        assert.equal(exchange.errorCode !== undefined, true);
+      }
+      const fine = await createHttpClient(new URL(`http://127.0.0.1:${port}/v1`), { timeoutMs: 10_000 });
+      assert.equal((await fine.send("GET", "/orders", {})).response?.status, 200);
+      fine.close();
+      assert.equal(reached, 1);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+});

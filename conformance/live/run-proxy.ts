@@ -6,8 +6,6 @@ import { capConnections, defaultMaxConnections } from "../../common/connection-c
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { pathOf, readOperations } from "../../contract/operations.ts";
-import { secretForms } from "../credentials.ts";
-import { secretHider } from "../hooks.ts";
 import {
   createAgent,
   createHttpClient,
@@ -18,7 +16,6 @@ import {
   type TlsOptions,
 } from "../http-client.ts";
 import { ListJudge, type ReaderLimits } from "../list-judge.ts";
-import { maskedHeaders } from "../masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
@@ -48,6 +45,7 @@ import {
 import { TrafficLedger } from "./ledger.ts";
 import { InThreadJudges, type ListJudges } from "./list-feed.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
+import { hideInJudged, TrafficSecrets } from "./traffic-secrets.ts";
 import { WorkerJudges } from "./worker-judges.ts";
 
 export interface ProxyOptions {
@@ -126,7 +124,6 @@ export interface RunningProxy {
   close(options?: { graceMs?: number }): Promise<Report>;
 }
 
-const MAX_TOKENS_HIDDEN = 1000;
 // Half the stop's own grace (STOP_GRACE_MS): what is in flight gets time to end, and the reports to be written.
 const CLOSE_GRACE_MS = 5000;
 
@@ -210,7 +207,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       durationMs: Math.round(performance.now() - started),
       warnings,
       state,
-      secrets: secrets.all(),
+      secrets: secrets.configured,
     });
   let closing: Promise<Report> | undefined;
   return {
@@ -253,20 +250,19 @@ function finisher(
   onExchange: ProxyOptions["onExchange"],
 ): (outcome: ExchangeOutcome) => void {
   return ({ forwarded, har: source, answer }) => {
-    secrets.learn(forwarded.secrets);
     const judged = judgeSafely(forwarded, context);
-    // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
-    for (const check of judged.checks)
-      if (check.status === "failed") check.message = secrets.hide(check.message);
-    for (const finding of judged.findings) finding.message = secrets.hide(finding.message);
+    // What a server echoes back (a key in a message) is hidden before anyone sees the verdict: the
+    // configured secrets and the credentials this exchange carried.
+    const hide = secrets.forExchange(forwarded.secrets);
+    hideInJudged(judged, hide);
     if (answer) {
       if (violates(judged)) {
         judged.replaced = true;
-        answer.replace(502, { code: "contract_violation", message: secrets.hide(violationMessage(judged)) });
+        answer.replace(502, { code: "contract_violation", message: hide(violationMessage(judged)) });
       } else answer.pass();
     }
-    ledger.record(judged);
-    if (har && source) har.add(harEntryOf(source, secrets.names, secrets.hide));
+    ledger.record(judged, hide);
+    if (har && source) har.add(harEntryOf(source, secrets.names, hide));
     onExchange?.(judged);
   };
 }
@@ -349,42 +345,6 @@ function startWarnings(upstream: URL, host: string, options: ProxyOptions): stri
       `the proxy listens on ${host}, beyond this machine, and adds ${names.headers} credentials to every request: whoever reaches it uses them`,
     );
   return warnings;
-}
-
-/**
- * The secrets the traffic shows, hidden wherever the proxy writes: the masked --header values, the forward
- * proxy's credentials, and each token the traffic carried (at most MAX_TOKENS_HIDDEN), in every form a
- * server may echo one in (as sent, base64, base64url, percent-encoded, as Basic).
- */
-class TrafficSecrets {
-  /** Names whose values are credentials: the masked --header names and the --secret names. */
-  readonly names: Set<string>;
-  readonly #fixed: string[];
-  readonly #tokens = new Set<string>();
-  /** Remade only when the traffic brings a new secret. */
-  #hider: (text: string) => string;
-
-  constructor(options: ProxyOptions, route: ProxyChoice) {
-    const masked = maskedHeaders(options.headers, options.showHeaders);
-    this.names = new Set([...masked.names, ...(options.secretNames ?? []).map((name) => name.toLowerCase())]);
-    this.#fixed = [
-      ...masked.entries.map(([, value]) => value),
-      ...(route.proxy ? [route.proxy.password, route.proxy.username].filter(Boolean) : []),
-    ];
-    this.#hider = secretHider(this.#fixed.flatMap(secretForms));
-  }
-
-  learn(secrets: Iterable<string>): void {
-    const known = this.#tokens.size;
-    for (const secret of secrets) if (this.#tokens.size < MAX_TOKENS_HIDDEN) this.#tokens.add(secret);
-    if (this.#tokens.size !== known) this.#hider = secretHider(this.all());
-  }
-
-  all(): string[] {
-    return [...this.#fixed, ...this.#tokens].flatMap(secretForms);
-  }
-
-  hide = (text: string): string => this.#hider(text);
 }
 
 /** Exchanges forwarded but not yet judged: close() waits for them, up to its grace. */

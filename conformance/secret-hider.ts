@@ -21,13 +21,12 @@ export function secretHider(secrets: Iterable<string>): (text: string) => string
     return (text) => text.replace(everywhere, "***");
   }
   const scan = new AnchorScan(
-    forms.map((form) => form.anchor.slice(0, anchorLength)),
+    forms.map((form): [string, number] => [form.anchor.slice(0, anchorLength), form.before]),
     anchorLength,
   );
-  const before = Math.max(...forms.map((form) => form.before));
   // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
   let here: RegExp | undefined;
-  return (text) => hideFound(text, scan, () => (here ??= new RegExp(alternation(forms), "y")), before);
+  return (text) => hideFound(text, scan, () => (here ??= new RegExp(alternation(forms), "y")));
 }
 
 /** Every form as one alternative, longest first: where two start at one place, the longer one (holding the other) wins. */
@@ -192,15 +191,16 @@ function escapeRegExp(text: string): string {
 
 /**
  * The text with each match of `here` replaced, tried only where the scan finds an anchor: at each place
- * from `before` characters ahead of it to the anchor itself, the first that matches taken.
+ * from as far ahead of it as a form of that anchor may start to the anchor itself, the first that matches
+ * taken.
  */
-function hideFound(text: string, scan: AnchorScan, matcher: () => RegExp, before: number): string {
+function hideFound(text: string, scan: AnchorScan, matcher: () => RegExp): string {
   let hidden = "";
   let copied = 0;
   let found = false;
   for (let at = scan.next(text, 0); at !== -1; ) {
     const here = matcher();
-    const start = matchStart(text, here, Math.max(copied, at - before), at);
+    const start = matchStart(text, here, Math.max(copied, at - scan.before), at);
     if (start === -1) {
       at = scan.next(text, at + 1);
       continue;
@@ -227,15 +227,19 @@ function matchStart(text: string, here: RegExp, from: number, to: number): numbe
  * two characters say how far it may move on without passing the start of one.
  */
 class AnchorScan {
-  readonly #shift = new Uint8Array(1 << 12);
-  readonly #anchors: ReadonlySet<string>;
+  readonly #shift = new Uint8Array(1 << 14);
+  /** Each anchor, with how many characters at most come before it in a form that holds it. */
+  readonly #anchors = new Map<string, number>();
   readonly #length: number;
+  /** For the anchor `next` found last: how far ahead of it its form may start. */
+  before = 0;
 
-  constructor(anchors: readonly string[], length: number) {
-    this.#anchors = new Set(anchors);
+  constructor(anchors: ReadonlyArray<[string, number]>, length: number) {
+    for (const [anchor, before] of anchors)
+      this.#anchors.set(anchor, Math.max(before, this.#anchors.get(anchor) ?? 0));
     this.#length = length;
     this.#shift.fill(length - 1);
-    for (const anchor of this.#anchors)
+    for (const anchor of this.#anchors.keys())
       for (let end = 1; end < length; end++) {
         const slot = pairSlot(anchor.charCodeAt(end - 1), anchor.charCodeAt(end));
         this.#shift[slot] = Math.min(this.#shift[slot] ?? 0, length - 1 - end);
@@ -245,14 +249,19 @@ class AnchorScan {
   /** The start of the first anchor at or after `from`; -1 if none. */
   next(text: string, from: number): number {
     const shift = this.#shift;
-    for (let end = from + this.#length - 1; end < text.length; ) {
-      const stride = shift[pairSlot(text.charCodeAt(end - 1), text.charCodeAt(end))] ?? 0;
+    const length = this.#length;
+    const last = text.length;
+    for (let end = from + length - 1; end < last; ) {
+      const stride = shift[pairSlot(text.charCodeAt(end - 1), text.charCodeAt(end))] as number;
       if (stride > 0) {
         end += stride;
         continue;
       }
-      const start = end - this.#length + 1;
-      if (this.#anchors.has(text.slice(start, end + 1))) return start;
+      const before = this.#anchors.get(text.slice(end - length + 1, end + 1));
+      if (before !== undefined) {
+        this.before = before;
+        return end - length + 1;
+      }
       end++;
     }
     return -1;
@@ -260,5 +269,6 @@ class AnchorScan {
 }
 
 function pairSlot(first: number, second: number): number {
-  return ((first << 5) ^ second) & 0xfff;
+  // Every pair of ASCII characters a slot of its own.
+  return ((first << 7) ^ second) & 0x3fff;
 }

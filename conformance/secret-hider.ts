@@ -12,13 +12,32 @@ import { BASIC_PROBE_USER } from "./credentials.ts";
  * (Wu–Manber), and the expression is tried only where an anchor is.
  */
 export function secretHider(secrets: Iterable<string>): (text: string) => string {
-  const forms = spelledForms(secrets);
+  const forms = spelledForms(secrets).sort(
+    (a, b) => (a.pattern?.length ?? a.length) - (b.pattern?.length ?? b.length),
+  );
+  // Past this size an expression takes the engine long to compile, if it can at all (secrets of many
+  // kilobytes, which only a hostile client sends): the largest forms have their usual spellings hidden
+  // one after the other, the rest stay in the expression.
+  let size = 0;
+  const within = forms.filter((form) => {
+    size += form.pattern?.length ?? Number.POSITIVE_INFINITY;
+    return size <= PATTERN_UP_TO;
+  });
+  const beyond = forms.slice(within.length);
+  const hide = expressionHider(within);
+  if (beyond.length === 0) return hide;
+  const literal = literalHider(beyond);
+  return (text) => literal(hide(text));
+}
+
+/** Hides the forms through one expression, tried where the scan finds their anchors. */
+function expressionHider(forms: readonly SpelledForm[]): (text: string) => string {
   if (forms.length === 0) return (text) => text;
   const anchorLength = Math.min(MAX_ANCHOR, ...forms.map((form) => form.anchor.length));
   if (anchorLength < 2) {
     // A form with no two letters or digits in a row has nothing to scan for: the expression alone.
-    const everywhere = new RegExp(alternation(forms), "g");
-    return (text) => text.replace(everywhere, "***");
+    const everywhere = whenCompiled(() => new RegExp(alternation(forms), "g"));
+    return everywhere ? (text) => text.replace(everywhere, "***") : literalHider(forms);
   }
   const scan = new AnchorScan(
     forms.map((form): [string, number] => [form.anchor.slice(0, anchorLength), form.before]),
@@ -26,14 +45,53 @@ export function secretHider(secrets: Iterable<string>): (text: string) => string
   );
   // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
   let here: RegExp | undefined;
-  return (text) => hideFound(text, scan, () => (here ??= new RegExp(alternation(forms), "y")));
+  let literal: ((text: string) => string) | undefined;
+  return (text) => {
+    if (literal) return literal(text);
+    const first = scan.next(text, 0);
+    if (first === -1) return text;
+    here ??= whenCompiled(() => new RegExp(alternation(forms), "y"));
+    if (here) return hideFound(text, scan, here, first);
+    literal = literalHider(forms);
+    return literal(text);
+  };
+}
+
+const PATTERN_UP_TO = 16_384;
+
+/** The expression, or undefined when it is too large for the engine (secrets of many kilobytes). */
+function whenCompiled(make: () => RegExp): RegExp | undefined {
+  try {
+    const compiled = make();
+    // The engine compiles on first use: a size past its bounds shows there.
+    compiled.test("");
+    return compiled;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Hides each form's usual spellings one after the other: for secrets too large for one expression, which
+ * only a hostile client sends, so the cost of a pass per spelling is its own exchange's.
+ */
+function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
+  const spellings = [...new Set(forms.flatMap((form) => form.spellings()))].sort(
+    (a, b) => b.length - a.length,
+  );
+  return (text) =>
+    spellings.reduce(
+      (out, spelling) => (out.includes(spelling) ? out.split(spelling).join("***") : out),
+      text,
+    );
 }
 
 /** Every form as one alternative, longest first: where two start at one place, the longer one (holding the other) wins. */
 function alternation(forms: readonly SpelledForm[]): string {
   return [...forms]
     .sort((a, b) => b.length - a.length)
-    .map((form) => form.pattern)
+    .map((form) => form.pattern ?? "")
     .join("|");
 }
 
@@ -48,12 +106,14 @@ const MAX_ANCHOR = 32;
 interface SpelledForm {
   /** The length of the form as given. */
   length: number;
-  /** Every spelling of the form, as a regular expression. */
-  pattern: string;
+  /** Every spelling of the form, as a regular expression; undefined when too long to be one. */
+  pattern: string | undefined;
   /** A run of letters and digits in the form, the same in every spelling. */
   anchor: string;
   /** How many characters of text at most come before the anchor in a spelling of the form. */
   before: number;
+  /** The usual spellings as plain text: as given, JSON-escaped, percent-encoded in each case. */
+  spellings: () => string[];
 }
 
 /** Every form of the secrets, each once. */
@@ -115,13 +175,34 @@ function spelledForm(form: string, padding: string): SpelledForm {
   const anchorAt = form.indexOf(anchor);
   let before = 0;
   for (const character of form.slice(0, anchorAt)) before += longestSpelling(character);
-  const pattern = spelled(form) + (padding === "" ? "" : `(?:${spelled(padding)})?`);
-  return { length: form.length, pattern, anchor, before };
+  const spellings = () => usualSpellings(form, padding);
+  // Spelled no further than the expression may grow: past it, only the usual spellings are hidden.
+  const body = spelled(form, PATTERN_UP_TO);
+  const pattern = body === undefined ? undefined : body + (padding === "" ? "" : `(?:${spelled(padding)})?`);
+  return { length: form.length, pattern, anchor, before, spellings };
 }
 
-function spelled(text: string): string {
+function usualSpellings(form: string, padding: string): string[] {
+  const json = JSON.stringify(form).slice(1, -1);
+  const spellings = [form + padding, form, json, json.replaceAll("/", "\\/")];
+  try {
+    const percent = encodeURIComponent(form);
+    spellings.push(
+      percent,
+      percent.replace(/%[0-9A-F]{2}/g, (triplet) => triplet.toLowerCase()),
+    );
+  } catch {
+    // A lone surrogate has no percent-encoding.
+  }
+  return [...new Set(spellings)].filter((spelling) => spelling !== "");
+}
+
+function spelled(text: string, upTo = Number.POSITIVE_INFINITY): string | undefined {
   let pattern = "";
-  for (const character of text) pattern += spelledCharacter(character);
+  for (const character of text) {
+    pattern += spelledCharacter(character);
+    if (pattern.length > upTo) return undefined;
+  }
   return pattern;
 }
 
@@ -194,12 +275,11 @@ function escapeRegExp(text: string): string {
  * from as far ahead of it as a form of that anchor may start to the anchor itself, the first that matches
  * taken.
  */
-function hideFound(text: string, scan: AnchorScan, matcher: () => RegExp): string {
+function hideFound(text: string, scan: AnchorScan, here: RegExp, first: number): string {
   let hidden = "";
   let copied = 0;
   let found = false;
-  for (let at = scan.next(text, 0); at !== -1; ) {
-    const here = matcher();
+  for (let at = first; at !== -1; ) {
     const start = matchStart(text, here, Math.max(copied, at - scan.before), at);
     if (start === -1) {
       at = scan.next(text, at + 1);

@@ -115,6 +115,21 @@ describe("secretHider", () => {
     assert.equal(hideSecrets("x /+/+ y %2F%2b%2f%2B z", ["/+/+"]), "x *** y *** z");
   });
 
+  it("hides a secret of many kilobytes, too large for one expression, and the others beside it", () => {
+    const large = "a/é+".repeat(3000);
+    const hide = secretHider([large, "short/key=1"]);
+    for (const name of [
+      "as given",
+      "JSON with \\/",
+      "percent-encoded",
+      "percent-encoded, lower case",
+      "base64",
+    ]) {
+      const text = `<${ENCODINGS[name]?.(large)}> <${ENCODINGS[name]?.("short/key=1")}>`;
+      assert.equal(hide(text), "<***> <***>", name);
+    }
+  });
+
   it("hides nothing with no secrets, or only empty ones", () => {
     assert.equal(hideSecrets("text", []), "text");
     assert.equal(hideSecrets("text", [""]), "text");

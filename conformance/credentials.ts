@@ -56,27 +56,15 @@ export function isCredentialParameter(name: string, alsoSecret?: ReadonlySet<str
   return CREDENTIAL_PARAMETERS.has(lower) || alsoSecret?.has(lower) === true;
 }
 
-/** The forms of one secret a server may echo: as given, base64 (also URL-safe), percent-encoded, as Basic. */
-export function secretForms(secret: string): string[] {
-  if (secret === "") return [];
-  const forms = new Set([
-    secret,
-    Buffer.from(secret).toString("base64"),
-    Buffer.from(secret).toString("base64url"),
-    Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64"),
-    encodeURIComponent(secret),
-  ]);
-  // A base64 form shorter than this would hide ordinary words of a report.
-  return [...forms].filter((form) => form.length >= Math.min(secret.length, 4));
-}
-
 /** An Authorization value with its credentials hidden: the scheme stays, so a report says what was sent. */
 export function maskAuthorization(value: string): string {
   const [scheme = "", ...rest] = value.trim().split(/\s+/);
   if (rest.join("") !== "") return `${scheme} ***`;
   // One word: a token with no scheme, which is all credential; `Bearer` alone holds none.
-  return /^(bearer|basic|digest|negotiate|token)?$/i.test(scheme) ? value : "***";
+  return SCHEME_ONLY.test(scheme) ? value : "***";
 }
+
+const SCHEME_ONLY = /^(bearer|basic|digest|negotiate|token)?$/i;
 
 /** The value a report may show of a header: masked when it carries a credential. */
 export function maskedHeaderValue(name: string, value: string, alsoSecret?: ReadonlySet<string>): string {
@@ -103,44 +91,19 @@ export function maskedTarget(target: string, alsoSecret?: ReadonlySet<string>): 
 }
 
 /**
- * The credential values one request carries, to be hidden wherever a server echoes them: the Authorization
- * credential (and, for Basic, the decoded pair and its password), every credential header's value, and the
- * values of credential query parameters.
+ * The credential values one request carries, to be hidden wherever a server echoes them: every credential
+ * header's value, each one of a repeated header (from the raw headers: Node keeps only the first
+ * Authorization and joins others), with their parts (below), and the values of credential query parameters.
  */
 export function requestSecrets(
-  headers: Readonly<Record<string, string | string[] | undefined>>,
+  rawHeaders: readonly string[],
   target: string,
   alsoSecret?: ReadonlySet<string>,
 ): string[] {
   const found: string[] = [];
-  for (const [name, raw] of Object.entries(headers)) {
-    if (raw === undefined) continue;
-    const lower = name.toLowerCase();
-    if (!isCredentialHeader(lower, alsoSecret)) continue;
-    for (const value of Array.isArray(raw) ? raw : [raw]) {
-      if (lower === "cookie") {
-        // A server may echo one cookie's value alone (a session id in an error message).
-        found.push(value);
-        for (const pair of value.split(";")) {
-          const equals = pair.indexOf("=");
-          if (equals !== -1) found.push(pair.slice(equals + 1).trim());
-        }
-        continue;
-      }
-      if (lower !== "authorization" && lower !== "proxy-authorization") {
-        found.push(value);
-        continue;
-      }
-      const [scheme = "", ...rest] = value.trim().split(/\s+/);
-      const credential = rest.join(" ") || scheme;
-      found.push(credential);
-      if (/^basic$/i.test(scheme)) {
-        const pair = Buffer.from(credential, "base64").toString("utf8");
-        const colon = pair.indexOf(":");
-        found.push(pair);
-        if (colon !== -1) found.push(pair.slice(colon + 1));
-      }
-    }
+  for (let at = 0; at + 1 < rawHeaders.length; at += 2) {
+    const lower = (rawHeaders[at] ?? "").toLowerCase();
+    if (isCredentialHeader(lower, alsoSecret)) found.push(...headerSecrets(lower, rawHeaders[at + 1] ?? ""));
   }
   const queryAt = target.indexOf("?");
   if (queryAt !== -1) {
@@ -150,6 +113,47 @@ export function requestSecrets(
   }
   // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.
   return found.filter((value) => value.length >= 4);
+}
+
+/**
+ * A credential header's value and the parts a server may echo alone: an Authorization credential without
+ * its scheme (for Basic, the decoded pair and its password too), each cookie's value, each item of a list.
+ * The value itself is always one, however short: a configured header's is hidden whatever its length.
+ */
+export function headerSecrets(lowerName: string, value: string): string[] {
+  const authorization = lowerName === "authorization" || lowerName === "proxy-authorization";
+  // `Bearer` alone holds no credential, and hiding the word would hide it in every message.
+  if (authorization && SCHEME_ONLY.test(value.trim())) return [];
+  const parts = valueParts(lowerName, value);
+  // A part too short to hide without hiding ordinary text is no secret worth the name.
+  return [value, ...parts.filter((part) => part.length >= 4 && part !== value)];
+}
+
+function valueParts(lowerName: string, value: string): string[] {
+  const found: string[] = [];
+  if (lowerName === "cookie") {
+    for (const pair of value.split(";")) {
+      const equals = pair.indexOf("=");
+      if (equals !== -1) found.push(pair.slice(equals + 1).trim());
+    }
+    return found;
+  }
+  if (lowerName !== "authorization" && lowerName !== "proxy-authorization") {
+    if (value.includes(",")) found.push(...value.split(",").map((item) => item.trim()));
+    return found;
+  }
+  const [scheme = "", ...rest] = value.trim().split(/\s+/);
+  const credential = rest.join(" ");
+  // One word: a token with no scheme, the value itself.
+  if (credential === "") return found;
+  found.push(credential);
+  if (/^basic$/i.test(scheme)) {
+    const pair = Buffer.from(credential, "base64").toString("utf8");
+    const colon = pair.indexOf(":");
+    found.push(pair);
+    if (colon !== -1) found.push(pair.slice(colon + 1));
+  }
+  return found;
 }
 
 function safeDecode(text: string): string {

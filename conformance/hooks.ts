@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ConformanceHooks, ProvidedIds } from "./hook-types.ts";
+import { hideSecrets } from "./secret-hider.ts";
 
 export type { ConformanceHooks, HookContext, ProvidedIds } from "./hook-types.ts";
 
@@ -61,17 +62,4 @@ export function hookId(provided: ProvidedIds | undefined, field: keyof ProvidedI
     );
   }
   return value;
-}
-
-/** The text with every secret (the key, masked header values) replaced by `***`. */
-export function hideSecrets(text: string, secrets: readonly string[]): string {
-  return secretHider(secrets)(text);
-}
-
-/** hideSecrets for many texts: the secrets are ordered once. */
-export function secretHider(secrets: readonly string[]): (text: string) => string {
-  // Longest first: one secret may hold another (the Basic probe's base64 holds the key's when aligned).
-  const ordered = secrets.filter((secret) => secret !== "").sort((a, b) => b.length - a.length);
-  return (text) =>
-    ordered.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join("***") : out), text);
 }

@@ -1,12 +1,13 @@
-import { hideSecrets } from "./hooks.ts";
 import type { Report } from "./report.ts";
+import { secretHider } from "./secret-hider.ts";
 
 /**
- * Secrets (the key, masked header values) never appear in a report, whatever a server echoes back.
+ * Secrets (the key, masked header values) never appear in a report, whatever a server echoes back, in any
+ * of the forms it may echo them in.
  * Requests are masked when recorded; this covers what came back: messages and response excerpts.
  */
 export function redactSecrets(report: Report, secrets: readonly string[]): Report {
-  const hide = (text: string) => hideSecrets(text, secrets);
+  const hide = secretHider(secrets);
   for (const scenario of report.scenarios) {
     for (const check of scenario.checks) {
       check.message = hide(check.message);

@@ -5,7 +5,7 @@ import type { Contract } from "../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../contract/exact-json.ts";
 import { type Operation, pathOf, readOperations } from "../contract/operations.ts";
 import { SESSION_NAME } from "../contract/session.ts";
-import { BASIC_PROBE_USER, secretForms } from "./credentials.ts";
+import { BASIC_PROBE_USER, headerSecrets } from "./credentials.ts";
 import { createHealth } from "./health.ts";
 import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";
 import {
@@ -190,7 +190,7 @@ interface PreparedRun {
   hooks: ConformanceHooks;
   hookContext: HookContext;
   masked: ReturnType<typeof maskedHeaders>;
-  /** The key in every form a server may echo it in, masked --header values, the mock's control token. */
+  /** The key, masked --header values, the mock's control token: hidden in every form a server may echo them in. */
   secrets: string[];
   ids: OrderIds;
   warnings: string[];
@@ -222,10 +222,10 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
   };
   const secrets = [
     options.apiKey,
-    ...masked.entries.map(([, value]) => value),
+    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
     env.PETSTORE_CONTROL_TOKEN ?? "",
     process.env.PETSTORE_CONTROL_TOKEN ?? "",
-  ].flatMap(secretForms);
+  ].filter((secret) => secret !== "");
   const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
   // Ids from options win over ids from the hook.
   const id = (flag: string, given: string | undefined, name: Parameters<typeof hookId>[1]) =>

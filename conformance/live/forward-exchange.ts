@@ -173,7 +173,7 @@ export function createForwarder(
         method,
         url,
         token: bearerToken(request.headers.authorization),
-        secrets: requestSecrets(request.headers, url, settings.secretNames),
+        secrets: requestSecrets(request.rawHeaders, url, settings.secretNames),
         session: headerText(request.headers["x-mock-session"]),
         recorded: record,
         startedAt: begun,

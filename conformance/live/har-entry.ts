@@ -24,8 +24,8 @@ export interface HarSource {
 
 /**
  * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, credential
- * headers and query parameters and the masked ones become `***`, and any known secret in a URL or body is
- * replaced too.
+ * headers and query parameters and the masked ones become `***`, and any known secret in a URL, a body or
+ * any other header value (the content types too) is replaced.
  */
 export function harEntryOf(
   source: HarSource,
@@ -38,7 +38,7 @@ export function harEntryOf(
       return { name, value: masked === value ? hide(value) : masked };
     });
   const contentType = (pairs: Array<[string, string]>) =>
-    pairs.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
+    hide(pairs.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "");
   const response = source.response;
   const responseType = response ? contentType(response.headers) : "";
   const textual = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i.test(

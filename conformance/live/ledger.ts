@@ -6,6 +6,7 @@ import type { CheckResult, CoverageRow, Report, ScenarioResult, TrafficSummary }
 import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { type JudgedExchange, violates } from "./judged-exchange.ts";
 import { STATE_RULES, type StateRuleName, type TrafficState } from "./state-rules.ts";
+import { hiddenRequest, hiddenResponse } from "./traffic-secrets.ts";
 
 /** Failures kept with their evidence per check; the rest are counted. Bounds the memory of a long run. */
 export const FAILURES_KEPT = 100;
@@ -55,7 +56,8 @@ export class TrafficLedger {
     this.#operations = operations;
   }
 
-  record(judged: JudgedExchange): void {
+  /** `hide`: hides the exchange's secrets in the evidence kept of it (the rest is hidden already). */
+  record(judged: JudgedExchange, hide: (text: string) => string = (text) => text): void {
     const traffic = this.#traffic;
     traffic.exchanges++;
     if (judged.replaced) traffic.replaced++;
@@ -87,7 +89,7 @@ export class TrafficLedger {
       if (this.#unreplaced.length < EXAMPLES_KEPT)
         this.#unreplaced.push(`${judged.ref.label} (${judged.unheld})`);
     }
-    this.#recordFindings(judged);
+    this.#recordFindings(judged, hide);
   }
 
   /**
@@ -130,7 +132,7 @@ export class TrafficLedger {
     }
   }
 
-  #recordFindings(judged: JudgedExchange): void {
+  #recordFindings(judged: JudgedExchange, hide: (text: string) => string): void {
     for (const finding of judged.findings) {
       const tally = this.#stateFindings.get(finding.rule) ?? { passed: 0, failed: 0, failures: [] };
       this.#stateFindings.set(finding.rule, tally);
@@ -141,8 +143,10 @@ export class TrafficLedger {
           status: "failed",
           message: finding.message,
           spec: STATE_RULES[finding.rule],
-          request: judged.exchange.request,
-          ...(judged.exchange.response ? { response: recordResponse(judged.exchange.response) } : {}),
+          request: hiddenRequest(judged.exchange.request, hide),
+          ...(judged.exchange.response
+            ? { response: hiddenResponse(recordResponse(judged.exchange.response), hide) }
+            : {}),
         });
       }
     }

@@ -7,8 +7,6 @@ import { capConnections, defaultMaxConnections } from "../../common/connection-c
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { pathOf, readOperations } from "../../contract/operations.ts";
-import { secretForms } from "../credentials.ts";
-import { secretHider } from "../hooks.ts";
 import {
   createAgent,
   createHttpClient,
@@ -19,7 +17,6 @@ import {
   type TlsOptions,
 } from "../http-client.ts";
 import { ListJudge, type ReaderLimits } from "../list-judge.ts";
-import { maskedHeaders } from "../masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../proxy-env.ts";
 import type { Report } from "../report.ts";
 import { runProblem } from "../run-problems.ts";
@@ -50,6 +47,7 @@ import { TrafficLedger } from "./ledger.ts";
 import { InThreadJudges, type ListJudges } from "./list-feed.ts";
 import { checkRequest } from "./request-edge.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
+import { hideInJudged, TrafficSecrets } from "./traffic-secrets.ts";
 import { WorkerJudges } from "./worker-judges.ts";
 
 export interface ProxyOptions {
@@ -142,7 +140,6 @@ export interface RunningProxy {
   close(options?: { graceMs?: number }): Promise<Report>;
 }
 
-const MAX_TOKENS_HIDDEN = 1000;
 // Half the stop's own grace (STOP_GRACE_MS): what is in flight gets time to end, and the reports to be written.
 const CLOSE_GRACE_MS = 5000;
 
@@ -240,7 +237,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       durationMs: Math.round(performance.now() - started),
       warnings,
       state,
-      secrets: secrets.all(),
+      secrets: secrets.configured,
     });
   let closing: Promise<Report> | undefined;
   return {
@@ -294,36 +291,32 @@ function finisher(
 ): (outcome: ExchangeOutcome) => void {
   return ({ forwarded, har: source, answer }) => {
     // Each step on its own: one that throws is a fault in the report, and the steps after it still run.
+    // What a server echoes back (a key in a message) is hidden before anyone sees the verdict: the
+    // configured secrets and the credentials this exchange carried.
+    const hide = secrets.forExchange(forwarded.secrets);
     const step = (part: string, run: () => void) => {
       try {
         run();
       } catch (error) {
-        ledger.fault(`#${forwarded.seq} ${forwarded.method}: ${part}`, error, secrets.hide);
+        ledger.fault(`#${forwarded.seq} ${forwarded.method}: ${part}`, error, hide);
       }
     };
     let judged: JudgedExchange | undefined;
     step("judging", () => {
-      secrets.learn(forwarded.secrets);
       judged = judgeSafely(forwarded, context);
-      // What a server echoes back (a key in a message) is hidden before anyone sees the verdict.
-      for (const check of judged.checks)
-        if (check.status === "failed") check.message = secrets.hide(check.message);
-      for (const finding of judged.findings) finding.message = secrets.hide(finding.message);
+      hideInJudged(judged, hide);
     });
     const verdict = judged;
     if (answer)
       step("answer", () => {
         if (verdict && violates(verdict)) {
           verdict.replaced = true;
-          answer.replace(502, {
-            code: "contract_violation",
-            message: secrets.hide(violationMessage(verdict)),
-          });
+          answer.replace(502, { code: "contract_violation", message: hide(violationMessage(verdict)) });
         } else answer.pass();
       });
     if (verdict === undefined) return;
-    step("ledger", () => ledger.record(verdict));
-    if (har && source) step("HAR", () => har.add(harEntryOf(source, secrets.names, secrets.hide)));
+    step("ledger", () => ledger.record(verdict, hide));
+    if (har && source) step("HAR", () => har.add(harEntryOf(source, secrets.names, hide)));
     if (onExchange) step("live line", () => onExchange(verdict));
   };
 }
@@ -417,42 +410,6 @@ function startWarnings(upstream: URL, host: string, options: ProxyOptions): stri
       `the proxy listens on ${host}, beyond this machine, and adds ${names.headers} credentials to every request: whoever reaches it uses them`,
     );
   return warnings;
-}
-
-/**
- * The secrets the traffic shows, hidden wherever the proxy writes: the masked --header values, the forward
- * proxy's credentials, and each token the traffic carried (at most MAX_TOKENS_HIDDEN), in every form a
- * server may echo one in (as sent, base64, base64url, percent-encoded, as Basic).
- */
-class TrafficSecrets {
-  /** Names whose values are credentials: the masked --header names and the --secret names. */
-  readonly names: Set<string>;
-  readonly #fixed: string[];
-  readonly #tokens = new Set<string>();
-  /** Remade only when the traffic brings a new secret. */
-  #hider: (text: string) => string;
-
-  constructor(options: ProxyOptions, route: ProxyChoice) {
-    const masked = maskedHeaders(options.headers, options.showHeaders, namesOf(options));
-    this.names = new Set([...masked.names, ...(options.secretNames ?? []).map((name) => name.toLowerCase())]);
-    this.#fixed = [
-      ...masked.entries.map(([, value]) => value),
-      ...(route.proxy ? [route.proxy.password, route.proxy.username].filter(Boolean) : []),
-    ];
-    this.#hider = secretHider(this.#fixed.flatMap(secretForms));
-  }
-
-  learn(secrets: Iterable<string>): void {
-    const known = this.#tokens.size;
-    for (const secret of secrets) if (this.#tokens.size < MAX_TOKENS_HIDDEN) this.#tokens.add(secret);
-    if (this.#tokens.size !== known) this.#hider = secretHider(this.all());
-  }
-
-  all(): string[] {
-    return [...this.#fixed, ...this.#tokens].flatMap(secretForms);
-  }
-
-  hide = (text: string): string => this.#hider(text);
 }
 
 /** Exchanges forwarded but not yet judged: close() waits for them, up to its grace. */

@@ -1,0 +1,354 @@
+import { BASIC_PROBE_USER } from "./credentials.ts";
+
+/**
+ * Secrets replaced by `***` wherever a server echoes them, in one pass over a text whatever their number:
+ * as given, JSON-escaped (`\/`, `\uXXXX`, `\n`…), percent-encoded in either case, base64 and base64url with
+ * or without padding, inside the Basic credentials of the suite's probe, and (for a binary body read as
+ * Latin-1) as UTF-8 bytes.
+ *
+ * Every form is one alternative of one regular expression, but a large alternation makes the regular
+ * expression engine try each alternative at each place, so the text is scanned for the forms' anchors
+ * first (each form's longest run of letters and digits, spelled the same in every encoding), in strides
+ * (Wu–Manber), and the expression is tried only where an anchor is.
+ */
+export function secretHider(secrets: Iterable<string>): (text: string) => string {
+  const forms = spelledForms(secrets).sort(
+    (a, b) => (a.pattern?.length ?? a.length) - (b.pattern?.length ?? b.length),
+  );
+  // Past this size an expression takes the engine long to compile, if it can at all (secrets of many
+  // kilobytes, which only a hostile client sends): the largest forms have their usual spellings hidden
+  // one after the other, the rest stay in the expression.
+  let size = 0;
+  const within = forms.filter((form) => {
+    size += form.pattern?.length ?? Number.POSITIVE_INFINITY;
+    return size <= PATTERN_UP_TO;
+  });
+  const beyond = forms.slice(within.length);
+  const hide = expressionHider(within);
+  if (beyond.length === 0) return hide;
+  const literal = literalHider(beyond);
+  return (text) => literal(hide(text));
+}
+
+/** Hides the forms through one expression, tried where the scan finds their anchors. */
+function expressionHider(forms: readonly SpelledForm[]): (text: string) => string {
+  if (forms.length === 0) return (text) => text;
+  const anchorLength = Math.min(MAX_ANCHOR, ...forms.map((form) => form.anchor.length));
+  if (anchorLength < 2) {
+    // A form with no two letters or digits in a row has nothing to scan for: the expression alone.
+    const everywhere = whenCompiled(() => new RegExp(alternation(forms), "g"));
+    return everywhere ? (text) => text.replace(everywhere, "***") : literalHider(forms);
+  }
+  const scan = new AnchorScan(
+    forms.map((form): [string, number] => [form.anchor.slice(0, anchorLength), form.before]),
+    anchorLength,
+  );
+  // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
+  let here: RegExp | undefined;
+  let literal: ((text: string) => string) | undefined;
+  return (text) => {
+    if (literal) return literal(text);
+    const first = scan.next(text, 0);
+    if (first === -1) return text;
+    here ??= whenCompiled(() => new RegExp(alternation(forms), "y"));
+    if (here) return hideFound(text, scan, here, first);
+    literal = literalHider(forms);
+    return literal(text);
+  };
+}
+
+const PATTERN_UP_TO = 16_384;
+
+/** The expression, or undefined when it is too large for the engine (secrets of many kilobytes). */
+function whenCompiled(make: () => RegExp): RegExp | undefined {
+  try {
+    const compiled = make();
+    // The engine compiles on first use: a size past its bounds shows there.
+    compiled.test("");
+    return compiled;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Hides each form's usual spellings one after the other: for secrets too large for one expression, which
+ * only a hostile client sends, so the cost of a pass per spelling is its own exchange's.
+ */
+function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
+  const spellings = [...new Set(forms.flatMap((form) => form.spellings()))].sort(
+    (a, b) => b.length - a.length,
+  );
+  return (text) =>
+    spellings.reduce(
+      (out, spelling) => (out.includes(spelling) ? out.split(spelling).join("***") : out),
+      text,
+    );
+}
+
+/** Every form as one alternative, longest first: where two start at one place, the longer one (holding the other) wins. */
+function alternation(forms: readonly SpelledForm[]): string {
+  return [...forms]
+    .sort((a, b) => b.length - a.length)
+    .map((form) => form.pattern ?? "")
+    .join("|");
+}
+
+/** The text with every secret hidden (see secretHider); for one text, or a few. */
+export function hideSecrets(text: string, secrets: Iterable<string>): string {
+  return secretHider(secrets)(text);
+}
+
+/** Anchors longer than this are scanned for by their start: longer strides cost more to set up than they save. */
+const MAX_ANCHOR = 32;
+
+interface SpelledForm {
+  /** The length of the form as given. */
+  length: number;
+  /** Every spelling of the form, as a regular expression; undefined when too long to be one. */
+  pattern: string | undefined;
+  /** A run of letters and digits in the form, the same in every spelling. */
+  anchor: string;
+  /** How many characters of text at most come before the anchor in a spelling of the form. */
+  before: number;
+  /** The usual spellings as plain text: as given, JSON-escaped, percent-encoded in each case. */
+  spellings: () => string[];
+}
+
+/** Every form of the secrets, each once. */
+function spelledForms(secrets: Iterable<string>): SpelledForm[] {
+  const forms = new Map<string, SpelledForm>();
+  for (const secret of secrets) for (const [form, spelled] of formsOf(secret)) forms.set(form, spelled);
+  return [...forms.values()];
+}
+
+/** Forms spelled lately, by secret: an exchange's hider is made of the configured ones and its own. */
+const spelledLately = new Map<string, ReadonlyArray<[string, SpelledForm]>>();
+const SPELLED_KEPT = 256;
+
+/** A secret's forms, each by its canonical text; none for an empty one. */
+function formsOf(secret: string): ReadonlyArray<[string, SpelledForm]> {
+  const kept = spelledLately.get(secret);
+  if (kept) return kept;
+  const forms = new Map<string, SpelledForm>();
+  if (secret !== "") {
+    for (const form of literalForms(secret)) if (!forms.has(form)) forms.set(form, spelledForm(form, ""));
+    for (const [body, padding] of base64Forms(secret))
+      if (!forms.has(body)) forms.set(body, spelledForm(body, padding));
+  }
+  const spelled = [...forms];
+  if (spelledLately.size >= SPELLED_KEPT) spelledLately.delete(spelledLately.keys().next().value ?? "");
+  spelledLately.set(secret, spelled);
+  return spelled;
+}
+
+/** The secret as given, and as a binary body read as Latin-1 shows its UTF-8 bytes. */
+function literalForms(secret: string): string[] {
+  const latin1 = Buffer.from(secret).toString("latin1");
+  return latin1 === secret ? [secret] : [secret, latin1];
+}
+
+/** Each base64 spelling as [body, padding]: the padding may be left out, as base64url usually does. */
+function base64Forms(secret: string): Array<[string, string]> {
+  const forms: Array<[string, string]> = [];
+  for (const bytes of [Buffer.from(secret), Buffer.from(`${BASIC_PROBE_USER}:${secret}`)]) {
+    const padded = bytes.toString("base64");
+    const body = padded.replace(/=+$/, "");
+    const padding = padded.slice(body.length);
+    // Shorter than this, a form would hide ordinary words of a text.
+    if (body.length < 4) continue;
+    forms.push([body, padding]);
+    const url = bytes.toString("base64url");
+    if (url !== body) forms.push([url, padding]);
+  }
+  return forms;
+}
+
+/**
+ * A form in every spelling a JSON or URL encoder may give it, character by character: a letter or digit as
+ * itself; any other character also JSON-escaped (`\/`, `\n`, `\u00e9`, either case) or percent-encoded as
+ * UTF-8 (either case), a space also as `+`. An optional padding follows, spelled the same way.
+ */
+function spelledForm(form: string, padding: string): SpelledForm {
+  const anchor = longestAlphanumericRun(form);
+  const anchorAt = form.indexOf(anchor);
+  let before = 0;
+  for (const character of form.slice(0, anchorAt)) before += longestSpelling(character);
+  const spellings = () => usualSpellings(form, padding);
+  // Spelled no further than the expression may grow: past it, only the usual spellings are hidden.
+  const body = spelled(form, PATTERN_UP_TO);
+  const pattern = body === undefined ? undefined : body + (padding === "" ? "" : `(?:${spelled(padding)})?`);
+  return { length: form.length, pattern, anchor, before, spellings };
+}
+
+function usualSpellings(form: string, padding: string): string[] {
+  const json = JSON.stringify(form).slice(1, -1);
+  const spellings = [form + padding, form, json, json.replaceAll("/", "\\/")];
+  try {
+    const percent = encodeURIComponent(form);
+    spellings.push(
+      percent,
+      percent.replace(/%[0-9A-F]{2}/g, (triplet) => triplet.toLowerCase()),
+    );
+  } catch {
+    // A lone surrogate has no percent-encoding.
+  }
+  return [...new Set(spellings)].filter((spelling) => spelling !== "");
+}
+
+function spelled(text: string, upTo = Number.POSITIVE_INFINITY): string | undefined {
+  let pattern = "";
+  for (const character of text) {
+    pattern += spelledCharacter(character);
+    if (pattern.length > upTo) return undefined;
+  }
+  return pattern;
+}
+
+/** Characters spelled so far: secrets are made of few distinct ones. */
+const characterSpellings = new Map<string, string>();
+
+function spelledCharacter(character: string): string {
+  let spelling = characterSpellings.get(character);
+  if (spelling === undefined) {
+    spelling = ALPHANUMERIC.test(character)
+      ? character
+      : `(?:${[escapeRegExp(character), ...jsonEscapes(character), ...percentEncoded(character)].join("|")})`;
+    // Bounded: past it, a rare character is spelled again each time.
+    if (characterSpellings.size < 4096) characterSpellings.set(character, spelling);
+  }
+  return spelling;
+}
+
+const ALPHANUMERIC = /^[A-Za-z0-9]$/;
+
+function longestAlphanumericRun(form: string): string {
+  let longest = "";
+  for (const run of form.match(/[A-Za-z0-9]+/g) ?? []) if (run.length > longest.length) longest = run;
+  return longest;
+}
+
+/** The most characters one character of a form takes in any of its spellings. */
+function longestSpelling(character: string): number {
+  return Math.max(6 * character.length, 3 * Buffer.byteLength(character));
+}
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\\\"',
+  "\\": "\\\\\\\\",
+  "/": "\\\\/",
+  "\b": "\\\\b",
+  "\f": "\\\\f",
+  "\n": "\\\\n",
+  "\r": "\\\\r",
+  "\t": "\\\\t",
+};
+
+/** Patterns of a character's JSON escapes: a short one where JSON has one, and `\uXXXX` (a pair, astral). */
+function jsonEscapes(character: string): string[] {
+  let unicode = "";
+  for (let at = 0; at < character.length; at++)
+    unicode += `\\\\u${anyCaseHex(character.charCodeAt(at).toString(16).padStart(4, "0"))}`;
+  const short = SHORT_ESCAPES[character];
+  return short === undefined ? [unicode] : [short, unicode];
+}
+
+/** The pattern of a character percent-encoded as UTF-8, either case; none for a lone surrogate. */
+function percentEncoded(character: string): string[] {
+  if (character.length === 1 && character >= "\ud800" && character <= "\udfff") return [];
+  let encoded = "";
+  for (const byte of Buffer.from(character)) encoded += `%${anyCaseHex(byte.toString(16).padStart(2, "0"))}`;
+  return character === " " ? [encoded, "\\+"] : [encoded];
+}
+
+function anyCaseHex(hex: string): string {
+  return hex.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
+
+/**
+ * The text with each match of `here` replaced, tried only where the scan finds an anchor: at each place
+ * from as far ahead of it as a form of that anchor may start to the anchor itself, the first that matches
+ * taken.
+ */
+function hideFound(text: string, scan: AnchorScan, here: RegExp, first: number): string {
+  let hidden = "";
+  let copied = 0;
+  let found = false;
+  for (let at = first; at !== -1; ) {
+    const start = matchStart(text, here, Math.max(copied, at - scan.before), at);
+    if (start === -1) {
+      at = scan.next(text, at + 1);
+      continue;
+    }
+    hidden += `${text.slice(copied, start)}***`;
+    copied = here.lastIndex;
+    found = true;
+    at = scan.next(text, copied);
+  }
+  return found ? hidden + text.slice(copied) : text;
+}
+
+/** Where `here` first matches at one place from `from` to `to`, its end in `here.lastIndex`; -1 if none. */
+function matchStart(text: string, here: RegExp, from: number, to: number): number {
+  for (let at = from; at <= to; at++) {
+    here.lastIndex = at;
+    if (here.test(text)) return at;
+  }
+  return -1;
+}
+
+/**
+ * Where any of a set of strings of one length occurs, scanned for in strides (Wu–Manber): the window's last
+ * two characters say how far it may move on without passing the start of one.
+ */
+class AnchorScan {
+  readonly #shift = new Uint8Array(1 << 14);
+  /** Each anchor, with how many characters at most come before it in a form that holds it. */
+  readonly #anchors = new Map<string, number>();
+  readonly #length: number;
+  /** For the anchor `next` found last: how far ahead of it its form may start. */
+  before = 0;
+
+  constructor(anchors: ReadonlyArray<[string, number]>, length: number) {
+    for (const [anchor, before] of anchors)
+      this.#anchors.set(anchor, Math.max(before, this.#anchors.get(anchor) ?? 0));
+    this.#length = length;
+    this.#shift.fill(length - 1);
+    for (const anchor of this.#anchors.keys())
+      for (let end = 1; end < length; end++) {
+        const slot = pairSlot(anchor.charCodeAt(end - 1), anchor.charCodeAt(end));
+        this.#shift[slot] = Math.min(this.#shift[slot] ?? 0, length - 1 - end);
+      }
+  }
+
+  /** The start of the first anchor at or after `from`; -1 if none. */
+  next(text: string, from: number): number {
+    const shift = this.#shift;
+    const length = this.#length;
+    const last = text.length;
+    for (let end = from + length - 1; end < last; ) {
+      const stride = shift[pairSlot(text.charCodeAt(end - 1), text.charCodeAt(end))] as number;
+      if (stride > 0) {
+        end += stride;
+        continue;
+      }
+      const before = this.#anchors.get(text.slice(end - length + 1, end + 1));
+      if (before !== undefined) {
+        this.before = before;
+        return end - length + 1;
+      }
+      end++;
+    }
+    return -1;
+  }
+}
+
+function pairSlot(first: number, second: number): number {
+  // Every pair of ASCII characters a slot of its own.
+  return ((first << 7) ^ second) & 0x3fff;
+}

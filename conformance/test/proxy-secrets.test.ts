@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { tempFolder } from "../../common/temp-folder.ts";
+import { type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
+import { BASIC_PROBE_USER } from "../credentials.ts";
+import { NO_PROXY_ENV } from "./run-cli.ts";
+import { type ReceivedRequest, startScriptedUpstream } from "./scripted-upstream.ts";
+
+const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
+const folder = tempFolder("conformance-proxy-secrets-");
+
+function startProxy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ProxyProcess> {
+  return startProxyProcess(process.execPath, ["--import", "tsx", BIN, "proxy", "--port", "0", ...args], {
+    env: { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV, ...env },
+  });
+}
+
+// Each with the characters encoders change: / + =.
+const FIRST_BEARER = "first/bearer+token=1";
+const LAST_BEARER = "last/bearer+token=22";
+const FIRST_KEY = "first/api+key=333";
+const SECOND_KEY = "second/api+key=4444";
+const QUERY_TOKEN = "query/token+value=5";
+const GATEWAY_KEY = "gateway/key+value=6";
+const SECRETS = [FIRST_BEARER, LAST_BEARER, FIRST_KEY, SECOND_KEY, QUERY_TOKEN, GATEWAY_KEY];
+
+/** Each form an upstream may echo a secret in, as it would stand inside a JSON string. */
+function echoedForms(secret: string): string[] {
+  const base64 = Buffer.from(secret).toString("base64");
+  return [
+    secret,
+    secret.replaceAll("/", "\\/"),
+    encodeURIComponent(secret),
+    encodeURIComponent(secret).toLowerCase(),
+    base64,
+    base64.replace(/=+$/, ""),
+    Buffer.from(secret).toString("base64url"),
+    Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64"),
+  ];
+}
+
+/** The credentials a request carried, as the upstream saw them (the gateway's added by the proxy). */
+function credentialsIn(received: ReceivedRequest): string[] {
+  const found: string[] = [];
+  for (let at = 0; at < received.rawHeaders.length; at += 2) {
+    const name = received.rawHeaders[at]?.toLowerCase();
+    const value = received.rawHeaders[at + 1] ?? "";
+    if (name === "authorization") found.push(value.replace(/^Bearer /, ""));
+    if (name === "x-api-key" || name === "x-gateway-key") found.push(value);
+  }
+  const token = new URL(received.url, "http://upstream").searchParams.get("token");
+  if (token !== null) found.push(token);
+  return found;
+}
+
+/** A request with headers repeated, as fetch cannot send them: two Authorization, two X-Api-Key. */
+function sendWithRepeatedHeaders(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      `${url}/store/orders?token=${encodeURIComponent(QUERY_TOKEN)}`,
+      {
+        // Raw pairs, sent as given: no Host is added to them.
+        headers: [
+          ["Host", new URL(url).host],
+          ["Authorization", `Bearer ${FIRST_BEARER}`],
+          ["Authorization", `Bearer ${LAST_BEARER}`],
+          ["X-Api-Key", FIRST_KEY],
+          ["X-Api-Key", SECOND_KEY],
+        ].flat(),
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      },
+    );
+    sent.on("error", reject);
+    sent.end();
+  });
+}
+
+/** Every string a text holds as JSON would show it, unescaped, beside the text itself. */
+function readings(text: string): string[] {
+  return [text, text.replaceAll("\\\\", "\\")];
+}
+
+describe("the proxy hides every credential an upstream echoes", () => {
+  it("in each form, from repeated headers, in the HAR, every report and the live lines", async () => {
+    const upstream = await startScriptedUpstream((received) => {
+      const echo = credentialsIn(received).flatMap(echoedForms).join(" ");
+      return {
+        status: 401,
+        // A Content-Type that is not JSON: a failed check whose message quotes it, on the live line too,
+        // and whose evidence shows the body.
+        headers: [["Content-Type", `text/plain; echo="${echo.replaceAll("\\", "")}"`]],
+        body: `{"code":"unauthorized ${echo}","message":"${echo}","status":400}`,
+      };
+    });
+    const files = Object.fromEntries(
+      ["json", "junit", "html", "markdown", "pretty"].map((name) => [name, join(folder, `echo.${name}`)]),
+    );
+    const har = join(folder, "echo.har");
+    try {
+      const proxy = await startProxy(
+        [
+          "--upstream",
+          upstream.url,
+          ...Object.entries(files).flatMap(([name, file]) => ["--reporter", `${name}:${file}`]),
+          "--har",
+          har,
+          "--header-from-env",
+          "X-Gateway-Key=GATEWAY_KEY",
+        ],
+        { GATEWAY_KEY },
+      );
+      assert.equal(await sendWithRepeatedHeaders(proxy.url), 401);
+      const { stdout, stderr } = await proxy.stop("SIGTERM");
+      const sent = upstream.received.at(-1);
+      assert.deepEqual(
+        credentialsIn(sent as ReceivedRequest).sort(),
+        [...SECRETS].sort(),
+        "the upstream saw every credential, the repeated ones too",
+      );
+      const report = readFileSync(files.json as string, "utf8");
+      assert.match(report, /"status": "failed"/);
+      assert.match(report, /\*\*\* \*\*\*/, "the echo is in the report, hidden");
+      assert.match(
+        stdout,
+        /"failed":\[\{"id":"listOrders.content-type","message":"[^\n]*echo=\\"\*\*\* \*\*\*/,
+      );
+      const outputs: Array<[string, string]> = [
+        ["live lines", stdout],
+        ["stderr", stderr],
+        ["HAR", readFileSync(har, "utf8")],
+        ...Object.entries(files).map(([name, file]): [string, string] => [name, readFileSync(file, "utf8")]),
+      ];
+      for (const [where, text] of outputs)
+        for (const reading of readings(text))
+          for (const secret of SECRETS)
+            for (const form of echoedForms(secret))
+              assert.ok(
+                !reading.includes(form),
+                `${JSON.stringify(form)} (of ${secret}) is in ${where}: …${reading.slice(reading.indexOf(form) - 200, reading.indexOf(form) + 100)}…`,
+              );
+    } finally {
+      await upstream.close();
+    }
+  });
+});

@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { BASIC_PROBE_USER } from "../credentials.ts";
+import { hideSecrets, secretHider } from "../secret-hider.ts";
+
+/** Every way a server may echo a secret, written here apart from the hider. */
+const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
+  "as given": (secret) => secret,
+  "JSON string": (secret) => JSON.stringify(secret).slice(1, -1),
+  "JSON with \\/": (secret) => JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/"),
+  "JSON, ASCII only": (secret) => asciiJson(secret, (hex) => hex),
+  "JSON, ASCII only, upper-case hex": (secret) => asciiJson(secret, (hex) => hex.toUpperCase()),
+  "percent-encoded": (secret) => encodeURIComponent(secret),
+  "percent-encoded, lower case": (secret) => encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, lower),
+  "percent-encoded, mixed case": (secret) =>
+    encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (triplet, at: number) =>
+      at % 2 === 0 ? triplet : `%${triplet[1]}${triplet[2]?.toLowerCase()}`,
+    ),
+  "form-encoded": (secret) => new URLSearchParams({ v: secret }).toString().slice(2),
+  base64: (secret) => Buffer.from(secret).toString("base64"),
+  "base64 unpadded": (secret) => Buffer.from(secret).toString("base64").replace(/=+$/, ""),
+  base64url: (secret) => Buffer.from(secret).toString("base64url"),
+  "base64url padded": (secret) => Buffer.from(secret).toString("base64url") + padding(secret),
+  "base64 in JSON": (secret) => Buffer.from(secret).toString("base64").replaceAll("/", "\\/"),
+  "base64 in a query": (secret) => encodeURIComponent(Buffer.from(secret).toString("base64")),
+  Basic: (secret) => Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64"),
+  "Basic unpadded": (secret) =>
+    Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64").replace(/=+$/, ""),
+  "UTF-8 bytes read as Latin-1": (secret) => Buffer.from(secret).toString("latin1"),
+};
+
+function lower(triplet: string): string {
+  return triplet.toLowerCase();
+}
+
+function padding(secret: string): string {
+  return "=".repeat((3 - (Buffer.byteLength(secret) % 3)) % 3);
+}
+
+/** JSON as Python's json.dumps writes it by default: every character past ASCII as \uXXXX. */
+function asciiJson(secret: string, hexCase: (hex: string) => string): string {
+  return JSON.stringify(secret)
+    .slice(1, -1)
+    .replace(/[^\x20-\x7e]/g, (unit) => `\\u${hexCase(unit.charCodeAt(0).toString(16).padStart(4, "0"))}`);
+}
+
+// Secrets of the characters encoders treat differently: / + = % space, quotes, backslashes, control
+// characters, non-ASCII (two- and three-byte UTF-8, astral).
+const secretCharacter = fc.constantFrom(
+  ...('abcXYZ0189/+=%_-.~ "\\\n\t\u0001\u007fé中😀'.match(/./gsu) ?? []),
+);
+const secret = fc.array(secretCharacter, { minLength: 4, maxLength: 24 }).map((parts) => parts.join(""));
+const filler = fc.string({ maxLength: 40 });
+const encodingName = fc.constantFrom(...Object.keys(ENCODINGS));
+
+describe("secretHider", () => {
+  it("hides each secret in every encoding, embedded anywhere in any text", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(secret, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.tuple(fc.nat(), encodingName, filler), { minLength: 1, maxLength: 8 }),
+        filler,
+        (secrets, pieces, start) => {
+          const echoed = pieces.map(
+            ([which, encoding]) => ENCODINGS[encoding]?.(secrets[which % secrets.length] ?? "") ?? "",
+          );
+          const text = start + pieces.map(([, , after], at) => `${echoed[at]}${after}`).join("");
+          const hidden = secretHider(secrets)(text);
+          for (const form of echoed)
+            assert.ok(
+              !hidden.includes(form),
+              `${JSON.stringify(form)} survives in ${JSON.stringify(hidden)}`,
+            );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("leaves a text with none of the secrets unchanged, the same string", () => {
+    // No % \ + in the text: a secret could only be in it as given or in base64.
+    const textCharacter = fc.constantFrom(...("abcxyz019 {}[]:,.'!?#*()<>\n\tÅé中😀".match(/./gsu) ?? []));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(secret, { minLength: 1, maxLength: 5 }),
+        fc.array(textCharacter, { maxLength: 200 }).map((parts) => parts.join("")),
+        (secrets, text) => {
+          const plain = [
+            "as given",
+            "base64 unpadded",
+            "base64url",
+            "Basic unpadded",
+            "UTF-8 bytes read as Latin-1",
+          ];
+          fc.pre(secrets.every((one) => plain.every((name) => !text.includes(ENCODINGS[name]?.(one) ?? ""))));
+          assert.equal(secretHider(secrets)(text), text);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("hides each named encoding of a secret that has every kind of character", () => {
+    const key = 'sk/live+tok=en%20 "é\\\n中😀\u0001';
+    const hide = secretHider([key, "other-secret-value"]);
+    for (const [name, encode] of Object.entries(ENCODINGS)) {
+      const text = `{"echo":"${encode(key)}","n":1}`;
+      assert.equal(hide(text), '{"echo":"***","n":1}', name);
+    }
+  });
+
+  it("hides a secret that holds another, and one with no two letters or digits in a row", () => {
+    assert.equal(hideSecrets("a longer-secret-1 b", ["longer-secret", "longer-secret-1"]), "a *** b");
+    assert.equal(hideSecrets("x /+/+ y %2F%2b%2f%2B z", ["/+/+"]), "x *** y *** z");
+  });
+
+  it("hides a secret of many kilobytes, too large for one expression, and the others beside it", () => {
+    const large = "a/é+".repeat(3000);
+    const hide = secretHider([large, "short/key=1"]);
+    for (const name of [
+      "as given",
+      "JSON with \\/",
+      "percent-encoded",
+      "percent-encoded, lower case",
+      "base64",
+    ]) {
+      const text = `<${ENCODINGS[name]?.(large)}> <${ENCODINGS[name]?.("short/key=1")}>`;
+      assert.equal(hide(text), "<***> <***>", name);
+    }
+  });
+
+  it("hides nothing with no secrets, or only empty ones", () => {
+    assert.equal(hideSecrets("text", []), "text");
+    assert.equal(hideSecrets("text", [""]), "text");
+  });
+});

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { requestSecrets } from "../credentials.ts";
+import { TrafficSecrets } from "../live/traffic-secrets.ts";
+
+const noProxy = {};
+
+describe("TrafficSecrets", () => {
+  it("hides in an exchange's texts its own credentials, every one of repeated headers, and the configured ones", () => {
+    const secrets = new TrafficSecrets({ headers: { "X-Gateway-Key": "gateway/key=1" } }, noProxy);
+    const own = requestSecrets(
+      [
+        "Authorization",
+        "Bearer first/token",
+        "Authorization",
+        "Bearer last/token",
+        "X-Api-Key",
+        "key/one",
+        "x-api-key",
+        "key/two",
+      ],
+      "/v1/store/orders?token=query%2Ftoken",
+      secrets.names,
+    );
+    const hide = secrets.forExchange(own);
+    const echoed = ["first/token", "last\\/token", "key%2fone", Buffer.from("key/two").toString("base64url")];
+    for (const form of [...echoed, "query/token", "gateway\\/key=1"])
+      assert.equal(hide(`<${form}>`), "<***>", form);
+  });
+
+  it("hides one exchange's credentials in its own texts only: nothing is learned from the traffic", () => {
+    const secrets = new TrafficSecrets({ headers: { "X-Gateway-Key": "gateway-key-1" } }, noProxy);
+    const first = secrets.forExchange(["client-token-a"]);
+    const second = secrets.forExchange(["client-token-b"]);
+    assert.equal(first("client-token-a client-token-b"), "*** client-token-b");
+    assert.equal(second("client-token-a client-token-b"), "client-token-a ***");
+    assert.equal(secrets.hide("gateway-key-1 client-token-a"), "*** client-token-a");
+  });
+
+  it("hides the credentials of an exchange after a thousand other clients' ones", () => {
+    const secrets = new TrafficSecrets({}, noProxy);
+    for (let client = 0; client < 1000; client++) secrets.forExchange([`token-of-client-${client}`]);
+    assert.equal(secrets.forExchange(["token-of-client-1000"])("echo token-of-client-1000"), "echo ***");
+    assert.equal(secrets.forExchange(["token-of-client-0"])("echo token-of-client-0"), "echo ***");
+  });
+
+  it("hides the forward proxy's user and password, as spelled in its URL and decoded", () => {
+    const secrets = new TrafficSecrets(
+      {},
+      { proxy: new URL("http://proxy-user:pass%2Fword@127.0.0.1:3128") },
+    );
+    assert.equal(secrets.hide("proxy-user pass%2Fword pass/word pass\\/word"), "*** *** *** ***");
+  });
+
+  it("hides the credential of a configured Authorization without its scheme, and a shown header not at all", () => {
+    const secrets = new TrafficSecrets(
+      {
+        headers: { Authorization: "Bearer gateway-token-7", "X-Tenant": "tenant-42" },
+        showHeaders: ["x-tenant"],
+      },
+      noProxy,
+    );
+    assert.equal(secrets.hide("gateway-token-7 tenant-42"), "*** tenant-42");
+    assert.deepEqual([...secrets.names], ["authorization"]);
+  });
+});

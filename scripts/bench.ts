@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
@@ -49,8 +49,10 @@ const { values: flags } = parseArgs({
     sections: {
       type: "string",
       default:
-        "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists,proxy-list,attacks",
+        "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists,proxy-list,attacks,generated-attacks",
     },
+    // Runs of the generated attacks on the proxy (conformance/test/proxy-attacks.test.ts's long version).
+    "attack-runs": { type: "string", default: "100" },
     // The big-lists section: the list measured whole, and the one only ever judged as it streams.
     "big-orders": { type: "string", default: "1000000" },
     "huge-orders": { type: "string", default: "10000000" },
@@ -834,6 +836,7 @@ async function main(): Promise<void> {
       ]),
     );
   }
+  if (chosen.has("generated-attacks")) sections.push(generatedAttacks(Number(flags["attack-runs"])));
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Node ${process.version}, with`,
@@ -845,6 +848,26 @@ async function main(): Promise<void> {
   ].join("\n");
   process.stdout.write(`${report}\n`);
   if (!flags["no-write"]) writeBenchmarks(report);
+}
+
+/**
+ * The property test of generated attacks on the proxy, run long: hostile upstream answers and clients at
+ * once, each run checked for a live process, answered clients, peak RSS, whole reports, a truthful exit
+ * code and no secret shown. A failure stops the bench with fast-check's counterexample.
+ */
+function generatedAttacks(runs: number): string[] {
+  const started = performance.now();
+  execFileSync(
+    process.execPath,
+    ["--import", "tsx", "--test", "--test-reporter=dot", "conformance/test/proxy-attacks.test.ts"],
+    { cwd: ROOT, env: { ...process.env, PROXY_ATTACK_RUNS: String(runs) }, stdio: "inherit" },
+  );
+  const seconds = Math.round((performance.now() - started) / 1000);
+  return [
+    "### Generated attacks on the proxy",
+    "",
+    `${runs} runs of \`conformance/test/proxy-attacks.test.ts\` (\`PROXY_ATTACK_RUNS=${runs}\`), ${seconds} s: every run held (the process alive, every client answered or cut by \`--deadline\`, peak RSS within \`--max-memory\` + 100 MiB, whole reports, the exit code the report calls for, no secret in any output).`,
+  ];
 }
 
 const START = "<!-- bench:start -->";

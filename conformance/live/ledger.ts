@@ -191,6 +191,28 @@ export class TrafficLedger {
     scenarios.push(this.#stateScenario(context.state, summary, warnings));
     for (const note of context.state.notes.values())
       warnings.push(`note: ${note.message}${note.count > 1 ? ` (seen ${note.count} times)` : ""}`);
+    this.#trafficWarnings(warnings);
+    const verdict = this.#health.verdict();
+    return redactSecrets(
+      {
+        summary,
+        target: context.target,
+        startedAt: context.startedAt,
+        ...(verdict ? { health: verdict } : {}),
+        warnings,
+        requests: this.#traffic.exchanges,
+        retries: 0,
+        durationMs: context.durationMs,
+        scenarios,
+        coverage: this.#coverageRows(),
+        traffic: { ...this.#traffic },
+      },
+      context.secrets,
+    );
+  }
+
+  /** What the traffic summary says in words: exchanges not judged, upstream failures, faults of its own. */
+  #trafficWarnings(warnings: string[]): void {
     for (const [why, { count, examples }] of this.#notJudged) {
       warnings.push(
         `${count} ${count === 1 ? "request was" : "requests were"} forwarded without being judged (${why}), e.g. ${[...examples].join(", ")}`,
@@ -211,23 +233,6 @@ export class TrafficLedger {
         `the proxy itself failed ${this.#traffic.faults === 1 ? "once" : `${this.#traffic.faults} times`} (an exchange it failed on was ended there and not judged): ${this.#faults.join("; ")}`,
       );
     }
-    const verdict = this.#health.verdict();
-    return redactSecrets(
-      {
-        summary,
-        target: context.target,
-        startedAt: context.startedAt,
-        ...(verdict ? { health: verdict } : {}),
-        warnings,
-        requests: this.#traffic.exchanges,
-        retries: 0,
-        durationMs: context.durationMs,
-        scenarios,
-        coverage: this.#coverageRows(),
-        traffic: { ...this.#traffic },
-      },
-      context.secrets,
-    );
   }
 
   #checksOf(tallies: Map<string, CheckTally>, summary: Report["summary"], warnings: string[]): CheckResult[] {

@@ -1,4 +1,4 @@
-import http from "node:http";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -45,7 +45,7 @@ import {
 } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
 import { InThreadJudges, type ListJudges } from "./list-feed.ts";
-import { checkRequest } from "./request-edge.ts";
+import { type CheckedRequest, checkRequest, type EdgeSettings } from "./request-edge.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
 import { hideInJudged, TrafficSecrets } from "./traffic-secrets.ts";
 import { WorkerJudges } from "./worker-judges.ts";
@@ -179,12 +179,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     cancelInFlight: (orderId: string) => forwarder.cancelInFlight(orderId),
   };
   const { agent, via, send } = await upstreamAgent(upstream, route, options);
-  const har = options.har
-    ? new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" }, (problem) => {
-        ledger.fault("HAR", problem);
-        options.onProblem?.(problem);
-      })
-    : undefined;
+  const har = harWriter(options, ledger);
   const inFlight = new InFlight();
   const turns = new JudgeTurns();
   const judges = listJudges(options, validators, turns);
@@ -201,32 +196,14 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
     (outcome) => inFlight.ended(() => finish(outcome)),
   );
-  const edge = {
-    hosts: allowedHosts(host, options.allowedHosts),
-    upstream,
-    ...(lendsCredentials(options) ? { credentialOrigins: new Set(options.corsOrigins ?? []) } : {}),
-    names: namesOf(options),
-  };
-  const server = http.createServer((request, response) => {
-    try {
-      // Checked once, before anything is spent on it: a Host the proxy answers to (a page's name reaching it
-      // by DNS rebinding is refused), a target naming the upstream, a page allowed to use its credentials.
-      const verdict = checkRequest(request, edge);
-      if (!verdict.ok) {
-        request.resume();
-        sendError(response, verdict.status, { code: verdict.code, message: verdict.message });
-        return;
-      }
+  const server = proxyServer(
+    edgeOf(options, upstream, host),
+    (request, response, checked) => {
       inFlight.began();
-      forwarder.forward(request, response, verdict.request);
-    } catch (error) {
-      // The forwarder supervises its exchanges; this is the last line, for a fault before one began.
-      ledger.fault(`${request.method} ${secrets.hide(String(request.url))}`, error, secrets.hide);
-      if (!response.headersSent)
-        sendError(response, 502, { code: "proxy_fault", message: "the proxy failed" });
-      else response.destroy();
-    }
-  });
+      forwarder.forward(request, response, checked);
+    },
+    (where, error) => ledger.fault(where, error, secrets.hide),
+  );
   const port = await listen(server, options, host);
   const address = host.includes(":") ? `[${host}]` : host;
 
@@ -276,6 +253,54 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       return closing;
     },
   };
+}
+
+/** What the proxy's edge checks each request against. */
+function edgeOf(options: ProxyOptions, upstream: URL, host: string): EdgeSettings {
+  return {
+    hosts: allowedHosts(host, options.allowedHosts),
+    upstream,
+    ...(lendsCredentials(options) ? { credentialOrigins: new Set(options.corsOrigins ?? []) } : {}),
+    names: namesOf(options),
+  };
+}
+
+/** The HAR, when asked for: a write that fails is a fault in the report and a problem said once. */
+function harWriter(options: ProxyOptions, ledger: TrafficLedger): HarWriter | undefined {
+  if (options.har === undefined) return undefined;
+  return new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" }, (problem) => {
+    ledger.fault("HAR", problem);
+    options.onProblem?.(problem);
+  });
+}
+
+/**
+ * The proxy's server: each request's head checked at the edge (a Host the proxy answers to, so that a page's
+ * name reaching it by DNS rebinding is refused; a target naming the upstream; a page allowed to use its
+ * credentials) before anything is spent on it, then handed to the forwarder, which supervises it.
+ */
+function proxyServer(
+  edge: EdgeSettings,
+  forward: (request: IncomingMessage, response: ServerResponse, checked: CheckedRequest) => void,
+  fault: (where: string, error: unknown) => void,
+): http.Server {
+  return http.createServer((request, response) => {
+    try {
+      const verdict = checkRequest(request, edge);
+      if (!verdict.ok) {
+        request.resume();
+        sendError(response, verdict.status, { code: verdict.code, message: verdict.message });
+        return;
+      }
+      forward(request, response, verdict.request);
+    } catch (error) {
+      // The last line, for a fault before the forwarder's supervisor took the exchange.
+      fault(`${request.method} request`, error);
+      if (!response.headersSent)
+        sendError(response, 502, { code: "proxy_fault", message: "the proxy failed" });
+      else response.destroy();
+    }
+  });
 }
 
 /**

@@ -582,7 +582,9 @@ describe("never in the way", () => {
           });
         assert.equal(await send("/v1/store/orders"), 200);
         await send("//evil.example:8080/x");
-        await send("http://evil.example:9/v1/store/orders?from=absolute");
+        // The absolute form names the upstream itself; one naming another host is refused, never forwarded.
+        assert.equal(await send("http://evil.example:9/v1/store/orders?from=elsewhere"), 400);
+        await send(`${new URL(upstream.url).origin}/v1/store/orders?from=absolute`);
       });
       const upstreamHost = new URL(upstream.url).host;
       // The first is the proxy's own probe at start, through the forward proxy as well.

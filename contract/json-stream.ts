@@ -700,14 +700,15 @@ export class JsonStream {
     }
     if (needed > this.#scratch.length) {
       const size = Math.min(Math.max(needed, this.#scratch.length * 2), this.#maxStringBytes);
-      if (this.#memory !== undefined) {
-        const more = size - this.#scratch.length;
-        if (!this.#memory.tryTake(more)) throw this.#overMemory();
-        this.#scratchCharged += more;
-      }
+      // The new scratch is taken whole before it is made: the old one lives until it is copied.
+      if (this.#memory !== undefined && !this.#memory.tryTake(size)) throw this.#overMemory();
       const grown = Buffer.allocUnsafe(size);
       this.#scratch.copy(grown, 0, 0, this.#scratchLength);
       this.#scratch = grown;
+      if (this.#memory !== undefined) {
+        this.#memory.give(this.#scratchCharged);
+        this.#scratchCharged = size;
+      }
     }
     chunk.copy(this.#scratch, this.#scratchLength, start, end);
     this.#scratchLength = needed;

@@ -36,12 +36,27 @@ class BlockPool {
  * hook of the thread would run).
  */
 function startWorker(workerData: JudgeWorkerData): Worker {
+  const resourceLimits = heapLimits(workerData);
   if (!import.meta.url.endsWith(".ts"))
-    return new Worker(new URL("./judge-worker.js", import.meta.url), { workerData });
+    return new Worker(new URL("./judge-worker.js", import.meta.url), { workerData, resourceLimits });
   const tsx = import.meta.resolve("tsx/esm/api");
   const entry = new URL("./judge-worker.ts", import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits });
+}
+
+// The thread's heap beyond the account: its code, validators and ids, and what the collector has not come to.
+const HEAP_BEYOND_ACCOUNT_MB = 64;
+
+/**
+ * The thread's old generation, bounded near the account: what the judges build is taken from the account
+ * first, so the bound makes the collector free the strings and orders already handed on sooner, rather
+ * than let them pile up while the heap may grow.
+ */
+function heapLimits(workerData: JudgeWorkerData): { maxOldGenerationSizeMb?: number } {
+  const account = workerData.account;
+  if (account === undefined) return {};
+  return { maxOldGenerationSizeMb: Math.ceil(account.limit / (1024 * 1024)) + HEAP_BEYOND_ACCOUNT_MB };
 }
 
 /**
@@ -163,18 +178,17 @@ class WorkerFeed implements ListFeed {
     this.#ended = true;
     const verdict = new Promise<ListVerdict>((resolve, reject) => (this.#verdict = { resolve, reject }));
     this.#send();
+    // What waits is judged first, even at a partial end: it stays held until the thread says so.
     this.post(partial === undefined ? { id: this.id, end: true } : { id: this.id, end: true, partial });
-    // What waits unjudged past a partial end is let go of now; the thread judges no more of it.
-    if (partial !== undefined) this.#letGo();
     return verdict;
   }
 
   drop(): void {
     if (this.#dropped) return;
-    if (!this.#ended) {
-      this.post({ id: this.id, drop: true });
-      this.forget();
-    }
+    // Once ended, the thread is at work on what waits: held until it is heard of, then let go of.
+    if (this.#ended) return;
+    this.post({ id: this.id, drop: true });
+    this.forget();
     this.#letGo();
   }
 
@@ -191,8 +205,10 @@ class WorkerFeed implements ListFeed {
       return;
     }
     this.forget();
-    if ("verdict" in message) this.#verdict?.resolve(receivedVerdict(message.verdict));
-    else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
+    if ("verdict" in message) {
+      this.#letGo();
+      this.#verdict?.resolve(receivedVerdict(message.verdict));
+    } else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
   }
 
   /** The thread is gone: the list was not judged, by a fault of the judge. */

@@ -35,7 +35,8 @@ export class IdenticalReadings {
   readonly #judged: Judged[] = [];
 
   constructor(
-    private readonly account: HeldBytes,
+    /** The run's account for bodies held; its limit also bounds what one reading's reader may make. */
+    readonly account: HeldBytes,
     private readonly blockBytes = BLOCK_BYTES,
   ) {}
 

@@ -13,7 +13,12 @@ import {
   KIND_TRUE,
 } from "../contract/flat-record.ts";
 import { bigintOf, halvesOfNumber, halvesOfText } from "../contract/int64-index.ts";
-import { JsonStream, JsonStreamError, type ReaderLimit } from "../contract/json-stream.ts";
+import {
+  JsonStream,
+  JsonStreamError,
+  type MemoryAccount,
+  type ReaderLimit,
+} from "../contract/json-stream.ts";
 import { idHalves, OrderIndex } from "./order-index.ts";
 
 /** Problems of one kind: the first few in full, all of them counted. */
@@ -100,6 +105,11 @@ export interface ListJudgeOptions {
   maxDepth?: number;
   maxStringBytes?: number;
   maxNumberChars?: number;
+  /**
+   * The account the reader takes from before it makes what grows with the text (a long string, an order
+   * being built): an order that needs more than is left stops the judging there, the list judged in part.
+   */
+  memory?: MemoryAccount;
 }
 
 const DEFAULT_KEEP = 10;
@@ -143,6 +153,8 @@ export class ListJudge {
   /** Why reading stopped: the body is not JSON, or (with `#limit`) went past a bound of the reader. */
   #syntax: string | undefined;
   #limit: (ReaderLimit & { offset: number }) | undefined;
+  /** Why the judging stopped short of the list's end, the reader having found no room in the account. */
+  #overBudget: string | undefined;
   #bytes = 0;
   readonly #utf8 = new Utf8Stream();
   /** Where the first order at fault began, once one is; and the bytes kept around it. */
@@ -183,6 +195,7 @@ export class ListJudge {
       ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
       ...(options.maxStringBytes !== undefined ? { maxStringBytes: options.maxStringBytes } : {}),
       ...(options.maxNumberChars !== undefined ? { maxNumberChars: options.maxNumberChars } : {}),
+      ...(options.memory !== undefined ? { memory: options.memory } : {}),
     });
   }
 
@@ -193,7 +206,7 @@ export class ListJudge {
 
   write(chunk: Uint8Array): void {
     this.#bytes += chunk.length;
-    if (this.#syntax !== undefined) return;
+    if (this.#syntax !== undefined || this.#overBudget !== undefined) return;
     const notText = this.#utf8.write(chunk);
     if (notText !== -1) {
       this.#syntax = notUtf8(notText, chunk[notText - (this.#bytes - chunk.length)]);
@@ -257,13 +270,20 @@ export class ListJudge {
    * `count` is the orders judged, and `partial` says why and how far (`bytes` is what the judge was given).
    */
   endPartial(reason: string): ListVerdict {
+    this.#stream.release();
     return this.#verdict(this.#seen, {
       allRecords: false,
       partial: `${reason}: the first ${this.#seen} orders (${this.#bytes} bytes) were judged`,
     });
   }
 
+  /** Judges no more: what the reader took from its account goes back. */
+  drop(): void {
+    this.#stream.release();
+  }
+
   end(): ListVerdict {
+    if (this.#overBudget !== undefined) return this.endPartial(this.#overBudget);
     let root: unknown;
     const unfinished = this.#syntax === undefined ? this.#utf8.end() : -1;
     if (unfinished !== -1) this.#syntax = notUtf8(unfinished, undefined, true);
@@ -274,6 +294,7 @@ export class ListJudge {
         this.#stop(error);
       }
     }
+    this.#stream.release();
     const streamedArray = this.#syntax === undefined && this.#stream.streamedArray;
     return this.#verdict(streamedArray ? (root as number) : 0, {
       ...(this.#syntax === undefined && !streamedArray ? { notArray: { value: root } } : {}),
@@ -283,6 +304,11 @@ export class ListJudge {
 
   #stop(error: unknown): void {
     if (!(error instanceof JsonStreamError)) throw error;
+    if (error.limit?.what === "memory") {
+      this.#overBudget = `over the memory budget (${error.message})`;
+      this.#stream.release();
+      return;
+    }
     this.#syntax = error.message;
     if (error.limit) this.#limit = { ...error.limit, offset: error.offset };
   }
@@ -345,7 +371,9 @@ export class ListJudge {
     const [digestA, digestB] = digestOf(order);
     if (!this.#indexed(hi, lo, digestA, digestB)) return;
     if (this.#allRecords) {
-      if (this.#orders.size <= this.#keepRecordsUpTo) {
+      // An order reckoned larger than the room left is not written out to find that it does not fit.
+      const fits = this.#recordChars + this.#stream.elementBytes <= this.#keepRecordChars;
+      if (this.#orders.size <= this.#keepRecordsUpTo && fits) {
         const text = recordText(order);
         this.#recordChars += text.length;
         if (this.#recordChars <= this.#keepRecordChars) {

@@ -659,6 +659,9 @@ class Session {
           watch: this.watched,
           maxIndexedOrders: this.maxIndexedOrders,
           ...this.readerLimits,
+          // Each reading's own, as large as the share for held bodies: a wide order or a long string is
+          // judged in part past it rather than built whole. A reading cut short gives nothing back to share.
+          memory: new HeldBytes(this.readings.account.limit),
         }),
     );
 

@@ -41,6 +41,20 @@ export interface JsonStreamOptions {
   allowBom?: boolean;
   /** Refuse a repeated key of the root object, even with an equal value (which lossless-json lets by). */
   refuseRepeatedRootKeys?: boolean;
+  /**
+   * The account the reading takes from before it makes what grows with its input: a string's bytes across
+   * chunks, the strings, keys and containers of a value being built. With no room left, the reading stops
+   * at that value with a `memory` limit rather than growing; what it took goes back once the streamed
+   * array's element is handed on.
+   */
+  memory?: MemoryAccount;
+}
+
+/** Where memory is taken from and given back to (the proxy's --max-memory account is one). */
+export interface MemoryAccount {
+  /** Takes bytes when there is room for them; false, taking nothing, when not. */
+  tryTake(bytes: number): boolean;
+  give(bytes: number): void;
 }
 
 /**
@@ -54,7 +68,8 @@ export class StreamedArray {
 
 /** A bound of the reader's own, not of JSON: what went past it, and the bound. */
 export interface ReaderLimit {
-  what: "depth" | "string" | "number";
+  /** `memory`: the value being read needs more than the account (`memory`) has left; `bound` is what it had. */
+  what: "depth" | "string" | "number" | "memory";
   bound: number;
 }
 
@@ -100,6 +115,18 @@ interface Frame {
 }
 
 const QUOTE = 0x22;
+// What a value being built is reckoned to cost beside its text, near what V8 makes of it: a slot in an
+// array, a field of an object (a dictionary's entry with its share of the table, and the key's string), a
+// container, a string's header.
+const ARRAY_SLOT_COST = 16;
+const FIELD_COST = 96;
+const CONTAINER_COST = 64;
+const STRING_COST = 16;
+// Taken from the account this much at a time, so that an ordinary order costs no call to it.
+const CHARGE_STEP = 64 * 1024;
+// A string's scratch larger than this is let go of once the string is read, and its bytes given back.
+const SCRATCH_KEPT_BYTES = 64 * 1024;
+const SCRATCH_START_BYTES = 256;
 const MAX_CACHED_KEY_BYTES = 32;
 const MAX_CACHED_KEYS = 256;
 const BACKSLASH = 0x5c;
@@ -163,7 +190,13 @@ export class JsonStream {
   #base = 0;
   #root: unknown;
   // A string across chunks or with escapes: its raw bytes, decoded when it ends.
-  #scratch = Buffer.allocUnsafe(256);
+  #scratch = Buffer.allocUnsafe(SCRATCH_START_BYTES);
+  /** What the scratch took from the account beyond its first size. */
+  #scratchCharged = 0;
+  readonly #memory: MemoryAccount | undefined;
+  /** What the value being built is reckoned to cost, and what of that was taken from the account. */
+  #building = 0;
+  #charged = 0;
   #scratchLength = 0;
   #escaped = false;
   #stringIsKey = false;
@@ -189,6 +222,8 @@ export class JsonStream {
   elementStart = 0;
   /** How many LosslessNumbers were made: a value made while this did not move holds none. */
   exactNumbers = 0;
+  /** What the latest element of the streamed array was reckoned to cost, in bytes (with an account only). */
+  elementBytes = 0;
 
   constructor(options: JsonStreamOptions) {
     this.#onElement = options.onElement;
@@ -199,6 +234,40 @@ export class JsonStream {
     this.#maxNumberChars = options.maxNumberChars ?? DEFAULT_MAX_NUMBER_CHARS;
     this.#allowBom = options.allowBom ?? false;
     this.#refuseRepeatedRootKeys = options.refuseRepeatedRootKeys ?? false;
+    this.#memory = options.memory;
+  }
+
+  /** Gives back to the account all the reading still holds: at its end, or when it is given up. */
+  release(): void {
+    this.#memory?.give(this.#charged + this.#scratchCharged);
+    this.#charged = 0;
+    this.#building = 0;
+    this.#scratchCharged = 0;
+    this.#scratch = Buffer.allocUnsafe(SCRATCH_START_BYTES);
+  }
+
+  /** Reckons `bytes` more to the value being built, taking them from the account a step at a time. */
+  #cost(bytes: number): void {
+    this.#building += bytes;
+    if (this.#building - this.#charged < CHARGE_STEP) return;
+    const more = this.#building - this.#charged;
+    if (!(this.#memory as MemoryAccount).tryTake(more)) throw this.#overMemory();
+    this.#charged += more;
+  }
+
+  #overMemory(): JsonStreamError {
+    return new JsonStreamError(
+      "a value needing more memory than the budget has left",
+      this.#stack.length > 0 ? this.elementStart : this.#base,
+      { what: "memory", bound: this.#building },
+    );
+  }
+
+  /** The element was handed on: what it took goes back. */
+  #elementDone(): void {
+    if (this.#charged > 0) (this.#memory as MemoryAccount).give(this.#charged);
+    this.#charged = 0;
+    this.#building = 0;
   }
 
   write(input: Uint8Array): void {
@@ -345,6 +414,7 @@ export class JsonStream {
         ? this.#stack.length === 0
         : this.#stack.length === 1 && (this.#stack[0] as Frame).key === this.#field);
     if (streamed) this.streamedArray = true;
+    else if (this.#memory !== undefined) this.#cost(CONTAINER_COST);
     this.#stack.push({
       array,
       value: streamed ? null : array ? [] : {},
@@ -389,13 +459,20 @@ export class JsonStream {
     }
     this.#state = State.AfterValue;
     if (top.array) {
-      if (top.value === null) this.#onElement(value, top.count);
-      else (top.value as unknown[]).push(value);
+      if (top.value === null) {
+        if (this.#memory !== undefined) this.elementBytes = this.#building;
+        this.#onElement(value, top.count);
+        if (this.#memory !== undefined) this.#elementDone();
+      } else {
+        if (this.#memory !== undefined) this.#cost(ARRAY_SLOT_COST);
+        (top.value as unknown[]).push(value);
+      }
       top.count++;
       return;
     }
     const object = top.value as Record<string, unknown>;
     const key = top.key;
+    if (this.#memory !== undefined) this.#cost(FIELD_COST + key.length);
     // As lossless-json: a key may repeat with an equal value; with another value the text is refused. A
     // streamed array's elements are gone, so it equals nothing.
     const repeated =
@@ -572,6 +649,7 @@ export class JsonStream {
             bound: this.#maxStringBytes,
           });
         }
+        if (this.#memory !== undefined) this.#cost(STRING_COST + i - start);
         this.#stringDone(chunk.toString("utf8", start, i));
         return i + 1;
       }
@@ -597,7 +675,10 @@ export class JsonStream {
       else if (byte === QUOTE) {
         this.#append(chunk, start, i);
         this.#escaped = false;
-        this.#stringDone(this.#decodeScratch());
+        if (this.#memory !== undefined) this.#cost(STRING_COST + this.#scratchLength);
+        const text = this.#decodeScratch();
+        if (this.#scratch.length > SCRATCH_KEPT_BYTES) this.#shrinkScratch();
+        this.#stringDone(text);
         return i + 1;
       } else if (byte < 0x20) {
         throw new JsonStreamError(`control character 0x${byte.toString(16)} in a string`, this.#base + i);
@@ -618,12 +699,25 @@ export class JsonStream {
       });
     }
     if (needed > this.#scratch.length) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, this.#scratch.length * 2));
+      const size = Math.min(Math.max(needed, this.#scratch.length * 2), this.#maxStringBytes);
+      // The new scratch is taken whole before it is made: the old one lives until it is copied.
+      if (this.#memory !== undefined && !this.#memory.tryTake(size)) throw this.#overMemory();
+      const grown = Buffer.allocUnsafe(size);
       this.#scratch.copy(grown, 0, 0, this.#scratchLength);
       this.#scratch = grown;
+      if (this.#memory !== undefined) {
+        this.#memory.give(this.#scratchCharged);
+        this.#scratchCharged = size;
+      }
     }
     chunk.copy(this.#scratch, this.#scratchLength, start, end);
     this.#scratchLength = needed;
+  }
+
+  #shrinkScratch(): void {
+    this.#memory?.give(this.#scratchCharged);
+    this.#scratchCharged = 0;
+    this.#scratch = Buffer.allocUnsafe(SCRATCH_START_BYTES);
   }
 
   /** The raw bytes between the quotes, escapes resolved; UTF-8 decoded as Buffer#toString does. */

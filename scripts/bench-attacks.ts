@@ -296,6 +296,230 @@ function collidingIds(checkout: string): string {
   return `| ${Math.round(bytes / 1024)} KiB, 30,000 ids | ${Math.round(crafted)} ms | ${Math.round(ordinary)} ms | ${(crafted / ordinary).toFixed(1)}× |`;
 }
 
+/** Bytes of one order as the hostile lists below write them, with a fresh id. */
+function orderBytes(id: number): string {
+  return `{"id":${id},"petId":${id % 1000},"quantity":${id % 7},"shipDate":"2026-01-01T00:00:00Z","complete":false}`;
+}
+
+/** A list of ordinary orders of about `bytes`, from id `first` on. */
+function ordersList(bytes: number, first = 1): Buffer {
+  const parts: string[] = [];
+  let size = 1;
+  for (let id = first; size < bytes; id++) {
+    const order = orderBytes(id);
+    parts.push(order);
+    size += order.length + 1;
+  }
+  return Buffer.from(`[${parts.join(",")}]`);
+}
+
+/**
+ * The hostile lists, by path: `strings` orders whose shipDate is a 14 MiB string, four of them (a
+ * never-ending list as far as a reader that keeps the string is concerned); `orders` 25 MB of ordinary
+ * orders; `wide` one order with 2,000,000 fields; `gzip` about 600 MB of orders sent gzip-encoded; `million`
+ * a list of 1,000,000 orders.
+ */
+async function startHostileUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
+  const { createServer } = await import("node:http");
+  const { gzipSync } = await import("node:zlib");
+  const longString = Buffer.alloc(14 * 1024 * 1024, 0x61);
+  const orders = ordersList(25_000_000);
+  const wideParts = ['[{"id":1'];
+  for (let field = 0; field < 2_000_000; field++) wideParts.push(`,"f${field}":${field}`);
+  const wide = Buffer.from(`${wideParts.join("")}}]`);
+  const million = ordersList(1_000_000 * 110);
+  // 600 MB of orders, compressed piece by piece: each piece a run of orders, joined into one array.
+  const piece = ordersList(6_000_000);
+  const inner = piece.subarray(1, piece.length - 1);
+  const gzipped = gzipSync(
+    Buffer.concat([
+      Buffer.from("["),
+      ...Array.from({ length: 100 }, (_, index) =>
+        index === 0 ? inner : Buffer.concat([Buffer.from(","), inner]),
+      ),
+      Buffer.from("]"),
+    ]),
+  );
+  const server = createServer((request, response) => {
+    // The shape is the first segment of the path: the upstream of one case is http://…/SHAPE/v1.
+    const shape = (request.url ?? "/").split("/")[1] ?? "orders";
+    if (request.method !== "GET" || !/\/v1\/store\/orders$/.test(request.url ?? "")) {
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end('{"code":404,"message":"not found"}');
+      return;
+    }
+    const json = { "content-type": "application/json" };
+    if (shape === "strings") {
+      response.writeHead(200, json);
+      void (async () => {
+        response.write("[");
+        for (let id = 1; id <= 4 && !response.destroyed; id++) {
+          if (id > 1) response.write(",");
+          response.write(`{"id":${id},"quantity":1,"shipDate":"`);
+          if (!response.write(longString)) await new Promise((done) => response.once("drain", done));
+          response.write('"}');
+        }
+        response.end("]");
+      })();
+      return;
+    }
+    if (shape === "gzip") {
+      response.writeHead(200, { ...json, "content-encoding": "gzip" });
+      response.end(gzipped);
+      return;
+    }
+    response.writeHead(200, json);
+    response.end(shape === "wide" ? wide : shape === "million" ? million : orders);
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** `petstore-conformance proxy` of a checkout, from its sources, with `args`, up to its start-up line. */
+async function startProxy(checkout: string, upstream: string, args: string[]): Promise<Started> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(checkout, "conformance/bin.ts"),
+      "proxy",
+      "--upstream",
+      upstream,
+      "--port",
+      "0",
+      "--reporter",
+      "json:/dev/null",
+      ...args,
+    ],
+    { cwd: checkout, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let output = "";
+  const url = await new Promise<string>((done, fail) => {
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[^\s,]+)/.exec(output);
+      if (match?.[1]) done(match[1]);
+    });
+    child.once("exit", (code) => fail(new Error(`the proxy exited ${code}: ${output}`)));
+  });
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((done) => child.once("exit", done));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** GETs a list through `base` and reads it to its end, keeping nothing. */
+function drain(base: string, path: string): Promise<number> {
+  return new Promise((done) => {
+    const sent = request(`${base}${path}`, { headers: { authorization: `Bearer ${KEY}` } }, (answer) => {
+      let bytes = 0;
+      answer.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      answer.on("end", () => done(bytes));
+      answer.on("error", () => done(bytes));
+    });
+    sent.on("error", () => done(-1));
+    sent.end();
+  });
+}
+
+/** The proxy's peak RSS with `lists` of `shape` at once, at `args`; and whether it was alive after. */
+async function proxyPeak(
+  checkout: string,
+  upstream: string,
+  shape: string,
+  lists: number,
+  args: string[],
+): Promise<string> {
+  const proxy = await startProxy(checkout, `${upstream}/${shape}/v1`, args);
+  try {
+    const idle = peakMegabytes(proxy.child.pid);
+    const read = await Promise.all(Array.from({ length: lists }, () => drain(proxy.url, "/store/orders")));
+    const alive = proxy.child.exitCode === null && proxy.child.signalCode === null;
+    const forwarded = Math.round(read.reduce((sum, bytes) => sum + bytes, 0) / 1e6);
+    return `${peakMegabytes(proxy.child.pid)} MB (idle ${idle} MB; ${forwarded} MB forwarded)${alive ? "" : ", **died**"}`;
+  } finally {
+    await proxy.stop();
+  }
+}
+
+/** The suite's peak RSS on a target whose lists are `shape`, at `args`. */
+async function suitePeak(checkout: string, upstream: string, shape: string, args: string[]): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(checkout, "conformance/bin.ts"),
+      "--base-url",
+      `${upstream}/${shape}/v1`,
+      "--api-key",
+      KEY,
+      "--only",
+      "list-orders,list-no-paging",
+      "--reporter",
+      "json:/dev/null",
+      ...args,
+    ],
+    { cwd: checkout, stdio: ["ignore", "ignore", "ignore"] },
+  );
+  // The suite ends by itself: its peak is read just before, while the process is still there to read.
+  let peak = 0;
+  const watch = setInterval(() => {
+    peak = Math.max(peak, peakMegabytes(child.pid) || 0);
+  }, 10);
+  await new Promise((done) => child.once("exit", done));
+  clearInterval(watch);
+  return `${peak} MB`;
+}
+
+/** The proxy (and the suite) against hostile lists, at --max-memory 64MiB and at the default budget. */
+export async function proxyMemory(
+  checkouts: ReadonlyArray<{ name: string; dir: string }>,
+): Promise<string[]> {
+  const upstream = await startHostileUpstream();
+  const lines = ["### The proxy's and the suite's memory under hostile lists (peak RSS, VmHWM)"];
+  try {
+    for (const { name, dir } of checkouts) {
+      const small = ["--max-memory", "64MiB"];
+      lines.push(
+        "",
+        `**${name}**`,
+        "",
+        "| Case | peak RSS |",
+        "|---|---|",
+        `| 16 lists of 14 MiB strings at once, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "strings", 16, small)} |`,
+        `| 16 lists of 25 MB at once, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "orders", 16, small)} |`,
+        `| 16 lists of 25 MB at once, \`--max-memory 64MiB --errors\` | ${await proxyPeak(dir, upstream.url, "orders", 16, [...small, "--errors"])} |`,
+        `| one order with 2,000,000 fields, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "wide", 1, small)} |`,
+        `| a 600 MB gzip list, default budget (256 MiB) | ${await proxyPeak(dir, upstream.url, "gzip", 1, [])} |`,
+        `| one 1,000,000-order list, default budget (256 MiB) | ${await proxyPeak(dir, upstream.url, "million", 1, [])} |`,
+        `| the suite on lists of 14 MiB strings, \`--max-memory 64MiB\` | ${await suitePeak(dir, upstream.url, "strings", small)} |`,
+        `| the suite on one order with 2,000,000 fields, \`--max-memory 64MiB\` | ${await suitePeak(dir, upstream.url, "wide", small)} |`,
+      );
+    }
+  } finally {
+    await upstream.close();
+  }
+  return lines;
+}
+
 export async function underAttack(
   checkouts: ReadonlyArray<{ name: string; dir: string }>,
 ): Promise<string[]> {
@@ -334,10 +558,14 @@ export async function underAttack(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { baseline: { type: "string" } } });
+  const { values } = parseArgs({
+    options: { baseline: { type: "string" }, "memory-only": { type: "boolean" } },
+  });
   const checkouts = [
     ...(values.baseline ? [{ name: `baseline (${values.baseline})`, dir: resolve(values.baseline) }] : []),
     { name: "this checkout", dir: ROOT },
   ];
-  process.stdout.write(`${(await underAttack(checkouts)).join("\n")}\n`);
+  const lines = values["memory-only"] ? [] : await underAttack(checkouts);
+  lines.push(...(await proxyMemory(checkouts)));
+  process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -147,10 +147,10 @@ export class ForwardedBody {
   }
 
   /**
-   * The judge's id index grows with the list and is charged to the shared account as it grows, so that
-   * other holders hold less; it must grow to judge the list at all, so it is charged even past the limit,
-   * until it alone would be more than the whole account: then the list is forwarded on unchanged and
-   * reported as not judged, saying how far its ids went.
+   * The judge's id index grows with the list and is charged to the shared account as it grows. Past what
+   * the account has left (after the kept lists are let go of), the list is judged in part: what was judged
+   * stands, the rest is forwarded unchanged. An index that alone would be more than the whole account
+   * says so, with how far its ids went.
    */
   #chargeIndex(): void {
     const orders = this.#feed?.indexedOrders ?? 0;
@@ -162,7 +162,12 @@ export class ForwardedBody {
       this.#stopReading();
       return;
     }
-    held.takeAnyway(wanted - this.#indexCharged);
+    if (!held.tryTake(wanted - this.#indexCharged)) {
+      this.#judgeInPart(
+        `${this.#overBudget()}: the ids of this list needed more than the account had left after ${orders} orders`,
+      );
+      return;
+    }
     this.#indexCharged = wanted;
   }
 
@@ -224,9 +229,11 @@ export class ForwardedBody {
   #toJudge(chunk: Buffer): void {
     if (!this.#feed || this.#done) return;
     if (!this.#feed.write(chunk))
-      this.#judgeInPart(
-        `the judge fell behind the forwarding by more than the proxy's memory for the traffic holds (${formatBytes(this.#options.held.limit)}, ${this.#names.maxMemory})`,
-      );
+      this.#judgeInPart(`${this.#overBudget()}: the judge fell behind the forwarding by more than it holds`);
+  }
+
+  #overBudget(): string {
+    return `over the memory budget (${formatBytes(this.#options.held.limit)}, ${this.#names.maxMemory})`;
   }
 
   /** What was judged stands, with the reason the rest was not; the rest goes on unjudged. */

@@ -10,17 +10,32 @@ export const INDEXED_ORDER_BYTES = 32;
  * holder asks it before holding more and gives back when done.
  */
 export class HeldBytes {
-  #held = 0;
+  /**
+   * The count, in memory the judges' thread shares: what it makes while judging (a string being read, an
+   * order being built) is taken from the same account, so that the one limit holds for both threads.
+   */
+  readonly #cell: BigInt64Array;
 
-  constructor(readonly limit: number = HELD_BYTES_LIMIT) {}
+  constructor(
+    readonly limit: number = HELD_BYTES_LIMIT,
+    /** Another thread's account (its `shared`), to hold from the same count. */
+    shared?: SharedArrayBuffer,
+  ) {
+    this.#cell = new BigInt64Array(shared ?? new SharedArrayBuffer(8));
+  }
+
+  /** The count's memory, for another thread to make the same account of with `new HeldBytes(limit, shared)`. */
+  get shared(): SharedArrayBuffer {
+    return this.#cell.buffer as SharedArrayBuffer;
+  }
 
   get held(): number {
-    return this.#held;
+    return Number(Atomics.load(this.#cell, 0));
   }
 
   /** Whether the account is at its limit: a holder that can go on without holding more should. */
   get full(): boolean {
-    return this.#held >= this.limit;
+    return this.held >= this.limit;
   }
 
   /**
@@ -31,15 +46,20 @@ export class HeldBytes {
 
   /** Holds bytes when there is room for them, after reclaiming if need be; false, holding nothing, when not. */
   tryTake(bytes: number): boolean {
-    if (this.#held + bytes > this.limit) this.reclaim?.(this.#held + bytes - this.limit);
-    if (this.#held + bytes > this.limit) return false;
-    this.#held += bytes;
-    return true;
+    if (this.held + bytes > this.limit) this.reclaim?.(this.held + bytes - this.limit);
+    const wanted = BigInt(bytes);
+    const limit = BigInt(this.limit);
+    for (;;) {
+      const held = Atomics.load(this.#cell, 0);
+      if (held + wanted > limit) return false;
+      // The other thread may have taken or given in between: then the count is read again.
+      if (Atomics.compareExchange(this.#cell, 0, held, held + wanted) === held) return true;
+    }
   }
 
   /** Holds bytes whatever the account says, for a holder that must hold a little to make any progress. */
   take(bytes: number): void {
-    this.#held += bytes;
+    Atomics.add(this.#cell, 0, BigInt(bytes));
   }
 
   /** Holds bytes that must be held, having first let go of what can be (`reclaim`) to make room for them. */
@@ -48,6 +68,6 @@ export class HeldBytes {
   }
 
   give(bytes: number): void {
-    this.#held -= bytes;
+    Atomics.sub(this.#cell, 0, BigInt(bytes));
   }
 }

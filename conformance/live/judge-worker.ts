@@ -2,6 +2,7 @@ import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { builtInContract } from "../../contract/built-in.ts";
 import { ListJudge, type ReaderLimits } from "../list-judge.ts";
+import { HeldBytes } from "./held-bytes.ts";
 import { type SentVerdict, sendableVerdict } from "./verdict-transfer.ts";
 
 // The proxy's list judges, on a thread of their own: the lists' bytes come in as messages, each answered
@@ -21,6 +22,8 @@ interface ListInWork {
 export interface JudgeWorkerData {
   readerLimits?: ReaderLimits;
   keepRecordsUpTo: number;
+  /** The proxy's account (HeldBytes#shared and its limit): what the judges make here is taken from it too. */
+  account?: { shared: SharedArrayBuffer; limit: number };
 }
 
 /**
@@ -34,7 +37,7 @@ export type ToJudge =
 
 /** To the proxy: how far list `id` is judged, its verdict, or the judge's own fault on it. */
 export type FromJudge =
-  | { id: number; judged: number; indexedOrders: number }
+  | { id: number; judged: number; indexedOrders: number; block: ArrayBuffer }
   | { id: number; verdict: SentVerdict }
   | { id: number; fault: string; stack?: string };
 
@@ -51,18 +54,22 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
     orderPlan: contract.flatPlan("Order"),
     keepRecordsUpTo: data.keepRecordsUpTo,
     ...data.readerLimits,
+    ...(data.account ? { memory: new HeldBytes(data.account.limit, data.account.shared) } : {}),
   };
   const lists = new Map<number, ListInWork>();
   const send = (message: FromJudge, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   const judgeWaiting = (id: number, list: ListInWork) => {
     for (const chunk of list.waiting.splice(0)) {
       list.judge.write(chunk);
-      send({ id, judged: chunk.length, indexedOrders: list.judge.indexedOrders });
+      // The block goes back to be filled again; the judge keeps no view of it past its write.
+      const block = chunk.buffer as ArrayBuffer;
+      send({ id, judged: chunk.length, indexedOrders: list.judge.indexedOrders, block }, [block]);
     }
   };
   port.on("message", (message: ToJudge) => {
     const { id } = message;
     if ("drop" in message) {
+      lists.get(id)?.judge.drop();
       lists.delete(id);
       return;
     }
@@ -85,6 +92,7 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
       );
       send({ id, verdict: sent }, transfer);
     } catch (error) {
+      list.judge.drop();
       lists.delete(id);
       send({ id, fault: String((error as Error)?.message ?? error), stack: (error as Error)?.stack });
     }

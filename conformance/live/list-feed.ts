@@ -142,7 +142,7 @@ class TurnFeed implements ListFeed {
 
   async end(partial?: string): Promise<ListVerdict> {
     if (partial !== undefined) {
-      this.drop();
+      this.#letGo();
       return this.judge.endPartial(partial);
     }
     if (this.#waiting.length > 0) {
@@ -154,6 +154,12 @@ class TurnFeed implements ListFeed {
   }
 
   drop(): void {
+    this.#letGo();
+    this.judge.drop();
+  }
+
+  /** What waits for the judge is let go of. */
+  #letGo(): void {
     this.context.held.give(this.#waitingBytes);
     this.backlog.bytes -= this.#waitingBytes;
     this.#waiting.length = 0;

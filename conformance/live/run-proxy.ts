@@ -182,7 +182,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const har = harWriter(options, ledger);
   const inFlight = new InFlight();
   const turns = new JudgeTurns();
-  const judges = listJudges(options, validators, turns);
+  const judges = listJudges(options, validators, turns, held);
   const finish = finisher(secrets, judgeContext, ledger, har, options.onExchange);
   const forwarder = createForwarder(
     {
@@ -391,10 +391,12 @@ function listJudges(
   options: ProxyOptions,
   validators: ReturnType<typeof liveValidators>,
   turns: JudgeTurns,
+  held: HeldBytes,
 ): ListJudges {
   if (options.contract === undefined && options.judgeOnWorker !== false)
     return new WorkerJudges({
       keepRecordsUpTo: validators.keepRecordsUpTo,
+      account: { shared: held.shared, limit: held.limit },
       ...(options.readerLimits ? { readerLimits: options.readerLimits } : {}),
     });
   return new InThreadJudges(
@@ -404,6 +406,7 @@ function listJudges(
         orderPlan: validators.orderPlan,
         keepRecordsUpTo: validators.keepRecordsUpTo,
         ...options.readerLimits,
+        memory: held,
       }),
     turns,
   );

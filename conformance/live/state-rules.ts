@@ -363,7 +363,7 @@ export class TrafficState {
   judgedInPart(at: ExchangeRef): void {
     this.#note(
       "list-judged-in-part",
-      `${at.label} was judged only in part (the judge fell behind the forwarding past the proxy's memory for the traffic), so it was not compared with other lists`,
+      `${at.label} was judged only in part (over the proxy's memory budget), so it was not compared with other lists`,
     );
   }
 

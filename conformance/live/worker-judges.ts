@@ -11,18 +11,52 @@ import {
 } from "./list-feed.ts";
 import { receivedVerdict } from "./verdict-transfer.ts";
 
+// A list's bytes cross to the thread in blocks of this size, packed from its chunks, each sent back once
+// judged and used again: the copies are never garbage waiting for either thread's collector.
+export const BLOCK_BYTES = 64 * 1024;
+// Blocks kept for use again at most; the account holds the blocks in use, not these.
+const POOLED_BLOCKS = 64;
+
+/** Blocks sent back by the thread, to be used again. */
+class BlockPool {
+  readonly #free: ArrayBuffer[] = [];
+
+  take(): ArrayBuffer {
+    return this.#free.pop() ?? new ArrayBuffer(BLOCK_BYTES);
+  }
+
+  give(block: ArrayBuffer): void {
+    if (block.byteLength === BLOCK_BYTES && this.#free.length < POOLED_BLOCKS) this.#free.push(block);
+  }
+}
+
 /**
  * The thread's entry: the build's JavaScript beside this module's chunk; or, for the source under tsx, a
  * few lines that register tsx in the thread first (Node 20 resolves a worker's entry before any --import
  * hook of the thread would run).
  */
 function startWorker(workerData: JudgeWorkerData): Worker {
+  const resourceLimits = heapLimits(workerData);
   if (!import.meta.url.endsWith(".ts"))
-    return new Worker(new URL("./judge-worker.js", import.meta.url), { workerData });
+    return new Worker(new URL("./judge-worker.js", import.meta.url), { workerData, resourceLimits });
   const tsx = import.meta.resolve("tsx/esm/api");
   const entry = new URL("./judge-worker.ts", import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits });
+}
+
+// The thread's heap beyond the account: its code, validators and ids, and what the collector has not come to.
+const HEAP_BEYOND_ACCOUNT_MB = 64;
+
+/**
+ * The thread's old generation, bounded near the account: what the judges build is taken from the account
+ * first, so the bound makes the collector free the strings and orders already handed on sooner, rather
+ * than let them pile up while the heap may grow.
+ */
+function heapLimits(workerData: JudgeWorkerData): { maxOldGenerationSizeMb?: number } {
+  const account = workerData.account;
+  if (account === undefined) return {};
+  return { maxOldGenerationSizeMb: Math.ceil(account.limit / (1024 * 1024)) + HEAP_BEYOND_ACCOUNT_MB };
 }
 
 /**
@@ -37,6 +71,7 @@ export class WorkerJudges implements ListJudges {
   readonly #feeds = new Map<number, WorkerFeed>();
   /** Bytes of all lists handed over and not judged yet. */
   readonly #backlog: Backlog = { bytes: 0 };
+  readonly #pool = new BlockPool();
 
   constructor(readonly data: JudgeWorkerData) {}
 
@@ -46,6 +81,7 @@ export class WorkerJudges implements ListJudges {
       id,
       context,
       this.#backlog,
+      this.#pool,
       (message, transfer) => this.#post(message, transfer),
       () => this.#feeds.delete(id),
     );
@@ -68,7 +104,10 @@ export class WorkerJudges implements ListJudges {
     const worker = startWorker(this.data);
     // The proxy's stop decides when it ends, never a judge still at work.
     worker.unref();
-    worker.on("message", (message: FromJudge) => this.#feeds.get(message.id)?.heard(message));
+    worker.on("message", (message: FromJudge) => {
+      if ("block" in message) this.#pool.give(message.block);
+      this.#feeds.get(message.id)?.heard(message);
+    });
     const lost = (why: string) => {
       if (this.#worker === worker) this.#worker = undefined;
       for (const feed of [...this.#feeds.values()]) feed.lost(new Error(why));
@@ -83,6 +122,9 @@ class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
   /** Bytes handed over and not yet judged, held in the account. */
   #outstanding = 0;
+  /** The block being filled, not yet sent, and how much of it is. */
+  #block: ArrayBuffer | undefined;
+  #filled = 0;
   #dropped = false;
   #ended = false;
   #verdict: { resolve: (verdict: ListVerdict) => void; reject: (error: Error) => void } | undefined;
@@ -92,6 +134,7 @@ class WorkerFeed implements ListFeed {
     readonly id: number,
     readonly context: FeedContext,
     readonly backlog: Backlog,
+    readonly pool: BlockPool,
     readonly post: (message: ToJudge, transfer?: ArrayBuffer[]) => void,
     readonly forget: () => void,
   ) {
@@ -106,31 +149,46 @@ class WorkerFeed implements ListFeed {
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
     this.backlog.bytes += chunk.length;
-    // A copy of its own, handed over whole: a socket's chunk may share its memory with others, and is still
-    // being written to the client. Not zero-filled first, since every byte is written at once.
-    const copy = Buffer.allocUnsafeSlow(chunk.length);
-    chunk.copy(copy);
-    this.post({ id: this.id, chunk: copy, now: judgeNow(this.context, this.backlog) }, [
-      copy.buffer as ArrayBuffer,
-    ]);
+    // Copied into blocks of the thread's own: a socket's chunk may share its memory with others, and is
+    // still being written to the client.
+    for (let at = 0; at < chunk.length; ) {
+      this.#block ??= this.pool.take();
+      const length = Math.min(BLOCK_BYTES - this.#filled, chunk.length - at);
+      new Uint8Array(this.#block, this.#filled, length).set(chunk.subarray(at, at + length));
+      this.#filled += length;
+      at += length;
+      if (this.#filled === BLOCK_BYTES) this.#send();
+    }
+    // Bytes to be judged at once go now, in a block not yet full.
+    if (judgeNow(this.context, this.backlog)) this.#send();
     return true;
+  }
+
+  /** The block filled so far goes to the thread. */
+  #send(): void {
+    const block = this.#block;
+    if (block === undefined || this.#filled === 0) return;
+    const chunk = new Uint8Array(block, 0, this.#filled);
+    this.#block = undefined;
+    this.#filled = 0;
+    this.post({ id: this.id, chunk, now: judgeNow(this.context, this.backlog) }, [block]);
   }
 
   end(partial?: string): Promise<ListVerdict> {
     this.#ended = true;
     const verdict = new Promise<ListVerdict>((resolve, reject) => (this.#verdict = { resolve, reject }));
+    this.#send();
+    // What waits is judged first, even at a partial end: it stays held until the thread says so.
     this.post(partial === undefined ? { id: this.id, end: true } : { id: this.id, end: true, partial });
-    // What waits unjudged past a partial end is let go of now; the thread judges no more of it.
-    if (partial !== undefined) this.#letGo();
     return verdict;
   }
 
   drop(): void {
     if (this.#dropped) return;
-    if (!this.#ended) {
-      this.post({ id: this.id, drop: true });
-      this.forget();
-    }
+    // Once ended, the thread is at work on what waits: held until it is heard of, then let go of.
+    if (this.#ended) return;
+    this.post({ id: this.id, drop: true });
+    this.forget();
     this.#letGo();
   }
 
@@ -147,8 +205,10 @@ class WorkerFeed implements ListFeed {
       return;
     }
     this.forget();
-    if ("verdict" in message) this.#verdict?.resolve(receivedVerdict(message.verdict));
-    else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
+    if ("verdict" in message) {
+      this.#letGo();
+      this.#verdict?.resolve(receivedVerdict(message.verdict));
+    } else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
   }
 
   /** The thread is gone: the list was not judged, by a fault of the judge. */
@@ -168,6 +228,9 @@ class WorkerFeed implements ListFeed {
   #letGo(): void {
     if (this.#dropped) return;
     this.#dropped = true;
+    if (this.#block !== undefined) this.pool.give(this.#block);
+    this.#block = undefined;
+    this.#filled = 0;
     this.context.held.give(this.#outstanding);
     this.backlog.bytes -= this.#outstanding;
     this.#outstanding = 0;

@@ -13,6 +13,7 @@ import {
 } from "../../contract/exact-json.ts";
 import { flatRecordPlan } from "../../contract/flat-record.ts";
 import { ListJudge, type ListJudgeOptions, type ListVerdict } from "../list-judge.ts";
+import { HeldBytes } from "../live/held-bytes.ts";
 
 const contract = builtInContract();
 const validateOrder = contract.schema("Order");
@@ -227,5 +228,23 @@ describe("the streaming list judge", () => {
     assert.ok(verdict.orders.has("9007199254740993"));
     assert.ok(!verdict.orders.has("9007199254740994"));
     assert.equal(verdict.orders.largest, 9223372036854775807n);
+  });
+});
+
+describe("ListJudge with a memory account", () => {
+  test("an order needing more than the account has left ends the judging there: judged in part, over the memory budget", () => {
+    const memory = new HeldBytes(1024 * 1024);
+    const judge = new ListJudge({ validateOrder, orderPlan, memory });
+    const wide = Array.from({ length: 200_000 }, (_, field) => `"f${field}":${field}`).join(",");
+    const body = Buffer.from(`[{"id":1,"quantity":1},{"id":2,${wide}},{"id":3}]`);
+    for (let at = 0; at < body.length; at += 64 * 1024) judge.write(body.subarray(at, at + 64 * 1024));
+    const verdict = judge.end();
+    assert.match(
+      verdict.partial ?? "",
+      /^over the memory budget .*: the first 1 orders \(\d+ bytes\) were judged$/,
+    );
+    assert.equal(verdict.syntax, undefined, "no fault of the text");
+    assert.equal(verdict.limit, undefined);
+    assert.equal(memory.held, 0, "all given back");
   });
 });

@@ -124,3 +124,62 @@ describe("JsonStream", () => {
     assert.throws(() => readInPieces(text, []), /expected a JSON value, got byte 0xef at byte 0/);
   });
 });
+
+/** An account as the proxy's: takes while there is room, and says what it holds. */
+class Account {
+  held = 0;
+  most = 0;
+  constructor(readonly limit: number) {}
+  tryTake(bytes: number): boolean {
+    if (this.held + bytes > this.limit) return false;
+    this.held += bytes;
+    this.most = Math.max(this.most, this.held);
+    return true;
+  }
+  give(bytes: number): void {
+    this.held -= bytes;
+  }
+}
+
+/** Feeds `text` in 16 KiB pieces; the error the reading stopped with, if any. */
+function readWithAccount(text: string, memory: Account): JsonStreamError | undefined {
+  const stream = new JsonStream({ onElement: () => {}, memory });
+  const bytes = Buffer.from(text);
+  try {
+    for (let at = 0; at < bytes.length; at += 16 * 1024) stream.write(bytes.subarray(at, at + 16 * 1024));
+    stream.end();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof JsonStreamError)) throw error;
+    return error;
+  } finally {
+    stream.release();
+  }
+}
+
+describe("JsonStream with a memory account", () => {
+  test("a long string across chunks takes its scratch from the account first, and stops where it has none", () => {
+    const memory = new Account(1024 * 1024);
+    const error = readWithAccount(`[{"id":1},{"id":2,"note":"${"a".repeat(4 * 1024 * 1024)}"}]`, memory);
+    assert.equal(error?.limit?.what, "memory");
+    assert.equal(error?.offset, 10, "named at the order that needed it");
+    assert.ok(memory.most <= memory.limit);
+    assert.equal(memory.held, 0, "all given back");
+  });
+
+  test("an order with a million fields stops at the account rather than being built whole", () => {
+    const fields = Array.from({ length: 1_000_000 }, (_, field) => `"f${field}":${field}`);
+    const memory = new Account(2 * 1024 * 1024);
+    const error = readWithAccount(`[{${fields.join(",")}}]`, memory);
+    assert.equal(error?.limit?.what, "memory");
+    assert.ok(memory.most <= memory.limit);
+    assert.equal(memory.held, 0);
+  });
+
+  test("ordinary orders read within a small account, each one's share given back as it is handed on", () => {
+    const memory = new Account(256 * 1024);
+    const orders = Array.from({ length: 20_000 }, (_, id) => `{"id":${id},"note":"x\\ny","tags":["a","b"]}`);
+    assert.equal(readWithAccount(`[${orders.join(",")}]`, memory), undefined);
+    assert.equal(memory.held, 0);
+  });
+});

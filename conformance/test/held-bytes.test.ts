@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createServer, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { tempFolder } from "../../common/temp-folder.ts";
+import { startProxyProcess } from "../../test-support/proxy-process.ts";
+import { TARGET_KEY } from "../../test-support/target-server.ts";
+import type { Report } from "../report.ts";
+import { NO_PROXY_ENV } from "./run-cli.ts";
+
+const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
+const folder = tempFolder("conformance-held-bytes-");
+const MiB = 1024 * 1024;
+const BUDGET = 64 * MiB;
+
+/** Lists that grow the judge's memory with their text, by the request's x-shape header. */
+async function hostileUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
+  const longString = Buffer.alloc(14 * MiB, 0x61);
+  const wide = Array.from({ length: 2_000_000 }, (_, field) => `,"f${field}":${field}`).join("");
+  const server = createServer((incoming, response: ServerResponse) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    if (incoming.headers["x-shape"] === "wide") {
+      response.end(`[{"id":1${wide}}]`);
+      return;
+    }
+    // Orders whose shipDate is a 14 MiB string, one after the other.
+    void (async () => {
+      response.write("[");
+      for (let id = 1; id <= 3 && !response.destroyed; id++) {
+        response.write(`${id > 1 ? "," : ""}{"id":${id},"quantity":1,"shipDate":"`);
+        if (!response.write(longString)) await new Promise((done) => response.once("drain", done));
+        response.write('"}');
+      }
+      response.end("]");
+    })();
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+/** A list through the proxy, read to its end and thrown away: its bytes. */
+function drain(base: string, shape: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${TARGET_KEY}`, "x-shape": shape };
+    request(`${base}/store/orders`, { headers }, (answer) => {
+      let bytes = 0;
+      answer.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      answer.on("end", () => resolve(bytes));
+      answer.on("error", reject);
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+function peakBytes(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
+}
+
+/** The proxy at 64MiB in front of the hostile upstream; `send` drives it. Its report, and how far it grew. */
+async function atSmallBudget(send: (base: string) => Promise<number[]>): Promise<Report> {
+  const upstream = await hostileUpstream();
+  const reportFile = join(folder, `report-${Date.now()}.json`);
+  const proxy = await startProxyProcess(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      BIN,
+      "proxy",
+      "--port",
+      "0",
+      "--upstream",
+      upstream.url,
+      "--max-memory",
+      "64MiB",
+    ].concat(["--reporter", `json:${reportFile}`]),
+    { env: { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV } },
+  );
+  try {
+    const idle = peakBytes(proxy.child.pid);
+    const read = await send(proxy.url);
+    assert.ok(
+      read.every((bytes) => bytes > 24 * MiB),
+      "every list reaches the client whole",
+    );
+    assert.equal(proxy.child.exitCode, null, "the proxy is alive");
+    const grown = peakBytes(proxy.child.pid) - idle;
+    assert.ok(grown <= BUDGET + 100 * MiB, `grew ${Math.round(grown / MiB)} MiB past its start`);
+  } finally {
+    await proxy.stop("SIGTERM");
+    await upstream.close();
+  }
+  return JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+}
+
+function listBody(report: Report) {
+  return report.scenarios
+    .flatMap((scenario) => scenario.checks)
+    .find((check) => check.id === "listOrders.body");
+}
+
+describe("the proxy's one memory budget (--max-memory)", () => {
+  it("an order with 2,000,000 fields at 64MiB is not built: judged in part, over the memory budget", async () => {
+    const report = await atSmallBudget(async (base) => [await drain(base, "wide")]);
+    const body = listBody(report);
+    assert.equal(body?.status, "skipped");
+    assert.match(
+      body?.message ?? "",
+      /not judged whole: over the memory budget \(a value needing more memory than the budget has left at byte 1\)/,
+    );
+  });
+
+  it("four lists of 14 MiB strings at once at 64MiB: refused past the account, never passed, the proxy bounded", async () => {
+    const report = await atSmallBudget((base) =>
+      Promise.all(Array.from({ length: 4 }, () => drain(base, "strings"))),
+    );
+    assert.notEqual(listBody(report)?.status, "passed");
+    assert.match(JSON.stringify(report), /over the memory budget/);
+  });
+});

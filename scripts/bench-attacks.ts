@@ -414,6 +414,7 @@ async function startProxy(checkout: string, upstream: string, args: string[]): P
   return {
     url,
     child,
+    output: () => output,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((done) => child.once("exit", done));

@@ -5,6 +5,7 @@ import {
   copyFileSync,
   fchmodSync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   renameSync,
   rmSync,
@@ -61,10 +62,25 @@ export class WholeFile {
     this.#writeAt(data, this.#position);
   }
 
+  /**
+   * All of `data` at `position`, or a throw: a short write (the disk or the file size limit reached) is
+   * written on until the error it leads to, so that `write` moves past whole writes only.
+   */
   #writeAt(data: string | Uint8Array, position: number): number {
-    return typeof data === "string"
-      ? writeSync(this.#fd, data, position)
-      : writeSync(this.#fd, data, 0, data.length, position);
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    let done = 0;
+    while (done < bytes.length) {
+      const written = writeSync(this.#fd, bytes, done, bytes.length - done, position + done);
+      if (written === 0) throw new Error(`no byte could be written to ${this.temporary}`);
+      done += written;
+    }
+    return done;
+  }
+
+  /** Drops whatever a failed write left past what was written, and ends the file with `closing`. */
+  cutAtEnd(closing: string): void {
+    ftruncateSync(this.#fd, this.#position);
+    this.writeAhead(closing);
   }
 
   /**

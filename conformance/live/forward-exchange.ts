@@ -84,6 +84,8 @@ export interface ExchangeOutcome {
   answer?: {
     pass(): void;
     replace(status: number, record: { code: string; message: string }): void;
+    /** Ends the held answer with the proxy's own 502 (or a cut) when passing or replacing it failed. */
+    fail(): void;
   };
 }
 
@@ -97,6 +99,8 @@ interface ExchangeEnd {
   cutOff?: string;
   unheld?: string;
   fault?: string;
+  /** Answered in full, but not judged, and why. */
+  notJudged?: string;
 }
 
 /**
@@ -166,44 +170,58 @@ export function createForwarder(
       inFlight.delete(cut);
       deadlines.ended(cut);
       if (cancelled !== undefined) cancelling.ended(cancelled);
+      let outcome: ExchangeOutcome;
+      try {
+        outcome = outcomeOf(end);
+      } catch (error) {
+        // The outcome itself could not be built: handed on all the same, as a fault, so that it is counted.
+        outcome = outcomeOf({
+          fault: settings.hide(`the proxy failed on this exchange: ${messageOf(error)}`),
+        });
+      }
+      try {
+        done(outcome);
+      } finally {
+        releaseBody?.();
+      }
+    };
+    const outcomeOf = (end: ExchangeEnd): ExchangeOutcome => {
       const { answer, upstreamError } = end;
       const durationMs = (end.answeredAt ?? performance.now()) - begun;
       const forwarded: ForwardedExchange = {
         seq: number,
         method,
         url,
-        token: bearerToken(request.headers.authorization),
-        secrets: requestSecrets(request.rawHeaders, url, settings.secretNames),
+        token: end.fault === undefined ? bearerToken(request.headers.authorization) : undefined,
+        secrets: end.fault === undefined ? requestSecrets(request.rawHeaders, url, settings.secretNames) : [],
         session: headerText(request.headers["x-mock-session"]),
         recorded: record,
         startedAt: begun,
         durationMs,
       };
       if (answer) forwarded.response = new LazyResponse(answer.status, answer.incoming, answer.body);
-      if (answer?.body.notJudged !== undefined) forwarded.notJudged = answer.body.notJudged;
+      const notJudged = end.notJudged ?? answer?.body.notJudged;
+      if (notJudged !== undefined) forwarded.notJudged = notJudged;
       if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
       if (end.cutOff !== undefined) forwarded.cutOff = end.cutOff;
       if (end.unheld !== undefined) forwarded.unheld = end.unheld;
       if (end.fault !== undefined) forwarded.fault = end.fault;
-      const har = settings.keepForHar
-        ? harSource({
-            begunAt,
-            durationMs,
-            waitMs,
-            method,
-            url: checked.url,
-            request,
-            requestChunks,
-            answer,
-            upstreamError,
-            extra: end,
-          })
-        : undefined;
-      try {
-        done({ forwarded, ...(har ? { har } : {}), ...(end.reply ? { answer: end.reply } : {}) });
-      } finally {
-        releaseBody?.();
-      }
+      const har =
+        settings.keepForHar && end.fault === undefined
+          ? harSource({
+              begunAt,
+              durationMs,
+              waitMs,
+              method,
+              url: checked.url,
+              request,
+              requestChunks,
+              answer,
+              upstreamError,
+              extra: end,
+            })
+          : undefined;
+      return { forwarded, ...(har ? { har } : {}), ...(end.reply ? { answer: end.reply } : {}) };
     };
     /** Ends the exchange at once, whatever state it is in: the client gets a 502 if nothing was answered. */
     const end = (status: number, code: string, message: string, how: ExchangeEnd) => {
@@ -215,7 +233,7 @@ export function createForwarder(
     };
     const cut = (reason: string) => end(502, "proxy_stopped", reason, { cutOff: reason });
     const fault = (error: unknown) => {
-      const message = `the proxy failed on this exchange: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `the proxy failed on this exchange: ${messageOf(error)}`;
       if (over) {
         response.destroy();
         return;
@@ -234,9 +252,12 @@ export function createForwarder(
       };
     inFlight.add(cut);
     // The whole exchange ends by its deadline, in any state: upgraded, informational, dripping, half-closed.
-    deadlines.exchange(cut, begun + deadlineMs, () =>
-      end(504, "upstream_timeout", settings.hide(deadlineMessage()), { upstreamError: deadlineMessage() }),
-    );
+    deadlines.exchange(cut, begun + deadlineMs, () => {
+      // The client has its whole answer: only the judging outlived the deadline.
+      if (response.writableEnded) finish({ notJudged: `judging went past the ${names.deadline}` });
+      else
+        end(504, "upstream_timeout", settings.hide(deadlineMessage()), { upstreamError: deadlineMessage() });
+    });
 
     const onAnswer = (incoming: IncomingMessage) => {
       incomingNow = incoming;
@@ -325,6 +346,11 @@ export function createForwarder(
                     pass: () => response.writeHead(status, statusText, headers).end(answer.body()),
                     replace: (replacement: number, record: { code: string; message: string }) =>
                       sendError(response, replacement, record, grantsNothing ? {} : upstreamCors(incoming)),
+                    fail: () => {
+                      if (!response.headersSent)
+                        sendError(response, 502, { code: "proxy_fault", message: "the proxy failed" });
+                      else response.destroy();
+                    },
                   }
                 : undefined;
               finish({
@@ -438,6 +464,10 @@ function unusableStatus(status: number, statusText: string): string | undefined 
   if (!Number.isInteger(status) || status < 100 || status > 599) return `status ${status}, outside 100-599`;
   if (/[^\t\x20-\x7e\x80-\xff]/.test(statusText)) return "a status text with bytes HTTP cannot carry";
   return undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

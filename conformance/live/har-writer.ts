@@ -38,13 +38,13 @@ const CLOSING = "\n]}}\n";
  * name beside its target, valid JSON after every entry (each is written over the closing brackets, which
  * follow it again), copied under its name at each `flush` and renamed into place when the run ends, so
  * that the target only ever holds a whole file. A write that fails (a full disk, a file too large) ends
- * the HAR, never the proxy: `problem` says why, once, and the entries after it are not written.
+ * the HAR, never the proxy: `onProblem` is told why, once, the entries written whole are kept, and the
+ * ones after it are not written.
  */
 export class HarWriter {
   #file: WholeFile | undefined;
   #entries = 0;
-  /** Why the HAR could not be written, once it could not. */
-  problem: string | undefined;
+  #flushed = 0;
 
   constructor(
     readonly path: string,
@@ -62,17 +62,21 @@ export class HarWriter {
   add(entry: HarEntry): void {
     const file = this.#file;
     if (file === undefined) return;
+    // Made before anything is written: an entry that cannot be made throws to its caller, and the HAR goes on.
+    const text = `${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry)}`;
     this.#attempt(() => {
-      file.write(`${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry)}`);
+      file.write(text);
       file.writeAhead(CLOSING);
       this.#entries++;
     });
   }
 
-  /** The entries so far under the HAR's name, whole, while the writing goes on. */
+  /** The entries so far under the HAR's name, whole, while the writing goes on; nothing new, nothing done. */
   flush(): void {
     const file = this.#file;
-    if (file !== undefined) this.#attempt(() => file.publishCopy());
+    if (file === undefined || this.#flushed === this.#entries) return;
+    this.#flushed = this.#entries;
+    this.#attempt(() => file.publishCopy());
   }
 
   close(): void {
@@ -87,13 +91,20 @@ export class HarWriter {
     } catch (error) {
       const file = this.#file;
       this.#file = undefined;
+      // What was written whole is kept: the HAR ends after the last entry that fit.
       try {
-        file?.abandon();
+        file?.cutAtEnd(CLOSING);
+        file?.commit();
       } catch {
-        // The temporary file may be gone already; what matters is said below.
+        try {
+          file?.abandon();
+        } catch {
+          // The temporary file may be gone already; what matters is said below.
+        }
       }
-      this.problem = `cannot write the HAR ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; it stops there`;
-      this.onProblem(this.problem);
+      this.onProblem(
+        `cannot write the HAR ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; it ends with the exchanges written before`,
+      );
     }
   }
 }

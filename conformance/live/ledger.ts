@@ -62,7 +62,10 @@ export class TrafficLedger {
     traffic.exchanges++;
     if (judged.replaced) traffic.replaced++;
     if (judged.cutOff) traffic.cutOff++;
-    if (judged.fault) this.#countFault(`${judged.ref.label}: ${judged.notJudged}`);
+    if (judged.fault) {
+      this.#countFault(`${judged.ref.label}: ${judged.notJudged}`);
+      return;
+    }
     if (judged.upstreamError !== undefined) {
       traffic.upstreamFailures++;
       if (this.#upstreamFailures.length < EXAMPLES_KEPT)

@@ -54,8 +54,15 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     `petstore-conformance proxy listening on ${proxy.url}, forwarding to ${proxy.upstream}\n`,
   );
   for (const warning of proxy.startWarnings) process.stderr.write(`warning: ${printable(warning)}\n`);
+  // One checkpoint at a time, and none left running when the final reports are written.
+  let checkpoint: Promise<unknown> = Promise.resolve();
+  let checkpointing = false;
   const checkpoints = setInterval(() => {
-    void writeReportFiles(running.checkpoint(), options.reporters);
+    if (checkpointing) return;
+    checkpointing = true;
+    checkpoint = writeReportFiles(running.checkpoint(), options.reporters).finally(() => {
+      checkpointing = false;
+    });
   }, options.flushEveryMs).unref();
   const { code: commandCode, ended } = await serveUntilDone(options.command, signals, {
     env,
@@ -63,10 +70,14 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     url: proxy.url,
   });
   clearInterval(checkpoints);
+  // Held until the reports are written: an emptied event loop must not end the stop halfway.
+  const stopping = setInterval(() => {}, 1000);
   process.stderr.write(`${ended}: stopping; the reports cover every exchange\n`);
+  await checkpoint;
   const report = await proxy.close();
   flush();
   const written = await writeReports(report, options.reporters, reportColor);
+  clearInterval(stopping);
   stopBackstop();
   if (commandCode !== 0) return commandCode;
   const failed = report.summary.failed > 0;
@@ -92,8 +103,12 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
  */
 function lastLine(proxy: RunningProxy): () => void {
   const onFault = (error: unknown) => {
-    proxy.fault("the proxy", error);
-    process.stderr.write(`error: the proxy failed outside any exchange: ${printable(String(error))}\n`);
+    try {
+      proxy.fault("the proxy", error);
+      process.stderr.write("error: the proxy failed outside any exchange (see the report's warnings)\n");
+    } catch {
+      // Whatever was thrown cannot even be described; the process goes on all the same.
+    }
   };
   const onEmpty = () => {
     process.stderr.write("error: the proxy stopped before its reports were written\n");

@@ -142,6 +142,8 @@ export interface RunningProxy {
 
 // Half the stop's own grace (STOP_GRACE_MS): what is in flight gets time to end, and the reports to be written.
 const CLOSE_GRACE_MS = 5000;
+// Each later step of a stop: with the drain, well within STOP_GRACE_MS.
+const STEP_GRACE_MS = 1500;
 
 /**
  * A reverse proxy on loopback: every request goes to the upstream as it came (the Host set to the
@@ -217,6 +219,13 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       secrets: secrets.configured,
     });
   let closing: Promise<Report> | undefined;
+  const attempt = (where: string, run: () => void) => {
+    try {
+      run();
+    } catch (error) {
+      ledger.fault(where, error, secrets.hide);
+    }
+  };
   return {
     url: `http://${address}:${port}${PROXY_BASE_PATH}`,
     upstream: upstream.href,
@@ -238,16 +247,17 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         server.closeIdleConnections();
         await inFlight.drained(graceMs);
         // Each exchange still in flight is in the report, as cut off by the stop, not left out of it.
-        forwarder.cutInFlight("cut off: still in flight when the proxy stopped");
+        attempt("stop", () => forwarder.cutInFlight("cut off: still in flight when the proxy stopped"));
         server.closeAllConnections();
-        // Every step of a stop is bounded: whatever hangs, the report over the traffic comes back.
-        await settled(stopped, graceMs, () => ledger.fault("stop", "connections still open after the grace"));
+        // Every step of a stop is bounded, and together within the stop's own grace: whatever hangs or
+        // fails, the report over the traffic comes back.
+        await settled(stopped, STEP_GRACE_MS, (why) => ledger.fault("stop", why ?? "connections still open"));
         forwarder.stop();
-        await settled(judges.close(), graceMs, () =>
-          ledger.fault("stop", "the list judges did not finish within the grace"),
+        await settled(judges.close(), STEP_GRACE_MS, (why) =>
+          ledger.fault("stop", why ?? "the list judges did not finish in time"),
         );
-        agent.destroy();
-        har?.close();
+        attempt("stop", () => agent.destroy());
+        attempt("HAR", () => har?.close());
         return report();
       })();
       return closing;
@@ -334,10 +344,18 @@ function finisher(
     const verdict = judged;
     if (answer)
       step("answer", () => {
-        if (verdict && violates(verdict)) {
-          verdict.replaced = true;
-          answer.replace(502, { code: "contract_violation", message: hide(violationMessage(verdict)) });
-        } else answer.pass();
+        try {
+          if (verdict === undefined) {
+            // Not judged: a held answer is never passed on unjudged (--errors fails closed).
+            answer.replace(502, { code: "proxy_fault", message: "the proxy could not judge this answer" });
+          } else if (violates(verdict)) {
+            verdict.replaced = true;
+            answer.replace(502, { code: "contract_violation", message: hide(violationMessage(verdict)) });
+          } else answer.pass();
+        } catch (error) {
+          answer.fail();
+          throw error;
+        }
       });
     if (verdict === undefined) return;
     step("ledger", () => ledger.record(verdict, hide));
@@ -346,15 +364,22 @@ function finisher(
   };
 }
 
-/** Waits for `promise` up to `ms`; past that, `late` says so and the wait ends. */
-async function settled(promise: Promise<unknown>, ms: number, late: () => void): Promise<void> {
+/** Waits for `promise` up to `ms`; past that, or when it fails, `late` says so and the wait ends. */
+async function settled(promise: Promise<unknown>, ms: number, late: (why?: string) => void): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), ms);
+  const timedOut = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve("late"), ms);
   });
-  const lateNow = await Promise.race([promise.then(() => false), timedOut]);
+  const outcome = await Promise.race([
+    promise.then(
+      () => "done",
+      (error: unknown) => `failed: ${error instanceof Error ? error.message : String(error)}`,
+    ),
+    timedOut,
+  ]);
   clearTimeout(timer);
-  if (lateNow) late();
+  if (outcome === "late") late();
+  else if (outcome !== "done") late(outcome);
 }
 
 /** How exchanges are forwarded, from the options: where, how long, what is added, held and hidden. */

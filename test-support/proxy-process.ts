@@ -47,3 +47,30 @@ export async function startProxyProcess(
     },
   };
 }
+
+const SOURCE_BIN = new URL("../conformance/bin.ts", import.meta.url).pathname;
+/** No proxy from the machine's environment reaches the process unless a test sets one. */
+const NO_PROXY_VARIABLES = {
+  http_proxy: "",
+  https_proxy: "",
+  HTTPS_PROXY: "",
+  HTTP_PROXY: "",
+  all_proxy: "",
+  ALL_PROXY: "",
+};
+
+/**
+ * `petstore-conformance proxy --port 0 ARGS` from the sources, with no proxy of this machine's environment
+ * (`env` on top); `shellPrefix` runs it through `sh -c 'PREFIX; exec …'` (a ulimit, say).
+ */
+export function startSourceProxy(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; shellPrefix?: string } = {},
+): Promise<ProxyProcess> {
+  const command = [process.execPath, "--import", "tsx", SOURCE_BIN, "proxy", "--port", "0", ...args];
+  const env = { ...process.env, NO_COLOR: "", ...NO_PROXY_VARIABLES, ...options.env };
+  if (options.shellPrefix === undefined)
+    return startProxyProcess(process.execPath, command.slice(1), { env });
+  const quoted = command.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
+  return startProxyProcess("sh", ["-c", `${options.shellPrefix}; exec ${quoted}`], { env });
+}

@@ -4,14 +4,11 @@ import { createServer, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { startProxyProcess } from "../../test-support/proxy-process.ts";
+import { startSourceProxy } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../report.ts";
-import { NO_PROXY_ENV } from "./run-cli.ts";
 
-const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
 const folder = tempFolder("conformance-held-bytes-");
 const MiB = 1024 * 1024;
 const BUDGET = 64 * MiB;
@@ -88,22 +85,14 @@ async function atSmallBudget(
 ): Promise<Report> {
   const upstream = await hostileUpstream();
   const reportFile = join(folder, `report-${Date.now()}.json`);
-  const proxy = await startProxyProcess(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      BIN,
-      "proxy",
-      "--port",
-      "0",
-      "--upstream",
-      upstream.url,
-      "--max-memory",
-      "64MiB",
-    ].concat(["--reporter", `json:${reportFile}`]),
-    { env: { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV } },
-  );
+  const proxy = await startSourceProxy([
+    "--upstream",
+    upstream.url,
+    "--max-memory",
+    "64MiB",
+    "--reporter",
+    `json:${reportFile}`,
+  ]);
   try {
     const idle = peakBytes(proxy.child.pid);
     const read = await send(proxy.url);

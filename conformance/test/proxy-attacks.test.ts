@@ -4,19 +4,16 @@ import { existsSync, readFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { startProxyProcess } from "../../test-support/proxy-process.ts";
+import { startSourceProxy } from "../../test-support/proxy-process.ts";
 import type { Report } from "../report.ts";
-import { NO_PROXY_ENV } from "./run-cli.ts";
 
 // Generated attacks on the proxy as a process: hostile upstream answers and hostile clients at once. After
 // each run the process must have lived, answered or cut every client by its deadline, stayed within its
 // memory budget, written whole reports, exited with the code its report calls for, and shown no secret.
 
-const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
 const folder = tempFolder("conformance-proxy-attacks-");
 const TOKEN = "attack-token-7f3a9c";
 const GATEWAY = "gateway-secret-51d2e8";
@@ -276,33 +273,23 @@ describe("generated attacks on the proxy", () => {
           const upstream = await hostileUpstream(answers);
           const json = join(folder, `attack-${run}.json`);
           const har = join(folder, `attack-${run}.har`);
-          const proxy = await startProxyProcess(
-            process.execPath,
-            [
-              "--import",
-              "tsx",
-              BIN,
-              "proxy",
-              "--port",
-              "0",
-              "--upstream",
-              upstream.url,
-              "--fail-on-violation",
-              "--deadline",
-              `${DEADLINE_MS}ms`,
-              "--timeout",
-              "1000ms",
-              "--max-memory",
-              `${BUDGET_MIB}MiB`,
-              "--header",
-              `X-Gateway: ${GATEWAY}`,
-              "--reporter",
-              `json:${json}`,
-              "--har",
-              har,
-            ],
-            { env: { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV } },
-          );
+          const proxy = await startSourceProxy([
+            "--upstream",
+            upstream.url,
+            "--fail-on-violation",
+            "--deadline",
+            `${DEADLINE_MS}ms`,
+            "--timeout",
+            "1000ms",
+            "--max-memory",
+            `${BUDGET_MIB}MiB`,
+            "--header",
+            `X-Gateway: ${GATEWAY}`,
+            "--reporter",
+            `json:${json}`,
+            "--har",
+            har,
+          ]);
           try {
             const outcomes = await Promise.all(clients.map((client) => send(proxy.url, client)));
             assert.deepEqual(

@@ -4,26 +4,16 @@ import { existsSync, readFileSync } from "node:fs";
 import { connect, createServer as createTcpServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
+import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 import { runProxy } from "../live/run-proxy.ts";
 import type { Report } from "../report.ts";
-import { NO_PROXY_ENV } from "./run-cli.ts";
 
-const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
 const folder = tempFolder("conformance-proxy-supervisor-");
 
 function startProxy(args: string[], shellPrefix?: string): Promise<ProxyProcess> {
-  const command = [process.execPath, "--import", "tsx", BIN, "proxy", "--port", "0", ...args];
-  const env = { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV };
-  if (shellPrefix === undefined) {
-    const [file = "", ...rest] = command;
-    return startProxyProcess(file, rest, { env });
-  }
-  const quoted = command.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
-  return startProxyProcess("sh", ["-c", `${shellPrefix}; exec ${quoted}`], { env });
+  return startSourceProxy(args, shellPrefix === undefined ? {} : { shellPrefix });
 }
 
 /** One raw HTTP/1.1 request on a connection of its own: the head exactly as written, the answer's text. */

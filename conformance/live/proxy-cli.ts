@@ -54,26 +54,16 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     `petstore-conformance proxy listening on ${proxy.url}, forwarding to ${proxy.upstream}\n`,
   );
   for (const warning of proxy.startWarnings) process.stderr.write(`warning: ${printable(warning)}\n`);
-  // One checkpoint at a time, and none left running when the final reports are written.
-  let checkpoint: Promise<unknown> = Promise.resolve();
-  let checkpointing = false;
-  const checkpoints = setInterval(() => {
-    if (checkpointing) return;
-    checkpointing = true;
-    checkpoint = writeReportFiles(running.checkpoint(), options.reporters).finally(() => {
-      checkpointing = false;
-    });
-  }, options.flushEveryMs).unref();
+  const checkpoints = periodicReports(running, options);
   const { code: commandCode, ended } = await serveUntilDone(options.command, signals, {
     env,
     variable: "PETSTORE_PROXY_URL",
     url: proxy.url,
   });
-  clearInterval(checkpoints);
   // Held until the reports are written: an emptied event loop must not end the stop halfway.
   const stopping = setInterval(() => {}, 1000);
   process.stderr.write(`${ended}: stopping; the reports cover every exchange\n`);
-  await checkpoint;
+  await checkpoints.stop();
   const report = await proxy.close();
   flush();
   const written = await writeReports(report, options.reporters, reportColor);
@@ -94,6 +84,28 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     return 1;
   }
   return 0;
+}
+
+/**
+ * The report files (and the HAR) written every --flush-every while the proxy runs, one checkpoint at a
+ * time; `stop` ends them and waits for one still being written, so that none lands after the last.
+ */
+function periodicReports(proxy: RunningProxy, options: ProxyCliOptions): { stop(): Promise<unknown> } {
+  let checkpoint: Promise<unknown> = Promise.resolve();
+  let writing = false;
+  const timer = setInterval(() => {
+    if (writing) return;
+    writing = true;
+    checkpoint = writeReportFiles(proxy.checkpoint(), options.reporters).finally(() => {
+      writing = false;
+    });
+  }, options.flushEveryMs).unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      return checkpoint;
+    },
+  };
 }
 
 /**

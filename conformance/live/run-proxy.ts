@@ -328,7 +328,7 @@ function finisher(
     // Each step on its own: one that throws is a fault in the report, and the steps after it still run.
     // What a server echoes back (a key in a message) is hidden before anyone sees the verdict: the
     // configured secrets and the credentials this exchange carried.
-    const hide = secrets.forExchange(forwarded.secrets);
+    const hide = hiderFor(secrets, forwarded.secrets);
     const step = (part: string, run: () => void) => {
       try {
         run();
@@ -362,6 +362,18 @@ function finisher(
     if (har && source) step("HAR", () => har.add(harEntryOf(source, secrets.names, hide)));
     if (onExchange) step("live line", () => onExchange(verdict));
   };
+}
+
+/**
+ * The exchange's hider. One that cannot be made hides the exchange's texts whole: a report that says less
+ * is better than one that shows a credential.
+ */
+function hiderFor(secrets: TrafficSecrets, own: readonly string[]): (text: string) => string {
+  try {
+    return secrets.forExchange(own);
+  } catch {
+    return () => "*** (hidden whole: the proxy could not prepare its secret hider for this exchange)";
+  }
 }
 
 /** Waits for `promise` up to `ms`; past that, or when it fails, `late` says so and the wait ends. */

@@ -2,18 +2,20 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
-  copyFileSync,
+  createReadStream,
   fchmodSync,
+  fstatSync,
   fsyncSync,
   ftruncateSync,
   openSync,
   renameSync,
-  rmSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { appendFile, chmod, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { pipeline } from "node:stream/promises";
 
 // Created new, never through a link someone left at the name, and never over a file already there: a
 // temporary name that another user of the directory can guess cannot be used to redirect the write.
@@ -84,17 +86,26 @@ export class WholeFile {
   }
 
   /**
-   * What is written so far, put under the target's name as a whole file of its own (a copy renamed into
-   * place), while writing goes on here: for a file that is valid after every write, such as a HAR.
+   * What is written so far, with `closing` after it, put under the target's name as a whole file of its own
+   * (a copy renamed into place) while writing goes on here: for a file that is whole after every write,
+   * such as a HAR. Copied in chunks off the event loop, and only the bytes before the current position,
+   * which no later write changes.
    */
-  publishCopy(): void {
+  async publishCopy(closing: string): Promise<void> {
+    const length = this.#position;
+    const mode = fstatSync(this.#fd).mode & 0o7777;
     const copy = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString("hex")}.tmp`);
     try {
-      fsyncSync(this.#fd);
-      copyFileSync(this.temporary, copy, constants.COPYFILE_EXCL);
-      renameSync(copy, this.path);
+      const target = await open(copy, CREATE_NEW, 0o600);
+      await pipeline(
+        createReadStream(this.temporary, { start: 0, end: Math.max(length - 1, 0) }),
+        target.createWriteStream(),
+      );
+      await appendFile(copy, closing);
+      await chmod(copy, mode);
+      await rename(copy, this.path);
     } catch (error) {
-      rmSync(copy, { force: true });
+      await rm(copy, { force: true });
       throw error;
     }
   }

@@ -45,6 +45,8 @@ export class HarWriter {
   #file: WholeFile | undefined;
   #entries = 0;
   #flushed = 0;
+  #flushing: Promise<void> = Promise.resolve();
+  #flushFailed = false;
 
   constructor(
     readonly path: string,
@@ -71,15 +73,27 @@ export class HarWriter {
     });
   }
 
-  /** The entries so far under the HAR's name, whole, while the writing goes on; nothing new, nothing done. */
-  flush(): void {
+  /**
+   * The entries so far under the HAR's name, whole, while the writing goes on; nothing new, nothing done.
+   * A copy that fails is said once and tried again at the next flush: the HAR itself goes on.
+   */
+  flush(): Promise<void> {
     const file = this.#file;
-    if (file === undefined || this.#flushed === this.#entries) return;
+    if (file === undefined || this.#flushed === this.#entries) return this.#flushing;
     this.#flushed = this.#entries;
-    this.#attempt(() => file.publishCopy());
+    this.#flushing = file.publishCopy(CLOSING).catch((error: NodeJS.ErrnoException) => {
+      if (this.#flushFailed) return;
+      this.#flushFailed = true;
+      this.onProblem(
+        `cannot copy the HAR to ${this.path} while the proxy runs: ${error.code ?? error.message}`,
+      );
+    });
+    return this.#flushing;
   }
 
-  close(): void {
+  /** Waits for a copy under way, then puts the whole HAR in place. */
+  async close(): Promise<void> {
+    await this.#flushing;
     const file = this.#file;
     if (file !== undefined) this.#attempt(() => file.commit());
     this.#file = undefined;

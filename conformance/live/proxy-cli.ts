@@ -96,9 +96,12 @@ function periodicReports(proxy: RunningProxy, options: ProxyCliOptions): { stop(
   const timer = setInterval(() => {
     if (writing) return;
     writing = true;
-    checkpoint = writeReportFiles(proxy.checkpoint(), options.reporters).finally(() => {
-      writing = false;
-    });
+    checkpoint = proxy
+      .checkpoint()
+      .then((report) => writeReportFiles(report, options.reporters))
+      .finally(() => {
+        writing = false;
+      });
   }, options.flushEveryMs).unref();
   return {
     stop() {

@@ -130,7 +130,7 @@ export interface RunningProxy {
   /** The report over the traffic so far. */
   report(): Report;
   /** The HAR so far under its name, and the report over the traffic so far: for a periodic write. */
-  checkpoint(): Report;
+  checkpoint(): Promise<Report>;
   /** A fault of the proxy's own that reached no exchange's supervisor: counted and said in the report. */
   fault(where: string, error: unknown): void;
   /**
@@ -237,8 +237,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     fault(where, error) {
       ledger.fault(where, error, secrets.hide);
     },
-    checkpoint() {
-      har?.flush();
+    async checkpoint() {
+      await har?.flush();
       return report();
     },
     close({ graceMs = CLOSE_GRACE_MS } = {}) {
@@ -257,7 +257,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
           ledger.fault("stop", why ?? "the list judges did not finish in time"),
         );
         attempt("stop", () => agent.destroy());
-        attempt("HAR", () => har?.close());
+        await har?.close().catch((error: unknown) => ledger.fault("HAR", error, secrets.hide));
         return report();
       })();
       return closing;

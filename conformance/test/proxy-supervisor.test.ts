@@ -172,6 +172,37 @@ describe("the proxy's supervisor: no exchange ends the process, no gate passes s
     });
   });
 
+  it("--flush-every writes the reports and the HAR while it runs: a SIGKILL keeps what was flushed", async () => {
+    await withTarget({}, async (upstream) => {
+      const har = join(folder, "flushed.har");
+      const json = join(folder, "flushed.json");
+      const proxy = await startProxy([
+        "--upstream",
+        upstream,
+        "--har",
+        har,
+        "--reporter",
+        `json:${json}`,
+        "--flush-every",
+        "100ms",
+      ]);
+      const answer = await raw(proxy.url, `GET /v1/store/orders HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}`);
+      assert.equal(statusOf(answer), 200);
+      const flushed = () => {
+        try {
+          const entries = JSON.parse(readFileSync(har, "utf8")).log.entries.length;
+          return entries === 1 && readReport(json).traffic?.exchanges === 1;
+        } catch {
+          return false;
+        }
+      };
+      // Waited for, not timed: a generous cap only keeps a proxy that never flushes from hanging the run.
+      for (let wait = 0; wait < 400 && !flushed(); wait++) await new Promise((done) => setTimeout(done, 50));
+      await proxy.stop("SIGKILL");
+      assert.ok(flushed(), "the flushed HAR and report outlive the kill, whole");
+    });
+  });
+
   it("a part that throws ends only its own exchange's step: the client is answered, the fault reported", async () => {
     await withTarget({}, async (upstream) => {
       let calls = 0;

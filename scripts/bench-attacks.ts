@@ -25,6 +25,21 @@ interface Started {
   stop(): Promise<void>;
 }
 
+/** A process that listens at `url`, stopped with `signal` and waited for. */
+function started(child: ChildProcess, url: string, output: () => string, signal: NodeJS.Signals): Started {
+  return {
+    url,
+    child,
+    output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((done) => child.once("exit", done));
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
 /**
  * The mock of a checkout, from its sources, on a free port; `fds`: a file-descriptor limit to run under;
  * `probe`: with this checkout's event-loop delay probe loaded (scripts/loop-delay-probe.ts).
@@ -60,17 +75,7 @@ async function startMock(checkout: string, args: string[], fds?: number, probe =
     });
     child.once("exit", (code) => fail(new Error(`the mock exited ${code}: ${output}`)));
   });
-  return {
-    url,
-    child,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((done) => child.once("exit", done));
-      child.kill("SIGKILL");
-      await exited;
-    },
-  };
+  return started(child, url, () => output, "SIGKILL");
 }
 
 /** The mock's own process: through `sh -c … exec` it is the same pid. */
@@ -411,17 +416,7 @@ async function startProxy(checkout: string, upstream: string, args: string[]): P
     });
     child.once("exit", (code) => fail(new Error(`the proxy exited ${code}: ${output}`)));
   });
-  return {
-    url,
-    child,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((done) => child.once("exit", done));
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  return started(child, url, () => output, "SIGTERM");
 }
 
 /** GETs a list through `base` and reads it to its end, keeping nothing. */

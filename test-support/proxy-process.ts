@@ -49,8 +49,8 @@ export async function startProxyProcess(
 }
 
 const SOURCE_BIN = new URL("../conformance/bin.ts", import.meta.url).pathname;
-/** No proxy from the machine's environment reaches the process unless a test sets one. */
-const NO_PROXY_VARIABLES = {
+/** No proxy from the machine's environment reaches a run unless a test sets one. */
+export const NO_PROXY_ENV = {
   http_proxy: "",
   https_proxy: "",
   HTTPS_PROXY: "",
@@ -68,7 +68,7 @@ export function startSourceProxy(
   options: { env?: NodeJS.ProcessEnv; shellPrefix?: string } = {},
 ): Promise<ProxyProcess> {
   const command = [process.execPath, "--import", "tsx", SOURCE_BIN, "proxy", "--port", "0", ...args];
-  const env = { ...process.env, NO_COLOR: "", ...NO_PROXY_VARIABLES, ...options.env };
+  const env = { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV, ...options.env };
   if (options.shellPrefix === undefined)
     return startProxyProcess(process.execPath, command.slice(1), { env });
   const quoted = command.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");

@@ -11,7 +11,7 @@ import { CancelsInFlight } from "./cancels-in-flight.ts";
 import { DeadlineSweep } from "./deadline-sweep.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import { int64Id } from "./expectation.ts";
-import { forwardedResponseHeaders, forwardedWithoutCors, requestHeaderFilter } from "./forward-headers.ts";
+import { forwardedResponseHeaders, requestHeaderFilter } from "./forward-headers.ts";
 import { type BodyOutcome, ForwardedBody } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
 import { harSource, tapRequestBody, type UpstreamAnswer } from "./har-tap.ts";
@@ -43,12 +43,6 @@ export interface ForwarderSettings {
    * a CONNECT tunnel by `agent` instead.
    */
   via?: ForwardProxy;
-  /**
-   * Present when the proxy adds credentials of its own (`added`): whether a page of this origin may read
-   * what they unlock. Any other origin's requests are answered without the upstream's CORS grant, so a
-   * browser keeps the answer from the page.
-   */
-  corsGrantedTo?: (origin: string) => boolean;
   /** Hold each answer until it is judged, and replace a violating one (--errors). */
   holdAnswers: boolean;
   /** Keep what the HAR needs: the request's headers and body. */
@@ -265,10 +259,7 @@ export function createForwarder(
       waitMs = performance.now() - begun;
       const status = incoming.statusCode ?? 502;
       const statusText = incoming.statusMessage ?? "";
-      const origin = request.headers.origin;
-      const grantsNothing =
-        settings.corsGrantedTo !== undefined && origin !== undefined && !settings.corsGrantedTo(origin);
-      const headers = (grantsNothing ? forwardedWithoutCors : forwardedResponseHeaders)(incoming.rawHeaders);
+      const headers = forwardedResponseHeaders(incoming.rawHeaders);
       const unusable = unusableStatus(status, statusText);
       if (unusable !== undefined) {
         invalidAnswer(unusable);
@@ -345,7 +336,7 @@ export function createForwarder(
                     // The held bytes go back to the account once the exchange is handed on (releaseBody).
                     pass: () => response.writeHead(status, statusText, headers).end(answer.body()),
                     replace: (replacement: number, record: { code: string; message: string }) =>
-                      sendError(response, replacement, record, grantsNothing ? {} : upstreamCors(incoming)),
+                      sendError(response, replacement, record, upstreamCors(incoming)),
                     fail: () => {
                       if (!response.headersSent)
                         sendError(response, 502, { code: "proxy_fault", message: "the proxy failed" });

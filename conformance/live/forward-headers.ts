@@ -77,16 +77,3 @@ export function pairsOf(raw: readonly string[]): Array<[string, string]> {
     pairs.push([raw[index] as string, raw[index + 1] as string]);
   return pairs;
 }
-
-/** The CORS grant of an answer: what a page of another origin needs to read it. */
-const CORS_GRANT = [
-  "access-control-allow-origin",
-  "access-control-allow-credentials",
-  "access-control-allow-headers",
-  "access-control-allow-methods",
-  "access-control-expose-headers",
-  "access-control-max-age",
-];
-
-/** The upstream's headers for a page the proxy grants nothing: its CORS grant left out. */
-export const forwardedWithoutCors = createFilter(new Set(CORS_GRANT));

@@ -104,6 +104,15 @@ export class TrafficLedger {
     this.#countFault(hide(`${where}: ${message}`));
   }
 
+  /** Runs one step of the proxy's own; one that throws is a fault here, and the caller goes on. */
+  attempt(where: string, run: () => void, hide?: (text: string) => string): void {
+    try {
+      run();
+    } catch (error) {
+      this.fault(where, error, hide);
+    }
+  }
+
   #countFault(text: string): void {
     this.#traffic.faults++;
     if (this.#faults.length < EXAMPLES_KEPT) this.#faults.push(text);

@@ -99,8 +99,8 @@ export interface ProxyOptions {
   /** Host names the proxy answers beyond loopback and its own address (--allowed-host). */
   allowedHosts?: string[];
   /**
-   * Page origins that may read, through the proxy, what its `headers` credentials unlock (--cors-origin).
-   * With such credentials every other origin gets no CORS grant, whatever the upstream grants.
+   * Page origins that may use, through the proxy, what its `headers` credentials unlock (--cors-origin).
+   * With such credentials a request of a page of any other site is refused with 403 at the edge.
    */
   corsOrigins?: string[];
   /** For a whole exchange, the answer's last byte included (default 120 s). */
@@ -219,13 +219,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       secrets: secrets.configured,
     });
   let closing: Promise<Report> | undefined;
-  const attempt = (where: string, run: () => void) => {
-    try {
-      run();
-    } catch (error) {
-      ledger.fault(where, error, secrets.hide);
-    }
-  };
+  const attempt = (where: string, run: () => void) => ledger.attempt(where, run, secrets.hide);
   return {
     url: `http://${address}:${port}${PROXY_BASE_PATH}`,
     upstream: upstream.href,
@@ -329,13 +323,8 @@ function finisher(
     // What a server echoes back (a key in a message) is hidden before anyone sees the verdict: the
     // configured secrets and the credentials this exchange carried.
     const hide = hiderFor(secrets, forwarded.secrets);
-    const step = (part: string, run: () => void) => {
-      try {
-        run();
-      } catch (error) {
-        ledger.fault(`#${forwarded.seq} ${forwarded.method}: ${part}`, error, hide);
-      }
-    };
+    const step = (part: string, run: () => void) =>
+      ledger.attempt(`#${forwarded.seq} ${forwarded.method}: ${part}`, run, hide);
     let judged: JudgedExchange | undefined;
     step("judging", () => {
       judged = judgeSafely(forwarded, context);
@@ -402,14 +391,12 @@ function forwarding(
   secrets: TrafficSecrets,
   keepForHar: boolean,
 ) {
-  const corsOrigins = new Set(options.corsOrigins ?? []);
   return {
     upstream,
     tls: requestTls(upstream, options.tls),
     timeoutMs,
     deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
     added: Object.entries(options.headers ?? {}),
-    ...(lendsCredentials(options) ? { corsGrantedTo: (origin: string) => corsOrigins.has(origin) } : {}),
     holdAnswers: options.errors ?? false,
     keepForHar,
     hide: secrets.hide,

@@ -3,15 +3,7 @@ import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../bin.ts", import.meta.url));
 
-/** No proxy from the machine's environment reaches a run unless a test sets one. */
-export const NO_PROXY_ENV = {
-  http_proxy: "",
-  https_proxy: "",
-  HTTPS_PROXY: "",
-  HTTP_PROXY: "",
-  all_proxy: "",
-  ALL_PROXY: "",
-};
+export { NO_PROXY_ENV } from "../../test-support/proxy-process.ts";
 
 /** Runs the installed command as a user would, and collects its exit code and output. */
 export function cli(

@@ -15,7 +15,12 @@ async function start(): Promise<number> {
     );
     if (typeof options === "number") return options;
     const { proxyMain } = await import("./live/proxy-cli.ts");
-    return proxyMain(options, process.env);
+    const code = await proxyMain(options, process.env);
+    // Out as soon as the output is written: a stop signal relayed to the group again (npm, CI runners) that
+    // landed while Node tears the process down, its signal handlers gone, would end it by SIGTERM instead.
+    await new Promise((resolve) => process.stdout.write("", resolve));
+    await new Promise((resolve) => process.stderr.write("", resolve));
+    process.exit(code);
   }
   const options = readCommandLine(
     () => parseCliOptions(process.argv.slice(2), process.env),

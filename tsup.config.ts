@@ -17,7 +17,7 @@ export const LIBRARY_ENTRIES = {
 };
 
 // The proxy's list judges run on a worker thread started from this file, beside the chunk that starts it.
-const JUDGE_WORKER = { "judge-worker": "conformance/live/judge-worker.ts" };
+const JUDGE_WORKER = { "judge-worker": "conformance/judging/judge-worker.ts" };
 
 export default defineConfig([
   {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { readCommandLine } from "../common/command-line.ts";
 import { printable } from "../common/printable.ts";
-import { PROXY_USAGE, parseProxyOptions } from "./live/proxy-options.ts";
-import { parseCliOptions, USAGE } from "./options.ts";
+import { PROXY_USAGE, parseProxyOptions } from "./proxy/proxy-options.ts";
+import { parseCliOptions, USAGE } from "./suite/options.ts";
 
 // The `petstore-conformance` command, and its `proxy` command. --help and usage errors are answered from the
 // options alone; the runner, the proxy and the reporters are loaded once the options pass.
@@ -14,7 +14,7 @@ async function start(): Promise<number> {
       "petstore-conformance proxy",
     );
     if (typeof options === "number") return options;
-    const { proxyMain } = await import("./live/proxy-cli.ts");
+    const { proxyMain } = await import("./proxy/proxy-cli.ts");
     const code = await proxyMain(options, process.env);
     // Out as soon as the output is written: a stop signal relayed to the group again (npm, CI runners) that
     // landed while Node tears the process down, its signal handlers gone, would end it by SIGTERM instead.
@@ -28,7 +28,7 @@ async function start(): Promise<number> {
     "petstore-conformance",
   );
   if (typeof options === "number") return options;
-  const { main } = await import("./cli.ts");
+  const { main } = await import("./suite/cli.ts");
   return main(options, process.env);
 }
 

@@ -1,21 +1,28 @@
-export type { ConformanceHooks, HookContext, ProvidedIds } from "./hooks.ts";
-export { HookError } from "./hooks.ts";
-export type { Exchange } from "./http-client.ts";
-export { DEFAULT_PROXY_PORT } from "./live/defaults.ts";
-export type { JudgedExchange } from "./live/judged-exchange.ts";
-export { type ProxyOptions, type RunningProxy, runProxy } from "./live/run-proxy.ts";
-export { DEFAULT_STATE_LIMITS, STATE_RULES, type StateLimits } from "./live/state-rules.ts";
-export type { CheckResult, CoverageRow, Outcome, Report, ScenarioResult, TrafficSummary } from "./report.ts";
-export { renderHtml } from "./reporters/html.ts";
-export { renderJson } from "./reporters/json.ts";
-export { renderJunit } from "./reporters/junit.ts";
-export { renderMarkdown } from "./reporters/markdown.ts";
-export { renderPretty } from "./reporters/pretty.ts";
+export { DEFAULT_PROXY_PORT } from "./proxy/defaults.ts";
+export type { JudgedExchange } from "./proxy/judged-exchange.ts";
+export { type ProxyOptions, type RunningProxy, runProxy } from "./proxy/run-proxy.ts";
+export { DEFAULT_STATE_LIMITS, STATE_RULES, type StateLimits } from "./proxy/state-rules.ts";
+export { renderHtml } from "./reports/html.ts";
+export { renderJson } from "./reports/json.ts";
+export { renderJunit } from "./reports/junit.ts";
+export { renderMarkdown } from "./reports/markdown.ts";
+export { renderPretty } from "./reports/pretty.ts";
+export type {
+  CheckResult,
+  CoverageRow,
+  Outcome,
+  Report,
+  ScenarioResult,
+  TrafficSummary,
+} from "./reports/report.ts";
 export {
   type ConformanceOptions,
   ConformanceUsageError,
   DEFAULT_TIMEOUT_MS,
   runConformance,
   TargetUnreachableError,
-} from "./runner.ts";
-export { SCENARIOS, type Scenario, type Step } from "./scenarios.ts";
+} from "./suite/runner.ts";
+export { SCENARIOS, type Scenario, type Step } from "./suite/scenarios.ts";
+export type { ConformanceHooks, HookContext, ProvidedIds } from "./target/hooks.ts";
+export { HookError } from "./target/hooks.ts";
+export type { Exchange } from "./target/http-client.ts";

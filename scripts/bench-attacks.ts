@@ -264,7 +264,7 @@ async function idleConnections(checkout: string, idle: number): Promise<string> 
  */
 function collidingIds(checkout: string): string {
   const script = `
-    const { judgeListBody } = await import(${JSON.stringify(join(checkout, "conformance/list-judge.ts"))});
+    const { judgeListBody } = await import(${JSON.stringify(join(checkout, "conformance/judging/list-judge.ts"))});
     const { builtInContract } = await import(${JSON.stringify(join(checkout, "contract/built-in.ts"))});
     const A = 0x9e3779b1, B = 0x85ebca6b;
     let inverse = A;

@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempFolder } from "../common/temp-folder.ts";
-import { ListJudge } from "../conformance/list-judge.ts";
+import { ListJudge } from "../conformance/judging/list-judge.ts";
 import { builtInContract } from "../contract/built-in.ts";
 import { generatedFixtureText, generateOrders } from "../server/core/generate.ts";
 import { createSeed } from "../server/core/seed.ts";

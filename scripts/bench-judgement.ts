@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
-import { createReader } from "../conformance/live/expectation.ts";
-import { LazyResponse } from "../conformance/live/forward-exchange.ts";
-import { judgeExchange } from "../conformance/live/judged-exchange.ts";
-import { RECORDS_KEPT_UP_TO, TrafficState } from "../conformance/live/state-rules.ts";
+import { createReader } from "../conformance/proxy/expectation.ts";
+import { LazyResponse } from "../conformance/proxy/forward-exchange.ts";
+import { judgeExchange } from "../conformance/proxy/judged-exchange.ts";
+import { RECORDS_KEPT_UP_TO, TrafficState } from "../conformance/proxy/state-rules.ts";
 import { builtInContract } from "../contract/built-in.ts";
 import { readOperations } from "../contract/operations.ts";
 import { median } from "./median.ts";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
-import { TrafficSecrets } from "../conformance/live/traffic-secrets.ts";
-import { secretHider } from "../conformance/secret-hider.ts";
+import { TrafficSecrets } from "../conformance/proxy/traffic-secrets.ts";
+import { secretHider } from "../conformance/target/secret-hider.ts";
 import { median } from "./median.ts";
 
 /**

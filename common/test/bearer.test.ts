@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { runProxy } from "../../conformance/live/run-proxy.ts";
+import { runProxy } from "../../conformance/proxy/run-proxy.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import { bearerToken, isToken68 } from "../bearer.ts";
 

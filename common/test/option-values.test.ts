@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseProxyOptions } from "../../conformance/live/proxy-options.ts";
-import { parseCliOptions as suiteOptions } from "../../conformance/options.ts";
+import { parseProxyOptions } from "../../conformance/proxy/proxy-options.ts";
+import { parseCliOptions as suiteOptions } from "../../conformance/suite/options.ts";
 import { parseCliOptions as mockOptions } from "../../server/options.ts";
 import { UsageError } from "../command-line.ts";
 import { MAX_TIMER_MS, parseDuration, parsePort, parseWholeNumber } from "../option-values.ts";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { TARGET_KEY, type TargetBehaviour, withTarget } from "../../test-support/target-server.ts";
-import { createHttpClient } from "../http-client.ts";
-import type { Report } from "../report.ts";
-import { runConformance } from "../runner.ts";
+import type { Report } from "../reports/report.ts";
+import { runConformance } from "../suite/runner.ts";
+import { createHttpClient } from "../target/http-client.ts";
 
 function checksOf(report: Report) {
   return report.scenarios.flatMap((scenario) => scenario.checks);

@@ -9,10 +9,10 @@ import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
-import { SETTING_FLAGS } from "../options.ts";
-import type { Report } from "../report.ts";
-import { runProblem } from "../run-problems.ts";
-import { runConformance } from "../runner.ts";
+import type { Report } from "../reports/report.ts";
+import { SETTING_FLAGS } from "../suite/options.ts";
+import { runConformance } from "../suite/runner.ts";
+import { runProblem } from "../target/run-problems.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
 

@@ -5,8 +5,8 @@ import fc from "fast-check";
 import { isLosslessNumber, parse } from "lossless-json";
 import { builtInContract } from "../../contract/built-in.ts";
 import { type Operation, readOperations } from "../../contract/operations.ts";
-import { judgeListBody, ListJudge } from "../list-judge.ts";
-import { checkResponse } from "../response-checks.ts";
+import { judgeListBody, ListJudge } from "../judging/list-judge.ts";
+import { checkResponse } from "../judging/response-checks.ts";
 
 const contract = builtInContract();
 const options = { validateOrder: contract.schema("Order"), orderPlan: contract.flatPlan("Order") };

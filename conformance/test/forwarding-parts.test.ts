@@ -3,11 +3,11 @@ import { EventEmitter } from "node:events";
 import type { ClientRequest, IncomingMessage } from "node:http";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CancelsInFlight } from "../live/cancels-in-flight.ts";
-import { DeadlineSweep } from "../live/deadline-sweep.ts";
-import { HeldAnswer } from "../live/held-answer.ts";
-import { HeldBytes } from "../live/held-bytes.ts";
-import { PROXY_OPTION_NAMES } from "../setting-names.ts";
+import { HeldBytes } from "../judging/memory-budget.ts";
+import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
+import { CancelsInFlight } from "../proxy/cancels-in-flight.ts";
+import { DeadlineSweep } from "../proxy/deadline-sweep.ts";
+import { HeldAnswer } from "../proxy/held-answer.ts";
 
 // The forwarder's small parts, each on its own: cancels in flight, the deadline sweep, a held answer.
 

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { startSourceProxy } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
-import type { Report } from "../report.ts";
+import type { Report } from "../reports/report.ts";
 
 const folder = tempFolder("conformance-held-bytes-");
 const MiB = 1024 * 1024;

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { runProxy } from "../live/run-proxy.ts";
-import type { Report } from "../report.ts";
-import { runConformance } from "../runner.ts";
+import { runProxy } from "../proxy/run-proxy.ts";
+import type { Report } from "../reports/report.ts";
+import { runConformance } from "../suite/runner.ts";
 
 const KEY = "hostile-key-4711";
 const MiB = 1024 * 1024;

@@ -5,9 +5,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { chromiumSkip, launchChromium, seriousAxeViolations } from "../../test-support/chromium.ts";
 import { PENDING_ID, SHIPPED_ID, startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
-import { runProxy } from "../live/run-proxy.ts";
-import { renderHtml } from "../reporters/html.ts";
-import { runConformance } from "../runner.ts";
+import { runProxy } from "../proxy/run-proxy.ts";
+import { renderHtml } from "../reports/html.ts";
+import { runConformance } from "../suite/runner.ts";
 
 const skip = chromiumSkip;
 const OUTPUT = fileURLToPath(new URL("../../test-output/", import.meta.url));

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import { createHttpClient } from "../http-client.ts";
+import { createHttpClient } from "../target/http-client.ts";
 
 describe("createHttpClient", () => {
   it("a request http.request refuses to send fails at once with one line; its deadline never fires on it", async () => {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { builtInContract } from "../../contract/built-in.ts";
-import { IdenticalReadings } from "../identical-readings.ts";
-import { ListJudge, type ListVerdict } from "../list-judge.ts";
-import { HeldBytes } from "../live/held-bytes.ts";
+import { IdenticalReadings } from "../judging/identical-readings.ts";
+import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
+import { HeldBytes } from "../judging/memory-budget.ts";
 
 const contract = builtInContract();
 const options = { validateOrder: contract.schema("Order"), orderPlan: contract.flatPlan("Order") };

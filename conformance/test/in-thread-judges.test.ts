@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setImmediate as nextTurnOfTheLoop } from "node:timers/promises";
 import { builtInContract } from "../../contract/built-in.ts";
-import { ListJudge } from "../list-judge.ts";
-import { HeldBytes } from "../live/held-bytes.ts";
-import { JudgeTurns } from "../live/judge-turns.ts";
-import { type FeedContext, InThreadJudges } from "../live/list-feed.ts";
+import { JudgeTurns } from "../judging/judge-turns.ts";
+import { type FeedContext, InThreadJudges } from "../judging/list-feed.ts";
+import { ListJudge } from "../judging/list-judge.ts";
+import { HeldBytes } from "../judging/memory-budget.ts";
 
 // The judges on the proxy's own thread give way to the forwarding as the judges' thread does: a list's
 // bytes wait in the account for its end, and are judged as they come only once what waits passes half the

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setImmediate as nextTurnOfTheLoop } from "node:timers/promises";
-import { JudgeTurns } from "../live/judge-turns.ts";
+import { JudgeTurns } from "../judging/judge-turns.ts";
 
 /** A judge with `turns` turns of work, logging each under its name. */
 function judge(name: string, turns: number, log: string[]): () => boolean {

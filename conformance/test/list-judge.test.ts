@@ -12,8 +12,8 @@ import {
   toSchemaView,
 } from "../../contract/exact-json.ts";
 import { flatRecordPlan } from "../../contract/flat-record.ts";
-import { ListJudge, type ListJudgeOptions, type ListVerdict } from "../list-judge.ts";
-import { HeldBytes } from "../live/held-bytes.ts";
+import { ListJudge, type ListJudgeOptions, type ListVerdict } from "../judging/list-judge.ts";
+import { HeldBytes } from "../judging/memory-budget.ts";
 
 const contract = builtInContract();
 const validateOrder = contract.schema("Order");

@@ -6,11 +6,11 @@ import { after, describe, it } from "node:test";
 import { UsageError } from "../../common/command-line.ts";
 import { MAX_TIMER_MS } from "../../common/option-values.ts";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { type ProxyCliOptions, parseProxyOptions } from "../live/proxy-options.ts";
-import { runProxy } from "../live/run-proxy.ts";
-import { type CliOptions, parseCliOptions } from "../options.ts";
-import { runConformance } from "../runner.ts";
-import { ConformanceUsageError } from "../target.ts";
+import { type ProxyCliOptions, parseProxyOptions } from "../proxy/proxy-options.ts";
+import { runProxy } from "../proxy/run-proxy.ts";
+import { type CliOptions, parseCliOptions } from "../suite/options.ts";
+import { runConformance } from "../suite/runner.ts";
+import { ConformanceUsageError } from "../target/target.ts";
 
 const folder = tempFolder("petstore-options-");
 after(() => rmSync(folder, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { halvesOfBigint } from "../../contract/int64-index.ts";
-import { OrderIndex } from "../order-index.ts";
+import { OrderIndex } from "../judging/order-index.ts";
 
 /** A list as ids with a record digest each, indexed as the list judge indexes it. */
 function indexOf(orders: ReadonlyArray<readonly [bigint, number]>): OrderIndex {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type PeerProcess, startJsonServer, startPrismMock } from "../../scripts/peers.ts";
 import { BUNDLED_FIXTURES } from "../../server/options.ts";
-import { runConformance } from "../runner.ts";
+import { runConformance } from "../suite/runner.ts";
 
 const CREDENTIALS = ["no-header", "basic-scheme", "empty-token", "unknown-key"] as const;
 const BAD_TOKENS = ["no-header", "basic-scheme", "empty-token"] as const;

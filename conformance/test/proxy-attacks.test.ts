@@ -8,7 +8,7 @@ import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { startSourceProxy } from "../../test-support/proxy-process.ts";
-import type { Report } from "../report.ts";
+import type { Report } from "../reports/report.ts";
 
 // Generated attacks on the proxy as a process: hostile upstream answers and hostile clients at once. After
 // each run the process must have lived, answered or cut every client by its deadline, stayed within its

@@ -3,9 +3,9 @@ import { request as httpRequest } from "node:http";
 import { describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
-import type { JudgedExchange } from "../live/judged-exchange.ts";
-import { runProxy } from "../live/run-proxy.ts";
-import type { Report } from "../report.ts";
+import type { JudgedExchange } from "../proxy/judged-exchange.ts";
+import { runProxy } from "../proxy/run-proxy.ts";
+import type { Report } from "../reports/report.ts";
 import { json, startScriptedUpstream } from "./scripted-upstream.ts";
 
 /** GETs a path through the proxy and counts the bytes that come back, without keeping them. */

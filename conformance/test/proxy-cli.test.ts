@@ -12,9 +12,9 @@ import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
-import type { HarEntry } from "../live/har-writer.ts";
-import type { Report } from "../report.ts";
-import { runConformance } from "../runner.ts";
+import type { HarEntry } from "../proxy/har-writer.ts";
+import type { Report } from "../reports/report.ts";
+import { runConformance } from "../suite/runner.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
 import { json, startScriptedUpstream } from "./scripted-upstream.ts";
 

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
-import { BASIC_PROBE_USER } from "../credentials.ts";
+import { BASIC_PROBE_USER } from "../target/credentials.ts";
 import { NO_PROXY_ENV } from "./run-cli.ts";
 import { type ReceivedRequest, startScriptedUpstream } from "./scripted-upstream.ts";
 

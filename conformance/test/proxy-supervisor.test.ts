@@ -7,8 +7,8 @@ import { after, describe, it } from "node:test";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
-import { runProxy } from "../live/run-proxy.ts";
-import type { Report } from "../report.ts";
+import { runProxy } from "../proxy/run-proxy.ts";
+import type { Report } from "../reports/report.ts";
 
 const folder = tempFolder("conformance-proxy-supervisor-");
 

@@ -11,10 +11,10 @@ import {
   TARGET_KEY,
   type TargetBehaviour,
 } from "../../test-support/target-server.ts";
-import type { JudgedExchange } from "../live/judged-exchange.ts";
-import { type ProxyOptions, type RunningProxy, runProxy } from "../live/run-proxy.ts";
-import type { Report } from "../report.ts";
-import { runConformance } from "../runner.ts";
+import type { JudgedExchange } from "../proxy/judged-exchange.ts";
+import { type ProxyOptions, type RunningProxy, runProxy } from "../proxy/run-proxy.ts";
+import type { Report } from "../reports/report.ts";
+import { runConformance } from "../suite/runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 import { errorRecord, json, startScriptedUpstream } from "./scripted-upstream.ts";
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
 import { RACE_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "../../test-support/target-server.ts";
-import type { Report } from "../report.ts";
-import { runConformance } from "../runner.ts";
+import type { Report } from "../reports/report.ts";
+import { runConformance } from "../suite/runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 
 const race = (report: Report) => report.scenarios.find((scenario) => scenario.id === "cancel-race");

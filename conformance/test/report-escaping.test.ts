@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Report } from "../report.ts";
-import { renderHtml } from "../reporters/html.ts";
-import { renderJunit } from "../reporters/junit.ts";
-import { renderMarkdown } from "../reporters/markdown.ts";
-import { renderPretty } from "../reporters/pretty.ts";
+import { renderHtml } from "../reports/html.ts";
+import { renderJunit } from "../reports/junit.ts";
+import { renderMarkdown } from "../reports/markdown.ts";
+import { renderPretty } from "../reports/pretty.ts";
+import type { Report } from "../reports/report.ts";
 
 // Every class of character that hides, reorders or breaks text, or that XML cannot hold, by code point.
 const TABLE: ReadonlyArray<[string, number]> = [

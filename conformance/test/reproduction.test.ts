@@ -12,10 +12,10 @@ import {
   type TargetBehaviour,
   withTarget,
 } from "../../test-support/target-server.ts";
-import type { CheckResult, Report } from "../report.ts";
-import { renderMarkdown } from "../reporters/markdown.ts";
-import { renderCurl } from "../reproduction.ts";
-import { type ConformanceOptions, runConformance } from "../runner.ts";
+import { renderMarkdown } from "../reports/markdown.ts";
+import type { CheckResult, Report } from "../reports/report.ts";
+import { renderCurl } from "../reports/reproduction.ts";
+import { type ConformanceOptions, runConformance } from "../suite/runner.ts";
 
 const run = promisify(execFile);
 const folder = tempFolder("conformance-reproduction-");

@@ -3,8 +3,8 @@ import type { IncomingMessage } from "node:http";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { allowedHosts } from "../../common/allowed-hosts.ts";
-import { checkRequest, type EdgeSettings } from "../live/request-edge.ts";
-import { PROXY_OPTION_NAMES } from "../setting-names.ts";
+import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
+import { checkRequest, type EdgeSettings } from "../proxy/request-edge.ts";
 
 const settings: EdgeSettings = {
   hosts: allowedHosts("127.0.0.1"),

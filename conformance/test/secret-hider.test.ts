@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { BASIC_PROBE_USER } from "../credentials.ts";
-import { hideSecrets, secretHider } from "../secret-hider.ts";
+import { BASIC_PROBE_USER } from "../target/credentials.ts";
+import { hideSecrets, secretHider } from "../target/secret-hider.ts";
 
 /** Every way a server may echo a secret, written here apart from the hider. */
 const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { runProxy } from "../live/run-proxy.ts";
-import { runConformance } from "../runner.ts";
+import { runProxy } from "../proxy/run-proxy.ts";
+import { runConformance } from "../suite/runner.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
 
 // One problem, named as each caller knows the setting: a program by the option it passed, each command by

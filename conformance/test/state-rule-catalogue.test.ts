@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { STATE_RULES, TrafficState } from "../live/state-rules.ts";
-import { SCENARIOS } from "../scenarios.ts";
-import { rulesJudgedBy, STATE_RULE_CATALOGUE } from "../state-rule-catalogue.ts";
+import { rulesJudgedBy, STATE_RULE_CATALOGUE } from "../model/state-rule-catalogue.ts";
+import { STATE_RULES, TrafficState } from "../proxy/state-rules.ts";
+import { SCENARIOS } from "../suite/scenarios.ts";
 
 describe("one catalogue of state rules, read by both evaluators", () => {
   it("names each rule the suite's scenarios judge, and no other", () => {

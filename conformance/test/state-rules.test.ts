@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { builtInContract } from "../../contract/built-in.ts";
-import { judgeListBody } from "../list-judge.ts";
-import { type ListedOrders, RECORDS_KEPT_UP_TO, TrafficState } from "../live/state-rules.ts";
+import { judgeListBody } from "../judging/list-judge.ts";
+import { type ListedOrders, RECORDS_KEPT_UP_TO, TrafficState } from "../proxy/state-rules.ts";
 
 // Exchanges one after the other, each over before the next begins.
 const at = (seq: number) => ({ seq, label: `#${seq}`, startedAt: seq * 10, endedAt: seq * 10 + 5 });

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SETTING_FLAGS as PROXY_FLAGS } from "../live/proxy-options.ts";
-import { SETTING_FLAGS as SUITE_FLAGS } from "../options.ts";
-import { RUN_OPTION_NAMES } from "../setting-names.ts";
-import { ConformanceUsageError, parseTargetUrl, routeTo, targetWarnings } from "../target.ts";
+import { RUN_OPTION_NAMES } from "../judging/setting-names.ts";
+import { SETTING_FLAGS as PROXY_FLAGS } from "../proxy/proxy-options.ts";
+import { SETTING_FLAGS as SUITE_FLAGS } from "../suite/options.ts";
+import { ConformanceUsageError, parseTargetUrl, routeTo, targetWarnings } from "../target/target.ts";
 
 // The target layer the suite and the proxy share: the address, the way to it and what a start warns of,
 // each problem naming the setting as the caller knows it.

@@ -8,7 +8,7 @@ import {
   TARGET_KEY,
   type TargetBehaviour,
 } from "../../test-support/target-server.ts";
-import { runConformance } from "../runner.ts";
+import { runConformance } from "../suite/runner.ts";
 
 /**
  * `withIds`: the run names a pending and a shipped order, and (`race`) another pending one for the race

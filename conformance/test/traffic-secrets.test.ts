@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { requestSecrets } from "../credentials.ts";
-import { TrafficSecrets } from "../live/traffic-secrets.ts";
+import { TrafficSecrets } from "../proxy/traffic-secrets.ts";
+import { requestSecrets } from "../target/credentials.ts";
 
 const noProxy = {};
 

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { builtInContract } from "../../contract/built-in.ts";
-import { ListJudge, type ListVerdict } from "../list-judge.ts";
-import { HeldBytes } from "../live/held-bytes.ts";
-import type { FeedContext } from "../live/list-feed.ts";
-import { RECORDS_KEPT_UP_TO } from "../live/state-rules.ts";
-import { WorkerJudges } from "../live/worker-judges.ts";
+import type { FeedContext } from "../judging/list-feed.ts";
+import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
+import { HeldBytes } from "../judging/memory-budget.ts";
+import { WorkerJudges } from "../judging/worker-judges.ts";
+import { RECORDS_KEPT_UP_TO } from "../proxy/state-rules.ts";
 
 // The proxy's list judges on their worker thread: the verdict that crosses back is the one the same judge
 // gives on this thread, exact ids and the index included, and a thread that goes away fails its lists as

@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { PROXY_OPTION_NAMES, RUN_OPTION_NAMES } from "../../conformance/judging/setting-names.ts";
 import {
   FLAGS as PROXY_FLAGS,
   SETTING_FLAGS as PROXY_SETTING_FLAGS,
   PROXY_USAGE,
-} from "../../conformance/live/proxy-options.ts";
+} from "../../conformance/proxy/proxy-options.ts";
 import {
   FLAGS as SUITE_FLAGS,
   SETTING_FLAGS as SUITE_SETTING_FLAGS,
   USAGE as SUITE_USAGE,
-} from "../../conformance/options.ts";
-import { PROXY_OPTION_NAMES, RUN_OPTION_NAMES } from "../../conformance/setting-names.ts";
+} from "../../conformance/suite/options.ts";
 import { FLAGS as MOCK_FLAGS, USAGE as MOCK_USAGE } from "../../server/options.ts";
 
 // Each command's flags are declared once, in its parseArgs table; its help and its reference page are

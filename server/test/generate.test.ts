@@ -3,8 +3,8 @@ import { chmodSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { UsageError } from "../../common/command-line.ts";
-import { judgeListBody } from "../../conformance/list-judge.ts";
-import { runConformance } from "../../conformance/runner.ts";
+import { judgeListBody } from "../../conformance/judging/list-judge.ts";
+import { runConformance } from "../../conformance/suite/runner.ts";
 import { generatedFixtureText, generateOrders } from "../core/generate.ts";
 import { createSeed } from "../core/seed.ts";
 import { createPetstoreMock } from "../in-process.ts";

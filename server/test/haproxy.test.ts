@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Report } from "../../conformance/report.ts";
+import type { Report } from "../../conformance/reports/report.ts";
 import { MOCK_KEY } from "../../conformance/test/mock-ids.ts";
 import { cli, NO_PROXY_ENV } from "../../conformance/test/run-cli.ts";
 import {

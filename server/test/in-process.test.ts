@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { getResponse } from "msw";
 import { setupServer } from "msw/node";
-import { runConformance } from "../../conformance/runner.ts";
+import { runConformance } from "../../conformance/suite/runner.ts";
 import { petstoreHandlers } from "../adapters/msw.ts";
 import { webHandler } from "../core/web.ts";
 import { createPetstoreMock } from "../in-process.ts";

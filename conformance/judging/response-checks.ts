@@ -1,0 +1,371 @@
+import type { ValidateFunction } from "ajv";
+import { formatBytes } from "../../common/byte-size.ts";
+import { isJsonNumber, isRecord, numberText, parseExact } from "../../contract/exact-json.ts";
+import { validateExact } from "../../contract/exact-validate.ts";
+import type { FlatRecordPlan } from "../../contract/flat-record.ts";
+import type { DocumentedResponse, Operation } from "../../contract/operations.ts";
+import type { CheckResult } from "../reports/report.ts";
+import { type Exchange, recordResponse } from "../target/http-client.ts";
+import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
+import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
+
+const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+export interface CheckedResponse {
+  checks: CheckResult[];
+  status?: number;
+  /** The body parsed exactly (numbers as their source digits), when it was JSON and not a list. */
+  body?: unknown;
+  /** A listOrders 200 body, judged order by order. */
+  list?: ListVerdict;
+}
+
+/** Validators the checks need beyond the operation's own. */
+export interface RecordValidators {
+  /** The Error record's, for expected 4xx statuses that openapi.yaml does not document. */
+  errorRecord?: ValidateFunction;
+  /** The Order record's, for lists judged order by order. */
+  orderRecord?: ValidateFunction;
+  /** The Order schema's plan for flat orders, judged from their bytes. */
+  orderPlan?: FlatRecordPlan | undefined;
+  /** Lists of at most this many orders keep every record, for checks that compare them (the proxy's). */
+  keepRecordsUpTo?: number;
+  /** How the caller names its settings in messages (default: runConformance's options). */
+  names?: SettingNames;
+}
+
+// Failures shown in full in one check's message; the rest are counted.
+const PROBLEMS_SHOWN = 5;
+
+/** The checks of one response as they are made: each names its kind under the response's check id. */
+class CheckList {
+  readonly checks: CheckResult[] = [];
+  /** A list's failure shows the bytes around its first fault, not the list's first bytes. */
+  excerpt: ListVerdict["excerpt"];
+
+  constructor(
+    private readonly checkId: string,
+    private readonly exchange: Exchange,
+    /** How the caller names its settings, for messages that say which one to change. */
+    readonly names: SettingNames,
+  ) {}
+
+  pass = (kind: string, message: string, spec?: string) => this.#add("passed", kind, message, spec);
+  skip = (kind: string, message: string, spec?: string) => this.#add("skipped", kind, message, spec);
+  fail = (kind: string, message: string, spec?: string) => {
+    const { request, response } = this.exchange;
+    this.#add("failed", kind, message, spec, {
+      request,
+      ...(response ? { response: shownResponse(response, this.excerpt) } : {}),
+    });
+  };
+
+  #add(
+    status: CheckResult["status"],
+    kind: string,
+    message: string,
+    spec: string | undefined,
+    evidence: Partial<CheckResult> = {},
+  ) {
+    this.checks.push({
+      id: `${this.checkId}.${kind}`,
+      status,
+      message,
+      ...(spec ? { spec } : {}),
+      ...evidence,
+    });
+  }
+}
+
+type Response = NonNullable<Exchange["response"]>;
+
+/**
+ * The checks every response must pass: the expected status, documented for the operation and never 5xx;
+ * a JSON Content-Type on JSON bodies; the body valid against openapi.yaml; an Error record's status equal to
+ * the HTTP status; no body on 204; and for lists, unique ids and no status field.
+ */
+export function checkResponse(
+  exchange: Exchange,
+  operation: Operation,
+  expected: readonly number[],
+  because: string,
+  checkId: string,
+  validators: RecordValidators = {},
+): CheckedResponse {
+  const list = new CheckList(checkId, exchange, validators.names ?? RUN_OPTION_NAMES);
+  const { response } = exchange;
+  if (!response) {
+    list.fail(
+      "status",
+      `expected ${expected.join(" or ")}, but no response came back: ${exchange.error}`,
+      because,
+    );
+    return { checks: list.checks };
+  }
+  const { status } = response;
+  const documented = documentedResponse(operation, status, expected, validators.errorRecord);
+  checkStatus(list, exchange, operation, expected, because, documented);
+  if (!documented || status >= 500) return { checks: list.checks, status };
+  const body = checkBody(list, response, operation, documented, validators);
+  return { checks: list.checks, status, ...body };
+}
+
+/** What openapi.yaml says of a status, or, for an expected 4xx it does not document, an Error record. */
+function documentedResponse(
+  operation: Operation,
+  status: number,
+  expected: readonly number[],
+  errorRecord: ValidateFunction | undefined,
+): (DocumentedResponse & { tolerated?: true }) | undefined {
+  const documented = operation.responses.get(status);
+  if (documented) return documented;
+  // An expected 4xx that openapi.yaml does not document: the lenient reading of input the spec has no case for.
+  const tolerable = expected.includes(status) && status >= 400 && status < 500 && errorRecord;
+  return tolerable
+    ? { status, description: "tolerated", body: errorRecord, bodyOptional: true, tolerated: true }
+    : undefined;
+}
+
+function checkStatus(
+  list: CheckList,
+  exchange: Exchange,
+  operation: Operation,
+  expected: readonly number[],
+  because: string,
+  documented: DocumentedResponse | undefined,
+): void {
+  const status = exchange.response?.status as number;
+  const problem =
+    status >= 500
+      ? "a 5xx is never an acceptable answer"
+      : status === 429
+        ? `the target kept answering 429 Too Many Requests${exchange.retries ? ` after ${exchange.retries} retries` : ""}: slow the run down with ${list.names.concurrency} 1 or a larger ${list.names.maxRetryWait}`
+        : !documented
+          ? `openapi.yaml does not document ${status} for ${operation.operationId} (documented: ${[...operation.responses.keys()].join(", ")})`
+          : undefined;
+  if (expected.includes(status) && !problem) list.pass("status", `${status} as expected`, because);
+  else
+    list.fail(
+      "status",
+      `expected ${expected.join(" or ")}, got ${status}${problem ? `: ${problem}` : ""}`,
+      because,
+    );
+}
+
+/** The body's checks: none on 204, JSON with a JSON Content-Type, valid against openapi.yaml. */
+function checkBody(
+  list: CheckList,
+  response: Response,
+  operation: Operation,
+  documented: DocumentedResponse & { tolerated?: true },
+  validators: RecordValidators,
+): Omit<CheckedResponse, "checks" | "status"> {
+  const { status } = response;
+  if (response.cut !== undefined) {
+    list.fail(
+      status === 204 ? "no-body" : "body",
+      response.cut,
+      "§1, §7: successful and error payloads are JSON",
+    );
+    return {};
+  }
+  if (status === 204) {
+    if (response.body.length === 0) list.pass("no-body", "204 carries no body", "§4.2: 204 body: none");
+    else
+      list.fail(
+        "no-body",
+        `204 must carry no body, got ${response.received ?? response.body.length} bytes`,
+        "§4.2: 204 body: none",
+      );
+    return {};
+  }
+  const validate = documented.body;
+  if (!validate) return {};
+  if (documented.bodyOptional && response.body.length === 0) {
+    if (documented.tolerated)
+      list.pass(
+        "body",
+        `${status} without a body`,
+        "§7: error responses that carry a body use the Error record",
+      );
+    else
+      list.pass(
+        "body",
+        `${status} without a body, which openapi.yaml allows (x-optional-content)`,
+        "§4.2, §7: the spec does not show this body; error responses that carry one use the Error record",
+      );
+    return {};
+  }
+  checkContentType(list, response);
+  const schemaSpec =
+    status === 200
+      ? "§2 Order, §4.1: a JSON array of Order records"
+      : "§2 Error, §7: error responses use the Error record";
+  if (status === 200 && operation.operationId === "listOrders" && validators.orderRecord)
+    return checkList(list, response, validate, schemaSpec, validators);
+  return checkJson(list, response, validate, schemaSpec);
+}
+
+function checkContentType(list: CheckList, response: Response): void {
+  const contentType = response.headers["content-type"] ?? "";
+  const jsonPayloads = "§1, §7: successful and error payloads are JSON";
+  if (JSON_CONTENT_TYPE.test(contentType))
+    list.pass("content-type", `JSON Content-Type (${contentType})`, jsonPayloads);
+  else
+    list.fail(
+      "content-type",
+      `a JSON body needs a JSON Content-Type, got ${contentType ? `"${contentType}"` : "none"}`,
+      jsonPayloads,
+    );
+}
+
+/** A listOrders 200: judged order by order (or taken as the stream already judged it). */
+function checkList(
+  list: CheckList,
+  response: Response,
+  validate: ValidateFunction,
+  schemaSpec: string,
+  validators: RecordValidators,
+): Omit<CheckedResponse, "checks" | "status"> {
+  const verdict =
+    response.list ??
+    judgeListBody(response.bodyBytes ?? Buffer.from(response.body, "utf8"), {
+      validateOrder: validators.orderRecord as ValidateFunction,
+      orderPlan: validators.orderPlan,
+      ...(validators.keepRecordsUpTo !== undefined ? { keepRecordsUpTo: validators.keepRecordsUpTo } : {}),
+    });
+  list.excerpt = verdict.excerpt;
+  if (verdict.limit !== undefined) {
+    list.skip("body", `not judged: ${limitText(verdict.limit, list.names)}`, schemaSpec);
+    return { list: verdict };
+  }
+  if (verdict.syntax !== undefined) {
+    list.fail("body", `the body is not valid JSON: ${verdict.syntax}`, schemaSpec);
+    return {};
+  }
+  if (verdict.notArray) {
+    // Not an array: the operation's own schema says what it is instead.
+    validateExact(validate, verdict.notArray.value);
+    list.fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
+    return {};
+  }
+  // A list judged in part: what was found in its start stands; nothing is said of the whole.
+  const inPart = verdict.partial === undefined ? "" : ` (judged in part: ${verdict.partial})`;
+  if (verdict.invalid.count > 0)
+    list.fail(
+      "body",
+      `does not match openapi.yaml: ${tallyText(verdict.invalid, "orders", verdict.count)}${inPart}`,
+      schemaSpec,
+    );
+  else if (verdict.partial !== undefined)
+    list.skip(
+      "body",
+      `not judged whole: ${verdict.partial}, and none of them breaks the Order schema`,
+      schemaSpec,
+    );
+  else list.pass("body", `an array of ${verdict.count} Order records`, schemaSpec);
+  checkListInvariants(verdict, list);
+  return { list: verdict };
+}
+
+/** Any other JSON body: parsed exactly, validated, and an Error record's status compared with the HTTP one. */
+function checkJson(
+  list: CheckList,
+  response: Response,
+  validate: ValidateFunction,
+  schemaSpec: string,
+): Omit<CheckedResponse, "checks" | "status"> {
+  if (response.notUtf8 !== undefined) {
+    list.fail("body", `the body is not valid JSON: ${response.notUtf8}`, schemaSpec);
+    return {};
+  }
+  let body: unknown;
+  try {
+    body = parseExact(response.body);
+  } catch (error) {
+    list.fail("body", `the body is not valid JSON: ${(error as Error).message}`, schemaSpec);
+    return {};
+  }
+  const { status } = response;
+  if (validateExact(validate, body))
+    list.pass("body", status === 200 ? "an array of Order records" : "an Error record", schemaSpec);
+  else list.fail("body", `does not match openapi.yaml: ${schemaProblems(validate)}`, schemaSpec);
+
+  if (status !== 200 && isRecord(body) && "status" in body) {
+    const errorStatus = isJsonNumber(body.status) ? numberText(body.status) : JSON.stringify(body.status);
+    const rule = "§7: the Error record's status equals the HTTP status";
+    if (errorStatus === String(status))
+      list.pass("error-status", `Error status ${errorStatus} equals the HTTP status`, rule);
+    else list.fail("error-status", `Error status is ${errorStatus}, HTTP status is ${status}`, rule);
+  }
+  return { body };
+}
+
+function schemaProblems(validate: ValidateFunction): string {
+  const problems = (validate.errors ?? []).map(
+    (error) => `${error.instancePath || "(body)"} ${error.message}`,
+  );
+  return [...new Set(problems)].slice(0, PROBLEMS_SHOWN).join("; ");
+}
+
+/** The first problems in full, and how many there are in all. */
+function tallyText(tally: ProblemTally, what: string, of: number): string {
+  const shown = tally.first.slice(0, PROBLEMS_SHOWN).join("; ");
+  return tally.count > PROBLEMS_SHOWN ? `${shown}; … ${tally.count} of ${of} ${what} in all` : shown;
+}
+
+function checkListInvariants(list: ListVerdict, checks: CheckList): void {
+  const { pass, fail, skip, names } = checks;
+  const unique = "§2: id is the unique order identifier";
+  if (list.indexLimit !== undefined && list.duplicates.count === 0)
+    skip(
+      "unique-ids",
+      `not judged: the list has more orders than the ${list.indexLimit} whose ids the suite keeps within ${names.maxMemory}; no id was repeated among those`,
+      unique,
+    );
+  else if (list.partial !== undefined && list.duplicates.count === 0)
+    skip("unique-ids", `not judged whole: ${list.partial}, and no id was repeated among them`, unique);
+  else if (list.duplicates.count === 0) pass("unique-ids", `${list.orders.size} distinct ids`, unique);
+  else {
+    const more =
+      list.duplicates.count > list.duplicates.first.length ? ` (${list.duplicates.count} ids in all)` : "";
+    fail("unique-ids", `ids listed more than once: ${list.duplicates.first.join(", ")}${more}`, unique);
+  }
+  const noStatus = "§2: the Order record has no field that carries a status";
+  if (list.partial !== undefined && list.exposingStatus.count === 0)
+    skip("no-status-field", `not judged whole: ${list.partial}, and none of them exposes a status`, noStatus);
+  else if (list.exposingStatus.count === 0) pass("no-status-field", "no Order exposes a status", noStatus);
+  else {
+    const more =
+      list.exposingStatus.count > list.exposingStatus.first.length
+        ? ` (${list.exposingStatus.count} orders in all)`
+        : "";
+    fail(
+      "no-status-field",
+      `orders expose a status field: ids ${list.exposingStatus.first.join(", ")}${more}`,
+      noStatus,
+    );
+  }
+}
+
+/** A bound of the judge's reader that a body went past, with the flag that raises it. */
+export function limitText(limit: NonNullable<ListVerdict["limit"]>, names: SettingNames): string {
+  const bound =
+    limit.what === "depth"
+      ? [`${limit.bound} levels of nesting`, names.maxDepth]
+      : limit.what === "string"
+        ? [`strings of ${formatBytes(limit.bound)}`, names.maxString]
+        : [`numbers of ${limit.bound} characters`, names.maxNumber];
+  return `the body goes past the judge's limit of ${bound[0]} at byte ${limit.offset}, a bound of this reader and not of JSON (${bound[1]} raises it)`;
+}
+
+function shownResponse(response: Exchange["response"] & object, excerpt: ListVerdict["excerpt"]) {
+  const recorded = recordResponse(response);
+  if (excerpt === undefined) return recorded;
+  const through = excerpt.from + Buffer.byteLength(excerpt.text);
+  const of = response.received !== undefined ? ` of ${response.received}` : "";
+  return {
+    ...recorded,
+    body: `… bytes ${excerpt.from}–${through}${of}, from the first order at fault:\n${excerpt.text}…`,
+  };
+}

@@ -1,0 +1,239 @@
+import { Worker } from "node:worker_threads";
+import type { FromJudge, JudgeWorkerData, ToJudge } from "./judge-worker.ts";
+import {
+  type Backlog,
+  type FeedContext,
+  judgeNow,
+  type ListFeed,
+  type ListJudges,
+  Pacer,
+} from "./list-feed.ts";
+import type { ListVerdict } from "./list-judge.ts";
+import { receivedVerdict } from "./verdict-transfer.ts";
+
+// A list's bytes cross to the thread in blocks of this size, packed from its chunks, each sent back once
+// judged and used again: the copies are never garbage waiting for either thread's collector.
+export const BLOCK_BYTES = 64 * 1024;
+// Blocks kept for use again at most; the account holds the blocks in use, not these.
+const POOLED_BLOCKS = 64;
+
+/** Blocks sent back by the thread, to be used again. */
+class BlockPool {
+  readonly #free: ArrayBuffer[] = [];
+
+  take(): ArrayBuffer {
+    return this.#free.pop() ?? new ArrayBuffer(BLOCK_BYTES);
+  }
+
+  give(block: ArrayBuffer): void {
+    if (block.byteLength === BLOCK_BYTES && this.#free.length < POOLED_BLOCKS) this.#free.push(block);
+  }
+}
+
+/**
+ * The thread's entry: the build's JavaScript beside this module's chunk; or, for the source under tsx, a
+ * few lines that register tsx in the thread first (Node 20 resolves a worker's entry before any --import
+ * hook of the thread would run).
+ */
+function startWorker(workerData: JudgeWorkerData): Worker {
+  const resourceLimits = heapLimits(workerData);
+  if (!import.meta.url.endsWith(".ts"))
+    return new Worker(new URL("./judge-worker.js", import.meta.url), { workerData, resourceLimits });
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./judge-worker.ts", import.meta.url).href;
+  const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { eval: true, workerData, resourceLimits });
+}
+
+// The thread's heap beyond the account: its code, validators and ids, and what the collector has not come to.
+const HEAP_BEYOND_ACCOUNT_MB = 64;
+
+/**
+ * The thread's old generation, bounded near the account: what the judges build is taken from the account
+ * first, so the bound makes the collector free the strings and orders already handed on sooner, rather
+ * than let them pile up while the heap may grow.
+ */
+function heapLimits(workerData: JudgeWorkerData): { maxOldGenerationSizeMb?: number } {
+  const account = workerData.account;
+  if (account === undefined) return {};
+  return { maxOldGenerationSizeMb: Math.ceil(account.limit / (1024 * 1024)) + HEAP_BEYOND_ACCOUNT_MB };
+}
+
+/**
+ * The proxy's list judges on a worker thread of their own, started with the first large list: the proxy's
+ * thread only forwards, hands each chunk over (a copy, held in the account until the thread says it is
+ * judged) and reads the verdict back. A thread that dies fails the lists it held as judge faults, and the
+ * next list starts another.
+ */
+export class WorkerJudges implements ListJudges {
+  #worker: Worker | undefined;
+  #nextId = 1;
+  readonly #feeds = new Map<number, WorkerFeed>();
+  /** Bytes of all lists handed over and not judged yet. */
+  readonly #backlog: Backlog = { bytes: 0 };
+  readonly #pool = new BlockPool();
+
+  constructor(readonly data: JudgeWorkerData) {}
+
+  feed(context: FeedContext): ListFeed {
+    const id = this.#nextId++;
+    const feed = new WorkerFeed(
+      id,
+      context,
+      this.#backlog,
+      this.#pool,
+      (message, transfer) => this.#post(message, transfer),
+      () => this.#feeds.delete(id),
+    );
+    this.#feeds.set(id, feed);
+    return feed;
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.terminate();
+  }
+
+  #post(message: ToJudge, transfer: ArrayBuffer[] = []): void {
+    this.#worker ??= this.#start();
+    this.#worker.postMessage(message, transfer);
+  }
+
+  #start(): Worker {
+    const worker = startWorker(this.data);
+    // The proxy's stop decides when it ends, never a judge still at work.
+    worker.unref();
+    worker.on("message", (message: FromJudge) => {
+      if ("block" in message) this.#pool.give(message.block);
+      this.#feeds.get(message.id)?.heard(message);
+    });
+    const lost = (why: string) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const feed of [...this.#feeds.values()]) feed.lost(new Error(why));
+    };
+    worker.on("error", (error) => lost(`the judge's thread failed: ${error.message}`));
+    worker.on("exit", (code) => lost(`the judge's thread stopped (exit code ${code})`));
+    return worker;
+  }
+}
+
+class WorkerFeed implements ListFeed {
+  #indexedOrders = 0;
+  /** Bytes handed over and not yet judged, held in the account. */
+  #outstanding = 0;
+  /** The block being filled, not yet sent, and how much of it is. */
+  #block: ArrayBuffer | undefined;
+  #filled = 0;
+  #dropped = false;
+  #ended = false;
+  #verdict: { resolve: (verdict: ListVerdict) => void; reject: (error: Error) => void } | undefined;
+  readonly #pacer: Pacer;
+
+  constructor(
+    readonly id: number,
+    readonly context: FeedContext,
+    readonly backlog: Backlog,
+    readonly pool: BlockPool,
+    readonly post: (message: ToJudge, transfer?: ArrayBuffer[]) => void,
+    readonly forget: () => void,
+  ) {
+    this.#pacer = new Pacer(context);
+  }
+
+  get indexedOrders(): number {
+    return this.#indexedOrders;
+  }
+
+  write(chunk: Buffer): boolean {
+    if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
+    this.#outstanding += chunk.length;
+    this.backlog.bytes += chunk.length;
+    // Copied into blocks of the thread's own: a socket's chunk may share its memory with others, and is
+    // still being written to the client.
+    for (let at = 0; at < chunk.length; ) {
+      this.#block ??= this.pool.take();
+      const length = Math.min(BLOCK_BYTES - this.#filled, chunk.length - at);
+      new Uint8Array(this.#block, this.#filled, length).set(chunk.subarray(at, at + length));
+      this.#filled += length;
+      at += length;
+      if (this.#filled === BLOCK_BYTES) this.#send();
+    }
+    // Bytes to be judged at once go now, in a block not yet full.
+    if (judgeNow(this.context, this.backlog)) this.#send();
+    return true;
+  }
+
+  /** The block filled so far goes to the thread. */
+  #send(): void {
+    const block = this.#block;
+    if (block === undefined || this.#filled === 0) return;
+    const chunk = new Uint8Array(block, 0, this.#filled);
+    this.#block = undefined;
+    this.#filled = 0;
+    this.post({ id: this.id, chunk, now: judgeNow(this.context, this.backlog) }, [block]);
+  }
+
+  end(partial?: string): Promise<ListVerdict> {
+    this.#ended = true;
+    const verdict = new Promise<ListVerdict>((resolve, reject) => (this.#verdict = { resolve, reject }));
+    this.#send();
+    // What waits is judged first, even at a partial end: it stays held until the thread says so.
+    this.post(partial === undefined ? { id: this.id, end: true } : { id: this.id, end: true, partial });
+    return verdict;
+  }
+
+  drop(): void {
+    if (this.#dropped) return;
+    // Once ended, the thread is at work on what waits: held until it is heard of, then let go of.
+    if (this.#ended) return;
+    this.post({ id: this.id, drop: true });
+    this.forget();
+    this.#letGo();
+  }
+
+  /** A message from the thread about this list. */
+  heard(message: FromJudge): void {
+    if ("judged" in message) {
+      if (this.#dropped) return;
+      this.#outstanding -= message.judged;
+      this.backlog.bytes -= message.judged;
+      this.context.held.give(message.judged);
+      this.#indexedOrders = message.indexedOrders;
+      this.context.progressed();
+      this.#pacer.caughtUp(this.#outstanding);
+      return;
+    }
+    this.forget();
+    if ("verdict" in message) {
+      this.#letGo();
+      this.#verdict?.resolve(receivedVerdict(message.verdict));
+    } else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
+  }
+
+  /** The thread is gone: the list was not judged, by a fault of the judge. */
+  lost(error: Error): void {
+    this.forget();
+    this.#fail(error);
+  }
+
+  #fail(error: Error): void {
+    const wasDropped = this.#dropped;
+    // Let go of first: the body, told of the failure, drops this feed, and nothing is left to send then.
+    this.#letGo();
+    if (this.#verdict) this.#verdict.reject(error);
+    else if (!wasDropped) this.context.failed(error);
+  }
+
+  #letGo(): void {
+    if (this.#dropped) return;
+    this.#dropped = true;
+    if (this.#block !== undefined) this.pool.give(this.#block);
+    this.#block = undefined;
+    this.#filled = 0;
+    this.context.held.give(this.#outstanding);
+    this.backlog.bytes -= this.#outstanding;
+    this.#outstanding = 0;
+    this.#pacer.release();
+  }
+}

@@ -1,0 +1,292 @@
+import type { Transform } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { formatBytes } from "../../common/byte-size.ts";
+import { JudgeTurns } from "../judging/judge-turns.ts";
+import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
+import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
+import { type HeldBytes, INDEXED_ORDER_BYTES } from "../judging/memory-budget.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
+
+/** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
+export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
+
+export interface BodyOutcome {
+  /** The body decoded from any Content-Encoding: whole, or its first KEPT_BYTES when `whole` is false. */
+  decoded: Buffer;
+  whole: boolean;
+  /** Decoded bytes in all (up to where reading stopped, for a body cut). */
+  received: number;
+  /** A list judged order by order as it streamed. */
+  list?: ListVerdict;
+  /** Why the body is not judged: past --max-body, or the proxy holding all it may of other answers. */
+  notJudged?: string;
+  /** Why the body cannot be judged as the answer it should be: it does not decode, or is too large for one. */
+  cut?: string;
+}
+
+export interface ForwardedBodyOptions {
+  maxBytes: number;
+  contentEncoding: string | undefined;
+  /** For a list: the judges to stream it to once the body outgrows what is kept. */
+  judges: ListJudges | undefined;
+  /** The account of what all exchanges in flight hold, shared. */
+  held: HeldBytes;
+  /** How the caller names its settings in what the proxy says (default: runProxy's options). */
+  names?: SettingNames;
+  /** The answers arriving at the proxy, counted for the judges' turns; one of this body's own when absent. */
+  turns?: JudgeTurns;
+  /**
+   * For an answer held until judged (--errors): whether it is still held, and how to pause reading from the
+   * upstream (true) and go on (false). While it is held the judge paces the upstream instead of giving up.
+   */
+  pacing?: { active: () => boolean; pause: (paused: boolean) => void };
+}
+
+/**
+ * What the proxy keeps of one answer's body while forwarding it: every chunk is decoded as a stream (its
+ * output bounded: an answer not a list by KEPT_BYTES, a list by --max-body and the shared account, so a
+ * compression bomb costs no more than the account) and kept up to KEPT_BYTES; a list past that is fed to a
+ * streaming judge chunk by chunk (ListFeed: a worker thread, or short turns of this one), so no exchange
+ * waits for another's judgement, the forwarding never waits for the judge, and what the judge has not
+ * reached yet is all that is held. Small bodies are judged after they end. Whatever it holds it takes from
+ * the shared account and gives back in `release`.
+ */
+export class ForwardedBody {
+  readonly #chunks: Buffer[] = [];
+  /** The list's judge, from the moment the body outgrew what is kept until it stops reading. */
+  #feed: ListFeed | undefined;
+  #streamed = false;
+  /** The verdict on the start of a list judged in part. */
+  #partialVerdict: Promise<ListVerdict> | undefined;
+  /** Why only the start of the list is judged, once the judge fell too far behind. */
+  #partial: string | undefined;
+  readonly #turns: JudgeTurns;
+  /** Ends this body's count among the answers arriving: at its last byte, when paced, or on release. */
+  #stopArriving: () => void;
+  /** Whether the last byte came (or the body was released before). */
+  #over = false;
+  #kept = 0;
+  /** What the judge's id index is charged to the shared account. */
+  #indexCharged = 0;
+  #received = 0;
+  #keeping = true;
+  #list: ListVerdict | undefined;
+  #notJudged: string | undefined;
+  #cut: string | undefined;
+  readonly #decoder: Transform | undefined;
+  #ended: Promise<void> | undefined;
+  readonly #options: ForwardedBodyOptions;
+  readonly #names: SettingNames;
+
+  constructor(options: ForwardedBodyOptions) {
+    this.#options = options;
+    this.#names = options.names ?? PROXY_OPTION_NAMES;
+    this.#turns = options.turns ?? new JudgeTurns();
+    this.#stopArriving = this.#turns.arriving();
+    this.#decoder = decoderFor(options.contentEncoding);
+    this.#decoder?.on("data", (chunk: Buffer) => this.#take(chunk));
+    // Listened to from the start: a body that stops decoding half-way must never be an uncaught error.
+    this.#decoder?.on("error", (error: Error) => {
+      this.#cut ??= `the body does not decode as its Content-Encoding says: ${error.message}`;
+      this.#stopReading();
+    });
+  }
+
+  add(raw: Buffer): void {
+    if (this.#done) return;
+    if (this.#decoder) this.#decoder.write(raw);
+    else this.#take(raw);
+  }
+
+  /** The body once its last byte came and was decoded. */
+  async end(): Promise<BodyOutcome> {
+    this.#over = true;
+    this.#stopArriving();
+    const decoder = this.#decoder;
+    if (decoder && !this.#done) {
+      this.#ended ??= new Promise<void>((resolve) => {
+        decoder.once("end", resolve);
+        // Destroyed when it failed or its output is no longer wanted: it then only closes.
+        decoder.once("close", resolve);
+        decoder.end();
+      });
+      await this.#ended;
+    }
+    await this.#verdict();
+    const outcome: BodyOutcome = {
+      decoded: this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks),
+      whole: !this.#streamed && this.#keeping && !this.#done,
+      received: this.#received,
+    };
+    if (this.#notJudged !== undefined) outcome.notJudged = this.#notJudged;
+    else if (this.#cut !== undefined) outcome.cut = this.#cut;
+    else if (this.#list) outcome.list = this.#list;
+    return outcome;
+  }
+
+  /** The streamed list's verdict: whole, or on its start when judged in part. */
+  async #verdict(): Promise<void> {
+    const pending = this.#feed && !this.#done ? this.#feed.end() : this.#partialVerdict;
+    if (!pending) return;
+    try {
+      this.#list = await pending;
+    } catch (error) {
+      this.#failJudge(error);
+    }
+  }
+
+  /** Gives back to the shared account what this body still holds, once its exchange is judged. */
+  release(): void {
+    this.#over = true;
+    this.#stopArriving();
+    this.#options.held.give(this.#kept + this.#indexCharged);
+    this.#kept = 0;
+    this.#indexCharged = 0;
+    this.#feed?.drop();
+  }
+
+  /**
+   * The judge's id index grows with the list and is charged to the shared account as it grows. Past what
+   * the account has left (after the kept lists are let go of), the list is judged in part: what was judged
+   * stands, the rest is forwarded unchanged. An index that alone would be more than the whole account
+   * says so, with how far its ids went.
+   */
+  #chargeIndex(): void {
+    const orders = this.#feed?.indexedOrders ?? 0;
+    const wanted = orders * INDEXED_ORDER_BYTES;
+    const { held } = this.#options;
+    if (wanted <= this.#indexCharged) return;
+    if (wanted > held.limit) {
+      this.#notJudged = `the ids of this list outgrew the proxy's memory for the traffic (${formatBytes(held.limit)}, ${this.#names.maxMemory}) after ${orders} orders: forwarded unchanged, not judged`;
+      this.#stopReading();
+      return;
+    }
+    if (!held.tryTake(wanted - this.#indexCharged)) {
+      this.#judgeInPart(
+        `${this.#overBudget()}: the ids of this list needed more than the account had left after ${orders} orders`,
+      );
+      return;
+    }
+    this.#indexCharged = wanted;
+  }
+
+  /** Nothing more is read: the body is past a limit, or cannot be judged. */
+  get #done(): boolean {
+    return this.#notJudged !== undefined || this.#cut !== undefined || this.#partial !== undefined;
+  }
+
+  #take(chunk: Buffer): void {
+    if (this.#done) return;
+    this.#received += chunk.length;
+    const { maxBytes, held } = this.#options;
+    if (this.#received > maxBytes) {
+      this.#notJudged = `the body is larger than the ${formatBytes(maxBytes)} ${this.#names.maxBody} allows: forwarded unchanged, not judged`;
+      this.#stopReading();
+      return;
+    }
+    if (this.#feed) {
+      this.#toJudge(chunk);
+      this.#keepStart(chunk);
+      return;
+    }
+    const fits = this.#kept + chunk.length <= KEPT_BYTES;
+    if (fits && held.tryTake(chunk.length)) {
+      this.#chunks.push(chunk);
+      this.#kept += chunk.length;
+      return;
+    }
+    if (this.#options.judges) {
+      // Too big to keep, or the proxy holds all it may: what was kept goes to the judge first, then every
+      // chunk as it comes, and only the start that was kept stays.
+      this.#startFeed(this.#options.judges);
+      for (const kept of this.#chunks) this.#toJudge(kept);
+      this.#toJudge(chunk);
+      this.#keepStart(chunk);
+      return;
+    }
+    if (!fits)
+      this.#cut = `the body is larger than ${formatBytes(KEPT_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${this.#received} bytes)`;
+    else
+      this.#notJudged = `the proxy held ${formatBytes(held.limit)} of answers in flight together: forwarded unchanged, not judged`;
+    this.#stopReading();
+  }
+
+  #startFeed(judges: ListJudges): void {
+    const { held, pacing } = this.#options;
+    this.#streamed = true;
+    this.#feed = judges.feed({
+      held,
+      holding: () => pacing?.active() ?? false,
+      pause: (paused) => this.#pause(paused),
+      progressed: () => {
+        if (!this.#done) this.#chargeIndex();
+      },
+      failed: (error) => this.#failJudge(error),
+    });
+  }
+
+  #toJudge(chunk: Buffer): void {
+    if (!this.#feed || this.#done) return;
+    if (!this.#feed.write(chunk))
+      this.#judgeInPart(`${this.#overBudget()}: the judge fell behind the forwarding by more than it holds`);
+  }
+
+  #overBudget(): string {
+    return `over the memory budget (${formatBytes(this.#options.held.limit)}, ${this.#names.maxMemory})`;
+  }
+
+  /** What was judged stands, with the reason the rest was not; the rest goes on unjudged. */
+  #judgeInPart(reason: string): void {
+    if (!this.#feed) return;
+    this.#partialVerdict = this.#feed.end(reason);
+    this.#partial = reason;
+    this.#stopReading();
+  }
+
+  /** A judge that threw is a defect of the judge, met on this answer only: the answer is marked, not the proxy. */
+  #failJudge(error: unknown): void {
+    this.#cut ??= judgeFault(error);
+    this.#stopReading();
+  }
+
+  #stopReading(): void {
+    this.#feed?.drop();
+    this.#feed = undefined;
+    this.#decoder?.destroy();
+  }
+
+  /**
+   * Reading pauses at the decoder too: a few compressed bytes can decode to any number. A paused body is not
+   * arriving, so the judges need not leave the event loop to it.
+   */
+  #pause(paused: boolean): void {
+    if (paused) {
+      this.#decoder?.pause();
+      this.#stopArriving();
+    } else {
+      this.#decoder?.resume();
+      if (!this.#over) this.#stopArriving = this.#turns.arriving();
+    }
+    this.#options.pacing?.pause(paused);
+  }
+
+  #keepStart(chunk: Buffer): void {
+    if (this.#kept >= KEPT_BYTES || !this.#keeping) return;
+    const part = chunk.subarray(0, KEPT_BYTES - this.#kept);
+    if (!this.#options.held.tryTake(part.length)) {
+      this.#keeping = false;
+      return;
+    }
+    this.#chunks.push(part);
+    this.#kept += part.length;
+  }
+}
+
+function decoderFor(contentEncoding: string | undefined): Transform | undefined {
+  const encoding = contentEncoding?.trim().toLowerCase();
+  if (encoding === "gzip" || encoding === "x-gzip") return createGunzip();
+  if (encoding === "deflate") return createInflate();
+  if (encoding === "br") return createBrotliDecompress();
+  return undefined;
+}

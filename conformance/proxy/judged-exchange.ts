@@ -1,0 +1,281 @@
+import type { ListVerdict } from "../judging/list-judge.ts";
+import { type CheckedResponse, checkResponse, type RecordValidators } from "../judging/response-checks.ts";
+import type { CheckResult, RecordedRequest } from "../reports/report.ts";
+import type { Exchange } from "../target/http-client.ts";
+import { PROXY_BASE_PATH } from "./defaults.ts";
+import type { Expectation, LiveRequest, Reading } from "./expectation.ts";
+import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";
+
+/** One exchange through the proxy, as it was forwarded. */
+export interface ForwardedExchange {
+  seq: number;
+  method: string;
+  /** The path and query the client asked the proxy for. */
+  url: string;
+  /** The bearer token of the client's request, for the checks and the state views; never shown. */
+  token: string | undefined;
+  /** Every credential the request carried (headers, query), to hide wherever a server echoes one. */
+  secrets: string[];
+  session: string | undefined;
+  /** The request as reports show it, headers masked: made only for a report that shows it. */
+  recorded: () => RecordedRequest;
+  /** When the request came in (performance.now()). */
+  startedAt: number;
+  durationMs: number;
+  /**
+   * The upstream's answer, its body decoded from any Content-Encoding; absent when there was none. Its
+   * headers and body text are made when first read: an answer the same as the last is compared as bytes.
+   */
+  response?: NonNullable<Exchange["response"]> & { bytes: Buffer; contentType: string };
+  upstreamError?: string;
+  /** Forwarded without being judged, and why (a body past --max-body). */
+  notJudged?: string;
+  /** Still in flight when the proxy stopped: ended there, and why. */
+  cutOff?: string;
+  /** With --errors, why the answer went on before it was judged (so it could not be replaced). */
+  unheld?: string;
+  /** A part of the proxy failed on this exchange: it was ended there, not judged, and why. */
+  fault?: string;
+}
+
+/** One exchange with the suite's verdict on it. */
+export interface JudgedExchange {
+  ref: ExchangeRef;
+  method: string;
+  /** The path without its query. */
+  pathname: string;
+  status?: number;
+  durationMs: number;
+  /** The contract's operation; absent when the exchange was forwarded without being judged. */
+  operation?: string;
+  notJudged?: string;
+  checks: CheckResult[];
+  findings: StateFinding[];
+  upstreamError?: string;
+  /** The answer was replaced by a 502 naming the violation (--errors). */
+  replaced?: boolean;
+  /** Still in flight when the proxy stopped. */
+  cutOff?: boolean;
+  /** With --errors, why the answer went on before it was judged. */
+  unheld?: string;
+  /** A part of the proxy failed on this exchange. */
+  fault?: boolean;
+  exchange: Exchange;
+  /** What the upstream answered, as bytes. */
+  answer?: ForwardedExchange["response"];
+}
+
+interface PassedAnswer {
+  contentType: string;
+  bytes: Buffer;
+  checks: CheckResult[];
+  checked: CheckedResponse;
+}
+
+export interface JudgeContext {
+  read: (request: LiveRequest) => Reading | undefined;
+  validators: RecordValidators;
+  state: TrafficState;
+  /** Whether a cancel of this order is on its way through the proxy, not yet answered. */
+  cancelInFlight?: (orderId: string) => boolean;
+  /** The last answer that passed every check, per expectation and status (see `judgeResponse`). */
+  passed: Map<Expectation, Map<number, PassedAnswer>>;
+}
+
+/**
+ * An exchange as the suite's checks read it; the request's masked copy is made only if a check shows it.
+ * A class, not an object literal with a getter: V8 keeps such literals alive through young-generation
+ * collections, which under load cost the proxy more than all its checks.
+ */
+class LiveExchange implements Exchange {
+  readonly #forwarded: ForwardedExchange;
+  readonly response?: Exchange["response"];
+  readonly error?: string;
+
+  constructor(forwarded: ForwardedExchange) {
+    this.#forwarded = forwarded;
+    if (forwarded.response) this.response = forwarded.response;
+    if (forwarded.upstreamError !== undefined) this.error = forwarded.upstreamError;
+  }
+
+  get request(): RecordedRequest {
+    return this.#forwarded.recorded();
+  }
+}
+
+/**
+ * The suite's checks applied to one live exchange: the response checks with the expectation the suite
+ * would have of the request, then the state rules over what the traffic showed before.
+ */
+export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContext): JudgedExchange {
+  const queryAt = forwarded.url.indexOf("?");
+  const pathname = queryAt === -1 ? forwarded.url : forwarded.url.slice(0, queryAt);
+  const judged = judgedShell(forwarded, pathname);
+  const notJudged = unjudgeable(forwarded, pathname, judged);
+  if (notJudged !== undefined) {
+    judged.notJudged = notJudged;
+    return judged;
+  }
+  if (judged.upstreamError !== undefined) return judged;
+  const reading = context.read({
+    method: forwarded.method,
+    path: pathname.slice(PROXY_BASE_PATH.length),
+    hasQuery: queryAt !== -1,
+    token: forwarded.token,
+  });
+  if (!reading) {
+    judged.notJudged = "no operation of openapi.yaml";
+    return judged;
+  }
+  const { expectation } = reading;
+  const checked = judgeResponse(judged.exchange, forwarded.response, expectation, context);
+  judged.operation = expectation.operation.operationId;
+  judged.checks = checked.checks;
+  judged.findings = stateFindings(forwarded, judged, reading, checked.list, context);
+  return judged;
+}
+
+/** The exchange as its verdict starts: built once and filled in, since this runs on the proxy's hot path. */
+function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExchange {
+  const status = forwarded.response?.status;
+  const judged: JudgedExchange = {
+    ref: {
+      seq: forwarded.seq,
+      label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${status ?? "no answer"}`,
+      startedAt: forwarded.startedAt,
+      endedAt: forwarded.startedAt + forwarded.durationMs,
+    },
+    method: forwarded.method,
+    pathname,
+    durationMs: forwarded.durationMs,
+    checks: [],
+    findings: [],
+    exchange: new LiveExchange(forwarded),
+  };
+  if (status !== undefined) judged.status = status;
+  if (forwarded.response) judged.answer = forwarded.response;
+  if (forwarded.unheld !== undefined) judged.unheld = forwarded.unheld;
+  return judged;
+}
+
+/** Why the exchange is not judged at all (cut off, outside /v1, a preflight…); an upstream error is noted. */
+function unjudgeable(
+  forwarded: ForwardedExchange,
+  pathname: string,
+  judged: JudgedExchange,
+): string | undefined {
+  if (forwarded.fault !== undefined) {
+    judged.fault = true;
+    return forwarded.fault;
+  }
+  if (forwarded.cutOff !== undefined) {
+    judged.cutOff = true;
+    return forwarded.cutOff;
+  }
+  if (forwarded.upstreamError !== undefined) {
+    judged.upstreamError = forwarded.upstreamError;
+    return undefined;
+  }
+  if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`)) return "outside /v1";
+  if (forwarded.method === "OPTIONS") return "CORS preflight";
+  return forwarded.notJudged;
+}
+
+/** What the state rules find in this exchange: a whole list seen, or a cancel answered as documented. */
+function stateFindings(
+  forwarded: ForwardedExchange,
+  judged: JudgedExchange,
+  reading: Reading,
+  list: ListVerdict | undefined,
+  context: JudgeContext,
+): JudgedExchange["findings"] {
+  const { operation } = reading.expectation;
+  const { status, ref } = judged;
+  const session = forwarded.session ?? "";
+  // The token itself keys the view in memory; it is never written anywhere.
+  const view = forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`;
+  // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
+  if (operation.operationId === "listOrders" && status === 200 && view !== undefined && forwarded.response) {
+    if (!list || list.syntax !== undefined || list.limit !== undefined || list.notArray) return [];
+    if (list.partial !== undefined) context.state.judgedInPart(ref);
+    else if (list.unindexed === 0)
+      return context.state.observe({
+        kind: "list",
+        view,
+        session,
+        // A list judged as it streamed kept only its start: not the whole list to compare bytes with.
+        ...(forwarded.response.list === undefined ? { bytes: forwarded.response.bytes } : {}),
+        orders: () => ({ index: list.orders, ...(list.allRecords ? { records: list.records } : {}) }),
+        ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
+        at: ref,
+      });
+    else context.state.unobserved(ref, list.unindexed);
+    return [];
+  }
+  if (
+    operation.operationId === "cancelOrder" &&
+    reading.orderId !== undefined &&
+    status !== undefined &&
+    operation.responses.has(status)
+  ) {
+    return context.state.observe({
+      kind: "cancel",
+      view,
+      session,
+      orderId: reading.orderId,
+      status,
+      at: ref,
+    });
+  }
+  return [];
+}
+
+/**
+ * The suite's response checks. An answer identical to the last one that passed them all, for the same
+ * operation, status and reading, passes them again without being parsed: lists polled again and again
+ * cost a comparison of their text, and any difference is judged in full.
+ */
+function judgeResponse(
+  exchange: Exchange,
+  response: ForwardedExchange["response"],
+  expectation: Expectation,
+  context: JudgeContext,
+): CheckedResponse {
+  const { operation, expect, because } = expectation;
+  if (!response)
+    return checkResponse(exchange, operation, expect, because, operation.operationId, context.validators);
+  let byStatus = context.passed.get(expectation);
+  const last = byStatus?.get(response.status);
+  // Only an answer kept whole can be the same as the last: a list judged as it streamed was judged already.
+  const whole = response.list === undefined;
+  if (whole && last && last.contentType === response.contentType && last.bytes.equals(response.bytes)) {
+    return last.checked;
+  }
+  const checked = checkResponse(
+    exchange,
+    operation,
+    expect,
+    because,
+    operation.operationId,
+    context.validators,
+  );
+  if (whole && checked.checks.every((check) => check.status === "passed")) {
+    if (!byStatus) {
+      byStatus = new Map();
+      context.passed.set(expectation, byStatus);
+    }
+    byStatus.set(response.status, {
+      contentType: response.contentType,
+      // A copy: the answer's bytes may share their memory with the rest of what the socket read.
+      bytes: Buffer.from(response.bytes),
+      checks: checked.checks,
+      checked,
+    });
+  }
+  return checked;
+}
+
+/** Whether the exchange broke the contract or a state rule. */
+export function violates(judged: JudgedExchange): boolean {
+  return judged.findings.length > 0 || judged.checks.some((check) => check.status === "failed");
+}

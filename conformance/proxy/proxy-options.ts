@@ -1,0 +1,181 @@
+import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
+import { parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../../common/option-values.ts";
+import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import {
+  parseReporters,
+  REACH_FLAGS,
+  REACH_SETTING_FLAGS,
+  READER_LIMITS_HELP,
+  type ReporterTarget,
+  readHeaders,
+  readReaderLimits,
+  readTls,
+} from "../suite/options.ts";
+import { DEFAULT_PROXY_PORT } from "./defaults.ts";
+import type { ProxyOptions } from "./run-proxy.ts";
+
+export interface ProxyCliOptions {
+  proxy: ProxyOptions;
+  reporters: ReporterTarget[];
+  failOnViolation: boolean;
+  /** How often the report files and the HAR are written while the proxy runs. */
+  flushEveryMs: number;
+  /** COMMAND and its arguments, given after `--`: the proxy judges while it runs, then reports. */
+  command?: string[];
+  help: boolean;
+}
+
+export const PROXY_USAGE = `Usage: petstore-conformance proxy --upstream URL [options] [-- COMMAND [ARGS...]]
+
+A reverse proxy on this machine that forwards every request under its /v1 to the upstream unchanged and
+judges each exchange with the suite's checks: the contract, and the spec's state rules across the traffic.
+Point the app or its end-to-end tests at http://127.0.0.1:PORT/v1; stop with Ctrl-C or SIGTERM to get
+the reports.
+
+With -- COMMAND: runs COMMAND once the proxy listens, with PETSTORE_PROXY_URL set to its base address
+(ending in /v1), and stops when COMMAND ends; stop signals go on to COMMAND, and the proxy's own lines go
+to stderr. The exit code is COMMAND's when it failed, else as below.
+
+  --upstream URL            the deployment's base address, ending in /v1   (PETSTORE_UPSTREAM)
+  --port N                  where the proxy listens (default ${DEFAULT_PROXY_PORT}; 0 for any free port)
+  --host ADDRESS            the address it listens on (default 127.0.0.1)
+  --allowed-host NAME       a Host name it answers besides loopback names and its address (repeatable)
+  --cors-origin ORIGIN      a page origin that may read answers the proxy's --header credentials unlocked
+                            (repeatable); with such credentials, other origins get no CORS grant
+  --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
+  --errors                  answer an exchange that breaks a rule with 502 and an Error record naming it
+                            (off by default: the proxy changes nothing)
+  --max-connections N       client connections open at once (default 4/5 of the file-descriptor limit);
+                            past it a new one closes the oldest idle one, or is closed when all are busy
+  --request-timeout TIME    how long a client may take to send a whole request, head and body (default
+                            30s; a bare number is milliseconds): past it, 408 and the connection closed
+
+Reaching the upstream (as the suite reaches a target):
+  --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
+  all_proxy, no_proxy/NO_PROXY as curl reads them), --header 'Name: value' (masked unless --show-header
+  NAME), --header-from-env Name=VARIABLE (the value read from the environment, kept out of the command
+  line), --timeout TIME (until the answer starts, default 10000 ms; 10s), --deadline TIME (the whole exchange, default
+  120000)
+  --max-memory SIZE         what the traffic may make the proxy hold at once: answers and lists in
+                            flight, the ids of lists being judged, the lists the state rules keep
+                            (default 256MiB); past it kept lists go first, then each exchange holds less
+  --max-body SIZE           judge at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
+                            MiB, GiB): a larger one passes through unchanged and is counted as not judged
+${READER_LIMITS_HELP}
+
+Reports:
+  one line per exchange as it happens: readable on a terminal, JSON lines otherwise
+  --reporter NAME[:FILE]    on exit: pretty (default), json, junit, html or markdown, to FILE or standard
+                            output; repeatable
+  --secret NAME             a header or query parameter whose value is a credential, masked everywhere
+                            like Authorization, Cookie, X-Api-Key or access_token are; repeatable
+  --har FILE                write every exchange to FILE as HAR 1.2 as it happens, credentials hidden
+  --flush-every TIME        while it runs, write the report files and the HAR under their names this
+                            often (default 60s), so that a kill loses at most that much
+  --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all
+  --help                    show this help
+
+Exit codes: 0 stopped (and, with --fail-on-violation, something was judged and nothing failed), 1 a check
+failed or nothing was judged, with --fail-on-violation, 2 bad usage, an upstream it cannot reach at start,
+a report or HAR it could not write, or a fault of the proxy's own (said on stderr and in the report).
+`;
+
+export const FLAGS = {
+  upstream: { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  "allowed-host": { type: "string", multiple: true },
+  "cors-origin": { type: "string", multiple: true },
+  "max-memory": { type: "string" },
+  strict: { type: "boolean" },
+  errors: { type: "boolean" },
+  "max-connections": { type: "string" },
+  "request-timeout": { type: "string" },
+  ...REACH_FLAGS,
+  reporter: { type: "string", multiple: true },
+  har: { type: "string" },
+  "flush-every": { type: "string" },
+  secret: { type: "string", multiple: true },
+  "fail-on-violation": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The flags that set what the proxy's messages name (flag-docs.test.ts holds them to FLAGS). */
+export const SETTING_FLAGS: SettingNames = {
+  ...PROXY_OPTION_NAMES,
+  target: "--upstream",
+  apiKey: "the client's own Authorization header (the proxy passes it on)",
+  ...REACH_SETTING_FLAGS,
+  errors: "--errors",
+  allowedHosts: "--allowed-host NAME",
+  corsOrigins: "--cors-origin ORIGIN",
+  flushEvery: "--flush-every",
+  port: "--port",
+};
+
+export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ProxyCliOptions {
+  const { options: flags, command } = splitAtCommand(argv);
+  const values = parseFlags(flags, FLAGS);
+  const reporters = parseReporters(values.reporter ?? ["pretty"], undefined);
+  const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
+  if (values.help)
+    return { proxy: { upstream: "" }, reporters, failOnViolation: false, flushEveryMs: 0, help: true };
+  if (!upstream) throw new UsageError("--upstream (or PETSTORE_UPSTREAM) is required");
+  const port = values.port === undefined ? DEFAULT_PROXY_PORT : parsePort("--port", values.port);
+  const headers = readHeaders(values, env);
+  const tls = readTls(values, env);
+  const readerLimits = readReaderLimits(values);
+  return {
+    proxy: {
+      upstream,
+      port,
+      env,
+      timeoutMs: parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" }),
+      ...(values.deadline !== undefined
+        ? { deadlineMs: parseDuration("--deadline", values.deadline, { bareUnit: "ms" }) }
+        : {}),
+      ...(values.host !== undefined ? { host: values.host } : {}),
+      ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
+      ...(values["cors-origin"] ? { corsOrigins: values["cors-origin"] } : {}),
+      ...(values.strict ? { strict: true } : {}),
+      ...(values.errors ? { errors: true } : {}),
+      ...(values.har !== undefined ? { har: values.har } : {}),
+      ...(values.secret ? { secretNames: values.secret } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
+      ...(tls ? { tls } : {}),
+      ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
+      ...clientBounds(values),
+      ...(values["max-memory"] !== undefined
+        ? { maxHeldBytes: parseByteSize("--max-memory", values["max-memory"]) }
+        : {}),
+      ...(values["max-body"] !== undefined
+        ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }
+        : {}),
+      ...(readerLimits ? { readerLimits } : {}),
+      settingNames: SETTING_FLAGS,
+    },
+    reporters,
+    failOnViolation: values["fail-on-violation"] ?? false,
+    flushEveryMs: parseDuration("--flush-every", values["flush-every"] ?? "60s"),
+    ...(command ? { command } : {}),
+    help: false,
+  };
+}
+
+/** How many clients the proxy keeps, and how long each may take to send its request. */
+function clientBounds(values: {
+  "max-connections"?: string | undefined;
+  "request-timeout"?: string | undefined;
+}): Pick<ProxyOptions, "maxConnections" | "requestTimeoutMs"> {
+  return {
+    ...(values["max-connections"] !== undefined
+      ? { maxConnections: parseWholeNumber("--max-connections", values["max-connections"]) }
+      : {}),
+    ...(values["request-timeout"] !== undefined
+      ? {
+          requestTimeoutMs: parseDuration("--request-timeout", values["request-timeout"], { bareUnit: "ms" }),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,430 @@
+import { type HeldBytes, INDEXED_ORDER_BYTES } from "../judging/memory-budget.ts";
+import type { OrderIndex } from "../judging/order-index.ts";
+import { rulesJudgedBy, type StateRuleOf } from "../model/state-rule-catalogue.ts";
+
+/**
+ * The spec's state rules judged across live traffic, from what the proxy saw and nothing else: it never
+ * sends a request of its own to find out. Each view of the store (one API key, in one mock session) is
+ * remembered apart, within bounds: its last list, kept as the judge read it (exact ids and record digests,
+ * whatever its size), and what cancels and refusals did to its orders. The least recently used views and
+ * the oldest orders are forgotten first.
+ */
+
+/** An exchange as findings name it: its number in the traffic and what it was. */
+export interface ExchangeRef {
+  seq: number;
+  /** `#12 DELETE /v1/store/orders/5 → 204` */
+  label: string;
+  /** When the request came in and when its answer was over (performance.now()), to order exchanges. */
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
+ * Whether `earlier` was over before `later` began. Concurrent exchanges are in no order: the upstream may
+ * have handled them either way round, so no rule reads one as the cause or the sequel of the other.
+ */
+function before(earlier: ExchangeRef, later: ExchangeRef): boolean {
+  return earlier.endedAt <= later.startedAt;
+}
+
+/** The rules judged across live traffic, by name, with their rationale (state-rule-catalogue.ts). */
+export const STATE_RULES = rulesJudgedBy("proxy");
+
+export type StateRuleName = StateRuleOf<"proxy">;
+
+export interface StateFinding {
+  rule: StateRuleName;
+  message: string;
+  earlier: ExchangeRef;
+  later: ExchangeRef;
+}
+
+/** What the traffic showed, as the state rules read it. */
+export type StateEvent =
+  | {
+      kind: "list";
+      /** The view of the store the list is of (key and session); lists are always authenticated. */
+      view: string;
+      session: string;
+      /**
+       * The list's bytes, to notice a list the same as the view's last one; absent for a list judged as it
+       * streamed, of which only the start is kept (then the lists are always compared).
+       */
+      bytes?: Buffer;
+      /** The orders as the judge kept them: read only when the list must be compared. */
+      orders: () => ListedOrders;
+      /** Whether a cancel of the order has been sent and not yet answered: the list may already show it. */
+      cancelInFlight?: (orderId: string) => boolean;
+      at: ExchangeRef;
+    }
+  | {
+      kind: "cancel";
+      /** Undefined for a request without a bearer token: its refusal concerns every view of the session. */
+      view: string | undefined;
+      session: string;
+      orderId: string;
+      status: number;
+      at: ExchangeRef;
+    };
+
+/** A list as the state rules keep it: each order's exact id with a digest of its record. */
+export interface ListedOrders {
+  readonly index: OrderIndex;
+  /** Whole records by id, kept for lists of at most RECORDS_KEPT_UP_TO orders, for findings that show them. */
+  readonly records?: ReadonlyMap<string, string>;
+}
+
+/** Lists of at most this many orders keep their records as text too, so a finding can show both. */
+export const RECORDS_KEPT_UP_TO = 10_000;
+
+export interface StateLimits {
+  /** Views (key × session) remembered at once. */
+  views: number;
+  /** Orders a cancel or a refusal touched, remembered per view. */
+  ordersPerView: number;
+  /** Orders of the views' last lists kept in all (about 24 bytes each); past it the least recently used views' lists go. */
+  listedOrders: number;
+  /**
+   * Bytes the views' last lists hold in all (ids and digests, records kept as text, the list's bytes for
+   * the same-answer shortcut); past it the least recently used views' lists go, and a list larger than
+   * all of it alone keeps no records, then nothing.
+   */
+  keptBytes: number;
+}
+
+export const DEFAULT_STATE_LIMITS: StateLimits = {
+  views: 1000,
+  ordersPerView: 100_000,
+  listedOrders: 10_000_000,
+  keptBytes: 256 * 1024 * 1024,
+};
+
+interface OrderMemory {
+  cancelled?: ExchangeRef;
+  conflicted?: ExchangeRef;
+  /** A refusal since the order was last listed. */
+  refused?: ExchangeRef;
+}
+
+interface View {
+  session: string;
+  /** Orders a cancel or a refusal touched; every other order is only in the last list. */
+  orders: Map<string, OrderMemory>;
+  last?: { orders: ListedOrders; at: ExchangeRef };
+  lastBytes?: Buffer;
+  /** What `last` and `lastBytes` hold, as counted in the state's `keptBytes`. */
+  keptBytes: number;
+  /** A cancel or a refusal touched the view's orders since its last list. */
+  touched: boolean;
+}
+
+export interface StateNote {
+  message: string;
+  count: number;
+}
+
+export class TrafficState {
+  readonly #views = new Map<string, View>();
+  /** Orders of the views' last lists, in all. */
+  #listed = 0;
+  /** Bytes the views' last lists hold, in all. */
+  #kept = 0;
+  #recent: string | undefined;
+  readonly #limits: StateLimits;
+  /** How often each rule was put to the test, so that a rule never tested is reported as such. */
+  readonly evaluations = Object.fromEntries(Object.keys(STATE_RULES).map((rule) => [rule, 0])) as Record<
+    StateRuleName,
+    number
+  >;
+  /** What the spec leaves open and the traffic showed: said, never failed. */
+  readonly notes = new Map<string, StateNote>();
+
+  /**
+   * `account`: the process's one account of what traffic makes it hold (the proxy's --max-memory), which
+   * the kept lists draw from beside the answers in flight; past it, kept lists go first.
+   */
+  constructor(
+    limits: Partial<StateLimits> = {},
+    private readonly account?: HeldBytes,
+  ) {
+    this.#limits = { ...DEFAULT_STATE_LIMITS, ...limits };
+    if (account) account.reclaim = (bytes) => this.#reclaim(bytes);
+  }
+
+  /** Forgets the least recently used views' lists until `bytes` are given back (or none is left). */
+  #reclaim(bytes: number): void {
+    let given = 0;
+    for (const view of this.#views.values()) {
+      if (given >= bytes) return;
+      if (!view.last && view.lastBytes === undefined) continue;
+      given += view.keptBytes;
+      this.#forget(view);
+    }
+  }
+
+  observe(event: StateEvent): StateFinding[] {
+    return event.kind === "list" ? this.#list(event) : this.#cancel(event);
+  }
+
+  #cancel(event: Extract<StateEvent, { kind: "cancel" }>): StateFinding[] {
+    const { orderId, status, at } = event;
+    if (status === 401) {
+      // Refused for the key, which is not the key of any view that lists: whichever view of the session
+      // lists the order must still show it as it was.
+      for (const view of this.#views.values()) {
+        if (view.session === event.session && view.last?.orders.index.has(orderId)) {
+          this.#order(view, orderId).refused ??= at;
+          view.touched = true;
+        }
+      }
+      return [];
+    }
+    if (event.view === undefined) return [];
+    const view = this.#view(event.view, event.session);
+    const memory = this.#order(view, orderId);
+    view.touched = true;
+    const findings: StateFinding[] = [];
+    if (status === 204) {
+      this.evaluations["cancel-once"]++;
+      this.evaluations["no-cancel-after-conflict"]++;
+      if (memory.cancelled) {
+        findings.push({
+          rule: "cancel-once",
+          message: `order ${orderId} was cancelled twice: ${at.label} after ${memory.cancelled.label}`,
+          earlier: memory.cancelled,
+          later: at,
+        });
+      } else if (memory.conflicted && before(memory.conflicted, at)) {
+        findings.push({
+          rule: "no-cancel-after-conflict",
+          message: `order ${orderId} was cancelled by ${at.label} after ${memory.conflicted.label} said it could not be (409)`,
+          earlier: memory.conflicted,
+          later: at,
+        });
+      }
+      memory.cancelled ??= at;
+    } else if (status === 409 || status === 404) {
+      if (status === 409 && (memory.conflicted === undefined || at.endedAt < memory.conflicted.endedAt))
+        memory.conflicted = at;
+      if (view.last?.orders.index.has(orderId)) memory.refused ??= at;
+    }
+    return findings;
+  }
+
+  #list(event: Extract<StateEvent, { kind: "list" }>): StateFinding[] {
+    const view = this.#view(event.view, event.session);
+    const findings: StateFinding[] = [];
+    const { at } = event;
+    const last = view.last;
+    if (last) this.evaluations["listed-orders-stay"]++;
+    // The same list as last time, with nothing done to its orders since: every rule holds as it did.
+    if (last && !view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
+      view.last = { orders: last.orders, at };
+      return findings;
+    }
+    const current = event.orders();
+    // Lists that overlapped show the store at moments in no known order: nothing to compare.
+    if (last && before(last.at, at)) this.#compare(view, last, current, event, findings);
+    for (const memory of view.orders.values()) memory.refused = undefined;
+    this.#listed += current.index.size - (last?.orders.index.size ?? 0);
+    view.last = { orders: current, at };
+    // A copy: the answer's bytes may share their memory with the rest of what the socket read.
+    view.lastBytes = event.bytes ? Buffer.from(event.bytes) : undefined;
+    this.#recount(view);
+    view.touched = false;
+    this.#keepListsWithinBounds(view);
+    return findings;
+  }
+
+  /** What a later list shows of each order the last one listed, read against the cancels and refusals between. */
+  #compare(
+    view: View,
+    last: NonNullable<View["last"]>,
+    current: ListedOrders,
+    event: Extract<StateEvent, { kind: "list" }>,
+    findings: StateFinding[],
+  ): void {
+    const { at } = event;
+    const between = (ref: ExchangeRef | undefined) =>
+      ref !== undefined && before(last.at, ref) && before(ref, at) ? ref : undefined;
+    for (const [id, memory] of view.orders) {
+      if (between(memory.refused) && last.orders.index.has(id)) this.evaluations["refusals-change-nothing"]++;
+      if (between(memory.cancelled) && current.index.has(id)) this.evaluations["cancel-leaves-fields"]++;
+    }
+    const records = (id: string) => {
+      const was = last.orders.records?.get(id);
+      const now = current.records?.get(id);
+      return was !== undefined && now !== undefined
+        ? `${was} (${last.at.label}), then ${now} (${at.label})`
+        : `its record differs between ${last.at.label} and ${at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders, or whose records are too large to keep, keep digests, not records)`;
+    };
+    last.orders.index.forEachChange(current.index, (kind, id) => {
+      const memory = view.orders.get(id);
+      const refused = between(memory?.refused);
+      if (kind === "vanished") {
+        if (memory?.cancelled || event.cancelInFlight?.(id)) {
+          this.#note(
+            "cancelled-not-listed",
+            `order ${id} was cancelled (${memory?.cancelled?.label ?? "a cancel still in flight"}) and is not in the later list ${at.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
+          );
+        } else if (refused) {
+          findings.push({
+            rule: "refusals-change-nothing",
+            message: `order ${id} is missing from ${at.label} after the refused ${refused.label}; it was listed by ${last.at.label}`,
+            earlier: refused,
+            later: at,
+          });
+        } else {
+          findings.push({
+            rule: "listed-orders-stay",
+            message: `order ${id}, listed by ${last.at.label}, is missing from ${at.label}, and no cancel of it went through the proxy in between`,
+            earlier: last.at,
+            later: at,
+          });
+        }
+        return;
+      }
+      const cancelled = between(memory?.cancelled);
+      if (cancelled) {
+        findings.push({
+          rule: "cancel-leaves-fields",
+          message: `order ${id} changed when ${cancelled.label} cancelled it: ${records(id)}`,
+          earlier: cancelled,
+          later: at,
+        });
+      } else if (refused) {
+        findings.push({
+          rule: "refusals-change-nothing",
+          message: `order ${id} changed after the refused ${refused.label}: ${records(id)}`,
+          earlier: refused,
+          later: at,
+        });
+      }
+    });
+  }
+
+  /** The bytes a view's last list holds, counted again into the state's total. */
+  #recount(view: View): void {
+    this.#kept -= view.keptBytes;
+    this.account?.give(view.keptBytes);
+    view.keptBytes = 0;
+    if (view.last) {
+      const { index, records } = view.last.orders;
+      view.keptBytes += index.size * INDEXED_ORDER_BYTES;
+      for (const [id, record] of records ?? []) view.keptBytes += (id.length + record.length) * 2;
+    }
+    view.keptBytes += view.lastBytes?.length ?? 0;
+    this.#kept += view.keptBytes;
+    this.account?.take(view.keptBytes);
+  }
+
+  #within(): boolean {
+    return (
+      this.#listed <= this.#limits.listedOrders &&
+      this.#kept <= this.#limits.keptBytes &&
+      (this.account === undefined || this.account.held <= this.account.limit)
+    );
+  }
+
+  #forget(view: View): void {
+    this.#listed -= view.last?.orders.index.size ?? 0;
+    view.last = undefined;
+    view.lastBytes = undefined;
+    this.#recount(view);
+  }
+
+  /**
+   * Past the bounds of what all views' last lists keep, the least recently used views' lists are forgotten;
+   * a list past them alone keeps its ids without records, then nothing (the next list is judged alone).
+   */
+  #keepListsWithinBounds(current: View): void {
+    for (const view of this.#views.values()) {
+      if (this.#within()) return;
+      if (view !== current && view.last) this.#forget(view);
+    }
+    if (this.#within() || !current.last) return;
+    current.last = { orders: { index: current.last.orders.index }, at: current.last.at };
+    current.lastBytes = undefined;
+    this.#recount(current);
+    this.#note(
+      "list-kept-without-records",
+      `a list too large to keep whole within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was kept as ids and digests only: a later change in one of its orders is found, but not shown`,
+    );
+    if (this.#within()) return;
+    this.#forget(current);
+    this.#note(
+      "list-not-kept",
+      `a list too large to keep within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was judged but not kept: the next list of its view is not compared with it`,
+    );
+  }
+
+  /** A list of which only the start was judged: its orders are not compared with other lists. */
+  judgedInPart(at: ExchangeRef): void {
+    this.#note(
+      "list-judged-in-part",
+      `${at.label} was judged only in part (over the proxy's memory budget), so it was not compared with other lists`,
+    );
+  }
+
+  /** A list whose orders cannot all be told apart by id (ids that are no int64): judged, not compared. */
+  unobserved(at: ExchangeRef, unindexed: number): void {
+    this.#note(
+      "list-not-compared",
+      `${at.label} listed ${unindexed} orders without an int64 id, so its orders were judged but not compared with other lists`,
+    );
+  }
+
+  #note(kind: string, message: string): void {
+    const note = this.notes.get(kind);
+    if (note) note.count++;
+    else this.notes.set(kind, { message, count: 1 });
+  }
+
+  #view(key: string, session: string): View {
+    let view = this.#views.get(key);
+    // Most traffic is one key's: the view used last is already where the cap forgets it last.
+    if (view && key === this.#recent) return view;
+    this.#recent = key;
+    if (view) {
+      // Most recently used last, so that the cap forgets the views least used.
+      this.#views.delete(key);
+    } else {
+      view = { session, orders: new Map(), touched: false, keptBytes: 0 };
+      if (this.#views.size >= this.#limits.views) {
+        const [oldest, forgotten] = this.#views.entries().next().value ?? [];
+        if (oldest !== undefined) this.#views.delete(oldest);
+        this.#listed -= forgotten?.last?.orders.index.size ?? 0;
+        this.#kept -= forgotten?.keptBytes ?? 0;
+        this.account?.give(forgotten?.keptBytes ?? 0);
+      }
+    }
+    this.#views.set(key, view);
+    return view;
+  }
+
+  #order(view: View, id: string): OrderMemory {
+    let memory = view.orders.get(id);
+    if (!memory) {
+      memory = {};
+      if (view.orders.size >= this.#limits.ordersPerView) {
+        const oldest = view.orders.keys().next().value;
+        if (oldest !== undefined) view.orders.delete(oldest);
+      }
+      view.orders.set(id, memory);
+    }
+    return memory;
+  }
+
+  /** Bytes the views' last lists hold, for the bounds' tests. */
+  get keptBytes(): number {
+    return this.#kept;
+  }
+
+  /** Orders remembered across all views (in their last lists, and touched ones), for the bounds' tests. */
+  get remembered(): number {
+    let total = this.#listed;
+    for (const view of this.#views.values()) total += view.orders.size;
+    return total;
+  }
+}

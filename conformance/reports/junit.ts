@@ -1,0 +1,89 @@
+import fastXmlBuilder, { type XMLBuilderConstructor } from "fast-xml-builder";
+import { describeCheck } from "./describe.ts";
+import { printableReport } from "./printable-report.ts";
+import type { CheckResult, Report } from "./report.ts";
+
+const SUITE = "petstore-conformance";
+
+// Attributes and text are escaped by the builder (& < > ' "); a value "true" stays an attribute with a
+// value, since XML has no bare attributes.
+// Its ES build's default export is the class; its CommonJS build (the one this library's own CommonJS
+// build requires) is an object whose `default` is, and Node's interop hands over that object.
+const XMLBuilder: XMLBuilderConstructor =
+  typeof fastXmlBuilder === "function"
+    ? fastXmlBuilder
+    : (fastXmlBuilder as unknown as { default: XMLBuilderConstructor }).default;
+
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  format: true,
+  suppressBooleanAttributes: false,
+  suppressEmptyNode: true,
+  processEntities: true,
+});
+
+type Element = { [name: string]: string | number | Element | Element[] };
+
+/** JUnit XML: one testcase per scenario, as CI tools (GitLab, Jenkins, GitHub reporters) load it. */
+export function renderJunit(shown: Report): string {
+  // XML 1.0 cannot hold most control characters at all: CI's readers reject the file. They are escaped.
+  const report = printableReport(shown);
+  const totals = {
+    "@_tests": report.scenarios.length,
+    "@_failures": report.scenarios.filter((scenario) => scenario.status === "failed").length,
+    "@_errors": 0,
+    "@_skipped": report.scenarios.filter((scenario) => scenario.status === "skipped").length,
+    "@_time": (report.durationMs / 1000).toFixed(3),
+  };
+  const xml = builder.build({
+    "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
+    testsuites: {
+      "@_name": SUITE,
+      ...totals,
+      testsuite: {
+        "@_name": `${SUITE} ${report.target}`,
+        ...totals,
+        properties: { property: properties(report) },
+        testcase: report.scenarios.map(testcase),
+      },
+    },
+  }) as string;
+  return `${xml.trimEnd()}\n`;
+}
+
+function properties(report: Report): Element[] {
+  const property = (name: string, value: string): Element => ({ "@_name": name, "@_value": value });
+  return [
+    property("target", report.target),
+    ...(report.health ? [property("health", report.health)] : []),
+    ...report.warnings.map((warning) => property("warning", warning)),
+    ...(report.coverage ?? []).map((row) =>
+      property(
+        `coverage ${row.operation} ${row.status}${row.documented ? "" : " (undocumented)"}`,
+        String(row.seen),
+      ),
+    ),
+  ];
+}
+
+function testcase(scenario: Report["scenarios"][number]): Element {
+  const element: Element = { "@_classname": SUITE, "@_name": `${scenario.id}: ${scenario.title}` };
+  if (scenario.status === "skipped") {
+    element.skipped = { "@_message": scenario.reason ?? "skipped" };
+    return element;
+  }
+  const failed = scenario.checks.filter((check) => check.status === "failed");
+  if (failed.length > 0) {
+    element.failure = {
+      "@_message": failed.map((check) => `${check.id}: ${check.message}`).join(" | "),
+      "@_type": "ConformanceFailure",
+      "#text": failed.map((check) => describeCheck(check).join("\n")).join("\n\n"),
+    };
+  }
+  element["system-out"] = { "#text": scenario.checks.map(checkLine).join("\n") };
+  return element;
+}
+
+function checkLine(check: CheckResult): string {
+  return `${check.status.toUpperCase()} ${check.id}: ${check.message}`;
+}

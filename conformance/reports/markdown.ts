@@ -1,0 +1,103 @@
+import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
+import { printableReport } from "./printable-report.ts";
+import type { Report } from "./report.ts";
+
+/**
+ * A short summary and a table of failed checks, for a CI job summary or a merge-request comment. Nothing a
+ * target sent becomes markup there: no link, image, mention, HTML or extra table cell.
+ */
+export function renderMarkdown(shown: Report): string {
+  const report = printableReport(shown);
+  const { passed, failed, skipped } = report.summary;
+  const lines: string[] = [];
+  if (report.health) lines.push(`> **${cell(report.health)}**`, "");
+  lines.push(
+    `### Petstore Store Orders conformance: ${failed > 0 ? `❌ ${failed} failed` : "✅ passed"}`,
+    "",
+    `**Target:** ${cell(report.target)} · **Checks:** ${passed} passed, ${failed} failed, ${skipped} skipped · ` +
+      `**Requests:** ${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
+  );
+  for (const warning of report.warnings) lines.push("", `> ⚠️ ${cell(warning)}`);
+  const skippedScenarios = report.scenarios.filter((scenario) => scenario.status === "skipped");
+  if (skippedScenarios.length > 0) {
+    lines.push(
+      "",
+      `Skipped: ${skippedScenarios.map((s) => `\`${s.id}\` (${cell(s.reason ?? "")})`).join(", ")}`,
+    );
+  }
+  const failures = report.scenarios.flatMap((scenario) =>
+    scenario.checks.filter((check) => check.status === "failed").map((check) => ({ scenario, check })),
+  );
+  if (failures.length > 0) {
+    const shown = failures.slice(0, FAILURES_SHOWN);
+    lines.push("", "| Scenario | Check | What happened | Request | Spec |", "|---|---|---|---|---|");
+    for (const { scenario, check } of shown) {
+      const request = check.request ? code(`${check.request.method} ${check.request.path}`) : "";
+      lines.push(
+        `| ${scenario.id} | \`${check.id}\` | ${cell(check.message)} | ${request} | ${cell(check.spec ?? "")} |`,
+      );
+    }
+    const reproductions = shown.filter(({ check }) => check.reproduce);
+    if (reproductions.length > 0) {
+      lines.push("", "<details><summary>Reproduce</summary>");
+      for (const { check } of reproductions) {
+        const fence = check.reproduce?.startsWith("curl") ? "sh" : "js";
+        lines.push("", `\`${check.id}\`:`, "", `\`\`\`${fence}`, fenceSafe(check.reproduce ?? ""), "```");
+      }
+      lines.push("", "</details>");
+    }
+    if (failures.length > shown.length)
+      lines.push("", `…and ${failures.length - shown.length} more failed checks: see the full report.`);
+  }
+  const groups = coverageByOperation(report);
+  if (groups.length > 0) {
+    lines.push("", "| Operation | Status | Seen |", "|---|---|---|");
+    for (const group of groups) {
+      for (const row of group.rows) {
+        const seen = row.seen === 0 ? "never" : `${row.seen}${row.documented ? "" : " (undocumented)"}`;
+        lines.push(`| ${code(`${group.method} ${group.path}`)} | ${row.status} | ${seen} |`);
+      }
+    }
+    const missing = neverSeen(report);
+    if (missing.length > 0)
+      lines.push("", `Never seen: ${missing.map((entry) => `\`${entry}\``).join(", ")}`);
+    const traffic = trafficSentence(report);
+    if (traffic) lines.push("", traffic);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Failed checks shown in full: a job summary or a comment stays short. */
+const FAILURES_SHOWN = 20;
+
+/** Code that cannot close its fence early. */
+function fenceSafe(code: string): string {
+  return code.replace(/```/g, "`\u200b``");
+}
+
+/**
+ * Text as plain text in a table cell or a line: Markdown's punctuation escaped, HTML's brackets as entities,
+ * line breaks as spaces, and a zero-width space after `@` and inside `://` and `www.`, which GitHub and
+ * GitLab would otherwise turn into mentions and links.
+ */
+function cell(text: string): string {
+  return text
+    .replace(/\r?\n/g, " ")
+    .replace(/[\\`*_[\]!|~]/g, (character) => `\\${character}`)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/@/g, "@&#8203;")
+    .replace(/:\/\//g, ":&#8203;//")
+    .replace(/www\./gi, (www) => `${www.slice(0, 3)}&#8203;.`);
+}
+
+/** Text as a code span in a table cell: no markup inside, pipes escaped as tables need. */
+function code(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  const inside = text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
+  // A space on each side only where a backtick would otherwise touch the fence.
+  const pad = inside.startsWith("`") || inside.endsWith("`") ? " " : "";
+  return `${fence}${pad}${inside}${pad}${fence}`;
+}

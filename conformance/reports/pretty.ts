@@ -1,0 +1,65 @@
+import { styleText } from "node:util";
+import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
+import { describeCheck } from "./describe.ts";
+import { printableReport } from "./printable-report.ts";
+import type { Report } from "./report.ts";
+
+type Style = Parameters<typeof styleText>[0];
+
+/** The report for people: one line per scenario, and for each failure the evidence. */
+export function renderPretty(shown: Report, options: { color: boolean }): string {
+  // Nothing a target sent reaches the terminal raw.
+  const report = printableReport(shown);
+  const paint = (style: Style, text: string) => (options.color ? styleText(style, text) : text);
+  const mark = { passed: paint("green", "✔"), failed: paint("red", "✖"), skipped: paint("yellow", "-") };
+  const lines = report.health ? [paint(["bold", "yellow"], `warning: ${report.health}`)] : [];
+  lines.push(paint("bold", `Petstore Store Orders conformance: ${report.target}`));
+  for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${warning}`));
+  lines.push("");
+  for (const scenario of report.scenarios) {
+    const counts = scenario.checks.length === 1 ? "1 check" : `${scenario.checks.length} checks`;
+    const detail = scenario.status === "skipped" ? `skipped: ${scenario.reason}` : counts;
+    lines.push(`${mark[scenario.status]} ${scenario.id}  ${scenario.title} ${paint("dim", `(${detail})`)}`);
+    for (const check of scenario.checks) {
+      if (check.status === "failed") {
+        const [first = "", ...rest] = describeCheck(check);
+        lines.push(`    ${mark.failed} ${paint("red", first)}`, ...rest.map((line) => `      ${line}`));
+      } else if (check.status === "skipped") {
+        lines.push(`    ${mark.skipped} ${check.id}: ${check.message}`);
+      }
+    }
+  }
+  lines.push(...coverageLines(report, paint));
+  const { passed, failed, skipped } = report.summary;
+  const scenarios = report.scenarios.length;
+  const failedScenarios = report.scenarios.filter((scenario) => scenario.status === "failed").length;
+  lines.push(
+    "",
+    `${scenarios} scenarios (${failedScenarios} failed), ${report.requests} requests${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
+    paint(failed > 0 ? "red" : "green", `${passed} passed, ${failed} failed, ${skipped} skipped`),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** For a traffic report: each operation's documented statuses with how often they were seen. */
+function coverageLines(report: Report, paint: (style: Style, text: string) => string): string[] {
+  const groups = coverageByOperation(report);
+  if (groups.length === 0) return [];
+  const lines = ["", paint("bold", "Coverage: documented statuses seen in the traffic")];
+  const width = Math.max(...groups.map((group) => `${group.method} ${group.path}`.length));
+  for (const group of groups) {
+    const cells = group.rows.map((row) =>
+      row.seen === 0
+        ? paint("yellow", `${row.status} never`)
+        : row.documented
+          ? paint("green", `${row.status} ×${row.seen}`)
+          : paint("red", `${row.status} ×${row.seen} (undocumented)`),
+    );
+    lines.push(`  ${`${group.method} ${group.path}`.padEnd(width)}  ${cells.join("  ")}`);
+  }
+  const missing = neverSeen(report);
+  if (missing.length > 0) lines.push(paint("yellow", `  never seen: ${missing.join(", ")}`));
+  const traffic = trafficSentence(report);
+  if (traffic) lines.push(`  ${traffic}`);
+  return lines;
+}

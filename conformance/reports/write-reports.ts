@@ -1,0 +1,54 @@
+import { writeWholeFile } from "../../common/whole-file.ts";
+import type { ReporterName, ReporterTarget } from "../suite/options.ts";
+import type { Report } from "./report.ts";
+
+/**
+ * Each report to its file, whole (written beside it and renamed into place), one to standard output (pretty
+ * when all have files); 2 when a file cannot be written, after writing all the others.
+ */
+export async function writeReports(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+  color: boolean,
+): Promise<number | undefined> {
+  const unwritten = await writeReportFiles(report, reporters);
+  const toStdout = reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
+  process.stdout.write(await render(report, toStdout, color));
+  return unwritten > 0 ? 2 : undefined;
+}
+
+/** The reports that go to files, each whole; a file that cannot be written is said on stderr. How many failed. */
+export async function writeReportFiles(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+): Promise<number> {
+  let unwritten = 0;
+  for (const reporter of reporters) {
+    if (reporter.file === undefined) continue;
+    try {
+      writeWholeFile(reporter.file, await render(report, reporter.name, false));
+    } catch (error) {
+      unwritten++;
+      process.stderr.write(
+        `error: cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
+      );
+    }
+  }
+  return unwritten;
+}
+
+// Each reporter is loaded when a run asks for it: JUnit's XML builder alone outweighs the rest of the suite.
+async function render(report: Report, reporter: ReporterName, color: boolean): Promise<string> {
+  switch (reporter) {
+    case "json":
+      return (await import("./json.ts")).renderJson(report);
+    case "junit":
+      return (await import("./junit.ts")).renderJunit(report);
+    case "html":
+      return (await import("./html.ts")).renderHtml(report);
+    case "markdown":
+      return (await import("./markdown.ts")).renderMarkdown(report);
+    case "pretty":
+      return (await import("./pretty.ts")).renderPretty(report, { color });
+  }
+}

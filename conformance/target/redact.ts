@@ -1,0 +1,22 @@
+import type { Report } from "../reports/report.ts";
+import { secretHider } from "./secret-hider.ts";
+
+/**
+ * Secrets (the key, masked header values) never appear in a report, whatever a server echoes back, in any
+ * of the forms it may echo them in.
+ * Requests are masked when recorded; this covers what came back: messages and response excerpts.
+ */
+export function redactSecrets(report: Report, secrets: readonly string[]): Report {
+  const hide = secretHider(secrets);
+  for (const scenario of report.scenarios) {
+    for (const check of scenario.checks) {
+      check.message = hide(check.message);
+      if (check.response) {
+        check.response.body = hide(check.response.body);
+        for (const [name, value] of Object.entries(check.response.headers))
+          check.response.headers[name] = hide(value);
+      }
+    }
+  }
+  return report;
+}

@@ -1,3 +1,4 @@
+export type { Exchange } from "./judging/exchange.ts";
 export { DEFAULT_PROXY_PORT } from "./proxy/defaults.ts";
 export type { JudgedExchange } from "./proxy/judged-exchange.ts";
 export { type ProxyOptions, type RunningProxy, runProxy } from "./proxy/run-proxy.ts";
@@ -25,4 +26,3 @@ export {
 export { SCENARIOS, type Scenario, type Step } from "./suite/scenarios.ts";
 export type { ConformanceHooks, HookContext, ProvidedIds } from "./target/hooks.ts";
 export { HookError } from "./target/hooks.ts";
-export type { Exchange } from "./target/http-client.ts";

@@ -4,8 +4,8 @@ import { isJsonNumber, isRecord, numberText, parseExact } from "../../contract/e
 import { validateExact } from "../../contract/exact-validate.ts";
 import type { FlatRecordPlan } from "../../contract/flat-record.ts";
 import type { DocumentedResponse, Operation } from "../../contract/operations.ts";
+import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import type { CheckResult } from "../reports/report.ts";
-import { type Exchange, recordResponse } from "../target/http-client.ts";
 import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 

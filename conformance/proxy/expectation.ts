@@ -5,7 +5,7 @@ import {
   MALFORMED_ORDER_ID,
   UNAUTHORIZED,
   UNAUTHORIZED_CANCEL,
-} from "../suite/scenarios.ts";
+} from "../judging/readings.ts";
 
 /** What the spec lets one kind of request be answered with, and why: the suite's readings. */
 export interface Expectation {

@@ -1,7 +1,7 @@
+import type { Exchange } from "../judging/exchange.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
 import { type CheckedResponse, checkResponse, type RecordValidators } from "../judging/response-checks.ts";
 import type { CheckResult, RecordedRequest } from "../reports/report.ts";
-import type { Exchange } from "../target/http-client.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import type { Expectation, LiveRequest, Reading } from "./expectation.ts";
 import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";

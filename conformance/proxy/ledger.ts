@@ -1,8 +1,8 @@
 import type { Operation } from "../../contract/operations.ts";
+import { recordResponse } from "../judging/exchange.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { CheckResult, CoverageRow, Report, ScenarioResult, TrafficSummary } from "../reports/report.ts";
 import { createHealth } from "../target/health.ts";
-import { recordResponse } from "../target/http-client.ts";
 import { redactSecrets } from "../target/redact.ts";
 import { type JudgedExchange, violates } from "./judged-exchange.ts";
 import { STATE_RULES, type StateRuleName, type TrafficState } from "./state-rules.ts";

@@ -1,16 +1,15 @@
 import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../../common/option-values.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import { parseReporters, type ReporterTarget } from "../reports/reporter-options.ts";
 import {
-  parseReporters,
   REACH_FLAGS,
   REACH_SETTING_FLAGS,
   READER_LIMITS_HELP,
-  type ReporterTarget,
   readHeaders,
   readReaderLimits,
   readTls,
-} from "../suite/options.ts";
+} from "../target/reach-options.ts";
 import { DEFAULT_PROXY_PORT } from "./defaults.ts";
 import type { ProxyOptions } from "./run-proxy.ts";
 

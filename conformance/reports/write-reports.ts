@@ -1,6 +1,6 @@
 import { writeWholeFile } from "../../common/whole-file.ts";
-import type { ReporterName, ReporterTarget } from "../suite/options.ts";
 import type { Report } from "./report.ts";
+import type { ReporterName, ReporterTarget } from "./reporter-options.ts";
 
 /**
  * Each report to its file, whole (written beside it and renamed into place), one to standard output (pretty

@@ -1,7 +1,7 @@
+import { recordResponse } from "../judging/exchange.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
 import type { CheckResult } from "../reports/report.ts";
-import { recordResponse } from "../target/http-client.ts";
 import type { RuleName } from "./scenarios.ts";
 import type { ListSnapshot } from "./snapshot.ts";
 

@@ -5,6 +5,7 @@ import type { Contract } from "../../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../../contract/exact-json.ts";
 import { type Operation, pathOf, readOperations } from "../../contract/operations.ts";
 import { SESSION_NAME } from "../../contract/session.ts";
+import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import { IdenticalReadings } from "../judging/identical-readings.ts";
 import { ListJudge, type ListVerdict, type ReaderLimits } from "../judging/list-judge.ts";
 import { HeldBytes } from "../judging/memory-budget.ts";
@@ -28,13 +29,7 @@ import {
 import { BASIC_PROBE_USER, headerSecrets } from "../target/credentials.ts";
 import { createHealth } from "../target/health.ts";
 import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "../target/hooks.ts";
-import {
-  createHttpClient,
-  type Exchange,
-  type HttpClient,
-  recordResponse,
-  type TlsOptions,
-} from "../target/http-client.ts";
+import { createHttpClient, type HttpClient, type TlsOptions } from "../target/http-client.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
 import { redactSecrets } from "../target/redact.ts";

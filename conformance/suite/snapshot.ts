@@ -1,8 +1,8 @@
+import type { Exchange } from "../judging/exchange.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { limitText } from "../judging/response-checks.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
-import type { Exchange } from "../target/http-client.ts";
 
 /** One reading of the list, kept compactly: each order's exact id and a digest of its record, or why there is none. */
 export interface ListSnapshot {

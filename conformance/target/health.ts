@@ -1,4 +1,4 @@
-import type { Exchange } from "./http-client.ts";
+import type { Exchange } from "../judging/exchange.ts";
 
 /** Notices a target that answers nothing but 5xx or pages that are not JSON: a gateway with the service down. */
 export function createHealth() {

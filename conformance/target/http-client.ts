@@ -10,48 +10,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { formatBytes } from "../../common/byte-size.ts";
 import { utf8Problem } from "../../common/utf8-stream.ts";
+import { EXCERPT_CHARS, type Exchange, type ExchangeResponse } from "../judging/exchange.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
-import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
+import { judgeFault } from "../judging/list-judge.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import type { RecordedRequest, RecordedResponse } from "../reports/report.ts";
+import type { RecordedRequest } from "../reports/report.ts";
 import { replayValue } from "../reports/reproduction.ts";
 import { maskedHeaderValue } from "./credentials.ts";
-
-export interface Exchange {
-  request: RecordedRequest;
-  /** Undefined when no response came back; then `error` says why. */
-  response?: ExchangeResponse;
-  error?: string;
-  /** The Node error code of a failure to get any answer (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT, …). */
-  errorCode?: string;
-  /** The proxy answered the tunnel request with this status instead of opening it. */
-  proxyRefused?: number;
-  /** How many 429 answers were waited out and retried before this one. */
-  retries?: number;
-  /** When the request was fully written (performance.now()), to tell how close together requests went out. */
-  sentAt?: number;
-  /** The request went on a kept-alive connection that the server had closed: it never reached the server. */
-  staleConnection?: boolean;
-  /** The run's limit that ended it before its answer was whole: reading the same again would hit it again. */
-  limit?: "deadline" | "max-body";
-}
-
-export interface ExchangeResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** The body as text; for a list judged as it streamed in, only its start (`list` holds the verdict). */
-  body: string;
-  /** Bytes of body received. */
-  received?: number;
-  /** The body's bytes, where they are kept whole anyway (the proxy). */
-  readonly bodyBytes?: Uint8Array;
-  /** A listOrders body judged order by order as it arrived. */
-  list?: ListVerdict;
-  /** The body did not arrive whole: why, with the bytes received. Its checks fail; it is never judged. */
-  cut?: string;
-  /** Why a body that is not a list is not UTF-8, naming the byte; undefined when it is. */
-  readonly notUtf8?: string | undefined;
-}
 
 export interface TlsOptions {
   /** Trusted certificates in PEM; when given, added to Node's own trusted roots. */
@@ -97,7 +62,6 @@ export interface ClientOptions {
 
 /** 2 GiB: a list of about twenty million orders. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 ** 3;
-const EXCERPT_CHARS = 2000;
 // Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
 const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 // A reused keep-alive connection the server had already closed: the request never reached it.
@@ -470,16 +434,6 @@ function createLimit(concurrency: number | undefined): <T>(task: () => Promise<T
 }
 
 /** A response as a report shows it: headers and the start of the body. */
-export function recordResponse(response: ExchangeResponse): RecordedResponse {
-  // The excerpt is copied out: a slice of a string keeps the whole string alive, and every failure a
-  // report keeps would hold its whole body (a mebibyte for a large list's start).
-  const body =
-    response.body.length > EXCERPT_CHARS
-      ? `${Buffer.from(response.body.slice(0, EXCERPT_CHARS)).toString()}…`
-      : response.body;
-  return { status: response.status, headers: response.headers, body };
-}
-
 export function maskHeaders(
   headers: Record<string, string>,
   secret?: ReadonlySet<string>,

@@ -1,5 +1,5 @@
+import type { Exchange } from "../judging/exchange.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
-import type { Exchange } from "./http-client.ts";
 import type { ProxyChoice } from "./proxy-env.ts";
 
 // Node's codes for a certificate the client does not trust (OpenSSL's verify errors, and the name check).

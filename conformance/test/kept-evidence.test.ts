@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { recordResponse } from "../target/http-client.ts";
+import { recordResponse } from "../judging/exchange.ts";
 
 // A report keeps up to a hundred failures of each check with their evidence: the evidence must be an excerpt
 // that holds nothing else. A slice of a string keeps the whole string alive, so an excerpt sliced from a

@@ -90,6 +90,32 @@ describe("the layout's promises", () => {
     assert.deepEqual(upward, []);
   });
 
+  it("keeps the judge's folders in their layers: each imports only the folders below it", () => {
+    // Lowest first. The suite and the proxy stand side by side above the target and never import each other.
+    const layers: Record<string, number> = {
+      model: 0,
+      reports: 1,
+      judging: 2,
+      target: 3,
+      suite: 4,
+      proxy: 4,
+    };
+    const folderOf = (path: string) => path.split("/")[1] ?? "";
+    const upward = sources
+      .filter((path) => path.startsWith("conformance/") && folderOf(path) in layers)
+      .flatMap((path) =>
+        importsOf(path)
+          .filter((target) => target.startsWith("conformance/") && target !== path)
+          .filter((target) => {
+            const [from, to] = [folderOf(path), folderOf(target)];
+            if (from === to) return false;
+            return !(to in layers) || (layers[to] as number) >= (layers[from] as number);
+          })
+          .map((target) => `${path} → ${target}`),
+      );
+    assert.deepEqual(upward, []);
+  });
+
   it(`has no function of more than ${MAX_OWN_LINES} lines of its own in the product, outside the byte parser`, () => {
     // The product: what the package ships and runs. The benchmark's scripts are tools beside it.
     const product = sources.filter((path) => /^(common|contract|server|conformance)\//.test(path));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Exchange } from "../../conformance/judging/exchange.ts";
 import { runConformance } from "../../conformance/suite/runner.ts";
-import type { Exchange } from "../../conformance/target/http-client.ts";
 import { type PeerProcess, startPrismProxy } from "../../scripts/peers.ts";
 import { startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
 import { type MockProcess, startMockProcess } from "../spawn-mock.ts";

@@ -15,7 +15,7 @@ export const MOCK_CONTROL_HOOKS = "mock-control";
 
 /** `name`: how the caller names the hooks setting, for messages. */
 export async function loadHooks(path: string, name = "hooks"): Promise<ConformanceHooks> {
-  if (path === MOCK_CONTROL_HOOKS) return import("./hooks/mock-control.ts");
+  if (path === MOCK_CONTROL_HOOKS) return import("./mock-control-hooks.ts");
   if (!/\.(m?js|ts|mts)$/.test(path))
     throw new HookError(`${name} takes a .js, .mjs or .ts module (got ${path})`);
   let module: ConformanceHooks;

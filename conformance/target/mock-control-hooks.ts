@@ -1,6 +1,6 @@
-import { type ControlClient, createControlClient } from "../../../contract/control-client.ts";
-import { INT64_MAX } from "../../../contract/exact-json.ts";
-import type { HookContext, ProvidedIds } from "../hook-types.ts";
+import { type ControlClient, createControlClient } from "../../contract/control-client.ts";
+import { INT64_MAX } from "../../contract/exact-json.ts";
+import type { HookContext, ProvidedIds } from "./hook-types.ts";
 
 /**
  * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)

@@ -8,7 +8,7 @@ import { ListJudge } from "../conformance/judging/list-judge.ts";
 import { builtInContract } from "../contract/built-in.ts";
 import { generatedFixtureText, generateOrders } from "../server/core/generate.ts";
 import { createSeed } from "../server/core/seed.ts";
-import { type MockProcess, startListeningProcess } from "../server/spawn-mock.ts";
+import { type MockProcess, startListeningProcess } from "../test-support/spawn-mock.ts";
 import { median } from "./median.ts";
 import { type PeerProcess, startPrismProxy } from "./peers.ts";
 import { startProxyCommand } from "./proxy-command.ts";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startListeningProcess, startMockProcess } from "../server/spawn-mock.ts";
+import { startListeningProcess, startMockProcess } from "../test-support/spawn-mock.ts";
 import { median } from "./median.ts";
 import type { PeerProcess } from "./peers.ts";
 import { startProxyCommand } from "./proxy-command.ts";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { tempFolder } from "../common/temp-folder.ts";
 import { OPENAPI_PATH } from "../contract/openapi.ts";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
-import { READY_LINE } from "../server/spawn-mock.ts";
 import { freePort } from "../test-support/free-port.ts";
+import { READY_LINE } from "../test-support/spawn-mock.ts";
 import { median } from "./median.ts";
 
 /**

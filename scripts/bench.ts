@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { tempFolder } from "../common/temp-folder.ts";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
-import { type MockProcess, startListeningProcess, startMockProcess } from "../server/spawn-mock.ts";
+import { type MockProcess, startListeningProcess, startMockProcess } from "../test-support/spawn-mock.ts";
 import { underAttack } from "./bench-attacks.ts";
 import { bigLists } from "./bench-big-lists.ts";
 import { judgementCost } from "./bench-judgement.ts";

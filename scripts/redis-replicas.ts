@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { BUNDLED_FIXTURES } from "../server/options.ts";
-import { startMockProcess } from "../server/spawn-mock.ts";
 import { startHaproxy, startRedis } from "../test-support/services.ts";
+import { startMockProcess } from "../test-support/spawn-mock.ts";
 
 /**
  * For the benchmark: a redis-server and N mocks on it (behind HAProxy when N > 1), all children of this

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { type MockProcess, startMockProcess } from "../server/spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "./spawn-mock.ts";
 
 const AXE = fileURLToPath(new URL("../node_modules/axe-core/axe.min.js", import.meta.url));
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { runProxy } from "../../conformance/proxy/run-proxy.ts";
-import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { bearerToken, isToken68 } from "../bearer.ts";
 
 const TOKEN68_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/";

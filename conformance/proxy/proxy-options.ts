@@ -99,7 +99,7 @@ export const FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-/** The flags that set what the proxy's messages name (flag-docs.test.ts holds them to FLAGS). */
+/** The flags that set what the proxy's messages name (flag-docs.unit.test.ts holds them to FLAGS). */
 export const SETTING_FLAGS: SettingNames = {
   ...PROXY_OPTION_NAMES,
   target: "--upstream",

@@ -168,7 +168,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
 
 type FlagValues = FlagValuesOf<typeof FLAGS>;
 
-/** The flags and variables that set what the run's messages name (flag-docs.test.ts holds them to FLAGS). */
+/** The flags and variables that set what the run's messages name (flag-docs.unit.test.ts holds them to FLAGS). */
 export const SETTING_FLAGS: SettingNames = {
   ...RUN_OPTION_NAMES,
   target: "--base-url",

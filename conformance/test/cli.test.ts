@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { XMLParser } from "fast-xml-parser";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_RACE_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";

@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { createProxy } from "proxy";
 import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 import { SETTING_FLAGS } from "../suite/options.ts";

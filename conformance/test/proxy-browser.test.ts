@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import type { MockProcess } from "../../server/spawn-mock.ts";
 import { type CrossOriginScene, chromiumSkip, startCrossOriginScene } from "../../test-support/chromium.ts";
+import type { MockProcess } from "../../test-support/spawn-mock.ts";
 import { type RunningProxy, runProxy } from "../proxy/run-proxy.ts";
 import { MOCK_KEY, MOCK_PENDING_ID } from "./mock-ids.ts";
 import { startScriptedUpstream } from "./scripted-upstream.ts";

@@ -3,7 +3,7 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage } fro
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createProxy } from "proxy";
-import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import {
   PENDING_ID,
   SHIPPED_ID,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { RACE_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 import { runConformance } from "../suite/runner.ts";

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { capturedOutput } from "../../server/spawn-mock.ts";
+import { capturedOutput } from "../../test-support/spawn-mock.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 
 // The CI gate as the installed package runs it: both commands wrapped around a COMMAND, the proxy stopped by

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { type CrossOriginScene, chromiumSkip, startCrossOriginScene } from "../../test-support/chromium.ts";
-import type { MockProcess } from "../spawn-mock.ts";
+import type { MockProcess } from "../../test-support/spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;

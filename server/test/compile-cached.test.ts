@@ -22,8 +22,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { tempFolder } from "../../common/temp-folder.ts";
+import { startListeningProcess } from "../../test-support/spawn-mock.ts";
 import { cacheKey, decodeCache, encodeCache } from "../compile-cache-file.ts";
-import { startListeningProcess } from "../spawn-mock.ts";
 
 // The built `petstore-mock` command runs its bundle through V8's code cache (server/compile-cached.ts): a
 // cache is written by a first start, read by the next, and a cache that is stale, damaged or cannot be

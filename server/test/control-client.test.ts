@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 // The package's own export, as a test suite of another project imports it.
 import { ControlError, createControlClient } from "petstore-store-orders-mock/control-client";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 describe("createControlClient against the real process", () => {

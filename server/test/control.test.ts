@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { caseApi, DASHBOARD_CASES } from "./control-cases.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
 import { bundledCore } from "./support.ts";

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { createControlClient } from "../../contract/control-client.ts";
 import { chromiumSkip, launchChromium, seriousAxeViolations } from "../../test-support/chromium.ts";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { AUTH, DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;

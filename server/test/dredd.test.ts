@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runDredd } from "../../scripts/dredd.ts";
+import { startMockProcess } from "../../test-support/spawn-mock.ts";
 import {
   PENDING_ID,
   SHIPPED_ID,
@@ -8,7 +9,6 @@ import {
   TARGET_KEY,
   type TargetBehaviour,
 } from "../../test-support/target-server.ts";
-import { startMockProcess } from "../spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 const ALL_TRANSACTIONS = [

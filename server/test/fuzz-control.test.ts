@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { readOperations } from "../../contract/operations.ts";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { assertListedError, bundledFixture, contract, controlContract, DEV_KEY } from "./support.ts";
 
 // Seeded and bounded like the API's fuzz test; FUZZ_SEED and FUZZ_RUNS change them.

@@ -3,10 +3,10 @@ import { Agent, request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { loadContract } from "../../contract/openapi.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { parseOrderId } from "../core/order-id.ts";
 import { loadFixtureFile } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
 import { assertListedError, DEV_KEY } from "./support.ts";
 
 // Seeded and bounded: the same cases every run unless FUZZ_SEED says otherwise; a failure prints the seed

@@ -5,11 +5,11 @@ import { describe, it } from "node:test";
 import { UsageError } from "../../common/command-line.ts";
 import { judgeListBody } from "../../conformance/judging/list-judge.ts";
 import { runConformance } from "../../conformance/suite/runner.ts";
+import { runMainToExit, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { generatedFixtureText, generateOrders } from "../core/generate.ts";
 import { createSeed } from "../core/seed.ts";
 import { createPetstoreMock } from "../in-process.ts";
 import { parseCliOptions } from "../options.ts";
-import { runMainToExit, startMockProcess } from "../spawn-mock.ts";
 import { AUTH, contract, DEV_KEY, writeFixture } from "./support.ts";
 
 const listOf = async (url: string, headers: Record<string, string> = AUTH) => {

@@ -12,7 +12,7 @@ import {
   startHaproxy,
   startRedis,
 } from "../../test-support/services.ts";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { steadyLoad } from "./steady-load.ts";
 import { AUTH } from "./support.ts";
 

@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { startMockProcess } from "../../test-support/spawn-mock.ts";
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES } from "../app.ts";
-import { startMockProcess } from "../spawn-mock.ts";
 import { bundledApp, DEV_KEY, type ListeningApp } from "./support.ts";
 
 /** Sends raw bytes and collects everything until the server closes the connection (or the deadline). */

@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { wholeBytes } from "../core/exchange.ts";
 import type { SeedOrder } from "../core/order-record.ts";
 import { createSeed } from "../core/seed.ts";
 import { createStore } from "../core/store.ts";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 const decoder = new TextDecoder();

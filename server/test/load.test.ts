@@ -5,7 +5,7 @@ import { connect } from "node:net";
 import { describe, it } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { bundledApp, DEV_KEY } from "./support.ts";
 
 const AUTH = { authorization: `Bearer ${DEV_KEY}` };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { type CrossOriginScene, chromiumSkip, startCrossOriginScene } from "../../test-support/chromium.ts";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 interface Answer {

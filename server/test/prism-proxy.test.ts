@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import type { Exchange } from "../../conformance/judging/exchange.ts";
 import { runConformance } from "../../conformance/suite/runner.ts";
 import { type PeerProcess, startPrismProxy } from "../../scripts/peers.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
-import { type MockProcess, startMockProcess } from "../spawn-mock.ts";
 import { safeIdFixture } from "./oracle-fixtures.ts";
 import { DEV_KEY } from "./support.ts";
 

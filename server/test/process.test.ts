@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { type MockProcess, runMainToExit, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { DEV_KEY, writeFixture } from "./support.ts";
 
 const BIG_ID = "9007199254740993";

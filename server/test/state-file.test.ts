@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { parseExact } from "../../contract/exact-json.ts";
-import { runMainToExit, startMockProcess } from "../spawn-mock.ts";
+import { runMainToExit, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { AUTH, writeFixture } from "./support.ts";
 import { sendToProcess as send } from "./transports.ts";
 

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { capturedOutput } from "../spawn-mock.ts";
+import { capturedOutput } from "../../test-support/spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
-const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+const MAIN = fileURLToPath(new URL("../server/main.ts", import.meta.url));
 /** The start-up line that gives the mock's address. */
 export const READY_LINE = /listening on (http:\/\/\S+)/;
 

@@ -123,6 +123,31 @@ describe("the layout's promises", () => {
     assert.deepEqual(long, []);
   });
 
+  it("keeps the quick loop quick: a *.unit.test.ts starts no process and opens no socket", () => {
+    // Listing the repository's files with git is this test's own way of reading the layout.
+    const allowed = new Set(["scripts/test/architecture.unit.test.ts"]);
+    const spawning = /^(node:)?(child_process|net|http|https|http2|dgram|cluster)$/;
+    const unitTests = execFileSync("git", ["ls-files", "*.unit.test.ts"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter((path) => path !== "" && !allowed.has(path));
+    const offending = unitTests.flatMap((path) => {
+      const found: string[] = [];
+      const visit = (node: ts.Node) => {
+        if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly) {
+          const specifier = (node.moduleSpecifier as ts.StringLiteral).text;
+          const processHelper =
+            /(spawn-mock|test-support\/(proxy-process|services|target-server|chromium))\.ts$/;
+          if (spawning.test(specifier) || processHelper.test(specifier)) found.push(`${path} → ${specifier}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(parse(path));
+      return found;
+    });
+    assert.ok(unitTests.length > 0);
+    assert.deepEqual(offending, []);
+  });
+
   it("makes every folder under the system's temporary directory through the helper that removes it, tests and benchmarks included", () => {
     const everyFile = execFileSync("git", ["ls-files", "*.ts"], { cwd: ROOT, encoding: "utf8" })
       .split("\n")

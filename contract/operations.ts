@@ -3,6 +3,12 @@ import { BODY_FIELDS, type Contract, escapePointer, type ResponseObject } from "
 
 const JSON_MEDIA_TYPE = "application/json";
 
+/**
+ * The path segment of the interface version (§9.1) that every base address ends with; operations' paths
+ * are relative to it. The one place the version prefix is written (a test holds openapi.yaml's servers to it).
+ */
+export const VERSION_PREFIX = "/v1";
+
 export interface DocumentedResponse {
   status: number;
   description: string;
@@ -113,4 +119,20 @@ export function createRouter(
 /** An operation's path with its parameters filled in, each percent-encoded as one segment. */
 export function pathOf(operation: Operation, params: Record<string, string> = {}): string {
   return operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+}
+
+/**
+ * The operation a request under the version prefix is for: `target` is the request's path (and query) as
+ * received, whatever comes before the prefix taken off by the caller. Undefined outside the prefix or for
+ * a path and method no operation has.
+ */
+export function createVersionedRouter(
+  operations: ReadonlyMap<string, Operation>,
+): (method: string, target: string) => Routed | undefined {
+  const route = createRouter(operations);
+  return (method, target) => {
+    const path = target.split(/[?#]/, 1)[0] ?? "";
+    if (!path.startsWith(`${VERSION_PREFIX}/`)) return undefined;
+    return route(method, path.slice(VERSION_PREFIX.length));
+  };
 }

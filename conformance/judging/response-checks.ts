@@ -7,6 +7,7 @@ import type { DocumentedResponse, Operation } from "../../contract/operations.ts
 import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import type { CheckResult } from "../reports/report.ts";
 import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
+import { isListOperation } from "./operation-traits.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -201,7 +202,7 @@ function checkBody(
     status === 200
       ? "§2 Order, §4.1: a JSON array of Order records"
       : "§2 Error, §7: error responses use the Error record";
-  if (status === 200 && operation.operationId === "listOrders" && validators.orderRecord)
+  if (status === 200 && isListOperation(operation) && validators.orderRecord)
     return checkList(list, response, validate, schemaSpec, validators);
   return checkJson(list, response, validate, schemaSpec);
 }

@@ -1,5 +1,6 @@
 import { exactInteger, isInt64 } from "../../contract/exact-json.ts";
 import { createRouter, type Operation } from "../../contract/operations.ts";
+import { operationOfKind, orderIdSegment } from "../judging/operation-traits.ts";
 import {
   LIST_PARAMETERS,
   MALFORMED_ORDER_ID,
@@ -40,8 +41,8 @@ export function createReader(
   operations: ReadonlyMap<string, Operation>,
   strict: boolean,
 ): (request: LiveRequest) => Reading | undefined {
-  const list = operations.get("listOrders");
-  const cancel = operations.get("cancelOrder");
+  const list = operationOfKind(operations, "list");
+  const cancel = operationOfKind(operations, "cancel");
   const documented = (operation: Operation) => [...operation.responses.keys()];
   const parameters = strict ? LIST_PARAMETERS : LIST_PARAMETERS.lenient;
   const malformed = strict ? MALFORMED_ORDER_ID : MALFORMED_ORDER_ID.lenient;
@@ -82,7 +83,7 @@ export function createReader(
       if (request.token === undefined) return lists.refused;
       return request.hasQuery ? lists.withQuery : lists.plain;
     }
-    const segment = routed.params.orderId;
+    const segment = orderIdSegment(routed.operation, routed.params);
     if (routed.operation !== cancel || !cancels || segment === undefined) return undefined;
     const orderId = int64Id(segment);
     if (request.token === undefined)

@@ -2,10 +2,12 @@ import type http from "node:http";
 import type { Agent, IncomingMessage, ServerResponse } from "node:http";
 import { bearerToken } from "../../common/bearer.ts";
 import { utf8Problem } from "../../common/utf8-stream.ts";
+import type { Routed } from "../../contract/operations.ts";
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import type { ListJudges } from "../judging/list-feed.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
 import { HeldBytes } from "../judging/memory-budget.ts";
+import { isCancelOperation, isListOperation, orderIdSegment } from "../judging/operation-traits.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
 import { maskedTarget, requestSecrets } from "../target/credentials.ts";
@@ -22,11 +24,10 @@ import { HeldAnswer } from "./held-answer.ts";
 import type { ForwardedExchange } from "./judged-exchange.ts";
 import type { CheckedRequest } from "./request-edge.ts";
 
-const CANCEL_URL = /^\/v1\/store\/orders\/([^/?#]+)/;
-const LIST_URL = /^\/v1\/store\/orders(?:\?|$)/;
-
 export interface ForwarderSettings {
   upstream: URL;
+  /** The contract's operation a request is for (by the one router of contract/operations.ts). */
+  route: (method: string, target: string) => Routed | undefined;
   agent: Agent;
   /** TLS options for each request to an https upstream. */
   tls: Record<string, unknown>;
@@ -154,7 +155,11 @@ export function createForwarder(
     let incomingNow: IncomingMessage | undefined;
     let outgoing: http.ClientRequest | undefined;
     // Keyed as the state rules name the order: its exact digits, however the path spelled them.
-    const segment = method === "DELETE" ? CANCEL_URL.exec(url)?.[1] : undefined;
+    const routed = settings.route(method, url);
+    const segment =
+      routed && isCancelOperation(routed.operation)
+        ? orderIdSegment(routed.operation, routed.params)
+        : undefined;
     const cancelled = segment === undefined ? undefined : int64Id(segment);
     if (cancelled !== undefined) cancelling.began(cancelled);
 
@@ -267,7 +272,7 @@ export function createForwarder(
       }
       deadlines.answering(incoming, begun + deadlineMs);
       let size = 0;
-      const isList = status === 200 && method === "GET" && LIST_URL.test(url);
+      const isList = status === 200 && routed !== undefined && isListOperation(routed.operation);
       // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge
       // works beside the forwarding, and paces it only while the answer is held anyway (--errors).
       const paused = new Set<"client" | "judge">();

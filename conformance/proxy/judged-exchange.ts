@@ -1,5 +1,6 @@
 import type { Exchange } from "../judging/exchange.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
+import { isCancelOperation, isListOperation } from "../judging/operation-traits.ts";
 import { type CheckedResponse, checkResponse, type RecordValidators } from "../judging/response-checks.ts";
 import type { CheckResult, RecordedRequest } from "../reports/report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
@@ -176,7 +177,8 @@ function unjudgeable(
     judged.upstreamError = forwarded.upstreamError;
     return undefined;
   }
-  if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`)) return "outside /v1";
+  if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`))
+    return `outside ${PROXY_BASE_PATH}`;
   if (forwarded.method === "OPTIONS") return "CORS preflight";
   return forwarded.notJudged;
 }
@@ -195,7 +197,7 @@ function stateFindings(
   // The token itself keys the view in memory; it is never written anywhere.
   const view = forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`;
   // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
-  if (operation.operationId === "listOrders" && status === 200 && view !== undefined && forwarded.response) {
+  if (isListOperation(operation) && status === 200 && view !== undefined && forwarded.response) {
     if (!list || list.syntax !== undefined || list.limit !== undefined || list.notArray) return [];
     if (list.partial !== undefined) context.state.judgedInPart(ref);
     else if (list.unindexed === 0)
@@ -213,7 +215,7 @@ function stateFindings(
     return [];
   }
   if (
-    operation.operationId === "cancelOrder" &&
+    isCancelOperation(operation) &&
     reading.orderId !== undefined &&
     status !== undefined &&
     operation.responses.has(status)

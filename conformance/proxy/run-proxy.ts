@@ -6,11 +6,12 @@ import { allowedHosts, isLoopback } from "../../common/allowed-hosts.ts";
 import { capConnections, defaultMaxConnections } from "../../common/connection-cap.ts";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
-import { pathOf, readOperations } from "../../contract/operations.ts";
+import { createVersionedRouter, pathOf, readOperations } from "../../contract/operations.ts";
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import { InThreadJudges, type ListJudges } from "../judging/list-feed.ts";
 import { ListJudge, type ReaderLimits } from "../judging/list-judge.ts";
 import { HeldBytes } from "../judging/memory-budget.ts";
+import { operationOfKind } from "../judging/operation-traits.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { WorkerJudges } from "../judging/worker-judges.ts";
 import type { Report } from "../reports/report.ts";
@@ -162,8 +163,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const contract = options.contract ?? builtInContract();
   const operations = readOperations(contract);
-  const list = operations.get("listOrders");
-  if (!list) throw new Error("the contract has no listOrders operation");
+  const list = operationOfKind(operations, "list");
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   await probe(upstream, route, options, timeoutMs, pathOf(list));
 
@@ -189,6 +189,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const forwarder = createForwarder(
     {
       ...forwarding(upstream, options, timeoutMs, secrets, har !== undefined),
+      route: createVersionedRouter(operations),
       agent,
       send,
       ...(via ? { via } : {}),

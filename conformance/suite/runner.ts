@@ -9,6 +9,7 @@ import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import { IdenticalReadings } from "../judging/identical-readings.ts";
 import { ListJudge, type ListVerdict, type ReaderLimits } from "../judging/list-judge.ts";
 import { HeldBytes } from "../judging/memory-budget.ts";
+import { isListOperation, OPERATION_TRAITS, operationOfKind, traitsOf } from "../judging/operation-traits.ts";
 import { checkResponse, type RecordValidators } from "../judging/response-checks.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import {
@@ -701,7 +702,7 @@ class Session {
   async snapshot(): Promise<ListSnapshot> {
     const notAgain = this.#notReadAgain();
     if (notAgain !== undefined) return notAgain;
-    const operation = this.operation("listOrders");
+    const operation = operationOfKind(this.operations, "list");
     const exchange = await this.send(operation, pathOf(operation), "valid");
     const checked = checkResponse(exchange, operation, [200], "", "snapshot", this.validators);
     return snapshotOf(exchange, checked.status, checked.list, this.#names);
@@ -764,7 +765,7 @@ class Session {
     listed: ListSnapshot,
     replays: Replay[],
   ): Promise<{ checks: CheckResult[]; list?: ListSnapshot }> {
-    const validList = step.operation === "listOrders" && (step.auth ?? "valid") === "valid";
+    const validList = OPERATION_TRAITS[step.operation].kind === "list" && (step.auth ?? "valid") === "valid";
     const plainList = validList && !step.query;
     const notAgain = validList && !plainList ? this.#notReadAgain() : undefined;
     if (notAgain !== undefined) {
@@ -794,9 +795,10 @@ class Session {
   private pathOf(step: Step, ids: OrderIds): string | undefined {
     const query = step.query ? `?${step.query}` : "";
     const operation = this.operation(step.operation);
-    if (step.operation === "listOrders") return `${pathOf(operation)}${query}`;
+    const parameter = traitsOf(operation)?.orderIdParameter;
+    if (parameter === undefined) return `${pathOf(operation)}${query}`;
     const segment = orderSegment(step.order ?? "missing", ids);
-    return segment === undefined ? undefined : `${pathOf(operation, { orderId: segment })}${query}`;
+    return segment === undefined ? undefined : `${pathOf(operation, { [parameter]: segment })}${query}`;
   }
 
   private operation(operationId: string): Operation {
@@ -817,7 +819,7 @@ class Session {
     checkId: string,
     replays: Replay[],
   ): Promise<CheckResult[]> {
-    const list = this.operation("listOrders");
+    const list = operationOfKind(this.operations, "list");
     const notAgain = this.#notReadAgain();
     const listsAmong = notAgain === undefined ? RACE_LISTS : 0;
     const [cancels, lists] = await Promise.all([
@@ -872,9 +874,9 @@ class Session {
     if (authorization !== undefined) headers.authorization = authorization;
     const exchange = await this.client.send(operation.method, path, headers, {
       ...options,
-      ...(operation.operationId === "listOrders" ? { listJudge: this.#listJudge } : {}),
+      ...(isListOperation(operation) ? { listJudge: this.#listJudge } : {}),
     });
-    if (operation.operationId === "listOrders" && auth === "valid" && exchange.limit !== undefined)
+    if (isListOperation(operation) && auth === "valid" && exchange.limit !== undefined)
       this.#limitHit ??= exchange;
     this.onExchange?.(exchange);
     return exchange;

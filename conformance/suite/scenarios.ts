@@ -3,6 +3,7 @@
  * also goes through the checks that hold for all responses (response-checks.ts).
  */
 
+import type { OperationName } from "../judging/operation-traits.ts";
 import {
   LIST_PARAMETERS,
   MALFORMED_ORDER_ID,
@@ -19,7 +20,7 @@ export type OrderRef = "pending" | "shipped" | "missing" | "race" | { raw: strin
 
 export interface Step {
   name: string;
-  operation: "listOrders" | "cancelOrder";
+  operation: OperationName;
   order?: OrderRef;
   auth?: AuthVariant;
   /** A query string sent with the request, without the `?`. */

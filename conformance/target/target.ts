@@ -1,3 +1,4 @@
+import { VERSION_PREFIX } from "../../contract/operations.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import { credentialsInUrl, hideUrlCredentials } from "./credentials.ts";
 import { type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
@@ -68,9 +69,12 @@ export function targetWarnings(
   { role, who }: { role: string; who: string },
 ): string[] {
   const warnings: string[] = [];
-  if (!/\/v1\/?$/.test(target.pathname))
+  if (
+    target.pathname.replace(/\/$/, "") !== VERSION_PREFIX &&
+    !target.pathname.replace(/\/$/, "").endsWith(VERSION_PREFIX)
+  )
     warnings.push(
-      `${role} ${target.href} does not end with /v1, the path segment of the interface version (§9.1)`,
+      `${role} ${target.href} does not end with ${VERSION_PREFIX}, the path segment of the interface version (§9.1)`,
     );
   if (insecure)
     warnings.push(`certificates were not checked (${names.insecure}): ${who} trusted whoever answered`);

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { builtInContract } from "../built-in.ts";
-import { createRouter, pathOf, readOperations } from "../operations.ts";
+import {
+  createRouter,
+  createVersionedRouter,
+  pathOf,
+  readOperations,
+  VERSION_PREFIX,
+} from "../operations.ts";
 
 const operations = readOperations(builtInContract());
 const route = createRouter(operations);
@@ -32,6 +39,26 @@ describe("requests routed by the contract's path templates", () => {
     assert.ok(cancel);
     assert.equal(pathOf(cancel, { orderId: "1/2?x" }), "/store/orders/1%2F2%3Fx");
     assert.equal(route("DELETE", pathOf(cancel, { orderId: "1/2?x" }))?.params.orderId, "1%2F2%3Fx");
+  });
+});
+
+describe("the version prefix", () => {
+  it("is the path every server of openapi.yaml ends with", () => {
+    const yaml = readFileSync(new URL("../../openapi.yaml", import.meta.url), "utf8");
+    const servers = [...yaml.matchAll(/^\s+default: (\S+)$/gm)].map((match) => match[1] as string);
+    assert.ok(servers.length > 0);
+    for (const server of servers) assert.equal(new URL(server).pathname, VERSION_PREFIX, server);
+  });
+
+  it("routes a request as received: under the prefix, query and fragment aside", () => {
+    const versioned = createVersionedRouter(operations);
+    assert.equal(
+      versioned("GET", `${VERSION_PREFIX}/store/orders?limit=1`)?.operation.operationId,
+      "listOrders",
+    );
+    assert.deepEqual(versioned("DELETE", `${VERSION_PREFIX}/store/orders/5#x`)?.params, { orderId: "5" });
+    assert.equal(versioned("GET", "/store/orders"), undefined);
+    assert.equal(versioned("GET", `${VERSION_PREFIX}x/store/orders`), undefined);
   });
 });
 

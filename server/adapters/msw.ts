@@ -1,6 +1,6 @@
 import { http, type RequestHandler } from "msw";
 import type { PetstoreMock } from "../core/petstore-mock.ts";
-import { webHandler } from "../core/web.ts";
+import { mountPrefix, webHandler } from "../core/web.ts";
 
 /**
  * Mock Service Worker request handlers that answer this API with the mock's own rules, for
@@ -10,7 +10,7 @@ import { webHandler } from "../core/web.ts";
  */
 export function petstoreHandlers(mock: PetstoreMock, options: { baseUrl: string }): RequestHandler[] {
   const base = new URL(options.baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
+  const prefix = mountPrefix(options.baseUrl);
   const handle = webHandler(mock.core, prefix);
   // A RegExp, not a path pattern: MSW decodes a pattern's parameters and fails on a malformed escape
   // (`/store/orders/%zz`), which the mock must answer with its own 400.

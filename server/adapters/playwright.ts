@@ -1,5 +1,5 @@
 import type { PetstoreMock } from "../core/petstore-mock.ts";
-import { webHandler } from "../core/web.ts";
+import { mountPrefix, webHandler } from "../core/web.ts";
 
 /**
  * A Playwright route handler that answers the page's requests with the mock's rules, no server
@@ -11,9 +11,7 @@ export function petstoreRoute(
   mock: PetstoreMock,
   options: { baseUrl?: string } = {},
 ): (route: PlaywrightRoute) => Promise<void> {
-  const prefix = options.baseUrl
-    ? new URL(options.baseUrl).pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
-    : "";
+  const prefix = options.baseUrl ? mountPrefix(options.baseUrl) : "";
   const handle = webHandler(mock.core, prefix);
   return async (route) => {
     const sent = route.request();

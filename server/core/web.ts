@@ -1,3 +1,4 @@
+import { BASE_PATH } from "./api.ts";
 import { type MockRequest, type MockResponse, wholeBytes } from "./exchange.ts";
 import type { MockCore } from "./mock.ts";
 
@@ -6,6 +7,12 @@ import type { MockCore } from "./mock.ts";
  * Service Worker, Playwright's routes and any fetch-based runtime speak. `prefix` is a path the mock is
  * mounted under (for an API at https://example.test/petstore/v1, "/petstore"); it is taken off first.
  */
+/** What is in front of the API in an app's base address (`/petstore` of `/petstore/v1`), to be taken off. */
+export function mountPrefix(baseUrl: string): string {
+  const path = new URL(baseUrl).pathname.replace(/\/+$/, "");
+  return path.endsWith(BASE_PATH) ? path.slice(0, -BASE_PATH.length) : path;
+}
+
 export function webHandler(core: MockCore, prefix = ""): (request: Request) => Promise<Response> {
   return async (request) => respond(await core.handle(await toMockRequest(request, prefix)), request.method);
 }

@@ -2,9 +2,9 @@ import type { OrderIndex } from "../order-index.ts";
 import { rulesJudgedBy } from "../state-rule-catalogue.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "./held-bytes.ts";
 import {
-  before,
   type CancelReading,
   type ExchangeRef,
+  endedBefore,
   HOLDS,
   type OrderChange,
   type OrderMemory,
@@ -220,7 +220,7 @@ export class TrafficState {
     }
     const current = event.orders();
     // Lists that overlapped show the store at moments in no known order: nothing to compare.
-    if (last && before(last.at, at)) this.#compare(view, last, current, event, findings);
+    if (last && endedBefore(last.at, at)) this.#compare(view, last, current, event, findings);
     for (const memory of view.orders.values()) memory.refused = undefined;
     this.#listed += current.index.size - (last?.orders.index.size ?? 0);
     view.last = { orders: current, at };
@@ -242,7 +242,7 @@ export class TrafficState {
   ): void {
     const { at } = event;
     const between = (ref: ExchangeRef | undefined) =>
-      ref !== undefined && before(last.at, ref) && before(ref, at) ? ref : undefined;
+      ref !== undefined && endedBefore(last.at, ref) && endedBefore(ref, at) ? ref : undefined;
     for (const [id, memory] of view.orders) {
       const cancelledBetween = between(memory.cancelled);
       const refusedBetween = between(memory.refused);

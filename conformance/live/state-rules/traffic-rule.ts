@@ -24,7 +24,7 @@ export interface ExchangeRef {
  * Whether `earlier` was over before `later` began. Concurrent exchanges are in no order: the upstream may
  * have handled them either way round, so no rule reads one as the cause or the sequel of the other.
  */
-export function before(earlier: ExchangeRef, later: ExchangeRef): boolean {
+export function endedBefore(earlier: ExchangeRef, later: ExchangeRef): boolean {
   return earlier.endedAt <= later.startedAt;
 }
 

@@ -3,26 +3,51 @@ import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { maskedHeaderValue } from "./credentials.ts";
-import {
-  type AttemptTarget,
-  EXCERPT_CHARS,
-  type Exchange,
-  type ExchangeResponse,
-  HttpAttempt,
-  type RequestToSend,
-} from "./http-attempt.ts";
+import { type AttemptTarget, EXCERPT_CHARS, HttpAttempt, type RequestToSend } from "./http-attempt.ts";
 import type { ListReading } from "./identical-readings.ts";
+import type { ListVerdict } from "./list-judge.ts";
 import type { RecordedRequest, RecordedResponse } from "./report.ts";
 import { replayValue } from "./reproduction.ts";
 import { RetryPolicy, type TooManyRequestsLimits } from "./retry-policy.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
-export {
-  type Exchange,
-  type ExchangeResponse,
-  flattenHeaders,
-  WHOLE_ANSWER_BYTES,
-} from "./http-attempt.ts";
+export { flattenHeaders, WHOLE_ANSWER_BYTES } from "./http-attempt.ts";
+
+export interface Exchange {
+  request: RecordedRequest;
+  /** Undefined when no response came back; then `error` says why. */
+  response?: ExchangeResponse;
+  error?: string;
+  /** The Node error code of a failure to get any answer (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT, …). */
+  errorCode?: string;
+  /** The proxy answered the tunnel request with this status instead of opening it. */
+  proxyRefused?: number;
+  /** How many 429 answers were waited out and retried before this one. */
+  retries?: number;
+  /** When the request was fully written (performance.now()), to tell how close together requests went out. */
+  sentAt?: number;
+  /** The request went on a kept-alive connection that the server had closed: it never reached the server. */
+  staleConnection?: boolean;
+  /** The run's limit that ended it before its answer was whole: reading the same again would hit it again. */
+  limit?: "deadline" | "max-body";
+}
+
+export interface ExchangeResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as text; for a list judged as it streamed in, only its start (`list` holds the verdict). */
+  body: string;
+  /** Bytes of body received. */
+  received?: number;
+  /** The body's bytes, where they are kept whole anyway (the proxy). */
+  readonly bodyBytes?: Uint8Array;
+  /** A listOrders body judged order by order as it arrived. */
+  list?: ListVerdict;
+  /** The body did not arrive whole: why, with the bytes received. Its checks fail; it is never judged. */
+  cut?: string;
+  /** Why a body that is not a list is not UTF-8, naming the byte; undefined when it is. */
+  readonly notUtf8?: string | undefined;
+}
 
 export interface TlsOptions {
   /** Trusted certificates in PEM; when given, added to Node's own trusted roots. */

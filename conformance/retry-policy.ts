@@ -1,4 +1,4 @@
-import type { Exchange } from "./http-attempt.ts";
+import type { Exchange } from "./http-client.ts";
 
 /** How 429 answers are waited out: at most `max` retries, each wait capped at `maxWaitMs`. */
 export interface TooManyRequestsLimits {

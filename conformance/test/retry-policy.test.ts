@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import type { Exchange } from "../http-attempt.ts";
+import type { Exchange } from "../http-client.ts";
 import { RetryPolicy, retryAfterWait } from "../retry-policy.ts";
 
 const request = { method: "GET", path: "/v1/store/orders", headers: {} };

@@ -1,8 +1,8 @@
 /**
  * Every state rule of the spec that this project judges: one name each, its section and why it holds.
- * Two evaluators read it: the suite's (snapshots of the list around its scenarios, rules.ts) and the
- * proxy's (live traffic, proxy/state-rules.ts). A rule both judge has the same name in both reports.
- * A new rule is added here first, then to the evaluator that can see it.
+ * Two evaluators read it: the suite's (snapshots of the list around its scenarios, suite/suite-state-rules.ts)
+ * and the proxy's (live traffic, proxy/state-rules/). A rule both judge has the same name in both reports.
+ * A new rule is added here first, then as one object to each evaluator that can see it.
  */
 
 export type Evaluator = "suite" | "proxy";

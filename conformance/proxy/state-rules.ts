@@ -1,37 +1,37 @@
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
-import { rulesJudgedBy, type StateRuleOf } from "../model/state-rule-catalogue.ts";
+import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
+import {
+  type CancelReading,
+  type ExchangeRef,
+  endedBefore,
+  HOLDS,
+  type OrderChange,
+  type OrderMemory,
+  type RuleFinding,
+  type RuleNote,
+  readCancelStatus,
+  type TestVerdict,
+  type TrafficRule,
+  type TrafficRuleName,
+} from "./state-rules/traffic-rule.ts";
+import { TRAFFIC_RULES } from "./state-rules/traffic-rules.ts";
 
 /**
  * The spec's state rules judged across live traffic, from what the proxy saw and nothing else: it never
- * sends a request of its own to find out. Each view of the store (one API key, in one mock session) is
- * remembered apart, within bounds: its last list, kept as the judge read it (exact ids and record digests,
- * whatever its size), and what cancels and refusals did to its orders. The least recently used views and
- * the oldest orders are forgotten first.
+ * sends a request of its own to find out. The keeper remembers each view of the store (one API key, in one
+ * mock session) apart, within bounds: its last list, kept as the judge read it (exact ids and record
+ * digests, whatever its size), and what cancels and refusals did to its orders. The least recently used
+ * views and the oldest orders are forgotten first. The rules themselves are objects in state-rules/: the
+ * keeper asks each of them about what the traffic showed and counts how often each was put to the test.
  */
 
-/** An exchange as findings name it: its number in the traffic and what it was. */
-export interface ExchangeRef {
-  seq: number;
-  /** `#12 DELETE /v1/store/orders/5 → 204` */
-  label: string;
-  /** When the request came in and when its answer was over (performance.now()), to order exchanges. */
-  startedAt: number;
-  endedAt: number;
-}
-
-/**
- * Whether `earlier` was over before `later` began. Concurrent exchanges are in no order: the upstream may
- * have handled them either way round, so no rule reads one as the cause or the sequel of the other.
- */
-function before(earlier: ExchangeRef, later: ExchangeRef): boolean {
-  return earlier.endedAt <= later.startedAt;
-}
+export type { ExchangeRef } from "./state-rules/traffic-rule.ts";
 
 /** The rules judged across live traffic, by name, with their rationale (state-rule-catalogue.ts). */
 export const STATE_RULES = rulesJudgedBy("proxy");
 
-export type StateRuleName = StateRuleOf<"proxy">;
+export type StateRuleName = TrafficRuleName;
 
 export interface StateFinding {
   rule: StateRuleName;
@@ -100,13 +100,6 @@ export const DEFAULT_STATE_LIMITS: StateLimits = {
   keptBytes: 256 * 1024 * 1024,
 };
 
-interface OrderMemory {
-  cancelled?: ExchangeRef;
-  conflicted?: ExchangeRef;
-  /** A refusal since the order was last listed. */
-  refused?: ExchangeRef;
-}
-
 interface View {
   session: string;
   /** Orders a cancel or a refusal touched; every other order is only in the last list. */
@@ -132,6 +125,7 @@ export class TrafficState {
   #kept = 0;
   #recent: string | undefined;
   readonly #limits: StateLimits;
+  readonly #rules: readonly TrafficRule[] = Object.values(TRAFFIC_RULES);
   /** How often each rule was put to the test, so that a rule never tested is reported as such. */
   readonly evaluations = Object.fromEntries(Object.keys(STATE_RULES).map((rule) => [rule, 0])) as Record<
     StateRuleName,
@@ -147,6 +141,8 @@ export class TrafficState {
   constructor(
     limits: Partial<StateLimits> = {},
     private readonly account?: HeldBytes,
+    /** What a cancel's status says happened to the order. */
+    private readonly readCancel: CancelReading = readCancelStatus,
   ) {
     this.#limits = { ...DEFAULT_STATE_LIMITS, ...limits };
     if (account) account.reclaim = (bytes) => this.#reclaim(bytes);
@@ -169,7 +165,8 @@ export class TrafficState {
 
   #cancel(event: Extract<StateEvent, { kind: "cancel" }>): StateFinding[] {
     const { orderId, status, at } = event;
-    if (status === 401) {
+    const outcome = this.readCancel(status);
+    if (outcome === "unauthenticated") {
       // Refused for the key, which is not the key of any view that lists: whichever view of the session
       // lists the order must still show it as it was.
       for (const view of this.#views.values()) {
@@ -185,31 +182,26 @@ export class TrafficState {
     const memory = this.#order(view, orderId);
     view.touched = true;
     const findings: StateFinding[] = [];
-    if (status === 204) {
-      this.evaluations["cancel-once"]++;
-      this.evaluations["no-cancel-after-conflict"]++;
-      if (memory.cancelled) {
-        findings.push({
-          rule: "cancel-once",
-          message: `order ${orderId} was cancelled twice: ${at.label} after ${memory.cancelled.label}`,
-          earlier: memory.cancelled,
-          later: at,
-        });
-      } else if (memory.conflicted && before(memory.conflicted, at)) {
-        findings.push({
-          rule: "no-cancel-after-conflict",
-          message: `order ${orderId} was cancelled by ${at.label} after ${memory.conflicted.label} said it could not be (409)`,
-          earlier: memory.conflicted,
-          later: at,
-        });
-      }
+    const cancel = { orderId, status, outcome, at, order: memory };
+    for (const rule of this.#rules) this.#count(rule, rule.onCancel?.(cancel), findings);
+    if (outcome === "cancelled") {
       memory.cancelled ??= at;
-    } else if (status === 409 || status === 404) {
-      if (status === 409 && (memory.conflicted === undefined || at.endedAt < memory.conflicted.endedAt))
+    } else if (outcome === "not-pending" || outcome === "not-found") {
+      if (
+        outcome === "not-pending" &&
+        (memory.conflicted === undefined || at.endedAt < memory.conflicted.endedAt)
+      )
         memory.conflicted = at;
       if (view.last?.orders.index.has(orderId)) memory.refused ??= at;
     }
     return findings;
+  }
+
+  /** A test of `rule` when the verdict is not undefined, with its finding when it did not hold. */
+  #count(rule: TrafficRule, verdict: TestVerdict | undefined, findings: StateFinding[]): void {
+    if (verdict === undefined) return;
+    this.evaluations[rule.name]++;
+    if (verdict !== HOLDS) findings.push({ rule: rule.name, ...verdict });
   }
 
   #list(event: Extract<StateEvent, { kind: "list" }>): StateFinding[] {
@@ -217,7 +209,10 @@ export class TrafficState {
     const findings: StateFinding[] = [];
     const { at } = event;
     const last = view.last;
-    if (last) this.evaluations["listed-orders-stay"]++;
+    if (last) {
+      const list = { earlier: last.at, at };
+      for (const rule of this.#rules) this.#count(rule, rule.onList?.(list), findings);
+    }
     // The same list as last time, with nothing done to its orders since: every rule holds as it did.
     if (last && !view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
       view.last = { orders: last.orders, at };
@@ -225,7 +220,7 @@ export class TrafficState {
     }
     const current = event.orders();
     // Lists that overlapped show the store at moments in no known order: nothing to compare.
-    if (last && before(last.at, at)) this.#compare(view, last, current, event, findings);
+    if (last && endedBefore(last.at, at)) this.#compare(view, last, current, event, findings);
     for (const memory of view.orders.values()) memory.refused = undefined;
     this.#listed += current.index.size - (last?.orders.index.size ?? 0);
     view.last = { orders: current, at };
@@ -247,59 +242,38 @@ export class TrafficState {
   ): void {
     const { at } = event;
     const between = (ref: ExchangeRef | undefined) =>
-      ref !== undefined && before(last.at, ref) && before(ref, at) ? ref : undefined;
+      ref !== undefined && endedBefore(last.at, ref) && endedBefore(ref, at) ? ref : undefined;
     for (const [id, memory] of view.orders) {
-      if (between(memory.refused) && last.orders.index.has(id)) this.evaluations["refusals-change-nothing"]++;
-      if (between(memory.cancelled) && current.index.has(id)) this.evaluations["cancel-leaves-fields"]++;
+      const cancelledBetween = between(memory.cancelled);
+      const refusedBetween = between(memory.refused);
+      if (!cancelledBetween && !refusedBetween) continue;
+      const touched = {
+        id,
+        cancelledBetween,
+        refusedBetween,
+        inEarlier: last.orders.index.has(id),
+        inLater: current.index.has(id),
+      };
+      for (const rule of this.#rules) this.#count(rule, rule.onOrderTouchedBetween?.(touched), findings);
     }
-    const records = (id: string) => {
-      const was = last.orders.records?.get(id);
-      const now = current.records?.get(id);
-      return was !== undefined && now !== undefined
-        ? `${was} (${last.at.label}), then ${now} (${at.label})`
-        : `its record differs between ${last.at.label} and ${at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders, or whose records are too large to keep, keep digests, not records)`;
-    };
     last.orders.index.forEachChange(current.index, (kind, id) => {
       const memory = view.orders.get(id);
-      const refused = between(memory?.refused);
-      if (kind === "vanished") {
-        if (memory?.cancelled || event.cancelInFlight?.(id)) {
-          this.#note(
-            "cancelled-not-listed",
-            `order ${id} was cancelled (${memory?.cancelled?.label ?? "a cancel still in flight"}) and is not in the later list ${at.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
-          );
-        } else if (refused) {
-          findings.push({
-            rule: "refusals-change-nothing",
-            message: `order ${id} is missing from ${at.label} after the refused ${refused.label}; it was listed by ${last.at.label}`,
-            earlier: refused,
-            later: at,
-          });
-        } else {
-          findings.push({
-            rule: "listed-orders-stay",
-            message: `order ${id}, listed by ${last.at.label}, is missing from ${at.label}, and no cancel of it went through the proxy in between`,
-            earlier: last.at,
-            later: at,
-          });
-        }
-        return;
-      }
-      const cancelled = between(memory?.cancelled);
-      if (cancelled) {
-        findings.push({
-          rule: "cancel-leaves-fields",
-          message: `order ${id} changed when ${cancelled.label} cancelled it: ${records(id)}`,
-          earlier: cancelled,
-          later: at,
-        });
-      } else if (refused) {
-        findings.push({
-          rule: "refusals-change-nothing",
-          message: `order ${id} changed after the refused ${refused.label}: ${records(id)}`,
-          earlier: refused,
-          later: at,
-        });
+      const change: OrderChange = {
+        kind,
+        id,
+        earlier: last.at,
+        later: at,
+        order: memory,
+        cancelledBetween: between(memory?.cancelled),
+        refusedBetween: between(memory?.refused),
+        cancelInFlight: () => event.cancelInFlight?.(id) ?? false,
+        records: () => recordsOf(id, { orders: last.orders, at: last.at }, { orders: current, at }),
+      };
+      for (const rule of this.#rules) {
+        const found = rule.onOrderChange?.(change);
+        if (found === undefined) continue;
+        if (isNote(found)) this.#note(found.note, found.message);
+        else findings.push({ rule: rule.name, ...found });
       }
     });
   }
@@ -427,4 +401,21 @@ export class TrafficState {
     for (const view of this.#views.values()) total += view.orders.size;
     return total;
   }
+}
+
+function isNote(found: RuleFinding | RuleNote): found is RuleNote {
+  return "note" in found;
+}
+
+/** An order's record in two lists, for a finding that shows both, or why only digests were kept. */
+function recordsOf(
+  id: string,
+  earlier: { orders: ListedOrders; at: ExchangeRef },
+  later: { orders: ListedOrders; at: ExchangeRef },
+): string {
+  const was = earlier.orders.records?.get(id);
+  const now = later.orders.records?.get(id);
+  return was !== undefined && now !== undefined
+    ? `${was} (${earlier.at.label}), then ${now} (${later.at.label})`
+    : `its record differs between ${earlier.at.label} and ${later.at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders, or whose records are too large to keep, keep digests, not records)`;
 }

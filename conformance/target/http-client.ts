@@ -1,22 +1,17 @@
-import http, {
-  type Agent,
-  type ClientRequest,
-  Agent as HttpAgent,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-} from "node:http";
+import http, { type Agent, Agent as HttpAgent } from "node:http";
 import https, { Agent as HttpsAgent } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
-import { formatBytes } from "../../common/byte-size.ts";
-import { utf8Problem } from "../../common/utf8-stream.ts";
-import { EXCERPT_CHARS, type Exchange, type ExchangeResponse } from "../judging/exchange.ts";
+import type { Exchange } from "../judging/exchange.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
-import { judgeFault } from "../judging/list-judge.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
 import { replayValue } from "../reports/reproduction.ts";
 import { maskedHeaderValue } from "./credentials.ts";
+import { type AttemptTarget, HttpAttempt, type RequestToSend } from "./http-attempt.ts";
+import { RetryPolicy, type TooManyRequestsLimits } from "./retry-policy.ts";
+
+export { flattenHeaders, WHOLE_ANSWER_BYTES } from "./http-attempt.ts";
 
 export interface TlsOptions {
   /** Trusted certificates in PEM; when given, added to Node's own trusted roots. */
@@ -31,11 +26,6 @@ export interface TlsOptions {
 
 /** The longest one request may take by default, headers and whole body: a body that drips ends here. */
 export const DEFAULT_DEADLINE_MS = 120_000;
-/**
- * Bytes of an answer kept when it is not a list judged as it streams: an Error record or an empty body needs
- * far less, and this bounds what every request in flight can hold together.
- */
-export const WHOLE_ANSWER_BYTES = 1024 * 1024;
 
 export interface ClientOptions {
   /** Without a byte from the target. */
@@ -55,19 +45,13 @@ export interface ClientOptions {
   /** Requests in flight at most; unbounded when absent. */
   concurrency?: number;
   /** How 429 answers are waited out: at most `max` retries, each wait capped at `maxWaitMs`. */
-  retry?: { max: number; maxWaitMs: number };
+  retry?: TooManyRequestsLimits;
   /** Bytes read of one body at most (default DEFAULT_MAX_BODY_BYTES); past it the check fails, naming it. */
   maxBodyBytes?: number;
 }
 
 /** 2 GiB: a list of about twenty million orders. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 ** 3;
-// Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
-const EXCERPT_BYTES = EXCERPT_CHARS * 4;
-// A reused keep-alive connection the server had already closed: the request never reached it.
-const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
-// Without Retry-After, a 429 is retried after 1 s, then 2 s, 4 s…, within the cap.
-const DEFAULT_RETRY_WAIT_MS = 1000;
 
 export interface SendOptions {
   /** On a connection of its own, outside --concurrency and without retries. */
@@ -96,269 +80,126 @@ export interface HttpClient {
 
 /** A keep-alive client that sends paths byte for byte (no URL normalisation) under the base address. */
 export async function createHttpClient(baseUrl: URL, options: ClientOptions): Promise<HttpClient> {
-  const secure = baseUrl.protocol === "https:";
-  const agent = await createAgent(secure, options);
-  const hostname = hostnameOf(baseUrl);
-  const tls = requestTls(baseUrl, options.tls);
-  // Looked up on the module at each call, so that in-process interceptors (Mock Service Worker's, nock)
-  // that replace http.request see the suite's requests too.
-  const request = (options: http.RequestOptions, callback: (incoming: IncomingMessage) => void) =>
-    (secure ? https.request : http.request)(options, callback);
-  const basePath = baseUrl.pathname.replace(/\/+$/, "");
-  const limit = createLimit(options.concurrency);
-  let count = 0;
-  let retries = 0;
-
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const names = options.names ?? RUN_OPTION_NAMES;
-  const once = ({ method, fullPath, headers, recorded, listJudge }: Attempt, through: Agent) =>
-    new Promise<Exchange>((resolve) => {
-      count++;
-      let proxyRefused: number | undefined;
-      let sentAt: number | undefined;
-      let answered = false;
-      const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-      // Before the answer: the request fails; once it is coming: what came is judged as cut.
-      let limit: Exchange["limit"];
-      let outgoing: ClientRequest;
-      let deadlineHit = (ms: number): void => {
-        limit = "deadline";
-        outgoing.destroy(new Error(`no complete answer within the ${ms} ms ${names.deadline}`));
-      };
-      const deadline = setTimeout(() => deadlineHit(deadlineMs), deadlineMs);
-      const requestOptions: http.RequestOptions = {
-        agent: through,
-        method,
-        protocol: baseUrl.protocol,
-        hostname,
-        port: baseUrl.port,
-        path: fullPath,
-        headers,
-        timeout: options.timeoutMs,
-        ...tls,
-      };
-      const onAnswer = (incoming: IncomingMessage) => {
-        answered = true;
-        const status = incoming.statusCode ?? 0;
-        const judge = status === 200 ? listJudge?.() : undefined;
-        const reader = new BodyReader(maxBody, judge);
-        let settled = false;
-        const settle = (cut?: string) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(deadline);
-          resolve({
-            request: recorded,
-            response: reader.response(status, flattenHeaders(incoming.headers), cut),
-            ...(proxyRefused !== undefined ? { proxyRefused } : {}),
-            ...(sentAt !== undefined ? { sentAt } : {}),
-            ...(limit !== undefined ? { limit } : {}),
-          });
-        };
-        deadlineHit = (ms) => {
-          limit = "deadline";
-          settle(
-            `the answer did not complete within the ${ms} ms ${names.deadline} (${reader.bytes} bytes of its body came)`,
-          );
-          incoming.destroy();
-        };
-        incoming.on("data", (chunk: Buffer) => {
-          const tooLarge = reader.add(chunk);
-          if (tooLarge === undefined) return;
-          if (tooLarge === "max-body") limit = "max-body";
-          settle(
-            tooLarge === "max-body"
-              ? `the body is larger than the ${formatBytes(maxBody)} ${names.maxBody} allows (stopped reading at ${reader.bytes} bytes); raise ${names.maxBody} to judge it`
-              : tooLarge === "not-a-list"
-                ? `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${reader.bytes} bytes)`
-                : tooLarge.unjudgeable,
-          );
-          incoming.destroy();
-        });
-        incoming.on("end", () => settle());
-        incoming.on("error", (error) =>
-          settle(cutShort(reader.bytes, incoming.headers["content-length"], error.message)),
-        );
-      };
-      try {
-        outgoing = request(requestOptions, onAnswer);
-      } catch (error) {
-        // What http.request refuses to send (a header with CR LF, a bad method) it throws at once: the
-        // request fails with one line, its deadline cleared, rather than leaving the timer to fire.
-        clearTimeout(deadline);
-        resolve(unsent(recorded, error));
-        return;
-      }
-      // https-proxy-agent hands a refused tunnel back as the proxy's own answer; it must not pass for the target's.
-      outgoing.on("proxyConnect", (connect: { statusCode: number }) => {
-        if (connect.statusCode !== 200) proxyRefused = connect.statusCode;
-      });
-      outgoing.on("finish", () => {
-        sentAt = performance.now();
-      });
-      outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
-      outgoing.on("error", (error: NodeJS.ErrnoException) => {
-        if (answered) return;
-        clearTimeout(deadline);
-        const stale = outgoing.reusedSocket && STALE_CONNECTION.has(error.code ?? "");
-        resolve({
-          request: recorded,
-          error: error.code ? `${error.code}: ${error.message}` : error.message,
-          ...(error.code ? { errorCode: error.code } : {}),
-          ...(stale ? { staleConnection: true } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-        });
-      });
-      outgoing.end();
-    });
-
-  // A GET whose reused connection the server had closed before answering is sent once more on a fresh one;
-  // a DELETE is not, since it may have been carried out.
-  const sendOnce = async (attempt: Attempt, through: Agent): Promise<Exchange> => {
-    const exchange = await once(attempt, through);
-    if (!exchange.staleConnection || attempt.method !== "GET") return exchange;
-    const fresh = await createAgent(secure, { ...options, keepAlive: false });
-    try {
-      return await once(attempt, fresh);
-    } finally {
-      fresh.destroy();
-    }
-  };
-
-  return {
-    get count() {
-      return count;
-    },
-    get retries() {
-      return retries;
-    },
-    close: () => agent.destroy(),
-    async send(method, path, ownHeaders, sendOptions) {
-      const headers = { ...options.commonHeaders, ...ownHeaders };
-      const fullPath = `${basePath}${path}`;
-      const recorded: RecordedRequest = {
-        method,
-        path: fullPath,
-        headers: maskHeaders(headers, options.secretHeaders),
-        replay: {
-          method,
-          url: `${baseUrl.origin}${fullPath}`,
-          headers: Object.entries(headers).map(([name, value]) => [
-            name,
-            replayValue(value, options.replaySecrets ?? new Map()),
-          ]),
-        },
-      };
-      const attempt: Attempt = { method, fullPath, headers, recorded, listJudge: sendOptions?.listJudge };
-      if (sendOptions?.fresh) {
-        const own = await createAgent(secure, { ...options, keepAlive: false });
-        try {
-          return await once(attempt, own);
-        } finally {
-          own.destroy();
-        }
-      }
-      return limit(async () => {
-        let exchange = await sendOnce(attempt, agent);
-        const retry = options.retry;
-        for (let retried = 0; retry && exchange.response?.status === 429 && retried < retry.max; retried++) {
-          await sleep(retryWait(exchange.response.headers["retry-after"], retried, retry.maxWaitMs));
-          retries++;
-          exchange = { ...(await sendOnce(attempt, agent)), retries: retried + 1 };
-        }
-        return exchange;
-      });
-    },
-  };
-}
-
-/** One request as it is sent, and sent again after a 429 or on a fresh connection. */
-interface Attempt {
-  method: string;
-  fullPath: string;
-  headers: Record<string, string>;
-  recorded: RecordedRequest;
-  listJudge: SendOptions["listJudge"];
+  const agent = await createAgent(baseUrl.protocol === "https:", options);
+  return new KeepAliveClient(baseUrl, options, agent);
 }
 
 /**
- * One body as it arrives: kept as chunks, or streamed into a list judge keeping only its start, and never
- * past the limit.
+ * Each request is one HttpAttempt, or several when the retry policy sends it again: once more on a fresh
+ * connection when a kept-alive one had been closed, and after each 429 it waits out.
  */
-class BodyReader {
-  bytes = 0;
-  readonly #chunks: Buffer[] = [];
-  #kept = 0;
+class KeepAliveClient implements HttpClient {
+  #count = 0;
+  #retries = 0;
+  readonly #secure: boolean;
+  readonly #target: AttemptTarget;
+  readonly #retryPolicy: RetryPolicy;
+  readonly #withinConcurrency: <T>(task: () => Promise<T>) => Promise<T>;
 
   constructor(
-    private readonly limit: number,
-    private readonly judge: ListReading | undefined,
-  ) {}
-
-  /**
-   * Why nothing more is read, once the body is past a limit (--max-body, or what an answer not a list
-   * holds) or the list cannot be judged at all.
-   */
-  add(chunk: Buffer): "max-body" | "not-a-list" | { unjudgeable: string } | undefined {
-    this.bytes += chunk.length;
-    if (this.bytes > this.limit) return "max-body";
-    if (this.judge) {
-      try {
-        this.judge.write(chunk);
-      } catch (error) {
-        // A fault met on this answer only: it fails this request, not the run.
-        return { unjudgeable: judgeFault(error) };
-      }
-      if (this.#kept < EXCERPT_BYTES) {
-        this.#chunks.push(chunk.subarray(0, EXCERPT_BYTES - this.#kept));
-        this.#kept += Math.min(chunk.length, EXCERPT_BYTES - this.#kept);
-      }
-      return undefined;
-    }
-    if (this.bytes > WHOLE_ANSWER_BYTES) return "not-a-list";
-    this.#chunks.push(chunk);
-    return undefined;
-  }
-
-  response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {
-    const bytes = Buffer.concat(this.#chunks);
-    const body = bytes.toString("utf8");
-    const notText = this.judge ? undefined : utf8Problem(bytes);
-    const response: ExchangeResponse = {
-      status,
-      headers,
-      body,
-      received: this.bytes,
-      ...(notText !== undefined ? { notUtf8: notText } : {}),
+    private readonly baseUrl: URL,
+    private readonly options: ClientOptions,
+    private readonly agent: Agent,
+  ) {
+    const secure = baseUrl.protocol === "https:";
+    this.#secure = secure;
+    this.#target = {
+      url: baseUrl,
+      hostname: hostnameOf(baseUrl),
+      requestOptions: requestTls(baseUrl, options.tls),
+      timeoutMs: options.timeoutMs,
+      deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      names: options.names ?? RUN_OPTION_NAMES,
+      // Looked up on the module at each call, so that in-process interceptors (Mock Service Worker's, nock)
+      // that replace http.request see the suite's requests too.
+      request: (requestOptions, onAnswer) =>
+        (secure ? https.request : http.request)(requestOptions, onAnswer),
     };
-    if (cut !== undefined) {
-      response.cut = cut;
-      this.judge?.abandon();
-    } else if (this.judge) {
-      try {
-        response.list = this.judge.end();
-      } catch (error) {
-        response.cut = judgeFault(error);
-      }
-    }
-    return response;
+    this.#retryPolicy = new RetryPolicy(options.retry);
+    this.#withinConcurrency = createLimit(options.concurrency);
   }
-}
 
-/** A request http.request refused to send, failed with its reason. */
-function unsent(recorded: RecordedRequest, error: unknown): Exchange {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = error instanceof Error ? error.message : String(error);
-  return {
-    request: recorded,
-    error: `the request could not be sent: ${reason}`,
-    ...(typeof code === "string" ? { errorCode: code } : {}),
-  };
-}
+  get count(): number {
+    return this.#count;
+  }
 
-function cutShort(received: number, contentLength: string | undefined, reason: string): string {
-  const expected = contentLength !== undefined ? ` of the ${contentLength} its Content-Length announced` : "";
-  return `the body broke off after ${received} bytes${expected} (${reason}); a cut body is not judged`;
+  get retries(): number {
+    return this.#retries;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  async send(
+    method: string,
+    path: string,
+    ownHeaders: Record<string, string>,
+    sendOptions?: SendOptions,
+  ): Promise<Exchange> {
+    const request = this.#requestToSend(method, path, ownHeaders, sendOptions?.listJudge);
+    if (sendOptions?.fresh) return this.#attemptOnOwnConnection(request);
+    return this.#withinConcurrency(() => this.#sendRetrying(request));
+  }
+
+  #requestToSend(
+    method: string,
+    path: string,
+    ownHeaders: Record<string, string>,
+    listJudge: SendOptions["listJudge"],
+  ): RequestToSend {
+    const { options, baseUrl } = this;
+    const headers = { ...options.commonHeaders, ...ownHeaders };
+    const fullPath = `${baseUrl.pathname.replace(/\/+$/, "")}${path}`;
+    const recorded: RecordedRequest = {
+      method,
+      path: fullPath,
+      headers: maskHeaders(headers, options.secretHeaders),
+      replay: {
+        method,
+        url: `${baseUrl.origin}${fullPath}`,
+        headers: Object.entries(headers).map(([name, value]) => [
+          name,
+          replayValue(value, options.replaySecrets ?? new Map()),
+        ]),
+      },
+    };
+    return { method, fullPath, headers, recorded, listJudge };
+  }
+
+  /** The request sent, then sent again for as long as the retry policy says. */
+  async #sendRetrying(request: RequestToSend): Promise<Exchange> {
+    let exchange = await this.#attemptOnKeptConnection(request);
+    for (let retried = 0; ; retried++) {
+      const wait = this.#retryPolicy.waitBeforeRetry(exchange, retried);
+      if (wait === undefined) return exchange;
+      await sleep(wait);
+      this.#retries++;
+      exchange = { ...(await this.#attemptOnKeptConnection(request)), retries: retried + 1 };
+    }
+  }
+
+  /** One attempt on the kept-alive connections, and one on a fresh connection if the policy resends it. */
+  async #attemptOnKeptConnection(request: RequestToSend): Promise<Exchange> {
+    const exchange = await this.#attempt(request, this.agent);
+    if (!this.#retryPolicy.resendsOnFreshConnection(request.method, exchange)) return exchange;
+    return this.#attemptOnOwnConnection(request);
+  }
+
+  async #attemptOnOwnConnection(request: RequestToSend): Promise<Exchange> {
+    const own = await createAgent(this.#secure, { ...this.options, keepAlive: false });
+    try {
+      return await this.#attempt(request, own);
+    } finally {
+      own.destroy();
+    }
+  }
+
+  #attempt(request: RequestToSend, through: Agent): Promise<Exchange> {
+    this.#count++;
+    return new HttpAttempt(this.#target, request, through).exchange;
+  }
 }
 
 /** A URL's host name as sockets take it: IPv6 addresses without their brackets. */
@@ -408,14 +249,6 @@ function tlsSettings(tls: TlsOptions | undefined) {
   };
 }
 
-/** Retry-After in seconds or as an HTTP date (RFC 9110 §10.2.3), capped; a back-off when it is absent. */
-export function retryWait(header: string | undefined, attempt: number, maxWaitMs: number): number {
-  let wait = DEFAULT_RETRY_WAIT_MS * 2 ** attempt;
-  if (header !== undefined && /^\d+$/.test(header.trim())) wait = Number(header.trim()) * 1000;
-  else if (header !== undefined && !Number.isNaN(Date.parse(header))) wait = Date.parse(header) - Date.now();
-  return Math.min(Math.max(wait, 0), maxWaitMs);
-}
-
 /** At most `concurrency` tasks at once, the others queued in order. */
 function createLimit(concurrency: number | undefined): <T>(task: () => Promise<T>) => Promise<T> {
   if (concurrency === undefined) return (task) => task();
@@ -441,12 +274,4 @@ export function maskHeaders(
   const masked: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) masked[name] = maskedHeaderValue(name, value, secret);
   return masked;
-}
-
-export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return flat;
 }

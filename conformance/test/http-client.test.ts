@@ -43,4 +43,30 @@ describe("createHttpClient", () => {
       server.close();
     }
   });
+
+  it("waits out a 429 and sends again, counting each; a fresh request is sent once, never retried", async () => {
+    let answered = 0;
+    const server = createServer((_request, response) => {
+      answered++;
+      response.writeHead(answered % 3 === 0 ? 200 : 429, { "retry-after": "0" }).end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = await createHttpClient(new URL(`http://127.0.0.1:${port}/v1`), {
+      timeoutMs: 10_000,
+      retry: { max: 5, maxWaitMs: 0 },
+    });
+    try {
+      const retried = await client.send("GET", "/orders", {});
+      assert.equal(retried.response?.status, 200);
+      assert.equal(retried.retries, 2);
+      assert.deepEqual([client.count, client.retries], [3, 2]);
+      const fresh = await client.send("GET", "/orders", {}, { fresh: true });
+      assert.equal(fresh.response?.status, 429);
+      assert.deepEqual([client.count, client.retries, answered], [4, 2, 4]);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
 });

@@ -1,0 +1,94 @@
+/**
+ * Whether a concurrent history can be explained by the spec's model (spec-model.ts): for each order apart
+ * (P-compositionality: its cancels, and every list projected onto it), one sequential order of its
+ * operations, consistent with real time, that the model accepts; the run's open choices are decided once
+ * for every order.
+ */
+
+import type { StateRuleOf } from "../state-rule-catalogue.ts";
+import type { History } from "./history.ts";
+import type { RunChoices } from "./spec-model.ts";
+
+/** The rules a history finding names (conformance/state-rule-catalogue.ts). */
+export type HistoryRule = StateRuleOf<"history">;
+
+export interface HistoryFinding {
+  /**
+   * `violation`: no order of the operations explains them, however stale a list may be (two 204s, a 204
+   * after a 409, an order that vanished without a 204, a changed record). `stale`: they are explained
+   * once lists may show the order as it was a while before they began (a read replica that lags).
+   */
+  kind: "violation" | "stale";
+  rule: HistoryRule;
+  orderId: string;
+  /** The operations that cannot be put in one order, as indices into `history.operations`, earliest sent first. */
+  operations: readonly number[];
+  /** The spec sections and reason, from the catalogue. */
+  spec: string;
+  /** For a stale read: how much earlier than it began the list must have read the order to be explained, in ms. */
+  staleMs?: number;
+}
+
+export interface HistoryCoverage {
+  /** Operations in the history. */
+  operations: number;
+  /** Orders the run was given that an operation concerned (a cancel of it, or a list read whole). */
+  ordersJudged: number;
+  /** Pairs of operations overlapping in time that concern one judged order (two cancels of it, or a list and a cancel of it). */
+  concurrentPairs: number;
+  /** Lists read whole that overlap in time at least one cancel of a judged order. */
+  listsConcurrentWithCancels: number;
+}
+
+export interface HistoryVerdict {
+  /** True when no finding is left (stale reads within `allowStaleMs` are not findings). */
+  ok: boolean;
+  findings: readonly HistoryFinding[];
+  /**
+   * The run's open choices under which the verdict holds: every combination that explains all orders when
+   * `ok`, otherwise the one that leaves the fewest violations (then the smallest staleness).
+   */
+  choices: readonly RunChoices[];
+  /** The largest staleness a list needed under the chosen choices, in ms; 0 when every list was current. */
+  largestStaleMs: number;
+  coverage: HistoryCoverage;
+}
+
+export interface CheckOptions {
+  /** A list may show an order as it was up to this many ms before the list began (bounded staleness); default 0. */
+  allowStaleMs?: number;
+}
+
+/** Judges a history against the spec's model. */
+export function checkHistory(history: History, options: CheckOptions = {}): HistoryVerdict {
+  void history;
+  void options;
+  throw new Error("not implemented yet");
+}
+
+/**
+ * One line for a finding, the same wherever it is printed (explore, the proxy): the rule, the order, each
+ * operation (client, op, status, times) and the spec sections.
+ */
+export function describeFinding(finding: HistoryFinding, history: History): string {
+  const operations = finding.operations
+    .map((index) => describeOperation(index, finding.orderId, history))
+    .join("; ");
+  const stale = finding.staleMs === undefined ? "" : `, stale by ${formatMs(finding.staleMs)}`;
+  const kind = finding.kind === "stale" ? "stale read" : "violation";
+  return `${finding.rule} (${kind}${stale}): order ${finding.orderId}: ${operations} (${finding.spec})`;
+}
+
+function describeOperation(index: number, orderId: string, history: History): string {
+  const operation = history.operations[index];
+  if (operation === undefined) return `#${index}`;
+  const what =
+    operation.op === "cancel" ? "cancel" : operation.shown?.has(orderId) ? "list with it" : "list without it";
+  const status = operation.status === null ? "no answer" : String(operation.status);
+  const end = operation.answeredAt === null ? "…" : formatMs(operation.answeredAt);
+  return `#${index} client ${operation.client} ${what} ${status} ${formatMs(operation.sentAt)}–${end}`;
+}
+
+function formatMs(ms: number): string {
+  return `${Number.isInteger(ms) ? ms : ms.toFixed(1)} ms`;
+}

@@ -88,6 +88,10 @@ export function summariseOrders(history: History): OrderSummary[] {
     if (!byId.has(orderId)) byId.set(orderId, emptySummary(orderId, startingStatuses(orderId, given)));
   const summaries = [...byId.values()];
   history.operations.forEach((operation, index) => {
+    if (!(operation.sentAt <= (operation.answeredAt ?? Number.POSITIVE_INFINITY)))
+      throw new RangeError(
+        `operation #${index} of the history was answered before it was sent, or has no time`,
+      );
     if (operation.op === "cancel") {
       const summary = byId.get(operation.orderId);
       if (summary !== undefined) addCancel(summary, index, history.operations);

@@ -8,7 +8,12 @@ import type {
   HistoryOperation,
   ListOperation,
 } from "../model/history.ts";
-import { checkHistory, describeFinding, type HistoryVerdict } from "../model/linearizability.ts";
+import {
+  checkHistory,
+  describeChoices,
+  describeFinding,
+  type HistoryVerdict,
+} from "../model/linearizability.ts";
 import {
   ALL_RUN_CHOICES,
   cancelAnswer,
@@ -151,6 +156,10 @@ describe("checkHistory: hand-written histories", () => {
       alike.choices.map((choices) => choices.secondCancelStatus),
       [404, 404],
     );
+    assert.deepEqual(alike.choices.map(describeChoices), [
+      "cancelled orders stay listed, a second cancel answers 404",
+      "cancelled orders leave the list, a second cancel answers 404",
+    ]);
   });
 
   it("never judges an order the run was not given", () => {
@@ -174,6 +183,17 @@ describe("checkHistory: hand-written histories", () => {
     });
   });
 
+  it("refuses a history with an operation answered before it was sent, in one line", () => {
+    assert.throws(() => checkHistory(history({ pending: [A] }, [cancel(A, 5, 4, 204)])), {
+      name: "RangeError",
+      message: "operation #0 of the history was answered before it was sent, or has no time",
+    });
+    assert.throws(
+      () => checkHistory(history({ pending: [A] }, [cancel(A, Number.NaN, null, null)])),
+      RangeError,
+    );
+  });
+
   it("says a finding in one line: rule, order, each operation and the spec's sections", () => {
     const recorded = history({ pending: [A] }, [
       cancel(A, 0, 10, 204),
@@ -184,7 +204,7 @@ describe("checkHistory: hand-written histories", () => {
     assert.ok(found);
     assert.equal(
       describeFinding(found, recorded),
-      `stale-read (stale read, stale by 20 ms): order ${A}: #0 client 0 cancel 204 0 ms–10 ms; #2 client 1 list with it 200 30 ms–40 ms (${found.spec})`,
+      `stale-read (stale read, stale by 20 ms): order ${A}: #0 client 0 cancel 204 0 ms–10 ms; #2 client 1 list 200 with it 30 ms–40 ms (${found.spec})`,
     );
   });
 });

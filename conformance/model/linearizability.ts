@@ -48,8 +48,9 @@ export interface HistoryVerdict {
   ok: boolean;
   findings: readonly HistoryFinding[];
   /**
-   * The run's open choices under which the verdict holds: every combination that explains all orders when
-   * `ok`, otherwise the one that leaves the fewest violations (then the smallest staleness).
+   * The run's open choices under which the verdict holds: every combination that explains all orders
+   * (within `allowStaleMs`; records are judged apart, the same under all), otherwise the one that leaves
+   * the fewest violations, then the smallest staleness.
    */
   choices: readonly RunChoices[];
   /** The largest staleness a list needed under the chosen choices, in ms; 0 when every list was current. */

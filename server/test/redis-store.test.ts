@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { type RedisService, startRedis } from "../../test-support/services.ts";
+import { wholeBytes } from "../core/exchange.ts";
 import { generateOrders } from "../core/generate.ts";
 import { createSeed } from "../core/seed.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../spawn-mock.ts";
@@ -339,30 +340,44 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
   it("sessions' own list bodies count against --max-memory: past it the least recently used is let go here, its orders kept in Redis", async () => {
     const address = parseStoreUrl(redis.url) as StoreAddress;
     const seed = createSeed(generateOrders(2_000));
-    const state = await RedisState.connect({
-      address,
-      prefix: freshPrefix(),
-      seed,
-      limits: { maxSessions: 100, idleMs: 60_000, maxBytes: seed.listBody.length + seed.listBody.length / 2 },
-      journalSize: 10,
-    });
+    const prefix = freshPrefix();
+    const own = { petId: 1n, quantity: 1n };
+    const connect = (maxBytes?: number) =>
+      RedisState.connect({
+        address,
+        prefix,
+        seed,
+        limits: { maxSessions: 100, idleMs: 60_000, ...(maxBytes !== undefined ? { maxBytes } : {}) },
+        journalSize: 10,
+      });
+    // What one session's own body holds here, measured on a replica with no budget: the budget fits one and a half.
+    let oneBody: number;
+    const probe = await connect();
+    try {
+      for (const name of ["a", "b"]) {
+        await probe
+          .session(name, Date.now())
+          .putOrder({ record: { id: 9_000_000_000n, ...own }, status: "pending" });
+      }
+      const world = probe.session("a", Date.now());
+      await world.arrange(undefined);
+      await world.listBody();
+      oneBody = world.heldBytes;
+    } finally {
+      await probe.close();
+    }
+    assert.ok(oneBody > 0, "a's own body is counted");
+    const state = await connect(oneBody * 1.5);
     try {
       let now = Date.now();
       const body = async (name: string) => {
         now += 1_000;
         const world = state.session(name, now);
         await world.arrange(undefined);
-        return { world, list: await world.listBody() };
+        return { world, list: wholeBytes(await world.listBody()) };
       };
-      const own = { petId: 1n, quantity: 1n };
-      for (const name of ["a", "b"]) {
-        now += 1_000;
-        await state
-          .session(name, now)
-          .putOrder({ record: { id: 9_000_000_000n, ...own }, status: "pending" });
-      }
       const first = await body("a");
-      assert.ok(first.world.heldBytes > seed.listBody.length, "a's own body is counted");
+      assert.equal(first.world.heldBytes, oneBody);
       assert.equal((await body("a")).world, first.world, "while under the budget, a stays");
       await body("b");
       now += 1_000;

@@ -76,12 +76,8 @@ export class RedisWorld implements World {
     this.#touchedAt = 0;
   }
 
-  /**
-   * One plain read of the world's version and behaviour; a script runs only when a rule is there to take.
-   * For a session, its use is sent first in the same pipeline, never waited for on its own.
-   */
+  /** One plain read of the world's version and behaviour; a script runs only when a rule is there to take. */
   arrange(operation: OperationId | undefined): Promise<Arrangement> {
-    if (this.session !== null) this.#touch();
     return this.#read().then((fields) => this.#arranged(operation, fields));
   }
 
@@ -119,7 +115,11 @@ export class RedisWorld implements World {
     });
   }
 
-  #touch(): void {
+  /**
+   * A session's use, by an API or a control request: sent before the request's own reads in the same
+   * pipeline, never waited for on its own.
+   */
+  touch(): void {
     const now = Date.now();
     if (now - this.#touchedAt < this.#touchEveryMs) return;
     this.#touchedAt = now;
@@ -130,6 +130,7 @@ export class RedisWorld implements World {
         this.#hash,
         state.key("sessions"),
         this.#journal,
+        state.key("session-names"),
         this.session as string,
         now,
         this.#ttl,

@@ -296,7 +296,8 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
           `?limit=50&status=pending&after=${ids[500]}`,
           `?limit=100&after=${ids.at(-1)}`,
         ];
-        reads.set(size, await redisReads(redis, prefix, mock, session, pages));
+        const paths = pages.map((page) => `/__control/orders${page}`);
+        reads.set(size, await redisReads(redis, prefix, mock, session, paths));
         if (size > 2_000) {
           // No order is cancelled before the 50,001st: pages of a bounded look each, with a cursor to go on.
           let after = "";
@@ -335,6 +336,44 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
       `hash reads: ${small.map(([command]) => command)}`,
     );
     assert.deepEqual(fieldsRead(reads.get(100_000) as string[][]), fieldsRead(small));
+  });
+
+  it("a page of sessions reads a few counts of each of its own sessions, never a session's hash", async () => {
+    const prefix = freshPrefix();
+    const [mock] = (await replicas(redis, prefix, 1)) as [MockProcess];
+    try {
+      const names = Array.from({ length: 12 }, (_, index) => `page-${String(index).padStart(2, "0")}`);
+      for (const name of names) {
+        const session = { "x-mock-session": name };
+        assert.equal((await send(mock, "DELETE", "/v1/store/orders/2", { ...AUTH, ...session })).status, 204);
+      }
+      // One session's hash grown large, as 20,000 cancels leave it.
+      const ids = Array.from({ length: 20_000 }, (_, index) => String(index + 1));
+      await cancelMany(redis, `${prefix}w:s:${names[3]}`, ids);
+      const paths: string[] = [];
+      const listed: string[] = [];
+      let after = "";
+      do {
+        const path = `/__control/sessions?limit=5${after}`;
+        const page = await send(mock, "GET", path, {});
+        assert.equal(page.status, 200, page.text);
+        assert.equal(page.headers["x-total-count"], "12");
+        const sessions = JSON.parse(page.text) as Array<{ name: string; changes: number; orders: number }>;
+        assert.ok(sessions.every(({ changes, orders }) => changes === 1 && orders === 12));
+        listed.push(...sessions.map(({ name }) => name));
+        paths.push(path);
+        after = page.headers["x-next-cursor"] ? `&after=${page.headers["x-next-cursor"]}` : "";
+      } while (after !== "");
+      assert.deepEqual(listed, names, "every session once, in name order");
+      const reads = await redisReads(redis, prefix, mock, {}, paths);
+      assert.deepEqual(
+        reads.map(([command, ...fields]) => `${command} ${fields.join(" ")}`),
+        names.map(() => "hmget na nx nc"),
+        "one read of three counts per session listed",
+      );
+    } finally {
+      await mock.stop();
+    }
   });
 
   it("sessions' own list bodies count against --max-memory: past it the least recently used is let go here, its orders kept in Redis", async () => {
@@ -407,13 +446,13 @@ async function cancelMany(redis: RedisService, hash: string, ids: string[]): Pro
   }
 }
 
-/** The hash reads Redis ran on keys of this prefix while the mock answered each of these pages (MONITOR). */
+/** The hash reads Redis ran on keys of this prefix while the mock answered each of these paths (MONITOR). */
 async function redisReads(
   redis: RedisService,
   prefix: string,
   mock: MockProcess,
   headers: Record<string, string>,
-  pages: string[],
+  paths: string[],
 ): Promise<string[][]> {
   const marker = new Redis(redis.url);
   const monitor = await marker.monitor();
@@ -427,8 +466,8 @@ async function redisReads(
       reads.push([command.toLowerCase(), ...args.slice(2)]);
   });
   try {
-    for (const page of pages) {
-      const answer = await send(mock, "GET", `/__control/orders${page}`, headers);
+    for (const path of paths) {
+      const answer = await send(mock, "GET", path, headers);
       assert.equal(answer.status, 200, answer.text);
     }
     // Every command sent before the marker has been seen once the marker is.

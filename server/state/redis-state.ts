@@ -92,7 +92,7 @@ export class RedisState implements StateStore, RedisBackend {
     return world;
   }
 
-  /** One script: the page's names from the name index, and four fields of each one's hash, never the hash. */
+  /** One script: the page's names from the name index, and three counts of each one's hash, never the hash. */
   async sessions(now: number, { after, limit }: SessionsQuery): Promise<SessionsPage> {
     const answer = (await this.commands.petstoreSessionsPage(
       this.key("sessions"),

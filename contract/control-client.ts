@@ -50,6 +50,22 @@ export interface OrdersPage {
   total: number;
 }
 
+/** Which sessions `sessionsPage` asks for (the control API's GET /sessions query). */
+export interface SessionsQuery {
+  /** The name the page follows, in name order: a page's `next`; the first name when absent. */
+  after?: string;
+  /** At most this many sessions (1 to 1,000; default 1,000). */
+  limit?: number;
+}
+
+export interface SessionsPage {
+  sessions: SessionSummary[];
+  /** The name to ask for the next page `after`; absent on the last one. */
+  next?: string;
+  /** Live sessions in all. */
+  total: number;
+}
+
 export interface ControlClient {
   /** Every order of the world, read page by page (a world may hold millions: `ordersPage` reads one). */
   orders(): Promise<ClientOrder[]>;
@@ -66,7 +82,10 @@ export interface ControlClient {
   behaviour(next?: Behaviour): Promise<Behaviour>;
   requests(): Promise<JournalEntry[]>;
   clearRequests(): Promise<void>;
+  /** Every live session in name order, read page by page. */
   sessions(): Promise<SessionSummary[]>;
+  /** One page of the live sessions, in name order. */
+  sessionsPage(query?: SessionsQuery): Promise<SessionsPage>;
 }
 
 /** The control API's address, from the mock's address with or without `/v1` or `/__control`. */
@@ -119,6 +138,19 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
     };
   };
 
+  const sessionsPage = async (query: SessionsQuery = {}): Promise<SessionsPage> => {
+    const params = new URLSearchParams();
+    if (query.after !== undefined) params.set("after", query.after);
+    if (query.limit !== undefined) params.set("limit", String(query.limit));
+    const { text, headers: got } = await answer("GET", `/sessions${params.size > 0 ? `?${params}` : ""}`);
+    const next = got.get("x-next-cursor");
+    return {
+      sessions: JSON.parse(text) as SessionSummary[],
+      ...(next !== null ? { next } : {}),
+      total: Number(got.get("x-total-count") ?? 0),
+    };
+  };
+
   return {
     orders: async () => {
       const all: ClientOrder[] = [];
@@ -153,7 +185,17 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
     clearRequests: async () => {
       await call("DELETE", "/requests");
     },
-    sessions: async () => JSON.parse(await call("GET", "/sessions")) as SessionSummary[],
+    sessions: async () => {
+      const all: SessionSummary[] = [];
+      let page: SessionsPage = await sessionsPage();
+      all.push(...page.sessions);
+      while (page.next !== undefined) {
+        page = await sessionsPage({ after: page.next });
+        all.push(...page.sessions);
+      }
+      return all;
+    },
+    sessionsPage,
   };
 }
 

@@ -158,8 +158,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live sessions
-         * @description Every live session, least recently used first. The default world is not a session.
+         * A page of the live sessions
+         * @description The live sessions in name order, a page at a time: at most `limit` (default and most 1,000) after
+         *     the name `after`. Paging is keyed by name, so sessions that come and go between two pages make the
+         *     next page skip no other. A page costs what its own sessions do, however many sessions live or
+         *     however much they changed. The default world is not a session.
          */
         get: operations["listSessions"];
         put?: never;
@@ -594,16 +597,27 @@ export interface operations {
     };
     listSessions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The name the page follows, the `X-Next-Cursor` of the page before; the first name when absent. It need not be a live session's. */
+                after?: components["schemas"]["SessionName"];
+                /** @description Sessions on the page at most. */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The sessions. */
+            /** @description The page's sessions. */
             200: {
                 headers: {
+                    /** @description Live sessions in all. */
+                    "X-Total-Count"?: number;
+                    /** @description The `after` of the next page (a session name); absent on the last one. */
+                    "X-Next-Cursor"?: components["schemas"]["SessionName"];
+                    /** @description The next page, as `<URL>; rel="next"`; absent on the last one. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -635,14 +635,58 @@ export const controlDocument: unknown = {
     "/sessions": {
       "get": {
         "operationId": "listSessions",
-        "summary": "Live sessions",
-        "description": "Every live session, least recently used first. The default world is not a session.",
+        "summary": "A page of the live sessions",
+        "description": "The live sessions in name order, a page at a time: at most `limit` (default and most 1,000) after\nthe name `after`. Paging is keyed by name, so sessions that come and go between two pages make the\nnext page skip no other. A page costs what its own sessions do, however many sessions live or\nhowever much they changed. The default world is not a session.\n",
         "tags": [
           "world"
         ],
+        "parameters": [
+          {
+            "name": "after",
+            "in": "query",
+            "required": false,
+            "description": "The name the page follows, the `X-Next-Cursor` of the page before; the first name when absent. It need not be a live session's.",
+            "schema": {
+              "$ref": "#/components/schemas/SessionName"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "Sessions on the page at most.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 1000
+            }
+          }
+        ],
         "responses": {
           "200": {
-            "description": "The sessions.",
+            "description": "The page's sessions.",
+            "headers": {
+              "X-Total-Count": {
+                "description": "Live sessions in all.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "X-Next-Cursor": {
+                "description": "The `after` of the next page (a session name); absent on the last one.",
+                "schema": {
+                  "$ref": "#/components/schemas/SessionName"
+                }
+              },
+              "Link": {
+                "description": "The next page, as `<URL>; rel=\"next\"`; absent on the last one.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {

@@ -5,13 +5,15 @@ import { connect, type Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
+import { type RedisService, startRedis } from "../test-support/services.ts";
 
 /**
  * What strangers and hostile inputs cost the mock and the judge, beside the same figures without them:
  * peak memory and the worst wait of an ordinary client. Each figure is measured for this checkout and,
  * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
  *
- *   npx tsx scripts/bench-attacks.ts [--baseline DIR]
+ *   npx tsx scripts/bench-attacks.ts [--baseline DIR] [--memory-only | --redis-only]
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -200,8 +202,8 @@ async function loopDelayMax(mock: Started): Promise<number> {
  * A session's first list after it added orders through the control API (what `--hooks mock-control`
  * does), over a million-order world: the mock's worst event-loop delay and `/__health`'s worst wait.
  */
-async function sessionListAfterAdds(checkout: string, added: number): Promise<string> {
-  const mock = await startMock(checkout, ["--generate", "1000000"], undefined, true);
+async function sessionListAfterAdds(checkout: string, added: number, store: string[] = []): Promise<string> {
+  const mock = await startMock(checkout, ["--generate", "1000000", ...store], undefined, true);
   try {
     const url = new URL(mock.url);
     const agent = new Agent({ keepAlive: true });
@@ -219,10 +221,76 @@ async function sessionListAfterAdds(checkout: string, added: number): Promise<st
     });
     const delay = await loopDelayMax(mock);
     agent.destroy();
-    return `| ${added.toLocaleString("en")} orders added | ${delay} ms | ${wait} ms |`;
+    return `| ${added.toLocaleString("en")} orders added${store.length > 0 ? " (Redis)" : ""} | ${delay} ms | ${wait} ms |`;
   } finally {
     await mock.stop();
   }
+}
+
+let redisPrefixes = 0;
+/** Options that put a mock's worlds in this Redis, under keys of their own. */
+const inRedis = (redis: RedisService) => [
+  "--store",
+  redis.url,
+  "--store-prefix",
+  `bench-${++redisPrefixes}:`,
+];
+
+/**
+ * `GET /__control/sessions` in Redis mode over a million-order world: 100 sessions that cancelled an order
+ * and one whose hash 200,000 cancels grew, five reads of the page: worst event-loop delay and `/__health`'s
+ * worst wait.
+ */
+async function redisSessionsPage(checkout: string, redis: RedisService): Promise<string> {
+  const store = inRedis(redis);
+  const mock = await startMock(checkout, ["--generate", "1000000", ...store], undefined, true);
+  const client = new Redis(redis.url);
+  try {
+    const url = new URL(mock.url);
+    const agent = new Agent({ keepAlive: true });
+    for (let index = 0; index < 101; index++) {
+      await send(agent, url, "/v1/store/orders/2", {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${KEY}`, "x-mock-session": `page-${index}` },
+      });
+    }
+    const pipeline = client.pipeline();
+    for (let id = 1; id <= 200_000; id++) pipeline.hset(`${store[3]}w:s:page-0`, `s:${id}`, "cancelled");
+    await pipeline.exec();
+    await loopDelayMax(mock);
+    const wait = await worstWaitDuring(url, "/__health", async () => {
+      for (let read = 0; read < 5; read++) await send(agent, url, "/__control/sessions");
+    });
+    const delay = await loopDelayMax(mock);
+    agent.destroy();
+    return `| 5 reads of \`/__control/sessions\` (101 sessions, one with 200,000 cancels) | ${delay} ms | ${wait} ms |`;
+  } finally {
+    client.disconnect();
+    await mock.stop();
+  }
+}
+
+/** Redis mode's lists and session pages over a million-order world, on a redis-server of its own. */
+export async function redisMode(checkouts: ReadonlyArray<{ name: string; dir: string }>): Promise<string[]> {
+  const redis = await startRedis();
+  const lines = ["### Redis mode, a million-order world"];
+  try {
+    for (const { name, dir } of checkouts) {
+      lines.push(
+        "",
+        `**${name}**`,
+        "",
+        "| A million-order world in Redis mode | worst event-loop delay | `/__health` worst wait (every 20 ms) |",
+        "|---|---|---|",
+        await sessionListAfterAdds(dir, 1, inRedis(redis)),
+        await sessionListAfterAdds(dir, 1_000, inRedis(redis)),
+        await redisSessionsPage(dir, redis),
+      );
+    }
+  } finally {
+    await redis.stop();
+  }
+  return lines;
 }
 
 /** Idle connections past the file descriptors, then a new client, under a limit of 1,024 of them. */
@@ -555,13 +623,19 @@ export async function underAttack(
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { baseline: { type: "string" }, "memory-only": { type: "boolean" } },
+    options: {
+      baseline: { type: "string" },
+      "memory-only": { type: "boolean" },
+      "redis-only": { type: "boolean" },
+    },
   });
   const checkouts = [
     ...(values.baseline ? [{ name: `baseline (${values.baseline})`, dir: resolve(values.baseline) }] : []),
     { name: "this checkout", dir: ROOT },
   ];
-  const lines = values["memory-only"] ? [] : await underAttack(checkouts);
-  lines.push(...(await proxyMemory(checkouts)));
+  const lines: string[] = [];
+  if (!values["memory-only"] && !values["redis-only"]) lines.push(...(await underAttack(checkouts)));
+  if (!values["memory-only"]) lines.push(...(await redisMode(checkouts)));
+  if (!values["redis-only"]) lines.push(...(await proxyMemory(checkouts)));
   process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -19,7 +19,14 @@ import { parseOrderId } from "./order-id.ts";
 import { MAX_PAGE_ORDERS, type OrdersQuery } from "./order-page.ts";
 import { orderKey, type StoredOrderRecord, storedValue, withStatusListJson } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
-import type { SessionSummary, World } from "./world.ts";
+import { SESSION_NAME } from "./sessions.ts";
+import {
+  MAX_PAGE_SESSIONS,
+  type SessionSummary,
+  type SessionsPage,
+  type SessionsQuery,
+  type World,
+} from "./world.ts";
 
 export const CONTROL_PATH = "/__control";
 /** On the journal's answer: how many requests were refused for their key or token, which it never holds. */
@@ -45,7 +52,7 @@ export interface ControlContext {
   validateOrderInput: ValidateFunction;
   validateBehaviour: ValidateFunction;
   forcible(operation: OperationId): readonly number[];
-  sessions(now: number): Maybe<SessionSummary[]>;
+  sessions(now: number, query: SessionsQuery): Maybe<SessionsPage>;
   /** Requests refused for their key or token since start, which no journal holds. */
   refusedRequests(): number;
   now(): number;
@@ -141,7 +148,7 @@ export function handleControl(
           : json(then(world.behaviour(), behaviourJson)),
       );
     case "/sessions":
-      return only("GET", () => json(then(context.sessions(context.now()), sessionsJson)));
+      return only("GET", () => sessionsPage(context, request, cors));
   }
   if (route.startsWith("/orders/") && route.indexOf("/", "/orders/".length) === -1) {
     return only("PUT, DELETE", () =>
@@ -175,15 +182,72 @@ function ordersPage(
         cors,
       );
     }
-    let headers = withHeader(cors, "x-total-count", String(page.total));
-    if (page.next !== undefined) {
-      const next = new URLSearchParams({ after: page.next, limit: String(query.limit) });
-      if (query.status !== undefined) next.set("status", query.status);
-      headers = withHeader(headers, "x-next-cursor", page.next);
-      headers = withHeader(headers, "link", `<${CONTROL_PATH}/orders?${next}>; rel="next"`);
-    }
-    return jsonResponse(200, withStatusListJson(page.orders), headers);
+    const next = new URLSearchParams({ limit: String(query.limit) });
+    if (query.status !== undefined) next.set("status", query.status);
+    return jsonResponse(200, withStatusListJson(page.orders), pageHeaders(cors, "/orders", page, next));
   });
+}
+
+/**
+ * The headers of a page: `X-Total-Count`, and unless it is the last, `X-Next-Cursor` (what to page after)
+ * and a `Link: rel="next"` to the next page with the same query.
+ */
+function pageHeaders(
+  cors: Readonly<Record<string, string>>,
+  route: string,
+  page: { total: number; next?: string },
+  query: URLSearchParams,
+): Readonly<Record<string, string>> {
+  const headers = withHeader(cors, "x-total-count", String(page.total));
+  if (page.next === undefined) return headers;
+  const next = new URLSearchParams({ after: page.next, ...Object.fromEntries(query) });
+  return withHeader(
+    withHeader(headers, "x-next-cursor", page.next),
+    "link",
+    `<${CONTROL_PATH}${route}?${next}>; rel="next"`,
+  );
+}
+
+/** GET /sessions: a page of the live sessions in name order (`after` a name, `limit`), headed as an orders page. */
+function sessionsPage(
+  context: ControlContext,
+  request: MockRequest,
+  cors: Readonly<Record<string, string>>,
+): Maybe<MockResponse> {
+  const query = readSessionsQuery(request.url);
+  if (typeof query === "string") return invalid(query, cors);
+  return then(context.sessions(context.now(), query), (page) =>
+    jsonResponse(
+      200,
+      sessionsJson(page.sessions),
+      pageHeaders(cors, "/sessions", page, new URLSearchParams({ limit: String(query.limit) })),
+    ),
+  );
+}
+
+function readSessionsQuery(url: string): SessionsQuery | string {
+  const at = url.indexOf("?");
+  const params = new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
+  for (const name of params.keys()) {
+    if (name !== "after" && name !== "limit")
+      return `query parameter "${truncate(name)}": unknown (after, limit)`;
+  }
+  const after = params.get("after");
+  if (after !== null && !SESSION_NAME.test(after))
+    return `query parameter "after": must be a session name, 1 to 64 of A-Z a-z 0-9 . _ - (got "${truncate(after)}")`;
+  const limit = wholeParameter(params, "limit", MAX_PAGE_SESSIONS);
+  if (typeof limit === "string") return limit;
+  return { ...(after !== null ? { after } : {}), limit };
+}
+
+/** A whole number from 1 to `max` (`max` when absent), or what is wrong with it. */
+function wholeParameter(params: URLSearchParams, name: string, max: number): number | string {
+  const text = params.get(name);
+  if (text === null) return max;
+  const value = Number(text);
+  return /^\d{1,16}$/.test(text) && value >= 1 && value <= max
+    ? value
+    : `query parameter "${name}": must be a whole number from 1 to ${max} (got "${truncate(text)}")`;
 }
 
 function readOrdersQuery(url: string): OrdersQuery | { id: bigint } | string {

@@ -1,7 +1,7 @@
 import { type ChangeListener, MemoryWorld } from "./memory-world.ts";
 import type { Seed } from "./seed.ts";
-import { createSessions, type Sessions } from "./sessions.ts";
-import type { SessionLimits, SessionSummary, StateStore } from "./world.ts";
+import { createSessions, pageOfSessions, type Sessions } from "./sessions.ts";
+import type { SessionLimits, StateStore } from "./world.ts";
 
 /** The default state store: every world in this process's memory, nothing shared, nothing kept. */
 export interface MemoryState extends StateStore {
@@ -33,13 +33,17 @@ export function createMemoryState(
     createWorld,
     seed: currentSeed,
     session: (name, at) => memorySessions.use(name, at),
-    sessions: (at): SessionSummary[] =>
-      memorySessions.list(at).map((world) => ({
-        name: world.session as string,
-        orders: world.store.size,
-        changes: world.store.changes,
-        lastUsed: world.lastUsed,
-      })),
+    // In memory every live session is at hand, at most --max-sessions of them: sorted for each page.
+    sessions: (at, query) =>
+      pageOfSessions(
+        memorySessions.list(at).map((world) => ({
+          name: world.session as string,
+          orders: world.store.size,
+          changes: world.store.changes,
+          lastUsed: world.lastUsed,
+        })),
+        query,
+      ),
     reload(next) {
       seed = next;
       defaultWorld.store.reset(next);

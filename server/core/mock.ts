@@ -119,7 +119,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     validateOrderInput: options.control.contract.schema("ControlOrderInput"),
     validateBehaviour: options.control.contract.schema("Behaviour"),
     forcible,
-    sessions: (now) => state.sessions(now),
+    sessions: (now, query) => state.sessions(now, query),
     refusedRequests: () => refusedRequests,
     now: clock,
   };

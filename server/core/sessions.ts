@@ -1,4 +1,4 @@
-import type { SessionLimits } from "./world.ts";
+import type { SessionLimits, SessionSummary, SessionsPage, SessionsQuery } from "./world.ts";
 
 export { SESSION_HEADER, SESSION_NAME } from "../../contract/session.ts";
 
@@ -94,4 +94,27 @@ export function createSessions<W extends LiveWorld>(
       admit(world.session, world);
     },
   };
+}
+
+/** The page of these sessions that a query asks for, in name order. */
+export function pageOfSessions(
+  live: readonly SessionSummary[],
+  { after, limit }: SessionsQuery,
+): SessionsPage {
+  const named = [...live].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let start = 0;
+  if (after !== undefined) {
+    // The first name after `after`, found by halving: `after` need not be a live session's.
+    let end = named.length;
+    while (start < end) {
+      const middle = (start + end) >>> 1;
+      if ((named[middle] as SessionSummary).name <= after) start = middle + 1;
+      else end = middle;
+    }
+  }
+  const sessions = named.slice(start, start + limit);
+  const last = sessions.at(-1);
+  return start + limit < named.length && last
+    ? { sessions, next: last.name, total: named.length }
+    : { sessions, total: named.length };
 }

@@ -57,6 +57,24 @@ export interface SessionSummary {
   lastUsed: number;
 }
 
+/** Sessions on one control page at most, and by default. */
+export const MAX_PAGE_SESSIONS = 1_000;
+
+/** Which live sessions a control page asks for: in name order, those after the name `after`. */
+export interface SessionsQuery {
+  after?: string;
+  limit: number;
+}
+
+/** One page of live sessions, in name order. */
+export interface SessionsPage {
+  sessions: SessionSummary[];
+  /** The name to ask for the next page after; absent when no live session follows. */
+  next?: string;
+  /** Live sessions in all. */
+  total: number;
+}
+
 export interface SessionLimits {
   /** Past this many, the least recently used session is evicted. */
   maxSessions: number;
@@ -79,8 +97,8 @@ export interface StateStore {
   readonly defaultWorld: World;
   /** The session's world, created on first use; using it keeps it alive. */
   session(name: string, now: number): Maybe<World>;
-  /** Live sessions, least recently used first. */
-  sessions(now: number): Maybe<SessionSummary[]>;
+  /** A page of live sessions in name order, costing what the page does however many sessions live. */
+  sessions(now: number, query: SessionsQuery): Maybe<SessionsPage>;
   /** New fixtures: the default world moves to them, sessions keep theirs, new sessions start from them. */
   reload(seed: Seed): Maybe<void>;
   /** Whether the store can serve requests now. */

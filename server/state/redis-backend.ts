@@ -27,6 +27,7 @@ export interface Commands {
   petstoreReset: Script;
   petstoreSetBehaviour: Script;
   petstoreRecord: Script;
+  petstoreSessionsPage: Script;
 }
 
 /** What a world in Redis needs of the store it lives in (redis-state.ts): its client, scripts, keys and seed. */

@@ -9,12 +9,15 @@
  *        from there), until K is added again.
  * `q:N` is the key added at place N (places count from 1; `n` is the last), `na` how many added orders
  * are there and `nx` how many seed orders were removed: a control page reads only its own places' fields.
+ * `nc` counts the differences from the seed as memory mode does (see `differences`), so that a session's
+ * summary reads a few fields, never the hash.
  * `v` changes whenever a record is added, replaced or removed (not on a status change, which no list body
  * shows): replicas keep a world's list body until `v` moves. `v` comes from `<prefix>clock`, which only
  * grows, so a version is never reused after a reset. `b` is the behaviour as JSON.
  *
- * Sessions are also listed in the sorted set `<prefix>sessions` (score: last use, in ms); a session's hash
- * and journal expire after the idle time, renewed on each use.
+ * Sessions are also listed in the sorted set `<prefix>sessions` (score: last use, in ms), and by name in
+ * `<prefix>session-names` (every score 0, read by ZRANGEBYLEX) for control pages keyed by name; a
+ * session's hash and journal expire after the idle time, renewed on each use.
  *
  * Each script takes KEYS[1] = the world's hash. The seed is not in Redis, so scripts that need an order's
  * seed status are given it: ARGV "seed" is the status in this replica's fixtures, or "" when it has none.
@@ -32,27 +35,87 @@ end
 local function keep(world, ttl)
   if tonumber(ttl) > 0 then redis.call('PEXPIRE', world, ttl) end
 end
+-- How many differences from the seed an order makes, as memory mode counts them: its seed place changed or
+-- removed, and its place among the added (a seed order removed and added again makes two).
+local function differences(world, key)
+  local s, r, x, a = unpack(redis.call('HMGET', world, 's:' .. key, 'r:' .. key, 'x:' .. key, 'a:' .. key))
+  if a then return x and 2 or 1 end
+  return (x or s or r) and 1 or 0
+end
+-- Keeps 'nc' the number of differences from the seed, told this order's count before the change.
+local function recount(world, key, before)
+  local now = differences(world, key)
+  if now ~= before then redis.call('HINCRBY', world, 'nc', now - before) end
+end
+`;
+
+/** Shared by scripts that list sessions: names taken out of both indexes, a bounded number per command. */
+const FORGET = `
+local function forget(lru, names, gone)
+  for i = 1, #gone, 1000 do
+    local chunk = {unpack(gone, i, math.min(i + 999, #gone))}
+    redis.call('ZREM', lru, unpack(chunk))
+    redis.call('ZREM', names, unpack(chunk))
+  end
+end
 `;
 
 /**
- * KEYS: world, sessions, journal. ARGV: session name, now, ttl, max sessions, key prefix.
+ * KEYS: world, sessions, journal, session names. ARGV: session name, now, ttl, max sessions, key prefix.
  * A session's use: its keys live another ttl, it becomes the most recent, and past the maximum the least
  * recently used sessions are evicted, whichever replica used them.
  */
-export const TOUCH = `
+export const TOUCH = `${FORGET}
 local ttl = tonumber(ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[4], 0, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[2]) - ttl))
+forget(KEYS[2], KEYS[4], redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[2]) - ttl)))
 local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
 if over > 0 then
   local gone = redis.call('ZPOPMIN', KEYS[2], over)
   for i = 1, #gone, 2 do
+    redis.call('ZREM', KEYS[4], gone[i])
     redis.call('DEL', ARGV[5] .. 'w:s:' .. gone[i], ARGV[5] .. 'j:s:' .. gone[i])
   end
 end
 return 1
+`;
+
+/**
+ * KEYS: sessions, session names. ARGV: idle since (ms; older uses are gone), after ('' from the start),
+ * limit, most names looked at, key prefix. A page of live sessions in name order, read only: names of
+ * sessions gone idle that no use has taken out yet are skipped, within the look's bound. Returns
+ * {live sessions in all, the name to go on after or '', then name, last use, na, nx, nc for each}.
+ */
+export const SESSIONS_PAGE = `
+local since, limit, most = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local from = '-'
+if ARGV[2] ~= '' then from = '(' .. ARGV[2] end
+local page, found, looked, last, more = {}, 0, 0, '', false
+while found < limit and looked < most do
+  local names = redis.call('ZRANGEBYLEX', KEYS[2], from, '+', 'LIMIT', 0, math.min(limit - found, most - looked))
+  if #names == 0 then break end
+  for _, name in ipairs(names) do
+    looked = looked + 1
+    last = name
+    local used = redis.call('ZSCORE', KEYS[1], name)
+    if used and tonumber(used) >= since then
+      local counts = redis.call('HMGET', ARGV[5] .. 'w:s:' .. name, 'na', 'nx', 'nc')
+      page[#page + 1] = name
+      page[#page + 1] = used
+      for i = 1, 3 do page[#page + 1] = counts[i] or '0' end
+      found = found + 1
+    end
+  end
+  from = '(' .. last
+end
+if last ~= '' and #redis.call('ZRANGEBYLEX', KEYS[2], '(' .. last, '+', 'LIMIT', 0, 1) > 0 then more = true end
+local total = redis.call('ZCOUNT', KEYS[1], since, '+inf')
+local answer = {total, more and last or ''}
+for i = 1, #page do answer[#answer + 1] = page[i] end
+return answer
 `;
 
 /**
@@ -93,7 +156,9 @@ for i = 4, #ARGV do
   local from, outcome, to = string.match(ARGV[i], '^(%S+) (%S+) (%S+)$')
   if from == status then
     if to ~= status then
+      local before = differences(KEYS[1], ARGV[1])
       redis.call('HSET', KEYS[1], 's:' .. ARGV[1], to)
+      recount(KEYS[1], ARGV[1], before)
       keep(KEYS[1], ARGV[3])
     end
     return outcome
@@ -105,7 +170,9 @@ return redis.error_reply('no cancel rule for status ' .. status)
 /** KEYS: world. ARGV: key, seed status, ttl, new status. Returns 1, or 0 when there is no such order. */
 export const SET_STATUS = `${LOOKUP}
 if not lookup(KEYS[1], ARGV[1], ARGV[2]) then return 0 end
+local before = differences(KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[4])
+recount(KEYS[1], ARGV[1], before)
 keep(KEYS[1], ARGV[3])
 return 1
 `;
@@ -116,6 +183,7 @@ return 1
  */
 export const PUT_ORDER = `${LOOKUP}
 local status, added = lookup(KEYS[1], ARGV[1], ARGV[2])
+local before = differences(KEYS[1], ARGV[1])
 local outcome = 'replaced'
 if not status then
   outcome = 'created'
@@ -125,6 +193,7 @@ if not status then
   redis.call('HINCRBY', KEYS[1], 'na', 1)
 end
 redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[4], 'r:' .. ARGV[1], ARGV[5], 'v', redis.call('INCR', KEYS[2]))
+recount(KEYS[1], ARGV[1], before)
 keep(KEYS[1], ARGV[3])
 return outcome
 `;
@@ -133,6 +202,7 @@ return outcome
 export const REMOVE_ORDER = `${LOOKUP}
 local status, added = lookup(KEYS[1], ARGV[1], ARGV[2])
 if not status then return 0 end
+local before = differences(KEYS[1], ARGV[1])
 if added then
   redis.call('HSET', KEYS[1], 'g:' .. ARGV[1], redis.call('HGET', KEYS[1], 'a:' .. ARGV[1]))
   redis.call('HINCRBY', KEYS[1], 'na', -1)
@@ -142,6 +212,7 @@ else
 end
 redis.call('HDEL', KEYS[1], 'a:' .. ARGV[1], 's:' .. ARGV[1], 'r:' .. ARGV[1])
 redis.call('HSET', KEYS[1], 'v', redis.call('INCR', KEYS[2]))
+recount(KEYS[1], ARGV[1], before)
 keep(KEYS[1], ARGV[3])
 return 1
 `;

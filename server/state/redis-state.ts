@@ -1,11 +1,13 @@
 import { Redis, ReplyError } from "ioredis";
 import type { Seed } from "../core/seed.ts";
 import { createSessions, type Sessions } from "../core/sessions.ts";
-import type { SessionSummary, StateStore } from "../core/world.ts";
+import type { SessionsPage, SessionsQuery, StateStore } from "../core/world.ts";
 import type { Commands, RedisBackend, RedisStateOptions } from "./redis-backend.ts";
-import { readOverlay } from "./redis-overlay.ts";
 import * as scripts from "./redis-scripts.ts";
 import { RedisWorld } from "./redis-world.ts";
+
+/** Session names one control page looks at, at most: idle ones no use has taken out yet are skipped. */
+const SESSIONS_PAGE_LOOK = 10_000;
 
 // Errors Redis sends while it cannot serve yet (loading its data, a failover): as unreachable as a closed port.
 const NOT_SERVING = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN)\b/;
@@ -39,7 +41,7 @@ export class RedisState implements StateStore, RedisBackend {
     });
     const script = (name: keyof Commands, lua: string, numberOfKeys: number) =>
       this.client.defineCommand(name, { lua, numberOfKeys });
-    script("petstoreTouch", scripts.TOUCH, 3);
+    script("petstoreTouch", scripts.TOUCH, 4);
     script("petstoreTakeRule", scripts.TAKE_RULE, 1);
     script("petstoreCancel", scripts.CANCEL, 1);
     script("petstoreSetStatus", scripts.SET_STATUS, 1);
@@ -48,6 +50,7 @@ export class RedisState implements StateStore, RedisBackend {
     script("petstoreReset", scripts.RESET, 2);
     script("petstoreSetBehaviour", scripts.SET_BEHAVIOUR, 1);
     script("petstoreRecord", scripts.RECORD, 1);
+    script("petstoreSessionsPage", scripts.SESSIONS_PAGE, 2);
     this.defaultWorld = new RedisWorld(this, null, Date.now());
     this.#worlds = createSessions(options.limits, (name, now) => new RedisWorld(this, name, now));
   }
@@ -84,25 +87,36 @@ export class RedisState implements StateStore, RedisBackend {
   }
 
   session(name: string, now: number): RedisWorld {
-    return this.#worlds.use(name, now);
+    const world = this.#worlds.use(name, now);
+    world.touch();
+    return world;
   }
 
-  async sessions(now: number): Promise<SessionSummary[]> {
-    const index = this.key("sessions");
-    const since = now - this.options.limits.idleMs;
-    const listed = await this.client.zrangebyscore(index, since, "+inf", "WITHSCORES");
-    const names = listed.filter((_, index) => index % 2 === 0);
-    // Sent together, so they share the pipeline's round trips.
-    const worlds = await Promise.all(names.map((name) => this.client.hgetall(this.key(`w:s:${name}`))));
-    return names.map((name, index) => {
-      const overlay = readOverlay(worlds[index] as Record<string, string>);
-      return {
-        name,
-        orders: overlay.size(this.#seed.size),
-        changes: overlay.changes,
-        lastUsed: Number(listed[index * 2 + 1]),
-      };
-    });
+  /** One script: the page's names from the name index, and three counts of each one's hash, never the hash. */
+  async sessions(now: number, { after, limit }: SessionsQuery): Promise<SessionsPage> {
+    const answer = (await this.commands.petstoreSessionsPage(
+      this.key("sessions"),
+      this.key("session-names"),
+      now - this.options.limits.idleMs,
+      after ?? "",
+      limit,
+      SESSIONS_PAGE_LOOK,
+      this.options.prefix,
+    )) as (string | number)[];
+    const [total, next] = answer;
+    const sessions: SessionsPage["sessions"] = [];
+    for (let at = 2; at < answer.length; at += 5) {
+      const [name, lastUsed, added, removed, changes] = answer.slice(at, at + 5);
+      sessions.push({
+        name: String(name),
+        orders: this.#seed.size - Number(removed) + Number(added),
+        changes: Number(changes),
+        lastUsed: Number(lastUsed),
+      });
+    }
+    return next === ""
+      ? { sessions, total: Number(total) }
+      : { sessions, next: String(next), total: Number(total) };
   }
 
   reload(seed: Seed): void {

@@ -10,10 +10,10 @@ import {
   ORDER_STATUSES,
   type OrderStatus,
 } from "../core/order-status.ts";
-import { encodeList, type Seed } from "../core/seed.ts";
+import type { Seed } from "../core/seed.ts";
 import type { Arrangement, World } from "../core/world.ts";
 import type { Commands, RedisBackend } from "./redis-backend.ts";
-import { type Overlay, readOverlay } from "./redis-overlay.ts";
+import { type RedisListBody, readListBody } from "./redis-list.ts";
 import { redisPage } from "./redis-page.ts";
 
 // The spec's cancel rule as the CANCEL script reads it: one line per status, from order-status.ts.
@@ -41,7 +41,10 @@ export class RedisWorld implements World {
   #behaviourRead: BehaviourState = noBehaviour();
   #cachedVersion = "";
   #cachedSeed: Seed | undefined;
-  #cachedBody: Uint8Array | undefined;
+  #cachedBody: RedisListBody["body"] | undefined;
+  // The list body being read, shared by the lists that ask meanwhile, and the bytes read for it so far.
+  #pendingBody: Promise<RedisListBody> | undefined;
+  #readingBytes = 0;
 
   constructor(
     private readonly state: RedisBackend,
@@ -57,12 +60,14 @@ export class RedisWorld implements World {
   }
 
   /**
-   * What this world holds in this process beyond the shared seed, about: its own list body, counted against
-   * --max-memory as a memory-mode session is (sessions.ts), so the least recently used are let go.
+   * What this world holds in this process beyond the shared seed, about: its own list body and what is read
+   * for the next one, counted against --max-memory as a memory-mode session is (sessions.ts), so the least
+   * recently used are let go.
    */
   get heldBytes(): number {
     const body = this.#cachedBody;
-    return body === undefined || body === this.#cachedSeed?.listBody ? 0 : body.length;
+    const own = body === undefined || body instanceof Uint8Array ? 0 : body.ownBytes;
+    return own + this.#readingBytes;
   }
 
   forgetCache(): void {
@@ -71,12 +76,8 @@ export class RedisWorld implements World {
     this.#touchedAt = 0;
   }
 
-  /**
-   * One plain read of the world's version and behaviour; a script runs only when a rule is there to take.
-   * For a session, its use is sent first in the same pipeline, never waited for on its own.
-   */
+  /** One plain read of the world's version and behaviour; a script runs only when a rule is there to take. */
   arrange(operation: OperationId | undefined): Promise<Arrangement> {
-    if (this.session !== null) this.#touch();
     return this.#read().then((fields) => this.#arranged(operation, fields));
   }
 
@@ -114,7 +115,11 @@ export class RedisWorld implements World {
     });
   }
 
-  #touch(): void {
+  /**
+   * A session's use, by an API or a control request: sent before the request's own reads in the same
+   * pipeline, never waited for on its own.
+   */
+  touch(): void {
     const now = Date.now();
     if (now - this.#touchedAt < this.#touchEveryMs) return;
     this.#touchedAt = now;
@@ -125,6 +130,7 @@ export class RedisWorld implements World {
         this.#hash,
         state.key("sessions"),
         this.#journal,
+        state.key("session-names"),
         this.session as string,
         now,
         this.#ttl,
@@ -137,19 +143,30 @@ export class RedisWorld implements World {
       });
   }
 
-  listBody(): Uint8Array | Promise<Uint8Array> {
+  listBody(): RedisListBody["body"] | Promise<RedisListBody["body"]> {
     const { seed } = this.state;
     if (this.#cachedBody && this.#cachedVersion === this.#seenVersion && this.#cachedSeed === seed) {
       return this.#cachedBody;
     }
-    return this.#overlay().then((overlay) => {
-      const body = overlay.changes === 0 ? seed.listBody : encodeList(overlay.listed(seed));
-      this.#cachedBody = body;
-      this.#cachedVersion = overlay.version;
+    this.#pendingBody ??= this.#readBody(seed);
+    return this.#pendingBody.then(({ body }) => body);
+  }
+
+  async #readBody(seed: Seed): Promise<RedisListBody> {
+    const counted = (bytes: number) => {
+      this.#readingBytes += bytes;
+    };
+    try {
+      const read = await readListBody(this.state.client, this.#hash, seed, counted);
+      this.#cachedBody = read.body;
+      this.#cachedVersion = read.version;
       this.#cachedSeed = seed;
-      this.#seenVersion = overlay.version;
-      return body;
-    });
+      this.#seenVersion = read.version;
+      return read;
+    } finally {
+      this.#readingBytes = 0;
+      this.#pendingBody = undefined;
+    }
   }
 
   async cancel(id: bigint): Promise<CancelOutcome> {
@@ -254,10 +271,6 @@ export class RedisWorld implements World {
     const place = state.seed.placeOf(key);
     const seedStatus = place === undefined ? "" : state.seed.orderAt(place).status;
     return state.commands[name](this.#hash, ...keys, key, seedStatus, this.#ttl, ...rest);
-  }
-
-  async #overlay(): Promise<Overlay> {
-    return readOverlay(await this.state.client.hgetall(this.#hash));
   }
 }
 

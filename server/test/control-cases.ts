@@ -514,6 +514,70 @@ export const CONTROL_CASES: ControlCase[] = [
     },
   },
   {
+    name: "GET /__control/sessions pages by name: after, limit, X-Next-Cursor, Link, X-Total-Count",
+    async run(api) {
+      const names = ["c", "a", "e", "b", "d"].map((letter) => `${api.session}.${letter}`);
+      for (const name of names) await list(api, { headers: { "x-mock-session": name } });
+      const seen: string[] = [];
+      let after = `${api.session}.`;
+      for (;;) {
+        const answer = await api.send("GET", `/__control/sessions?limit=2&after=${after}`);
+        assert.equal(answer.status, 200, answer.text);
+        assert.ok(Number(answer.headers["x-total-count"]) >= names.length);
+        const page = (JSON.parse(answer.text) as Array<{ name: string }>).map(({ name }) => name);
+        assert.ok(page.length <= 2);
+        seen.push(...page.filter((name) => name.startsWith(`${api.session}.`)));
+        const next = answer.headers["x-next-cursor"];
+        if (next === undefined || !page.every((name) => name.startsWith(`${api.session}.`))) break;
+        assert.equal(next, page.at(-1));
+        assert.equal(answer.headers.link, `</__control/sessions?after=${next}&limit=2>; rel="next"`);
+        after = next;
+      }
+      assert.deepEqual(seen, [...names].sort(), "each of them once, in name order");
+      for (const [query, problem] of [
+        ["after=a%20b", /"after": must be a session name/],
+        ["limit=0", /"limit": must be a whole number from 1 to 1000/],
+        ["limit=1001", /"limit"/],
+        ["cursor=1", /"cursor": unknown \(after, limit\)/],
+      ] as const) {
+        assertError(
+          await api.send("GET", `/__control/sessions?${query}`),
+          400,
+          "invalid_control_request",
+          problem,
+        );
+      }
+    },
+  },
+  {
+    name: "a session's changes count the orders that differ from the fixtures, whatever changed them",
+    async run(api) {
+      const changes = async () => {
+        const answer = await api.send("GET", "/__control/sessions");
+        const sessions = JSON.parse(answer.text) as Array<{ name: string; changes: number; orders: number }>;
+        const mine = sessions.find(({ name }) => name === api.session);
+        assert.ok(mine, "the session is listed");
+        return { changes: mine.changes, orders: mine.orders };
+      };
+      const order = { petId: 1, quantity: 1, status: "pending" };
+      await api.send("PUT", "/__control/orders/900", { body: order });
+      await api.send("PUT", "/__control/orders/900", { body: { ...order, status: "shipped" } });
+      assert.deepEqual(await changes(), { changes: 1, orders: 13 }, "an added order, replaced");
+      await api.send("DELETE", "/__control/orders/900");
+      assert.deepEqual(await changes(), { changes: 0, orders: 12 }, "added then removed: no difference left");
+      await api.send("PUT", "/__control/orders/3", { body: { status: "shipped" } });
+      await cancel(api, "3");
+      await api.send("PUT", "/__control/orders/4", { body: { ...order, status: "shipped" } });
+      await api.send("DELETE", "/__control/orders/4");
+      await api.send("PUT", "/__control/orders/4", { body: order });
+      assert.deepEqual(
+        await changes(),
+        { changes: 3, orders: 12 },
+        "3 changed twice; 4 removed from its place and added again at the end: two",
+      );
+    },
+  },
+  {
     name: "X-Mock-Session names outside 1-64 of A-Z a-z 0-9 . _ -: 400 invalid_session",
     async run(api) {
       for (const name of ["", "a b", "x".repeat(65), "ü", "a/b", "a;b"]) {

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { type RedisService, startRedis } from "../../test-support/services.ts";
 import { type MockProcess, runMainToExit, startMockProcess } from "../../test-support/spawn-mock.ts";
+import { wholeBytes } from "../core/exchange.ts";
 import { generateOrders } from "../core/generate.ts";
 import { createSeed } from "../core/seed.ts";
 import { RedisState } from "../state/redis-state.ts";
@@ -295,7 +296,8 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
           `?limit=50&status=pending&after=${ids[500]}`,
           `?limit=100&after=${ids.at(-1)}`,
         ];
-        reads.set(size, await redisReads(redis, prefix, mock, session, pages));
+        const paths = pages.map((page) => `/__control/orders${page}`);
+        reads.set(size, await redisReads(redis, prefix, mock, session, paths));
         if (size > 2_000) {
           // No order is cancelled before the 50,001st: pages of a bounded look each, with a cursor to go on.
           let after = "";
@@ -336,33 +338,87 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
     assert.deepEqual(fieldsRead(reads.get(100_000) as string[][]), fieldsRead(small));
   });
 
+  it("a page of sessions reads a few counts of each of its own sessions, never a session's hash", async () => {
+    const prefix = freshPrefix();
+    const [mock] = (await replicas(redis, prefix, 1)) as [MockProcess];
+    try {
+      const names = Array.from({ length: 12 }, (_, index) => `page-${String(index).padStart(2, "0")}`);
+      for (const name of names) {
+        const session = { "x-mock-session": name };
+        assert.equal((await send(mock, "DELETE", "/v1/store/orders/2", { ...AUTH, ...session })).status, 204);
+      }
+      // One session's hash grown large, as 20,000 cancels leave it.
+      const ids = Array.from({ length: 20_000 }, (_, index) => String(index + 1));
+      await cancelMany(redis, `${prefix}w:s:${names[3]}`, ids);
+      const reads = await redisReads(redis, prefix, mock, {}, ["/__control/sessions"]);
+      assert.deepEqual(
+        reads.map(([command, ...fields]) => `${command} ${fields.join(" ")}`),
+        names.map(() => "hmget na nx nc"),
+        "one read of three counts per session listed",
+      );
+      const paths: string[] = [];
+      const listed: string[] = [];
+      let after = "";
+      do {
+        const path = `/__control/sessions?limit=5${after}`;
+        const page = await send(mock, "GET", path, {});
+        assert.equal(page.status, 200, page.text);
+        assert.equal(page.headers["x-total-count"], "12");
+        const sessions = JSON.parse(page.text) as Array<{ name: string; changes: number; orders: number }>;
+        assert.ok(sessions.every(({ changes, orders }) => changes === 1 && orders === 12));
+        listed.push(...sessions.map(({ name }) => name));
+        paths.push(path);
+        after = page.headers["x-next-cursor"] ? `&after=${page.headers["x-next-cursor"]}` : "";
+      } while (after !== "");
+      assert.deepEqual(listed, names, "every session once, in name order");
+      const paged = await redisReads(redis, prefix, mock, {}, paths);
+      assert.equal(paged.length, names.length, "pages of five read the same, each session once");
+    } finally {
+      await mock.stop();
+    }
+  });
+
   it("sessions' own list bodies count against --max-memory: past it the least recently used is let go here, its orders kept in Redis", async () => {
     const address = parseStoreUrl(redis.url) as StoreAddress;
     const seed = createSeed(generateOrders(2_000));
-    const state = await RedisState.connect({
-      address,
-      prefix: freshPrefix(),
-      seed,
-      limits: { maxSessions: 100, idleMs: 60_000, maxBytes: seed.listBody.length + seed.listBody.length / 2 },
-      journalSize: 10,
-    });
+    const prefix = freshPrefix();
+    const own = { petId: 1n, quantity: 1n };
+    const connect = (maxBytes?: number) =>
+      RedisState.connect({
+        address,
+        prefix,
+        seed,
+        limits: { maxSessions: 100, idleMs: 60_000, ...(maxBytes !== undefined ? { maxBytes } : {}) },
+        journalSize: 10,
+      });
+    // What one session's own body holds here, measured on a replica with no budget: the budget fits one and a half.
+    let oneBody: number;
+    const probe = await connect();
+    try {
+      for (const name of ["a", "b"]) {
+        await probe
+          .session(name, Date.now())
+          .putOrder({ record: { id: 9_000_000_000n, ...own }, status: "pending" });
+      }
+      const world = probe.session("a", Date.now());
+      await world.arrange(undefined);
+      await world.listBody();
+      oneBody = world.heldBytes;
+    } finally {
+      await probe.close();
+    }
+    assert.ok(oneBody > 0, "a's own body is counted");
+    const state = await connect(oneBody * 1.5);
     try {
       let now = Date.now();
       const body = async (name: string) => {
         now += 1_000;
         const world = state.session(name, now);
         await world.arrange(undefined);
-        return { world, list: await world.listBody() };
+        return { world, list: wholeBytes(await world.listBody()) };
       };
-      const own = { petId: 1n, quantity: 1n };
-      for (const name of ["a", "b"]) {
-        now += 1_000;
-        await state
-          .session(name, now)
-          .putOrder({ record: { id: 9_000_000_000n, ...own }, status: "pending" });
-      }
       const first = await body("a");
-      assert.ok(first.world.heldBytes > seed.listBody.length, "a's own body is counted");
+      assert.equal(first.world.heldBytes, oneBody);
       assert.equal((await body("a")).world, first.world, "while under the budget, a stays");
       await body("b");
       now += 1_000;
@@ -392,13 +448,13 @@ async function cancelMany(redis: RedisService, hash: string, ids: string[]): Pro
   }
 }
 
-/** The hash reads Redis ran on keys of this prefix while the mock answered each of these pages (MONITOR). */
+/** The hash reads Redis ran on keys of this prefix while the mock answered each of these paths (MONITOR). */
 async function redisReads(
   redis: RedisService,
   prefix: string,
   mock: MockProcess,
   headers: Record<string, string>,
-  pages: string[],
+  paths: string[],
 ): Promise<string[][]> {
   const marker = new Redis(redis.url);
   const monitor = await marker.monitor();
@@ -412,8 +468,8 @@ async function redisReads(
       reads.push([command.toLowerCase(), ...args.slice(2)]);
   });
   try {
-    for (const page of pages) {
-      const answer = await send(mock, "GET", `/__control/orders${page}`, headers);
+    for (const path of paths) {
+      const answer = await send(mock, "GET", path, headers);
       assert.equal(answer.status, 200, answer.text);
     }
     // Every command sent before the marker has been seen once the marker is.

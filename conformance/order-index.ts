@@ -1,5 +1,12 @@
 import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, numberText } from "../contract/exact-json.ts";
-import { grown, halvesOfBigint, halvesOfNumber, type IdHalves, Int64Index } from "../contract/int64-index.ts";
+import {
+  grown,
+  halvesOfBigint,
+  halvesOfNumber,
+  type IdHalves,
+  Int64Index,
+  type Int64IndexParts,
+} from "../contract/int64-index.ts";
 
 /**
  * The orders of one list as later checks need them, and no more: each int64 id exactly, with a 64-bit digest
@@ -7,7 +14,7 @@ import { grown, halvesOfBigint, halvesOfNumber, type IdHalves, Int64Index } from
  * millions of orders.
  */
 export class OrderIndex {
-  readonly #ids = new Int64Index();
+  #ids = new Int64Index();
   #digestA: Int32Array = new Int32Array(1024);
   #digestB: Int32Array = new Int32Array(1024);
 
@@ -97,25 +104,19 @@ export class OrderIndex {
   }
 
   /**
-   * The index as four typed arrays (ids' halves and digests, in list order), which a worker thread can hand
-   * over without copying; `fromParts` makes the same index again.
+   * The index as typed arrays (ids' halves, their hash table, digests), which a worker thread can hand over
+   * without copying; `fromParts` takes them over as they are, so the receiving thread does no work per
+   * order. The arrays go with the parts, and this index is not used after.
    */
   parts(): OrderIndexParts {
-    const size = this.#ids.size;
-    const hi = new Int32Array(size);
-    const lo = new Int32Array(size);
-    for (let place = 0; place < size; place++) {
-      hi[place] = this.#ids.hiAt(place);
-      lo[place] = this.#ids.loAt(place);
-    }
-    return { hi, lo, digestA: this.#digestA.slice(0, size), digestB: this.#digestB.slice(0, size) };
+    return { ids: this.#ids.parts(), digestA: this.#digestA, digestB: this.#digestB };
   }
 
   static fromParts(parts: OrderIndexParts): OrderIndex {
     const index = new OrderIndex();
-    const { hi, lo, digestA, digestB } = parts;
-    for (let place = 0; place < hi.length; place++)
-      index.add(hi[place] as number, lo[place] as number, digestA[place] as number, digestB[place] as number);
+    index.#ids = Int64Index.fromParts(parts.ids);
+    index.#digestA = parts.digestA;
+    index.#digestB = parts.digestB;
     return index;
   }
 
@@ -130,10 +131,16 @@ export class OrderIndex {
 }
 
 export interface OrderIndexParts {
-  hi: Int32Array;
-  lo: Int32Array;
+  ids: Int64IndexParts;
   digestA: Int32Array;
   digestB: Int32Array;
+}
+
+/** The buffers of an index's parts, to be transferred rather than copied. */
+export function partsBuffers(parts: OrderIndexParts): ArrayBuffer[] {
+  const { ids, digestA, digestB } = parts;
+  const arrays = [ids.hi, ids.lo, ...(ids.slots ? [ids.slots] : []), digestA, digestB];
+  return arrays.map((array) => array.buffer as ArrayBuffer);
 }
 
 export interface IndexDifferences {

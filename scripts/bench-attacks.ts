@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
  * peak memory and the worst wait of an ordinary client. Each figure is measured for this checkout and,
  * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
  *
- *   npx tsx scripts/bench-attacks.ts [--baseline DIR]
+ *   npx tsx scripts/bench-attacks.ts [--baseline DIR]... [--list-wait-only | --memory-only]
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -689,13 +689,16 @@ export async function underAttack(
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
     options: {
-      baseline: { type: "string" },
+      baseline: { type: "string", multiple: true },
       "memory-only": { type: "boolean" },
       "list-wait-only": { type: "boolean" },
     },
   });
   const checkouts = [
-    ...(values.baseline ? [{ name: `baseline (${values.baseline})`, dir: resolve(values.baseline) }] : []),
+    ...(values.baseline ?? []).map((baseline) => ({
+      name: `baseline (${baseline})`,
+      dir: resolve(baseline),
+    })),
     { name: "this checkout", dir: ROOT },
   ];
   const lines = values["list-wait-only"]

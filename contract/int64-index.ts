@@ -91,6 +91,11 @@ export class Int64Index {
     return this.#lo[place] as number;
   }
 
+  /** The ids' halves from `place` on, `count` of them, as views of the index's own arrays (read only). */
+  halvesAt(place: number, count: number): { hi: Int32Array; lo: Int32Array } {
+    return { hi: this.#hi.subarray(place, place + count), lo: this.#lo.subarray(place, place + count) };
+  }
+
   /** The id at a place, as canonical digits. */
   textAt(place: number): string {
     return bigintOf(this.#hi[place] as number, this.#lo[place] as number).toString();

@@ -91,6 +91,11 @@ export class Int64Index {
     return this.#lo[place] as number;
   }
 
+  /** The ids' halves from `place` on, `count` of them, as views of the index's own arrays (read only). */
+  halvesAt(place: number, count: number): { hi: Int32Array; lo: Int32Array } {
+    return { hi: this.#hi.subarray(place, place + count), lo: this.#lo.subarray(place, place + count) };
+  }
+
   /** The id at a place, as canonical digits. */
   textAt(place: number): string {
     return bigintOf(this.#hi[place] as number, this.#lo[place] as number).toString();
@@ -99,6 +104,36 @@ export class Int64Index {
   /** The largest id. */
   get largest(): bigint | undefined {
     return this.#size === 0 ? undefined : bigintOf(this.#maxHi, this.#maxLo);
+  }
+
+  /**
+   * The index as it stands (its arrays, its table with every id moved in, and its keys), for another
+   * thread to take over as they are: finding a million ids again there is then no work at all. The arrays
+   * go with the parts, and this index is not used after.
+   */
+  parts(): Int64IndexParts {
+    if (this.#slots !== undefined) this.#movePending(this.#pendingTo - this.#pendingFrom);
+    return {
+      hi: this.#hi,
+      lo: this.#lo,
+      size: this.#size,
+      ...(this.#slots === undefined ? {} : { slots: this.#slots, seed: [this.#seed.lo, this.#seed.hi] }),
+      largest: [this.#maxHi, this.#maxLo],
+    };
+  }
+
+  /** The index `parts` gave, with its arrays and table as they are. */
+  static fromParts(parts: Int64IndexParts): Int64Index {
+    const index = new Int64Index();
+    index.#hi = parts.hi;
+    index.#lo = parts.lo;
+    index.#size = parts.size;
+    [index.#maxHi, index.#maxLo] = parts.largest;
+    if (parts.slots !== undefined && parts.seed !== undefined) {
+      index.#slots = parts.slots;
+      index.#seed = { lo: parts.seed[0], hi: parts.seed[1] };
+    }
+    return index;
   }
 
   /** The place of an id among the first `count`, which are ascending. */
@@ -165,6 +200,18 @@ export class Int64Index {
     this.#pendingFrom = end;
     if (end === this.#pendingTo) this.#oldSlots = undefined;
   }
+}
+
+/** An index's arrays as `Int64Index#parts` gives them: structured-clone friendly, its arrays transferable. */
+export interface Int64IndexParts {
+  hi: Int32Array;
+  lo: Int32Array;
+  size: number;
+  /** The hash table and its keys, when ids came out of order. */
+  slots?: Int32Array;
+  seed?: [lo: number, hi: number];
+  /** The largest id's halves. */
+  largest: [hi: number, lo: number];
 }
 
 // Ids moved into a new table at each add: four a time empties a table's backlog in a quarter of the adds

@@ -13,7 +13,7 @@ import { type RedisService, startRedis } from "../test-support/services.ts";
  * peak memory and the worst wait of an ordinary client. Each figure is measured for this checkout and,
  * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
  *
- *   npx tsx scripts/bench-attacks.ts [--baseline DIR] [--memory-only | --redis-only]
+ *   npx tsx scripts/bench-attacks.ts [--baseline DIR]... [--list-wait-only | --memory-only | --redis-only]
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -117,8 +117,13 @@ function send(
   });
 }
 
-/** An ordinary client listing every 20 ms while `during` runs: its worst wait, in ms. */
-async function worstWaitDuring(url: URL, path: string, during: () => Promise<void>): Promise<number> {
+/** An ordinary client asking every `everyMs` while `during` runs: its worst wait, in ms. */
+async function worstWaitDuring(
+  url: URL,
+  path: string,
+  during: () => Promise<void>,
+  everyMs = 20,
+): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   let running = true;
   let worst = 0;
@@ -127,7 +132,7 @@ async function worstWaitDuring(url: URL, path: string, during: () => Promise<voi
       const started = performance.now();
       await send(agent, url, path, { headers: { authorization: `Bearer ${KEY}` } });
       worst = Math.max(worst, performance.now() - started);
-      await new Promise((done) => setTimeout(done, 20));
+      await new Promise((done) => setTimeout(done, everyMs));
     }
   })();
   await during();
@@ -187,7 +192,7 @@ async function controlPlane(checkout: string, paged: boolean): Promise<string> {
   }
 }
 
-/** The worst event-loop delay since the last time it was asked, from the mock's probe. */
+/** The worst event-loop delay since the last time it was asked, from the process's probe. */
 async function loopDelayMax(mock: Started): Promise<number> {
   const before = mock.output().length;
   mock.child.kill("SIGUSR2");
@@ -456,13 +461,22 @@ async function startHostileUpstream(): Promise<{ url: string; close: () => Promi
   };
 }
 
-/** `petstore-conformance proxy` of a checkout, from its sources, with `args`, up to its start-up line. */
-async function startProxy(checkout: string, upstream: string, args: string[]): Promise<Started> {
+/**
+ * `petstore-conformance proxy` of a checkout, from its sources, with `args`, up to its start-up line;
+ * `probe`: with this checkout's event-loop delay probe loaded, and its JSON lines kept in `output()`.
+ */
+async function startProxy(
+  checkout: string,
+  upstream: string,
+  args: string[],
+  probe = false,
+): Promise<Started> {
   const child = spawn(
     process.execPath,
     [
       "--import",
       "tsx",
+      ...(probe ? ["--import", join(ROOT, "scripts/loop-delay-probe.ts")] : []),
       join(checkout, "conformance/bin.ts"),
       "proxy",
       "--upstream",
@@ -473,9 +487,12 @@ async function startProxy(checkout: string, upstream: string, args: string[]): P
       "json:/dev/null",
       ...args,
     ],
-    { cwd: checkout, stdio: ["ignore", "ignore", "pipe"] },
+    { cwd: checkout, stdio: ["ignore", probe ? "pipe" : "ignore", "pipe"] },
   );
   let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
   const url = await new Promise<string>((done, fail) => {
     child.stderr?.on("data", (chunk) => {
       output += chunk;
@@ -501,6 +518,123 @@ function drain(base: string, path: string): Promise<number> {
     sent.on("error", () => done(-1));
     sent.end();
   });
+}
+
+/** This checkout's bare forwarder (scripts/forwarding-floor-server.ts) to `upstream`. */
+async function startForwardingFloor(upstream: string): Promise<Started> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "scripts/forwarding-floor-server.ts"), "--upstream", upstream],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) done(match[1]);
+    });
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.once("exit", (code) => fail(new Error(`the forwarder exited ${code}: ${output}`)));
+  });
+  return started(child, url, () => output, "SIGTERM");
+}
+
+/** Waits for the proxy's JSON line of the list (its verdict), written after `from` in its output. */
+async function listVerdict(proxy: Started, from: number): Promise<string> {
+  for (;;) {
+    const match = /"path":"[^"]*\/store\/orders","status":\d+,"durationMs":[\d.]+,"verdict":"([^"]+)"/.exec(
+      proxy.output().slice(from),
+    );
+    if (match?.[1]) return match[1];
+    await new Promise((done) => setTimeout(done, 5));
+  }
+}
+
+// A small request beside the list: one order, asked again this long after each answer.
+const SMALL_EVERY_MS = 5;
+
+/**
+ * One list of a million orders through `base`, and a small request every few ms beside it until `until`
+ * (the list's last byte, or for the proxy its verdict too): the small requests' worst wait, in ms.
+ */
+function smallWaitBesideList(base: string, until: (list: Promise<number>) => Promise<void>): Promise<number> {
+  const url = new URL(base);
+  return worstWaitDuring(
+    url,
+    `${url.pathname.replace(/\/+$/, "")}/store/orders/1`,
+    () => until(drain(base, "/store/orders")),
+    SMALL_EVERY_MS,
+  );
+}
+
+/**
+ * A million-order list through the bare forwarder, then through the proxy of `checkout` (its event-loop
+ * delay probe loaded), a small request every few ms beside each, `runs` times over the same mock: each
+ * run's worst waits through both, and the proxy's worst event-loop delay while the list arrives and from
+ * its last byte to its verdict.
+ */
+async function millionListBesideSmallRequests(checkout: string, runs: number): Promise<string[]> {
+  const mock = await startMock(checkout, ["--generate", "1000000"]);
+  const floor = await startForwardingFloor(mock.url);
+  const proxy = await startProxy(checkout, mock.url, [], true);
+  const rows: string[] = [];
+  try {
+    // Once through each, not counted: the mock's list, the forwarder's and the proxy's code warm up.
+    await drain(floor.url, "/store/orders");
+    await drain(proxy.url, "/store/orders");
+    await listVerdict(proxy, 0);
+    for (let run = 1; run <= runs; run++) {
+      const floorWait = await smallWaitBesideList(floor.url, async (list) => {
+        await list;
+      });
+      await loopDelayMax(proxy);
+      const from = proxy.output().length;
+      let verdict = "";
+      let listMs = 0;
+      let verdictMs = 0;
+      let delayArriving = 0;
+      const listStarted = performance.now();
+      const proxyWait = await smallWaitBesideList(proxy.url, async (list) => {
+        await list;
+        listMs = performance.now() - listStarted;
+        delayArriving = await loopDelayMax(proxy);
+        verdict = await listVerdict(proxy, from);
+        verdictMs = performance.now() - listStarted;
+      });
+      const delayAfter = await loopDelayMax(proxy);
+      rows.push(
+        `| ${run} | ${floorWait} ms | ${proxyWait} ms | ${delayArriving} ms | ${delayAfter} ms | ${Math.round(listMs)} ms, verdict after ${Math.round(verdictMs)} ms (${verdict}) |`,
+      );
+    }
+  } finally {
+    await proxy.stop();
+    await floor.stop();
+    await mock.stop();
+  }
+  return rows;
+}
+
+/** The table of `millionListBesideSmallRequests`, for each checkout. */
+export async function proxyListWait(
+  checkouts: ReadonlyArray<{ name: string; dir: string }>,
+  runs = 3,
+): Promise<string[]> {
+  const lines = [
+    `### Small requests beside a million-order list, through the proxy and through a bare forwarder (every ${SMALL_EVERY_MS} ms)`,
+  ];
+  for (const { name, dir } of checkouts)
+    lines.push(
+      "",
+      `**${name}**`,
+      "",
+      "| run | worst wait, bare forwarder (to the list's last byte) | worst wait, proxy (to its verdict) | proxy's worst event-loop delay, to the list's last byte | the same, from there to its verdict | the list through the proxy |",
+      "|---|---|---|---|---|---|",
+      ...(await millionListBesideSmallRequests(dir, runs)),
+    );
+  return lines;
 }
 
 /** The proxy's peak RSS with `lists` of `shape` at once, at `args`; and whether it was alive after. */
@@ -618,24 +752,32 @@ export async function underAttack(
       collidingIds(dir),
     );
   }
+  lines.push("", ...(await proxyListWait(checkouts)));
   return lines;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
     options: {
-      baseline: { type: "string" },
+      baseline: { type: "string", multiple: true },
       "memory-only": { type: "boolean" },
       "redis-only": { type: "boolean" },
+      "list-wait-only": { type: "boolean" },
     },
   });
   const checkouts = [
-    ...(values.baseline ? [{ name: `baseline (${values.baseline})`, dir: resolve(values.baseline) }] : []),
+    ...(values.baseline ?? []).map((baseline) => ({
+      name: `baseline (${baseline})`,
+      dir: resolve(baseline),
+    })),
     { name: "this checkout", dir: ROOT },
   ];
   const lines: string[] = [];
-  if (!values["memory-only"] && !values["redis-only"]) lines.push(...(await underAttack(checkouts)));
-  if (!values["memory-only"]) lines.push(...(await redisMode(checkouts)));
-  if (!values["redis-only"]) lines.push(...(await proxyMemory(checkouts)));
+  if (values["list-wait-only"]) lines.push(...(await proxyListWait(checkouts)));
+  else {
+    if (!values["memory-only"] && !values["redis-only"]) lines.push(...(await underAttack(checkouts)));
+    if (!values["memory-only"]) lines.push(...(await redisMode(checkouts)));
+    if (!values["redis-only"]) lines.push(...(await proxyMemory(checkouts)));
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
 }

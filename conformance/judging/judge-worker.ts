@@ -37,7 +37,7 @@ export type ToJudge =
 
 /** To the proxy: how far list `id` is judged, its verdict, or the judge's own fault on it. */
 export type FromJudge =
-  | { id: number; judged: number; indexedOrders: number; block: ArrayBuffer }
+  | { id: number; judged: number; indexedOrders: number }
   | { id: number; verdict: SentVerdict }
   | { id: number; fault: string; stack?: string };
 
@@ -61,9 +61,7 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
   const judgeWaiting = (id: number, list: ListInWork) => {
     for (const chunk of list.waiting.splice(0)) {
       list.judge.write(chunk);
-      // The block goes back to be filled again; the judge keeps no view of it past its write.
-      const block = chunk.buffer as ArrayBuffer;
-      send({ id, judged: chunk.length, indexedOrders: list.judge.indexedOrders, block }, [block]);
+      send({ id, judged: chunk.length, indexedOrders: list.judge.indexedOrders });
     }
   };
   port.on("message", (message: ToJudge) => {

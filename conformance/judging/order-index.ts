@@ -11,6 +11,7 @@ import {
   halvesOfNumber,
   type IdHalves,
   Int64Index,
+  type Int64IndexParts,
 } from "../../contract/int64-index.ts";
 
 /**
@@ -19,7 +20,7 @@ import {
  * millions of orders.
  */
 export class OrderIndex {
-  readonly #ids = new Int64Index();
+  #ids = new Int64Index();
   #digestA: Int32Array = new Int32Array(1024);
   #digestB: Int32Array = new Int32Array(1024);
 
@@ -73,7 +74,7 @@ export class OrderIndex {
       if (into.ids.length < keep) into.ids.push(id);
     };
     this.forEachChange(later, (kind, id) => note(result[kind], id));
-    later.#forEachPlaceIn(this, (place, there) => {
+    later.#forEachPlaceIn(this, false, (place, there) => {
       if (there === -1) note(result.appeared, later.#ids.textAt(place));
     });
     return result;
@@ -81,53 +82,84 @@ export class OrderIndex {
 
   /** Each order of this list that a later one no longer lists, or lists with another record. */
   forEachChange(later: OrderIndex, visit: (kind: "vanished" | "changed", id: string) => void): void {
-    this.#forEachPlaceIn(later, (place, there) => {
+    this.#forEachPlaceIn(later, true, (place, there) => {
       if (there === -1) visit("vanished", this.#ids.textAt(place));
       else if (!this.#sameDigest(place, later, there)) visit("changed", this.#ids.textAt(place));
     });
   }
 
   /**
-   * Each of this list's places with the place of the same id in another list (-1: not there). Two readings
-   * of one list mostly hold the same ids in the same order, so the other list is walked alongside and
-   * looked up only where the two part (an order gone, one new, a reordering): a million orders compared
-   * in a few milliseconds of sequential reads rather than a million look-ups.
+   * Each of this list's places with the place of the same id in another list (-1: not there), but for
+   * blocks where both hold the same ids (and with `sameRecords`, the same records) in the same order, which
+   * are compared as bytes and passed over. Two readings of one list mostly hold the same ids in the same
+   * order, so the other list is walked alongside, block by block, and looked up only where the two part (an
+   * order gone, one new, a reordering): a million orders compared in a few memory comparisons rather than
+   * a step each.
    */
-  #forEachPlaceIn(other: OrderIndex, visit: (place: number, there: number) => void): void {
+  #forEachPlaceIn(
+    other: OrderIndex,
+    sameRecords: boolean,
+    visit: (place: number, there: number) => void,
+  ): void {
     const mine = this.#ids;
     const theirs = other.#ids;
     let next = 0;
-    for (let place = 0; place < mine.size; place++) {
-      const hi = mine.hiAt(place);
-      const lo = mine.loAt(place);
-      let there: number;
-      if (next < theirs.size && theirs.hiAt(next) === hi && theirs.loAt(next) === lo) there = next;
-      else there = theirs.placeOf(hi, lo);
-      if (there !== -1) next = there + 1;
-      visit(place, there);
+    let block = SAME_BLOCK_PLACES;
+    for (let place = 0; place < mine.size; ) {
+      const count = Math.min(block, mine.size - place, theirs.size - next);
+      if (count > 0 && this.#sameBlock(place, other, next, count, sameRecords)) {
+        place += count;
+        next += count;
+        // A long run of the same orders is compared in ever larger blocks, each comparison costing a call.
+        block = Math.min(block * 2, LARGEST_SAME_BLOCK_PLACES);
+        continue;
+      }
+      block = SAME_BLOCK_PLACES;
+      for (const end = place + Math.max(count, 1); place < end; place++) {
+        const hi = mine.hiAt(place);
+        const lo = mine.loAt(place);
+        let there: number;
+        if (next < theirs.size && theirs.hiAt(next) === hi && theirs.loAt(next) === lo) there = next;
+        else there = theirs.placeOf(hi, lo);
+        if (there !== -1) next = there + 1;
+        visit(place, there);
+      }
     }
   }
 
+  /** Whether `count` places from `place` on hold the same ids as `other`'s from `there` (and the same records). */
+  #sameBlock(place: number, other: OrderIndex, there: number, count: number, sameRecords: boolean): boolean {
+    const mine = this.#ids.halvesAt(place, count);
+    const theirs = other.#ids.halvesAt(there, count);
+    const same = (a: Int32Array, b: Int32Array) =>
+      Buffer.compare(
+        new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
+        new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
+      ) === 0;
+    if (!same(mine.hi, theirs.hi) || !same(mine.lo, theirs.lo)) return false;
+    if (!sameRecords) return true;
+    const end = place + count;
+    const otherEnd = there + count;
+    return (
+      same(this.#digestA.subarray(place, end), other.#digestA.subarray(there, otherEnd)) &&
+      same(this.#digestB.subarray(place, end), other.#digestB.subarray(there, otherEnd))
+    );
+  }
+
   /**
-   * The index as four typed arrays (ids' halves and digests, in list order), which a worker thread can hand
-   * over without copying; `fromParts` makes the same index again.
+   * The index as typed arrays (ids' halves, their hash table, digests), which a worker thread can hand over
+   * without copying; `fromParts` takes them over as they are, so the receiving thread does no work per
+   * order. The arrays go with the parts, and this index is not used after.
    */
   parts(): OrderIndexParts {
-    const size = this.#ids.size;
-    const hi = new Int32Array(size);
-    const lo = new Int32Array(size);
-    for (let place = 0; place < size; place++) {
-      hi[place] = this.#ids.hiAt(place);
-      lo[place] = this.#ids.loAt(place);
-    }
-    return { hi, lo, digestA: this.#digestA.slice(0, size), digestB: this.#digestB.slice(0, size) };
+    return { ids: this.#ids.parts(), digestA: this.#digestA, digestB: this.#digestB };
   }
 
   static fromParts(parts: OrderIndexParts): OrderIndex {
     const index = new OrderIndex();
-    const { hi, lo, digestA, digestB } = parts;
-    for (let place = 0; place < hi.length; place++)
-      index.add(hi[place] as number, lo[place] as number, digestA[place] as number, digestB[place] as number);
+    index.#ids = Int64Index.fromParts(parts.ids);
+    index.#digestA = parts.digestA;
+    index.#digestB = parts.digestB;
     return index;
   }
 
@@ -141,11 +173,22 @@ export class OrderIndex {
   }
 }
 
+// Places compared at once, as bytes, by `#forEachPlaceIn`: where two lists part, the block they part in is
+// walked a place at a time, so blocks start small there and grow while the lists go on alike.
+const SAME_BLOCK_PLACES = 256;
+const LARGEST_SAME_BLOCK_PLACES = 65_536;
+
 export interface OrderIndexParts {
-  hi: Int32Array;
-  lo: Int32Array;
+  ids: Int64IndexParts;
   digestA: Int32Array;
   digestB: Int32Array;
+}
+
+/** The buffers of an index's parts, to be transferred rather than copied. */
+export function partsBuffers(parts: OrderIndexParts): ArrayBuffer[] {
+  const { ids, digestA, digestB } = parts;
+  const arrays = [ids.hi, ids.lo, ...(ids.slots ? [ids.slots] : []), digestA, digestB];
+  return arrays.map((array) => array.buffer as ArrayBuffer);
 }
 
 export interface IndexDifferences {

@@ -1,6 +1,6 @@
 import { parseExact, stringifyExact } from "../../contract/exact-json.ts";
 import type { ListVerdict } from "./list-judge.ts";
-import { OrderIndex, type OrderIndexParts } from "./order-index.ts";
+import { OrderIndex, type OrderIndexParts, partsBuffers } from "./order-index.ts";
 
 /**
  * A list's verdict as it crosses from the judge's worker thread: structured-clone friendly, its index as
@@ -17,10 +17,7 @@ export function sendableVerdict(verdict: ListVerdict): { sent: SentVerdict; tran
   const parts = orders.parts();
   const sent: SentVerdict = { ...rest, orders: parts };
   if (notArray) sent.notArrayText = stringifyExact(notArray.value);
-  const transfer = [parts.hi, parts.lo, parts.digestA, parts.digestB].map(
-    (array) => array.buffer as ArrayBuffer,
-  );
-  return { sent, transfer };
+  return { sent, transfer: partsBuffers(parts) };
 }
 
 export function receivedVerdict(sent: SentVerdict): ListVerdict {

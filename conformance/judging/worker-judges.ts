@@ -11,24 +11,11 @@ import {
 import type { ListVerdict } from "./list-judge.ts";
 import { receivedVerdict } from "./verdict-transfer.ts";
 
-// A list's bytes cross to the thread in blocks of this size, packed from its chunks, each sent back once
-// judged and used again: the copies are never garbage waiting for either thread's collector.
+// A list's bytes cross to the thread in blocks of this size, packed from its chunks into one block of the
+// list's own and copied over by the message: what waits for the judge is memory of the judge's thread, never
+// array buffers of the proxy's, whose growth would make the proxy's collector stop its event loop again and
+// again while a large list passes.
 export const BLOCK_BYTES = 64 * 1024;
-// Blocks kept for use again at most; the account holds the blocks in use, not these.
-const POOLED_BLOCKS = 64;
-
-/** Blocks sent back by the thread, to be used again. */
-class BlockPool {
-  readonly #free: ArrayBuffer[] = [];
-
-  take(): ArrayBuffer {
-    return this.#free.pop() ?? new ArrayBuffer(BLOCK_BYTES);
-  }
-
-  give(block: ArrayBuffer): void {
-    if (block.byteLength === BLOCK_BYTES && this.#free.length < POOLED_BLOCKS) this.#free.push(block);
-  }
-}
 
 /**
  * The thread's entry: the build's JavaScript beside this module's chunk; or, for the source under tsx, a
@@ -71,7 +58,6 @@ export class WorkerJudges implements ListJudges {
   readonly #feeds = new Map<number, WorkerFeed>();
   /** Bytes of all lists handed over and not judged yet. */
   readonly #backlog: Backlog = { bytes: 0 };
-  readonly #pool = new BlockPool();
 
   constructor(readonly data: JudgeWorkerData) {}
 
@@ -81,8 +67,7 @@ export class WorkerJudges implements ListJudges {
       id,
       context,
       this.#backlog,
-      this.#pool,
-      (message, transfer) => this.#post(message, transfer),
+      (message) => this.#post(message),
       () => this.#feeds.delete(id),
     );
     this.#feeds.set(id, feed);
@@ -95,9 +80,9 @@ export class WorkerJudges implements ListJudges {
     await worker?.terminate();
   }
 
-  #post(message: ToJudge, transfer: ArrayBuffer[] = []): void {
+  #post(message: ToJudge): void {
     this.#worker ??= this.#start();
-    this.#worker.postMessage(message, transfer);
+    this.#worker.postMessage(message);
   }
 
   #start(): Worker {
@@ -105,7 +90,6 @@ export class WorkerJudges implements ListJudges {
     // The proxy's stop decides when it ends, never a judge still at work.
     worker.unref();
     worker.on("message", (message: FromJudge) => {
-      if ("block" in message) this.#pool.give(message.block);
       this.#feeds.get(message.id)?.heard(message);
     });
     const lost = (why: string) => {
@@ -122,8 +106,8 @@ class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
   /** Bytes handed over and not yet judged, held in the account. */
   #outstanding = 0;
-  /** The block being filled, not yet sent, and how much of it is. */
-  #block: ArrayBuffer | undefined;
+  /** The block being filled, sent (copied) when full and filled again, and how much of it is. */
+  #block: Uint8Array | undefined;
   #filled = 0;
   #dropped = false;
   #ended = false;
@@ -134,8 +118,7 @@ class WorkerFeed implements ListFeed {
     readonly id: number,
     readonly context: FeedContext,
     readonly backlog: Backlog,
-    readonly pool: BlockPool,
-    readonly post: (message: ToJudge, transfer?: ArrayBuffer[]) => void,
+    readonly post: (message: ToJudge) => void,
     readonly forget: () => void,
   ) {
     this.#pacer = new Pacer(context);
@@ -149,12 +132,12 @@ class WorkerFeed implements ListFeed {
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
     this.backlog.bytes += chunk.length;
-    // Copied into blocks of the thread's own: a socket's chunk may share its memory with others, and is
-    // still being written to the client.
+    // Copied, never transferred: a socket's chunk may share its memory with others, and is still being
+    // written to the client.
     for (let at = 0; at < chunk.length; ) {
-      this.#block ??= this.pool.take();
+      this.#block ??= new Uint8Array(BLOCK_BYTES);
       const length = Math.min(BLOCK_BYTES - this.#filled, chunk.length - at);
-      new Uint8Array(this.#block, this.#filled, length).set(chunk.subarray(at, at + length));
+      this.#block.set(chunk.subarray(at, at + length), this.#filled);
       this.#filled += length;
       at += length;
       if (this.#filled === BLOCK_BYTES) this.#send();
@@ -164,14 +147,14 @@ class WorkerFeed implements ListFeed {
     return true;
   }
 
-  /** The block filled so far goes to the thread. */
+  /** The block filled so far goes to the thread, copied as the message is made; the block is filled again. */
   #send(): void {
     const block = this.#block;
     if (block === undefined || this.#filled === 0) return;
-    const chunk = new Uint8Array(block, 0, this.#filled);
-    this.#block = undefined;
+    // A partly filled block goes as a copy of its bytes alone (a view would take the whole block along).
+    const chunk = this.#filled === BLOCK_BYTES ? block : block.slice(0, this.#filled);
     this.#filled = 0;
-    this.post({ id: this.id, chunk, now: judgeNow(this.context, this.backlog) }, [block]);
+    this.post({ id: this.id, chunk, now: judgeNow(this.context, this.backlog) });
   }
 
   end(partial?: string): Promise<ListVerdict> {
@@ -228,7 +211,6 @@ class WorkerFeed implements ListFeed {
   #letGo(): void {
     if (this.#dropped) return;
     this.#dropped = true;
-    if (this.#block !== undefined) this.pool.give(this.#block);
     this.#block = undefined;
     this.#filled = 0;
     this.context.held.give(this.#outstanding);

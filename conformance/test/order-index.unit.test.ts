@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { halvesOfBigint } from "../../contract/int64-index.ts";
+import { halvesOfBigint, Int64Index } from "../../contract/int64-index.ts";
 import { OrderIndex } from "../judging/order-index.ts";
 
 /** A list as ids with a record digest each, indexed as the list judge indexes it. */
@@ -84,5 +84,62 @@ describe("comparing two readings of a list", () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  test("finds the few differences of two long readings, wherever they fall among the blocks compared whole", () => {
+    const edits = fc.array(
+      fc.record({ at: fc.nat({ max: 20_000 }), kind: fc.constantFrom("remove", "change", "insert", "move") }),
+      { maxLength: 6 },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 20_000 }), edits, (size, changes) => {
+        const earlier = Array.from({ length: size }, (_, place): [bigint, number] => [
+          BigInt(place * 3 + 1),
+          place,
+        ]);
+        const later = earlier.map(([value, digest]): [bigint, number] => [value, digest]);
+        // Each inserted order has an id of its own: a list with one id twice is judged apart (§2: unique).
+        let inserted = 0;
+        for (const { at, kind } of changes) {
+          const place = at % Math.max(later.length, 1);
+          if (kind === "insert") later.splice(place, 0, [BigInt((20_001 + inserted++) * 3 + 2), 1]);
+          else if (later.length === 0) continue;
+          else if (kind === "remove") later.splice(place, 1);
+          else if (kind === "change") (later[place] as [bigint, number])[1] += 1;
+          else later.push(...later.splice(place, 1));
+        }
+        const differences = indexOf(earlier).differences(indexOf(later), 100_000);
+        const want = expected(earlier, later);
+        assert.deepEqual(differences.vanished.ids, want.vanished);
+        assert.deepEqual(differences.changed.ids, want.changed);
+        assert.deepEqual(differences.appeared.ids, want.appeared);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  // The proxy compares a list with the last one of its view on its own thread: a step per order of two
+  // million-order readings was a task that every other exchange waited for.
+  test("passes over the same orders in the same order in blocks, with no step per order", () => {
+    const orders = Array.from({ length: 100_000 }, (_, place): [bigint, number] => [
+      BigInt(place + 1),
+      place,
+    ]);
+    const earlier = indexOf(orders);
+    const later = indexOf(orders);
+    const hiAt = Int64Index.prototype.hiAt;
+    let steps = 0;
+    Int64Index.prototype.hiAt = function (this: Int64Index, place: number) {
+      steps++;
+      return hiAt.call(this, place);
+    };
+    try {
+      let changes = 0;
+      earlier.forEachChange(later, () => changes++);
+      assert.equal(changes, 0);
+    } finally {
+      Int64Index.prototype.hiAt = hiAt;
+    }
+    assert.equal(steps, 0);
   });
 });

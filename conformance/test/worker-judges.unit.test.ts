@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { FeedContext } from "../judging/list-feed.ts";
 import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
 import { HeldBytes } from "../judging/memory-budget.ts";
-import { WorkerJudges } from "../judging/worker-judges.ts";
+import { BLOCK_BYTES, WorkerJudges } from "../judging/worker-judges.ts";
 import { RECORDS_KEPT_UP_TO } from "../proxy/state-rules.ts";
 
 // The proxy's list judges on their worker thread: the verdict that crosses back is the one the same judge
@@ -123,6 +124,40 @@ describe("the list judges' worker thread", () => {
     dropped.write(list.subarray(0, 10));
     dropped.drop();
     assert.equal(held.held, 0);
+  });
+
+  // Blocks transferred to the thread were array buffers of the proxy's own until its collector came to
+  // them: a list of a hundred megabytes waiting for its end made the proxy's thread collect again and
+  // again while it forwarded. Copied by the message, they are the judge thread's memory at once.
+  it("copies a list's bytes over in one block of the list's own, transferring no buffer of the proxy's", async () => {
+    const posts: Array<{ chunk?: Uint8Array; transfer: unknown }> = [];
+    const postMessage = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (this: Worker, message: unknown, transfer?: unknown) {
+      posts.push({ chunk: (message as { chunk?: Uint8Array }).chunk, transfer });
+      return postMessage.call(this, message, transfer as never);
+    };
+    try {
+      const big = Buffer.from(`[${Array.from({ length: 20_000 }, (_, id) => `{"id":${id + 1}}`).join(",")}]`);
+      const held = new HeldBytes();
+      const feed = judges.feed(context(held));
+      for (let at = 0; at < big.length; at += 1000) feed.write(big.subarray(at, at + 1000));
+      assert.equal((await feed.end()).count, 20_000);
+      assert.equal(held.held, 0);
+    } finally {
+      Worker.prototype.postMessage = postMessage;
+    }
+    const chunks = posts.flatMap(({ chunk }) => (chunk ? [chunk] : []));
+    assert.ok(chunks.length > 1, "the list went over in several blocks");
+    assert.deepEqual(
+      posts.filter(({ transfer }) => transfer !== undefined && (transfer as unknown[]).length > 0),
+      [],
+      "no buffer transferred",
+    );
+    const full = chunks.filter((chunk) => chunk.length === BLOCK_BYTES);
+    assert.ok(
+      full.length > 0 && full.every((chunk) => chunk.buffer === full[0]?.buffer),
+      "one block, filled again",
+    );
   });
 
   it("fails the lists of a thread that went away as faults of the judge, and starts another for the next", async () => {

@@ -57,6 +57,44 @@ describe("the int64 index", () => {
       { numRuns: 300 },
     );
   });
+
+  test("taken over from its parts across a thread, finds every id at its place and goes on adding as before", () => {
+    fc.assert(
+      fc.property(
+        fc.array(step, { maxLength: 6 }),
+        fc.array(fc.bigInt({ min: -6000n, max: 20000n }), { maxLength: 200 }),
+        (steps, later) => {
+          const original = new Int64Index();
+          const ids: bigint[] = [];
+          let next = 10_000n;
+          const add = (index: Int64Index, id: bigint) => {
+            const { hi, lo } = halvesOfBigint(id);
+            if (index.add(hi, lo) >= 0) ids.push(id);
+          };
+          for (const taken of steps) {
+            if ("ascending" in taken) for (let k = 0; k < taken.ascending; k++) add(original, next++);
+            else if ("random" in taken) for (const id of taken.random) add(original, id);
+            else add(original, taken.extreme);
+          }
+          const parts = original.parts();
+          const buffers = [parts.hi, parts.lo, ...(parts.slots ? [parts.slots] : [])].map((a) => a.buffer);
+          const index = Int64Index.fromParts(structuredClone(parts, { transfer: buffers }));
+          for (const id of later) add(index, id);
+          assert.equal(index.size, ids.length);
+          for (const [place, id] of ids.entries()) {
+            const { hi, lo } = halvesOfBigint(id);
+            assert.equal(index.placeOf(hi, lo), place, `place of ${id}`);
+          }
+          if (ids.length > 0)
+            assert.equal(
+              index.largest,
+              ids.reduce((a, b) => (a > b ? a : b)),
+            );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });
 
 /**

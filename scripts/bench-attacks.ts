@@ -11,7 +11,10 @@ import { parseArgs } from "node:util";
  * peak memory and the worst wait of an ordinary client. Each figure is measured for this checkout and,
  * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
  *
- *   npx tsx scripts/bench-attacks.ts [--baseline DIR]
+ *   npx tsx scripts/bench-attacks.ts [--baseline DIR] [--memory-only] [--cases strings,orders,...]
+ *
+ * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, wide, gzip,
+ * million, suite-strings, suite-wide.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -485,30 +488,73 @@ async function suitePeak(checkout: string, upstream: string, shape: string, args
   return `${peak} MB`;
 }
 
-/** The proxy (and the suite) against hostile lists, at --max-memory 64MiB and at the default budget. */
+/** The proxy's and the suite's cases under hostile lists, by name: what each runs and how it is called. */
+function memoryCases(
+  dir: string,
+  upstream: string,
+): ReadonlyArray<{ name: string; title: string; run: () => Promise<string> }> {
+  const small = ["--max-memory", "64MiB"];
+  return [
+    {
+      name: "strings",
+      title: "16 lists of 14 MiB strings at once, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "strings", 16, small),
+    },
+    {
+      name: "orders",
+      title: "16 lists of 25 MB at once, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "orders", 16, small),
+    },
+    {
+      name: "orders-errors",
+      title: "16 lists of 25 MB at once, `--max-memory 64MiB --errors`",
+      run: () => proxyPeak(dir, upstream, "orders", 16, [...small, "--errors"]),
+    },
+    {
+      name: "wide",
+      title: "one order with 2,000,000 fields, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "wide", 1, small),
+    },
+    {
+      name: "gzip",
+      title: "a 600 MB gzip list, default budget (256 MiB)",
+      run: () => proxyPeak(dir, upstream, "gzip", 1, []),
+    },
+    {
+      name: "million",
+      title: "one 1,000,000-order list, default budget (256 MiB)",
+      run: () => proxyPeak(dir, upstream, "million", 1, []),
+    },
+    {
+      name: "suite-strings",
+      title: "the suite on lists of 14 MiB strings, `--max-memory 64MiB`",
+      run: () => suitePeak(dir, upstream, "strings", small),
+    },
+    {
+      name: "suite-wide",
+      title: "the suite on one order with 2,000,000 fields, `--max-memory 64MiB`",
+      run: () => suitePeak(dir, upstream, "wide", small),
+    },
+  ];
+}
+
+/**
+ * The proxy (and the suite) against hostile lists, at --max-memory 64MiB and at the default budget; only
+ * the cases named in `only` when it is given.
+ */
 export async function proxyMemory(
   checkouts: ReadonlyArray<{ name: string; dir: string }>,
+  only?: ReadonlySet<string>,
 ): Promise<string[]> {
   const upstream = await startHostileUpstream();
   const lines = ["### The proxy's and the suite's memory under hostile lists (peak RSS, VmHWM)"];
   try {
     for (const { name, dir } of checkouts) {
-      const small = ["--max-memory", "64MiB"];
-      lines.push(
-        "",
-        `**${name}**`,
-        "",
-        "| Case | peak RSS |",
-        "|---|---|",
-        `| 16 lists of 14 MiB strings at once, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "strings", 16, small)} |`,
-        `| 16 lists of 25 MB at once, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "orders", 16, small)} |`,
-        `| 16 lists of 25 MB at once, \`--max-memory 64MiB --errors\` | ${await proxyPeak(dir, upstream.url, "orders", 16, [...small, "--errors"])} |`,
-        `| one order with 2,000,000 fields, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "wide", 1, small)} |`,
-        `| a 600 MB gzip list, default budget (256 MiB) | ${await proxyPeak(dir, upstream.url, "gzip", 1, [])} |`,
-        `| one 1,000,000-order list, default budget (256 MiB) | ${await proxyPeak(dir, upstream.url, "million", 1, [])} |`,
-        `| the suite on lists of 14 MiB strings, \`--max-memory 64MiB\` | ${await suitePeak(dir, upstream.url, "strings", small)} |`,
-        `| the suite on one order with 2,000,000 fields, \`--max-memory 64MiB\` | ${await suitePeak(dir, upstream.url, "wide", small)} |`,
-      );
+      lines.push("", `**${name}**`, "", "| Case | peak RSS |", "|---|---|");
+      for (const row of memoryCases(dir, upstream.url)) {
+        if (only && !only.has(row.name)) continue;
+        lines.push(`| ${row.title} | ${await row.run()} |`);
+      }
     }
   } finally {
     await upstream.close();
@@ -555,13 +601,19 @@ export async function underAttack(
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { baseline: { type: "string" }, "memory-only": { type: "boolean" } },
+    options: {
+      baseline: { type: "string" },
+      "memory-only": { type: "boolean" },
+      cases: { type: "string" },
+    },
   });
+  const only = values.cases === undefined ? undefined : new Set(values.cases.split(","));
   const checkouts = [
     ...(values.baseline ? [{ name: `baseline (${values.baseline})`, dir: resolve(values.baseline) }] : []),
     { name: "this checkout", dir: ROOT },
   ];
-  const lines = values["memory-only"] ? [] : await underAttack(checkouts);
-  lines.push(...(await proxyMemory(checkouts)));
+  // Naming cases runs those of the memory table only.
+  const lines = values["memory-only"] || only ? [] : await underAttack(checkouts);
+  lines.push(...(await proxyMemory(checkouts, only)));
   process.stdout.write(`${lines.join("\n")}\n`);
 }

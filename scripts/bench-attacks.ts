@@ -14,6 +14,10 @@ import { type RedisService, startRedis } from "../test-support/services.ts";
  * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
  *
  *   npx tsx scripts/bench-attacks.ts [--baseline DIR]... [--list-wait-only | --memory-only | --redis-only]
+ *     [--cases strings,orders,...]
+ *
+ * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, wide, gzip,
+ * million, suite-strings, suite-wide.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -687,30 +691,73 @@ async function suitePeak(checkout: string, upstream: string, shape: string, args
   return `${peak} MB`;
 }
 
-/** The proxy (and the suite) against hostile lists, at --max-memory 64MiB and at the default budget. */
+/** The proxy's and the suite's cases under hostile lists, by name: what each runs and how it is called. */
+function memoryCases(
+  dir: string,
+  upstream: string,
+): ReadonlyArray<{ name: string; title: string; run: () => Promise<string> }> {
+  const small = ["--max-memory", "64MiB"];
+  return [
+    {
+      name: "strings",
+      title: "16 lists of 14 MiB strings at once, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "strings", 16, small),
+    },
+    {
+      name: "orders",
+      title: "16 lists of 25 MB at once, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "orders", 16, small),
+    },
+    {
+      name: "orders-errors",
+      title: "16 lists of 25 MB at once, `--max-memory 64MiB --errors`",
+      run: () => proxyPeak(dir, upstream, "orders", 16, [...small, "--errors"]),
+    },
+    {
+      name: "wide",
+      title: "one order with 2,000,000 fields, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "wide", 1, small),
+    },
+    {
+      name: "gzip",
+      title: "a 600 MB gzip list, default budget (256 MiB)",
+      run: () => proxyPeak(dir, upstream, "gzip", 1, []),
+    },
+    {
+      name: "million",
+      title: "one 1,000,000-order list, default budget (256 MiB)",
+      run: () => proxyPeak(dir, upstream, "million", 1, []),
+    },
+    {
+      name: "suite-strings",
+      title: "the suite on lists of 14 MiB strings, `--max-memory 64MiB`",
+      run: () => suitePeak(dir, upstream, "strings", small),
+    },
+    {
+      name: "suite-wide",
+      title: "the suite on one order with 2,000,000 fields, `--max-memory 64MiB`",
+      run: () => suitePeak(dir, upstream, "wide", small),
+    },
+  ];
+}
+
+/**
+ * The proxy (and the suite) against hostile lists, at --max-memory 64MiB and at the default budget; only
+ * the cases named in `only` when it is given.
+ */
 export async function proxyMemory(
   checkouts: ReadonlyArray<{ name: string; dir: string }>,
+  only?: ReadonlySet<string>,
 ): Promise<string[]> {
   const upstream = await startHostileUpstream();
   const lines = ["### The proxy's and the suite's memory under hostile lists (peak RSS, VmHWM)"];
   try {
     for (const { name, dir } of checkouts) {
-      const small = ["--max-memory", "64MiB"];
-      lines.push(
-        "",
-        `**${name}**`,
-        "",
-        "| Case | peak RSS |",
-        "|---|---|",
-        `| 16 lists of 14 MiB strings at once, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "strings", 16, small)} |`,
-        `| 16 lists of 25 MB at once, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "orders", 16, small)} |`,
-        `| 16 lists of 25 MB at once, \`--max-memory 64MiB --errors\` | ${await proxyPeak(dir, upstream.url, "orders", 16, [...small, "--errors"])} |`,
-        `| one order with 2,000,000 fields, \`--max-memory 64MiB\` | ${await proxyPeak(dir, upstream.url, "wide", 1, small)} |`,
-        `| a 600 MB gzip list, default budget (256 MiB) | ${await proxyPeak(dir, upstream.url, "gzip", 1, [])} |`,
-        `| one 1,000,000-order list, default budget (256 MiB) | ${await proxyPeak(dir, upstream.url, "million", 1, [])} |`,
-        `| the suite on lists of 14 MiB strings, \`--max-memory 64MiB\` | ${await suitePeak(dir, upstream.url, "strings", small)} |`,
-        `| the suite on one order with 2,000,000 fields, \`--max-memory 64MiB\` | ${await suitePeak(dir, upstream.url, "wide", small)} |`,
-      );
+      lines.push("", `**${name}**`, "", "| Case | peak RSS |", "|---|---|");
+      for (const row of memoryCases(dir, upstream.url)) {
+        if (only && !only.has(row.name)) continue;
+        lines.push(`| ${row.title} | ${await row.run()} |`);
+      }
     }
   } finally {
     await upstream.close();
@@ -763,8 +810,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       "memory-only": { type: "boolean" },
       "redis-only": { type: "boolean" },
       "list-wait-only": { type: "boolean" },
+      cases: { type: "string" },
     },
   });
+  const only = values.cases === undefined ? undefined : new Set(values.cases.split(","));
   const checkouts = [
     ...(values.baseline ?? []).map((baseline) => ({
       name: `baseline (${baseline})`,
@@ -774,6 +823,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   ];
   const lines: string[] = [];
   if (values["list-wait-only"]) lines.push(...(await proxyListWait(checkouts)));
+  else if (only) lines.push(...(await proxyMemory(checkouts, only)));
   else {
     if (!values["memory-only"] && !values["redis-only"]) lines.push(...(await underAttack(checkouts)));
     if (!values["memory-only"]) lines.push(...(await redisMode(checkouts)));

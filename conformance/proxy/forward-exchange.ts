@@ -291,14 +291,16 @@ export function createForwarder(
           );
         }
       };
-      const answer = new HeldAnswer(
-        settings.holdAnswers,
-        held,
-        settings.maxBodyBytes,
-        names,
-        () => response.writeHead(status, statusText, headers),
-        (chunk) => response.write(chunk),
-      );
+      const answer = new HeldAnswer(settings.holdAnswers, held, settings.maxBodyBytes, names, {
+        start: () => response.writeHead(status, statusText, headers),
+        write: (chunk, flushed) => response.write(chunk, flushed),
+        end: () => response.end(),
+      });
+      if (settings.holdAnswers)
+        response.once(
+          "close",
+          guard(() => answer.closed()),
+        );
       const body = new ForwardedBody({
         maxBytes: settings.maxBodyBytes,
         contentEncoding: headerText(incoming.headers["content-encoding"]),
@@ -338,8 +340,9 @@ export function createForwarder(
             guard((outcome: BodyOutcome) => {
               const reply = answer.holding
                 ? {
-                    // The held bytes go back to the account once the exchange is handed on (releaseBody).
-                    pass: () => response.writeHead(status, statusText, headers).end(answer.body()),
+                    // Passed on chunk by chunk as they came: each stays in the account until the client's
+                    // connection took it, however slowly it reads.
+                    pass: () => answer.pass(),
                     replace: (replacement: number, record: { code: string; message: string }) =>
                       sendError(response, replacement, record, upstreamCors(incoming)),
                     fail: () => {

@@ -2,15 +2,29 @@ import { formatBytes } from "../../common/byte-size.ts";
 import type { HeldBytes } from "../judging/memory-budget.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 
+/** The client's side of a held answer. */
+export interface HeldAnswerClient {
+  /** Starts the answer to the client: its status line and headers. */
+  start: () => void;
+  /** Writes a chunk of the body; `flushed` is called once the connection took it (or failed to). */
+  write: (chunk: Buffer, flushed: () => void) => void;
+  end: () => void;
+}
+
 /**
  * An answer held until it is judged (--errors), so that one that breaks a rule can be replaced: its bytes
  * are kept as they came, as far as the body limit and the shared account allow; past that it goes on as it
- * comes (the bytes held so far first), judged all the same but no longer replaceable, saying why.
+ * comes (the bytes held so far first), judged all the same but no longer replaceable, saying why. Bytes
+ * handed to the client stay in the account until its connection took them: a slow client holds them in
+ * the proxy's memory all the same.
  */
 export class HeldAnswer {
   #holding: boolean;
   readonly #raws: Buffer[] = [];
   #bytes = 0;
+  /** Bytes written to the client and not yet taken by its connection. */
+  #flushing = 0;
+  #closed = false;
   /** Why the answer went on before it was judged. */
   unheld: string | undefined;
 
@@ -19,9 +33,7 @@ export class HeldAnswer {
     readonly held: HeldBytes,
     readonly maxBodyBytes: number,
     readonly names: SettingNames,
-    /** Starts the answer to the client: its status line and headers, then each chunk. */
-    readonly startAnswer: () => void,
-    readonly write: (chunk: Buffer) => void,
+    readonly client: HeldAnswerClient,
   ) {
     this.#holding = holding;
   }
@@ -43,21 +55,49 @@ export class HeldAnswer {
       size > this.maxBodyBytes
         ? `the answer is larger than ${this.names.maxBody}`
         : `the proxy held ${formatBytes(this.held.limit)} of answers in flight together`;
-    this.startAnswer();
-    for (const raw of this.#raws) this.write(raw);
-    this.giveBack();
+    this.client.start();
+    this.#writeHeld();
     return false;
   }
 
-  /** The answer's bytes as held, for passing it on whole once judged. */
-  body(): Buffer {
-    return Buffer.concat(this.#raws);
+  /** Passes the answer on whole as it came, once judged. */
+  pass(): void {
+    this.client.start();
+    this.#writeHeld();
+    this.client.end();
   }
 
-  /** What it holds goes back to the account. */
+  /** What it holds goes back to the account; what the client's connection has yet to take stays. */
   giveBack(): void {
     this.held.give(this.#bytes);
     this.#bytes = 0;
     this.#raws.length = 0;
+  }
+
+  /** The client's connection closed: what it had not taken goes back to the account. */
+  closed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.held.give(this.#flushing);
+    this.#flushing = 0;
+  }
+
+  /** The held bytes go to the client, their charge with them until its connection took each. */
+  #writeHeld(): void {
+    for (const raw of this.#raws) {
+      if (this.#closed) this.held.give(raw.length);
+      else {
+        this.#flushing += raw.length;
+        this.client.write(raw, () => this.#flushed(raw.length));
+      }
+    }
+    this.#bytes = 0;
+    this.#raws.length = 0;
+  }
+
+  #flushed(bytes: number): void {
+    if (this.#closed) return;
+    this.#flushing -= bytes;
+    this.held.give(bytes);
   }
 }

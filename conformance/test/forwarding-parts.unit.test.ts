@@ -55,19 +55,19 @@ describe("the forwarder's parts", () => {
   it("holds an answer within its limits, and past them writes what it held first and says why", () => {
     const held = new HeldBytes(1024);
     const written: string[] = [];
+    const flushes: Array<() => void> = [];
     let started = 0;
-    const answer = new HeldAnswer(
-      true,
-      held,
-      10,
-      PROXY_OPTION_NAMES,
-      () => started++,
-      (chunk) => written.push(String(chunk)),
-    );
+    const answer = new HeldAnswer(true, held, 10, PROXY_OPTION_NAMES, {
+      start: () => started++,
+      write: (chunk, flushed) => {
+        written.push(String(chunk));
+        flushes.push(flushed);
+      },
+      end: () => {},
+    });
     assert.equal(answer.take(Buffer.from("abcd"), 4), true);
     assert.equal(answer.take(Buffer.from("efgh"), 8), true);
     assert.equal(held.held, 8);
-    assert.equal(String(answer.body()), "abcdefgh");
     assert.equal(
       answer.take(Buffer.from("ijkl"), 12),
       false,
@@ -77,8 +77,38 @@ describe("the forwarder's parts", () => {
     assert.deepEqual(written, ["abcd", "efgh"]);
     assert.equal(answer.unheld, "the answer is larger than maxBodyBytes");
     assert.equal(answer.holding, false);
+    assert.equal(held.held, 8, "written, not yet taken by the client's connection: still held");
+    for (const flushed of flushes) flushed();
     assert.equal(held.held, 0);
     assert.equal(answer.take(Buffer.from("mnop"), 16), false);
     assert.equal(started, 1);
+  });
+
+  it("passes a held answer on chunk by chunk, held until the client takes it or goes away", () => {
+    const held = new HeldBytes(1024);
+    const written: string[] = [];
+    const flushes: Array<() => void> = [];
+    let ended = 0;
+    const answer = new HeldAnswer(true, held, 100, PROXY_OPTION_NAMES, {
+      start: () => {},
+      write: (chunk, flushed) => {
+        written.push(String(chunk));
+        flushes.push(flushed);
+      },
+      end: () => ended++,
+    });
+    answer.take(Buffer.from("abcd"), 4);
+    answer.take(Buffer.from("efgh"), 8);
+    answer.pass();
+    answer.giveBack();
+    assert.deepEqual(written, ["abcd", "efgh"], "as they came, not copied into one");
+    assert.equal(ended, 1);
+    assert.equal(held.held, 8, "passed on, not yet taken: still held");
+    flushes[0]?.();
+    assert.equal(held.held, 4);
+    answer.closed();
+    assert.equal(held.held, 0, "the connection closed: nothing is held for it");
+    flushes[1]?.();
+    assert.equal(held.held, 0, "a late flush gives back nothing twice");
   });
 });

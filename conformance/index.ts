@@ -1,3 +1,11 @@
+export {
+  EXPLORE_DEFAULTS,
+  type ExploreOptions,
+  type ExploreResult,
+  explore,
+} from "./explore/explore.ts";
+export type { OrderIds } from "./explore/orders.ts";
+export type { ProvisionedOrders, ProvisionRequest } from "./hook-types.ts";
 export type { ConformanceHooks, HookContext, ProvidedIds } from "./hooks.ts";
 export { HookError } from "./hooks.ts";
 export type { Exchange } from "./http-client.ts";

@@ -24,7 +24,7 @@ import {
 } from "../target.ts";
 import { type Driver, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
-import { slotPlan } from "./program.ts";
+import { type SlotKind, slotPlan } from "./program.ts";
 import { type PlayedHistory, type SearchResult, type SearchSettings, search } from "./search.ts";
 
 export interface ExploreOptions {
@@ -82,6 +82,8 @@ export interface ExploreResult extends SearchResult {
   clients: number;
   budgetMs: number;
   allowStaleMs: number;
+  /** What each slot a program names held: the reproduction script fills them the same way. */
+  slotKinds: readonly SlotKind[];
 }
 
 export const EXPLORE_DEFAULTS = {
@@ -132,6 +134,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       clients: settings.shape.clients,
       budgetMs: settings.budgetMs,
       allowStaleMs: settings.allowStaleMs,
+      slotKinds: settings.shape.slots.kinds,
     };
   } finally {
     client.close();

@@ -5,9 +5,12 @@
  * for every order.
  */
 
-import type { StateRuleOf } from "../state-rule-catalogue.ts";
+import { STATE_RULE_CATALOGUE, type StateRuleOf } from "../state-rule-catalogue.ts";
 import type { History } from "./history.ts";
-import type { RunChoices } from "./spec-model.ts";
+import { historyCoverage } from "./history-coverage.ts";
+import { type OrderSummary, summariseOrders } from "./order-summary.ts";
+import { judgeOrder, type OrderOutcome } from "./order-verdict.ts";
+import { ALL_RUN_CHOICES, type RunChoices } from "./spec-model.ts";
 
 /** The rules a history finding names (conformance/state-rule-catalogue.ts). */
 export type HistoryRule = StateRuleOf<"history">;
@@ -59,11 +62,93 @@ export interface CheckOptions {
   allowStaleMs?: number;
 }
 
-/** Judges a history against the spec's model. */
+/**
+ * Judges a history against the spec's model. Each order is judged apart under each combination of the
+ * run's choices (order-verdict.ts says how); the run passes under a combination that explains every
+ * order, with no list staler than `allowStaleMs`. A finding is a violation when no staleness would
+ * explain the order, and a stale read when some would.
+ */
 export function checkHistory(history: History, options: CheckOptions = {}): HistoryVerdict {
-  void history;
-  void options;
-  throw new Error("not implemented yet");
+  const allowStaleMs = options.allowStaleMs ?? 0;
+  const summaries = summariseOrders(history);
+  const underEach = ALL_RUN_CHOICES.map((choices) => judgeUnder(choices, summaries, history));
+  const passing = underEach.filter((run) => run.violations === 0 && run.largestStaleMs <= allowStaleMs);
+  const candidates = passing.length > 0 ? passing : underEach;
+  const chosen = candidates.reduce((best, run) => (fewerFindings(run, best) ? run : best));
+  const findings = [...changedRecords(summaries, history), ...findingsOf(chosen, allowStaleMs, history)];
+  return {
+    ok: findings.length === 0,
+    findings,
+    choices: passing.length > 0 ? passing.map((run) => run.choices) : [chosen.choices],
+    largestStaleMs: chosen.largestStaleMs,
+    coverage: historyCoverage(history, summaries),
+  };
+}
+
+interface JudgedRun {
+  choices: RunChoices;
+  outcomes: ReadonlyArray<{ orderId: string; outcome: OrderOutcome }>;
+  violations: number;
+  largestStaleMs: number;
+}
+
+function judgeUnder(choices: RunChoices, summaries: readonly OrderSummary[], history: History): JudgedRun {
+  let violations = 0;
+  let largestStaleMs = 0;
+  const outcomes = summaries.map((summary) => {
+    const outcome = judgeOrder(summary, choices, history);
+    if (outcome.kind === "violation") violations++;
+    else largestStaleMs = Math.max(largestStaleMs, outcome.staleMs);
+    return { orderId: summary.orderId, outcome };
+  });
+  return { choices, outcomes, violations, largestStaleMs };
+}
+
+function fewerFindings(run: JudgedRun, than: JudgedRun): boolean {
+  if (run.violations !== than.violations) return run.violations < than.violations;
+  return run.largestStaleMs < than.largestStaleMs;
+}
+
+function finding(
+  kind: HistoryFinding["kind"],
+  rule: HistoryRule,
+  orderId: string,
+  operations: readonly number[],
+  history: History,
+): HistoryFinding {
+  const bySent = [...operations].sort(
+    (a, b) => (history.operations[a]?.sentAt ?? 0) - (history.operations[b]?.sentAt ?? 0) || a - b,
+  );
+  return { kind, rule, orderId, operations: bySent, spec: STATE_RULE_CATALOGUE[rule].spec };
+}
+
+function findingsOf(run: JudgedRun, allowStaleMs: number, history: History): HistoryFinding[] {
+  const findings: HistoryFinding[] = [];
+  for (const { orderId, outcome } of run.outcomes) {
+    if (outcome.kind === "violation")
+      findings.push(finding("violation", outcome.rule, orderId, outcome.operations, history));
+    else if (outcome.staleMs > allowStaleMs)
+      findings.push({
+        ...finding("stale", "stale-read", orderId, outcome.operations, history),
+        staleMs: outcome.staleMs,
+      });
+  }
+  return findings;
+}
+
+/** The model never changes a record: two lists that show one order with different records break it in any order. */
+function changedRecords(summaries: readonly OrderSummary[], history: History): HistoryFinding[] {
+  return summaries
+    .filter((summary) => summary.changedRecordList !== -1)
+    .map((summary) =>
+      finding(
+        "violation",
+        "cancel-leaves-fields",
+        summary.orderId,
+        [summary.firstRecordList, summary.changedRecordList],
+        history,
+      ),
+    );
 }
 
 /**

@@ -31,6 +31,8 @@ export interface ExploreTarget {
   readonly key: string;
   /** New orders, as explore's provision hook gives them. */
   create(pending: number, shipped: number): { pending: string[]; shipped: string[] };
+  /** The id of every DELETE that reached it, as sent. */
+  readonly deletes: readonly string[];
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startExploreTarget(options: ExploreTargetOptions = {}): Pr
     url: `http://127.0.0.1:${port}/v1`,
     key: KEY,
     create: (pending, shipped) => store.create(pending, shipped),
+    deletes: store.deletes,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -69,6 +72,7 @@ export async function startExploreTarget(options: ExploreTargetOptions = {}): Pr
 }
 
 class Store {
+  readonly deletes: string[] = [];
   readonly #rows = new Map<string, Row>();
   /** Every change with its instant, for the replica that replays them late. */
   readonly #log: { at: number; id: string; status: Status }[] = [];
@@ -101,8 +105,10 @@ class Store {
     const path = (request.url ?? "").split("?")[0] ?? "";
     if (request.method === "GET" && path === "/v1/store/orders") return this.#list(response);
     const match = /^\/v1\/store\/orders\/(-?\d{1,19})$/.exec(path);
-    if (request.method === "DELETE" && match)
+    if (request.method === "DELETE" && match) {
+      this.deletes.push(match[1] as string);
       return this.#cancel(BigInt(match[1] as string).toString(), response);
+    }
     return error(response, 404, "not_found", "No such resource.");
   }
 

@@ -22,6 +22,8 @@ export interface ExploreTargetOptions {
   defect?: ExploreDefect;
   /** Cancelled orders leave the list (a valid choice); they stay by default. */
   removeCancelled?: boolean;
+  /** Each record carries the API key in a field of its own, as a careless backend might echo it. */
+  echoKey?: boolean;
   /** Where new ids start: past 2^53 by default, so that ids stay exact only if read as digits. */
   firstId?: bigint;
 }
@@ -87,7 +89,7 @@ class Store {
   create(pending: number, shipped: number): { pending: string[]; shipped: string[] } {
     const make = (status: Status) => {
       const id = (this.#nextId++).toString();
-      const record = `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":${status === "shipped"}}`;
+      const record = `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":${status === "shipped"}${this.options.echoKey ? `,"note":"${KEY}"` : ""}}`;
       this.#rows.set(id, { id, record, status });
       this.#log.push({ at: performance.now() - 10_000, id, status });
       this.#listCache = undefined;

@@ -30,7 +30,17 @@ if (!key) {
 const program = ${JSON.stringify(program)};
 const slotKinds = ${JSON.stringify(kinds)};
 const ids = process.argv[2] ? JSON.parse(process.argv[2]) : ${JSON.stringify(ids)};
-const taken = { pending: 0, shipped: 0, missing: 0 };
+${REPLAY_BODY}`;
+}
+
+/** Each slot's kind where the program uses it, null elsewhere: the failing run filled them in this order. */
+function kindsOf(slotKinds: readonly SlotKind[], program: Program): (SlotKind | null)[] {
+  const used = new Set(slotsUsed(program));
+  return slotKinds.map((kind, slot) => (used.has(slot) ? kind : null));
+}
+
+// What plays the program; it reads `program`, `slotKinds`, `ids`, `target` and `key` declared above it.
+const REPLAY_BODY = `const taken = { pending: 0, shipped: 0, missing: 0 };
 const slotIds = slotKinds.map((kind) => (kind === null ? undefined : String(ids[kind]?.[taken[kind]++] ?? "")));
 const orders = slotIds.filter(Boolean);
 const start = performance.now();
@@ -66,10 +76,3 @@ await Promise.all(
   }),
 );
 `;
-}
-
-/** Each slot's kind where the program uses it, null elsewhere: the failing run filled them in this order. */
-function kindsOf(slotKinds: readonly SlotKind[], program: Program): (SlotKind | null)[] {
-  const used = new Set(slotsUsed(program));
-  return slotKinds.map((kind, slot) => (used.has(slot) ? kind : null));
-}

@@ -7,6 +7,7 @@ import {
   startExploreTarget,
 } from "../../test-support/explore-target.ts";
 import { type ExploreOptions, type ExploreResult, explore } from "../explore/explore.ts";
+import { renderExploreJson } from "../explore/report-json.ts";
 import type { ConformanceHooks } from "../hook-types.ts";
 import { explainedByBruteForce } from "./brute-force-linearizability.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
@@ -68,7 +69,7 @@ describe("explore against backends with one concurrency defect", () => {
   ];
   for (const { defect, rule, removeCancelled } of planted) {
     it(`${defect}: found, shrunk to at most a dozen operations, and no order of them explains it`, async () => {
-      const target = await startExploreTarget({ defect, removeCancelled });
+      const target = await startExploreTarget({ defect, removeCancelled, echoKey: true });
       try {
         const result = await firstFinding({
           baseUrl: target.url,
@@ -94,6 +95,7 @@ describe("explore against backends with one concurrency defect", () => {
         // No finding without proof: an independent search over every order finds none that explains it.
         assert.equal(explainedByBruteForce(minimal.history, result.allowStaleMs), false);
         assert.equal(finding.reproduced.of, 5);
+        assert.doesNotMatch(renderExploreJson(result), new RegExp(target.key), "a record echoed the key");
         const given = new Set([...minimal.history.given.pending, ...minimal.history.given.shipped]);
         assert.ok(minimal.history.operations.every((op) => op.op === "list" || given.has(op.orderId)));
       } finally {

@@ -48,7 +48,7 @@ function findingLines(finding: ShrunkFinding, paint: (code: number, text: string
     paint(31, "FAIL: a history the spec's model cannot explain"),
     ...verdict.findings.map((one) => `  ${printable(describeFinding(one, minimal.history))}`),
     "",
-    `minimal history: ${minimal.history.operations.length} operations, ${minimal.program.length} clients, ${timeline.names.size} orders; ${reproducedText(finding)}`,
+    `minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)}`,
     `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${finding.candidatesTried} smaller programs tried; ${shrinkEndText(finding)})`,
     ...timelineLines(timeline, paint),
     `  orders: ${[...timeline.names].map(([id, name]) => `${name} = ${printable(id)}`).join(", ")}`,
@@ -85,4 +85,8 @@ function timelineLines(timeline: Timeline, paint: (code: number, text: string) =
     });
   }
   return lines;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -66,11 +66,8 @@ function labelOf(operation: HistoryOperation, history: History, name: (id: strin
   const given = [...history.given.pending, ...history.given.shipped, ...history.given.missing];
   const shown = given.filter((id) => operation.shown?.has(id)).map(name);
   const hidden = given.filter((id) => !operation.shown?.has(id)).map(name);
-  const parts = [
-    shown.length > 0 ? `shows ${shown.join(" ")}` : "shows none",
-    hidden.length > 0 ? `not ${hidden.join(" ")}` : "",
-  ];
-  return `list → ${answer}: ${parts.filter(Boolean).join(", ")}`;
+  if (shown.length === 0) return `list → ${answer}: shows none of ${hidden.join(" ")}`;
+  return `list → ${answer}: shows ${shown.join(" ")}${hidden.length > 0 ? `, not ${hidden.join(" ")}` : ""}`;
 }
 
 /** A, B, …, Z, AA, AB, … */

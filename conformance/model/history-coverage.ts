@@ -8,17 +8,27 @@ import type { History, HistoryOperation } from "./history.ts";
 import type { HistoryCoverage } from "./linearizability.ts";
 import type { OrderSummary } from "./order-summary.ts";
 
-interface Span {
-  start: number;
-  end: number;
-}
+/** Spans gathered as two columns, so that a long history costs no object per operation. */
+class Spans {
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
 
-function spanOf(operation: HistoryOperation): Span {
-  return { start: operation.sentAt, end: operation.answeredAt ?? Number.POSITIVE_INFINITY };
-}
+  add(operation: HistoryOperation): void {
+    this.starts.push(operation.sentAt);
+    this.ends.push(operation.answeredAt ?? Number.POSITIVE_INFINITY);
+  }
 
-function ascending(values: number[]): Float64Array {
-  return Float64Array.from(values).sort();
+  get size(): number {
+    return this.starts.length;
+  }
+
+  sortedStarts(): Float64Array {
+    return Float64Array.from(this.starts).sort();
+  }
+
+  sortedEnds(): Float64Array {
+    return Float64Array.from(this.ends).sort();
+  }
 }
 
 /** How many of the sorted values are below the bound. */
@@ -41,41 +51,40 @@ function pairsInSequence(firstEnds: Float64Array, secondStarts: Float64Array): n
 }
 
 /** Pairs of spans of one set that overlap: all pairs but those where one ended before the other began. */
-function overlappingPairsWithin(spans: readonly Span[]): number {
-  const all = (spans.length * (spans.length - 1)) / 2;
-  return all - pairsInSequence(ascending(spans.map((s) => s.end)), ascending(spans.map((s) => s.start)));
+function overlappingPairsWithin(spans: Spans): number {
+  const all = (spans.size * (spans.size - 1)) / 2;
+  return all - pairsInSequence(spans.sortedEnds(), spans.sortedStarts());
 }
 
 export function historyCoverage(history: History, summaries: readonly OrderSummary[]): HistoryCoverage {
-  const judged = new Set(summaries.map((summary) => summary.orderId));
-  const cancelsByOrder = new Map<string, Span[]>();
-  const lists: Span[] = [];
+  const cancelsByOrder = new Map<string, Spans>(summaries.map((summary) => [summary.orderId, new Spans()]));
+  const lists = new Spans();
+  const cancels = new Spans();
   for (const operation of history.operations) {
     if (operation.op === "list") {
       if (operation.status === 200 && operation.shown !== null && operation.answeredAt !== null)
-        lists.push(spanOf(operation));
-    } else if (judged.has(operation.orderId)) {
-      const spans = cancelsByOrder.get(operation.orderId) ?? [];
-      spans.push(spanOf(operation));
-      cancelsByOrder.set(operation.orderId, spans);
+        lists.add(operation);
+      continue;
     }
+    const spans = cancelsByOrder.get(operation.orderId);
+    if (spans === undefined) continue;
+    spans.add(operation);
+    cancels.add(operation);
   }
-  const cancels = [...cancelsByOrder.values()].flat();
-  const cancelEnds = ascending(cancels.map((s) => s.end));
-  const cancelStarts = ascending(cancels.map((s) => s.start));
+  const cancelEnds = cancels.sortedEnds();
+  const cancelStarts = cancels.sortedStarts();
   let listsConcurrentWithCancels = 0;
-  for (const list of lists) {
-    const endedBefore = countBelow(cancelEnds, list.start);
-    if (cancels.length - endedBefore - startedAfter(cancelStarts, list.end) > 0) listsConcurrentWithCancels++;
+  for (let index = 0; index < lists.size; index++) {
+    const endedBefore = countBelow(cancelEnds, lists.starts[index] as number);
+    const startedLater = startedAfter(cancelStarts, lists.ends[index] as number);
+    if (cancels.size - endedBefore - startedLater > 0) listsConcurrentWithCancels++;
   }
   let concurrentPairs = 0;
   for (const spans of cancelsByOrder.values()) concurrentPairs += overlappingPairsWithin(spans);
-  const listEnds = ascending(lists.map((s) => s.end));
-  const listStarts = ascending(lists.map((s) => s.start));
   concurrentPairs +=
-    lists.length * cancels.length -
-    pairsInSequence(listEnds, cancelStarts) -
-    pairsInSequence(cancelEnds, listStarts);
+    lists.size * cancels.size -
+    pairsInSequence(lists.sortedEnds(), cancelStarts) -
+    pairsInSequence(cancelEnds, lists.sortedStarts());
   return {
     operations: history.operations.length,
     ordersJudged: summaries.filter((summary) => summary.concerned).length,

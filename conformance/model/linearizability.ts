@@ -48,8 +48,9 @@ export interface HistoryVerdict {
   ok: boolean;
   findings: readonly HistoryFinding[];
   /**
-   * The run's open choices under which the verdict holds: every combination that explains all orders when
-   * `ok`, otherwise the one that leaves the fewest violations (then the smallest staleness).
+   * The run's open choices under which the verdict holds: every combination that explains all orders
+   * (within `allowStaleMs`; records are judged apart, the same under all), otherwise the one that leaves
+   * the fewest violations, then the smallest staleness.
    */
   choices: readonly RunChoices[];
   /** The largest staleness a list needed under the chosen choices, in ms; 0 when every list was current. */
@@ -167,11 +168,19 @@ export function describeFinding(finding: HistoryFinding, history: History): stri
 function describeOperation(index: number, orderId: string, history: History): string {
   const operation = history.operations[index];
   if (operation === undefined) return `#${index}`;
-  const what =
-    operation.op === "cancel" ? "cancel" : operation.shown?.has(orderId) ? "list with it" : "list without it";
   const status = operation.status === null ? "no answer" : String(operation.status);
+  const what =
+    operation.op === "cancel"
+      ? `cancel ${status}`
+      : `list ${status} ${operation.shown?.has(orderId) ? "with it" : "without it"}`;
   const end = operation.answeredAt === null ? "…" : formatMs(operation.answeredAt);
-  return `#${index} client ${operation.client} ${what} ${status} ${formatMs(operation.sentAt)}–${end}`;
+  return `#${index} client ${operation.client} ${what} ${formatMs(operation.sentAt)}–${end}`;
+}
+
+/** The run's open choices in words, for a report that says under which a verdict holds. */
+export function describeChoices(choices: RunChoices): string {
+  const listed = choices.cancelledOrdersListed ? "stay listed" : "leave the list";
+  return `cancelled orders ${listed}, a second cancel answers ${choices.secondCancelStatus}`;
 }
 
 function formatMs(ms: number): string {

@@ -4,7 +4,7 @@
  * linearizability.ts for why these suffice). Built in one pass over the history.
  */
 
-import type { History, HistoryOperation } from "./history.ts";
+import type { History, HistoryOperation, ListOperation } from "./history.ts";
 import { cancelStatusDecides, type OrderStatus, startingStatuses } from "./spec-model.ts";
 
 /** Operations of one observation, by index into `history.operations`; -1 when there is none. */
@@ -14,6 +14,9 @@ export interface Extremes {
   latestSent: number;
   /** The one answered first (every operation kept here was answered). */
   earliestAnswered: number;
+  /** Their instants, kept beside them so that a long history is summarised without looking them up. */
+  latestSentAt: number;
+  earliestAnsweredAt: number;
 }
 
 export interface OrderSummary {
@@ -32,22 +35,32 @@ export interface OrderSummary {
   /** The first list that showed the order, and the first that showed it with another record; -1 when none. */
   firstRecordList: number;
   changedRecordList: number;
+  /** The record the first list showed. */
+  firstRecord: string | undefined;
   /** Whether any operation concerned the order (a cancel of it, a list read whole). */
   concerned: boolean;
 }
 
 function noExtremes(): Extremes {
-  return { count: 0, latestSent: -1, earliestAnswered: -1 };
+  return {
+    count: 0,
+    latestSent: -1,
+    earliestAnswered: -1,
+    latestSentAt: Number.NEGATIVE_INFINITY,
+    earliestAnsweredAt: Number.POSITIVE_INFINITY,
+  };
 }
 
-function widen(extremes: Extremes, index: number, operations: readonly HistoryOperation[]): void {
-  const operation = operations[index] as HistoryOperation;
+function widen(extremes: Extremes, index: number, sentAt: number, answeredAt: number): void {
   extremes.count++;
-  const latest = operations[extremes.latestSent];
-  if (latest === undefined || operation.sentAt > latest.sentAt) extremes.latestSent = index;
-  const earliest = operations[extremes.earliestAnswered];
-  if (earliest === undefined || (operation.answeredAt as number) < (earliest.answeredAt as number))
+  if (sentAt > extremes.latestSentAt) {
+    extremes.latestSent = index;
+    extremes.latestSentAt = sentAt;
+  }
+  if (answeredAt < extremes.earliestAnsweredAt) {
     extremes.earliestAnswered = index;
+    extremes.earliestAnsweredAt = answeredAt;
+  }
 }
 
 function emptySummary(orderId: string, starts: readonly OrderStatus[]): OrderSummary {
@@ -62,6 +75,7 @@ function emptySummary(orderId: string, starts: readonly OrderStatus[]): OrderSum
     unshown: noExtremes(),
     firstRecordList: -1,
     changedRecordList: -1,
+    firstRecord: undefined,
     concerned: false,
   };
 }
@@ -74,11 +88,15 @@ export function summariseOrders(history: History): OrderSummary[] {
     if (!byId.has(orderId)) byId.set(orderId, emptySummary(orderId, startingStatuses(orderId, given)));
   const summaries = [...byId.values()];
   history.operations.forEach((operation, index) => {
+    if (!(operation.sentAt <= (operation.answeredAt ?? Number.POSITIVE_INFINITY)))
+      throw new RangeError(
+        `operation #${index} of the history was answered before it was sent, or has no time`,
+      );
     if (operation.op === "cancel") {
       const summary = byId.get(operation.orderId);
       if (summary !== undefined) addCancel(summary, index, history.operations);
     } else if (operation.status === 200 && operation.shown !== null && operation.answeredAt !== null) {
-      for (const summary of summaries) addList(summary, index, history);
+      for (const summary of summaries) addList(summary, index, operation, history);
     }
   });
   return summaries;
@@ -91,29 +109,22 @@ function addCancel(summary: OrderSummary, index: number, operations: readonly Hi
     const earliest = operations[summary.earliestUndecided];
     if (earliest === undefined || operation.sentAt < earliest.sentAt) summary.earliestUndecided = index;
   } else if (operation.status === 204) summary.cancelled.push(index);
-  else if (operation.status === 409) widen(summary.conflicts, index, operations);
-  else if (operation.status === 404) widen(summary.notFound, index, operations);
+  else if (operation.status === 409) widen(summary.conflicts, index, operation.sentAt, operation.answeredAt);
+  else if (operation.status === 404) widen(summary.notFound, index, operation.sentAt, operation.answeredAt);
 }
 
-function addList(summary: OrderSummary, index: number, history: History): void {
-  const operation = history.operations[index] as HistoryOperation & { op: "list" };
+function addList(summary: OrderSummary, index: number, operation: ListOperation, history: History): void {
   summary.concerned = true;
+  const answeredAt = operation.answeredAt as number;
   const record = operation.shown?.get(summary.orderId);
   if (record === undefined) {
-    widen(summary.unshown, index, history.operations);
+    widen(summary.unshown, index, operation.sentAt, answeredAt);
     return;
   }
-  widen(summary.shown, index, history.operations);
-  if (summary.firstRecordList === -1) summary.firstRecordList = index;
-  else if (
-    summary.changedRecordList === -1 &&
-    recordOf(history, summary, summary.firstRecordList) !== history.records[record]
-  )
+  widen(summary.shown, index, operation.sentAt, answeredAt);
+  if (summary.firstRecordList === -1) {
+    summary.firstRecordList = index;
+    summary.firstRecord = history.records[record];
+  } else if (summary.changedRecordList === -1 && summary.firstRecord !== history.records[record])
     summary.changedRecordList = index;
-}
-
-function recordOf(history: History, summary: OrderSummary, listIndex: number): string | undefined {
-  const operation = history.operations[listIndex] as HistoryOperation & { op: "list" };
-  const record = operation.shown?.get(summary.orderId);
-  return record === undefined ? undefined : history.records[record];
 }

@@ -30,10 +30,23 @@ export function explainedByBruteForce(history: History, staleMs: number): boolea
   const { given } = history;
   const orderIds = [...new Set([...given.pending, ...given.shipped, ...given.missing, ...given.unknown])];
   return ALL_RUN_CHOICES.some((choices) =>
-    orderIds.every((orderId) => {
-      const placed = project(history, orderId, staleMs);
-      return startingStatuses(orderId, given).some((start) => search(placed, 0, start, undefined, choices));
-    }),
+    orderIds.every((orderId) => orderExplainedByBruteForce(history, orderId, choices, staleMs)),
+  );
+}
+
+/** Whether one order's operations fit one sequence under these choices; records compared unless told not to. */
+export function orderExplainedByBruteForce(
+  history: History,
+  orderId: string,
+  choices: RunChoices,
+  staleMs: number,
+  judgeRecords = true,
+): boolean {
+  const placed = project(history, orderId, staleMs).map((one) =>
+    judgeRecords ? one : { ...one, record: undefined },
+  );
+  return startingStatuses(orderId, history.given).some((start) =>
+    search(placed, 0, start, undefined, choices),
   );
 }
 

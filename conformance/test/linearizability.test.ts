@@ -8,16 +8,14 @@ import type {
   HistoryOperation,
   ListOperation,
 } from "../model/history.ts";
-import { checkHistory, describeFinding, type HistoryVerdict } from "../model/linearizability.ts";
 import {
-  ALL_RUN_CHOICES,
-  cancelAnswer,
-  listShows,
-  type OrderStatus,
-  type RunChoices,
-  startingStatuses,
-} from "../model/spec-model.ts";
+  checkHistory,
+  describeChoices,
+  describeFinding,
+  type HistoryVerdict,
+} from "../model/linearizability.ts";
 import { explainedByBruteForce } from "./brute-force-linearizability.ts";
+import { modelRun, smallHistory } from "./generated-histories.ts";
 
 const A = "9007199254740993";
 const B = "9007199254740995";
@@ -151,6 +149,10 @@ describe("checkHistory: hand-written histories", () => {
       alike.choices.map((choices) => choices.secondCancelStatus),
       [404, 404],
     );
+    assert.deepEqual(alike.choices.map(describeChoices), [
+      "cancelled orders stay listed, a second cancel answers 404",
+      "cancelled orders leave the list, a second cancel answers 404",
+    ]);
   });
 
   it("never judges an order the run was not given", () => {
@@ -174,6 +176,17 @@ describe("checkHistory: hand-written histories", () => {
     });
   });
 
+  it("refuses a history with an operation answered before it was sent, in one line", () => {
+    assert.throws(() => checkHistory(history({ pending: [A] }, [cancel(A, 5, 4, 204)])), {
+      name: "RangeError",
+      message: "operation #0 of the history was answered before it was sent, or has no time",
+    });
+    assert.throws(
+      () => checkHistory(history({ pending: [A] }, [cancel(A, Number.NaN, null, null)])),
+      RangeError,
+    );
+  });
+
   it("says a finding in one line: rule, order, each operation and the spec's sections", () => {
     const recorded = history({ pending: [A] }, [
       cancel(A, 0, 10, 204),
@@ -184,187 +197,10 @@ describe("checkHistory: hand-written histories", () => {
     assert.ok(found);
     assert.equal(
       describeFinding(found, recorded),
-      `stale-read (stale read, stale by 20 ms): order ${A}: #0 client 0 cancel 204 0 ms–10 ms; #2 client 1 list with it 200 30 ms–40 ms (${found.spec})`,
+      `stale-read (stale read, stale by 20 ms): order ${A}: #0 client 0 cancel 204 0 ms–10 ms; #2 client 1 list 200 with it 30 ms–40 ms (${found.spec})`,
     );
   });
 });
-
-const ORDER_IDS = ["1", "2", "3"];
-const KINDS = ["pending", "shipped", "missing", "unknown"] as const;
-
-const givenOrders = fc
-  .array(fc.constantFrom(...KINDS), { minLength: 1, maxLength: 2 })
-  .map((kinds): GivenOrders => {
-    const given: Record<(typeof KINDS)[number], string[]> = {
-      pending: [],
-      shipped: [],
-      missing: [],
-      unknown: [],
-    };
-    for (const [index, kind] of kinds.entries()) given[kind].push(ORDER_IDS[index] as string);
-    return given;
-  });
-
-const span = fc.record({ sentAt: fc.integer({ min: 0, max: 12 }), length: fc.integer({ min: 0, max: 6 }) });
-
-const cancelArbitrary = fc
-  .record({
-    span,
-    orderId: fc.constantFrom(...ORDER_IDS),
-    status: fc.constantFrom<number | null>(204, 204, 409, 409, 404, 401, 500, null),
-  })
-  .map(
-    ({ span: { sentAt, length }, orderId, status }): CancelOperation => ({
-      op: "cancel",
-      client: 0,
-      orderId,
-      sentAt,
-      answeredAt: status === null ? null : sentAt + length,
-      status,
-    }),
-  );
-
-const listArbitrary = fc
-  .record({ span, shown: fc.array(fc.constantFrom(-1, -1, 0, 0, 1), { minLength: 3, maxLength: 3 }) })
-  .map(({ span: { sentAt, length }, shown }): ListOperation => {
-    const entries = ORDER_IDS.flatMap((id, index) =>
-      (shown[index] ?? -1) < 0
-        ? []
-        : ([[id, Number(id) * 2 - 2 + (shown[index] as number)]] as [string, number][]),
-    );
-    return {
-      op: "list",
-      client: 1,
-      sentAt,
-      answeredAt: sentAt + length,
-      status: 200,
-      shown: new Map(entries),
-    };
-  });
-
-const smallHistory = fc
-  .record({
-    given: givenOrders,
-    operations: fc.array(fc.oneof(cancelArbitrary, listArbitrary), { minLength: 1, maxLength: 7 }),
-  })
-  .map(
-    ({ given, operations }): History => ({
-      given,
-      records: ["a1", "a1'", "a2", "a2'", "a3", "a3'"],
-      operations,
-    }),
-  );
-
-/** Histories a deployment that follows the model gives, with lists read up to a few ms stale, then perhaps one answer changed. */
-const modelRun = fc
-  .record({
-    given: givenOrders,
-    choices: fc.constantFrom(...ALL_RUN_CHOICES),
-    unknownStarts: fc.array(fc.constantFrom<OrderStatus>("pending", "shipped", "cancelled"), {
-      minLength: 3,
-      maxLength: 3,
-    }),
-    steps: fc.array(
-      fc.record({
-        span,
-        isList: fc.boolean(),
-        orderIndex: fc.nat(2),
-        point: fc.double({ min: 0, max: 1, noNaN: true }),
-        outcome: fc.constantFrom(
-          "answered",
-          "answered",
-          "answered",
-          "refused",
-          "lost-taken",
-          "lost-not-taken",
-        ),
-        staleBy: fc.constantFrom(0, 0, 4, 8, 12),
-      }),
-      { minLength: 1, maxLength: 7 },
-    ),
-    change: fc.option(
-      fc.record({ step: fc.nat(6), status: fc.constantFrom(204, 404, 409), orderIndex: fc.nat(2) }),
-      {
-        freq: 4,
-      },
-    ),
-  })
-  .map(simulate);
-
-type ModelRunInput = {
-  given: GivenOrders;
-  choices: RunChoices;
-  unknownStarts: OrderStatus[];
-  steps: Array<{
-    span: { sentAt: number; length: number };
-    isList: boolean;
-    orderIndex: number;
-    point: number;
-    outcome: string;
-    staleBy: number;
-  }>;
-  change: { step: number; status: number; orderIndex: number } | null;
-};
-
-function simulate({ given, choices, unknownStarts, steps, change }: ModelRunInput): History {
-  const ids = [...given.pending, ...given.shipped, ...given.missing, ...given.unknown];
-  const timeline = new Map<string, Array<{ at: number; status: OrderStatus }>>();
-  for (const [index, id] of ids.entries()) {
-    const start =
-      startingStatuses(id, given).length > 1
-        ? (unknownStarts[index] as OrderStatus)
-        : startingStatuses(id, given)[0];
-    timeline.set(id, [{ at: Number.NEGATIVE_INFINITY, status: start as OrderStatus }]);
-  }
-  const statusAt = (id: string, at: number) =>
-    (timeline.get(id) ?? []).filter((entry) => entry.at <= at).at(-1)?.status ?? "absent";
-  const byPoint = steps
-    .map((step, index) => ({ ...step, index, at: step.span.sentAt + step.point * step.span.length }))
-    .sort((a, b) => a.at - b.at);
-  const operations: HistoryOperation[] = new Array(steps.length);
-  for (const step of byPoint) {
-    const { sentAt, length } = step.span;
-    if (step.isList) {
-      const shown = ids.flatMap((id, index) =>
-        listShows(statusAt(id, step.at - step.staleBy), choices) ? [[id, index * 2] as [string, number]] : [],
-      );
-      operations[step.index] = {
-        op: "list",
-        client: 1,
-        sentAt,
-        answeredAt: sentAt + length,
-        status: 200,
-        shown: new Map(shown),
-      };
-      continue;
-    }
-    const orderId = ORDER_IDS[step.orderIndex] as string;
-    const status = statusAt(orderId, step.at);
-    const takesEffect = step.outcome === "answered" || step.outcome === "lost-taken";
-    if (takesEffect && status === "pending")
-      timeline.get(orderId)?.push({ at: step.at, status: "cancelled" });
-    const lost = step.outcome.startsWith("lost");
-    const answer = step.outcome === "refused" ? 401 : cancelAnswer(status, choices);
-    operations[step.index] = cancel(orderId, sentAt, lost ? null : sentAt + length, lost ? null : answer);
-  }
-  if (change !== null) alter(operations, change);
-  return { given, records: ["a1", "a1'", "a2", "a2'", "a3", "a3'"], operations };
-}
-
-function alter(
-  operations: HistoryOperation[],
-  change: { step: number; status: number; orderIndex: number },
-): void {
-  const operation = operations[change.step % operations.length] as HistoryOperation;
-  const orderId = ORDER_IDS[change.orderIndex] as string;
-  if (operation.op === "cancel") {
-    if (operation.status !== null) operation.status = change.status;
-  } else if (operation.shown?.has(orderId)) {
-    const shown = new Map(operation.shown);
-    shown.delete(orderId);
-    operation.shown = shown;
-  } else operation.shown = new Map([...(operation.shown ?? []), [orderId, change.orderIndex * 2]]);
-}
 
 function agreesWithBruteForce(recorded: History): void {
   const verdict = checkHistory(recorded);

@@ -78,7 +78,7 @@ describe("explore against backends with one concurrency defect", () => {
           clients: 4,
           steps: 5,
           budgetMs: SEARCH_MS,
-          shrinkBudgetMs: 15_000,
+          shrinkBudgetMs: 30_000,
           replays: 3,
           finalReplays: 5,
         });

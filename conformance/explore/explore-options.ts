@@ -79,7 +79,7 @@ Exit codes: 0 nothing found within the budget, 1 a finding, 2 the run itself is 
 key, an unreachable target), with one line that says what to do.
 `;
 
-const EXPLORE_FLAGS = {
+export const EXPLORE_FLAGS = {
   "base-url": { type: "string" },
   "api-key": { type: "string" },
   "order-ids": { type: "string" },

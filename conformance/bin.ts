@@ -22,6 +22,17 @@ async function start(): Promise<number> {
     await new Promise((resolve) => process.stderr.write("", resolve));
     process.exit(code);
   }
+  if (process.argv[2] === "explore") {
+    const { EXPLORE_USAGE, parseExploreOptions } = await import("./explore/explore-options.ts");
+    const options = readCommandLine(
+      () => parseExploreOptions(process.argv.slice(3), process.env),
+      EXPLORE_USAGE,
+      "petstore-conformance explore",
+    );
+    if (typeof options === "number") return options;
+    const { exploreMain } = await import("./explore/explore-cli.ts");
+    return exploreMain(options, process.env);
+  }
   const options = readCommandLine(
     () => parseCliOptions(process.argv.slice(2), process.env),
     USAGE,

@@ -1,3 +1,10 @@
+export {
+  EXPLORE_DEFAULTS,
+  type ExploreOptions,
+  type ExploreResult,
+  explore,
+} from "./explore/explore.ts";
+export type { OrderIds } from "./explore/orders.ts";
 export type { Exchange } from "./judging/exchange.ts";
 export { DEFAULT_PROXY_PORT } from "./proxy/defaults.ts";
 export type { JudgedExchange } from "./proxy/judged-exchange.ts";
@@ -24,5 +31,6 @@ export {
   TargetUnreachableError,
 } from "./suite/runner.ts";
 export { SCENARIOS, type Scenario, type Step } from "./suite/scenarios.ts";
+export type { ProvisionedOrders, ProvisionRequest } from "./target/hook-types.ts";
 export type { ConformanceHooks, HookContext, ProvidedIds } from "./target/hooks.ts";
 export { HookError } from "./target/hooks.ts";

@@ -10,6 +10,7 @@ import { type MockProcess, startListeningProcess, startMockProcess } from "../te
 import { underAttack } from "./bench-attacks.ts";
 import { bigLists } from "./bench-big-lists.ts";
 import { checkerCost } from "./bench-checker.ts";
+import { exploreCost } from "./bench-explore.ts";
 import { judgementCost } from "./bench-judgement.ts";
 import { proxyList } from "./bench-proxy-list.ts";
 import { startup } from "./bench-startup.ts";
@@ -50,7 +51,7 @@ const { values: flags } = parseArgs({
     sections: {
       type: "string",
       default:
-        "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists,proxy-list,attacks,generated-attacks,checker",
+        "startup,throughput,side-by-side,sessions,scale,conformance,proxy,store,big-lists,proxy-list,attacks,generated-attacks,checker,explore",
     },
     // Runs of the generated attacks on the proxy (conformance/test/proxy-attacks.test.ts's long version).
     "attack-runs": { type: "string", default: "100" },
@@ -839,6 +840,7 @@ async function main(): Promise<void> {
   }
   if (chosen.has("generated-attacks")) sections.push(generatedAttacks(Number(flags["attack-runs"])));
   if (chosen.has("checker")) sections.push(checkerCost());
+  if (chosen.has("explore")) sections.push(await exploreCost());
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpu}, Node ${process.version}, with`,

@@ -25,6 +25,8 @@ export interface CliOptions {
 
 export const USAGE = `Usage: petstore-conformance --base-url URL --api-key KEY [options]
        petstore-conformance proxy --upstream URL [options]   (judges live traffic; proxy --help)
+       petstore-conformance explore --base-url URL --api-key KEY [options]
+                                       (random concurrent histories against the spec's model; explore --help)
 
 Replays the Petstore Store Orders scenarios against a /v1 deployment and checks every response against
 openapi.yaml. Nothing is cancelled unless --pending-order-id (or a hook) names an order the run may cancel.

@@ -15,10 +15,33 @@ export interface ProvidedIds {
   missingOrderId?: string;
   /** A pending order for the race scenario, cancelled by many clients at once. */
   raceOrderId?: string;
+  /** Many pending orders, for explore (which also takes pendingOrderId and raceOrderId). */
+  pending?: readonly string[];
+  /** Many shipped orders, for explore. */
+  shipped?: readonly string[];
+  /** Many ids no order has, for explore. */
+  missing?: readonly string[];
+}
+
+/** How many fresh orders explore asks a provision hook for. */
+export interface ProvisionRequest {
+  pending: number;
+  shipped: number;
+}
+
+/** Fresh orders from a provision hook, as strings of digits; fewer than asked (or none) when it has no more. */
+export interface ProvisionedOrders {
+  pending?: readonly string[];
+  shipped?: readonly string[];
 }
 
 /** A `--hooks` module's exports: provisioning before the run, clean-up or publishing after it. */
 export interface ConformanceHooks {
   beforeRun?(context: HookContext): ProvidedIds | undefined | Promise<ProvidedIds | undefined>;
   afterRun?(context: HookContext, report: Report): void | Promise<void>;
+  /** Explore: fresh orders, called as often as its search needs them. */
+  provision?(
+    context: HookContext,
+    wanted: ProvisionRequest,
+  ): ProvisionedOrders | undefined | Promise<ProvisionedOrders | undefined>;
 }

@@ -1,6 +1,6 @@
 import { type ControlClient, createControlClient } from "../../contract/control-client.ts";
 import { INT64_MAX } from "../../contract/exact-json.ts";
-import type { HookContext, ProvidedIds } from "./hook-types.ts";
+import type { HookContext, ProvidedIds, ProvisionedOrders, ProvisionRequest } from "./hook-types.ts";
 
 /**
  * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)
@@ -14,13 +14,8 @@ import type { HookContext, ProvidedIds } from "./hook-types.ts";
  * A mock started with --control-token needs PETSTORE_CONTROL_TOKEN in the environment.
  */
 export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
-  const token = process.env.PETSTORE_CONTROL_TOKEN;
-  const access = {
-    ...(context.session !== undefined ? { session: context.session } : {}),
-    ...(token ? { token } : {}),
-  };
-  const control = createControlClient(context.baseUrl, { ...access, fetch: context.fetch });
-  const [pending, shipped, missing, race] = await freeIds(control, 4);
+  const control = controlOf(context);
+  const [pending, shipped, missing, race] = await freeIds(control, 4, worldOf(context));
   const shipDate = new Date().toISOString();
   for (const id of [pending, race]) {
     await control.putOrder({
@@ -45,7 +40,35 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
     shippedOrderId: shipped as string,
     missingOrderId: missing as string,
     raceOrderId: race as string,
+    missing: [missing as string],
   };
+}
+
+/**
+ * Fresh orders for explore, as many as it asks for, created in the run's session below the ids handed out
+ * so far: explore cancels each pending order in one history only.
+ */
+export async function provision(context: HookContext, wanted: ProvisionRequest): Promise<ProvisionedOrders> {
+  const control = controlOf(context);
+  const ids = await freeIds(control, wanted.pending + wanted.shipped, worldOf(context));
+  const shipDate = new Date().toISOString();
+  const create = (id: string, status: "pending" | "shipped") =>
+    control.putOrder({ id, petId: 1, quantity: 1, shipDate, complete: status === "shipped", status });
+  await Promise.all(ids.map((id, at) => create(id, at < wanted.pending ? "pending" : "shipped")));
+  return { pending: ids.slice(0, wanted.pending), shipped: ids.slice(wanted.pending) };
+}
+
+function worldOf(context: HookContext): string {
+  return `${context.baseUrl} ${context.session ?? ""}`;
+}
+
+function controlOf(context: HookContext): ControlClient {
+  const token = process.env.PETSTORE_CONTROL_TOKEN;
+  const access = {
+    ...(context.session !== undefined ? { session: context.session } : {}),
+    ...(token ? { token } : {}),
+  };
+  return createControlClient(context.baseUrl, { ...access, fetch: context.fetch });
 }
 
 /**
@@ -53,10 +76,17 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
  * each asked of the control API by itself: a world may hold millions of orders, and reading them all to
  * find four free ids would cost the mock and the run as much as the world is large.
  */
-async function freeIds(control: ControlClient, count: number): Promise<string[]> {
+async function freeIds(control: ControlClient, count: number, world: string): Promise<string[]> {
   const free: string[] = [];
-  for (let id = INT64_MAX; free.length < count; id--) {
+  const from = lowestHandedOut.get(world) ?? INT64_MAX;
+  let id = from;
+  for (; free.length < count; id--) {
     if ((await control.order(id)) === undefined) free.push(id.toString());
   }
+  lowestHandedOut.set(world, id);
   return free;
 }
+
+// Where the next search for free ids starts, per mock and session: an id handed out once is not handed
+// out again while it is still free (an order explore was told is missing, a provisioned order not yet made).
+const lowestHandedOut = new Map<string, bigint>();

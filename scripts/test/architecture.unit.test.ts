@@ -91,7 +91,8 @@ describe("the layout's promises", () => {
   });
 
   it("keeps the judge's folders in their layers: each imports only the folders below it", () => {
-    // Lowest first. The suite and the proxy stand side by side above the target and never import each other.
+    // Lowest first. The suite, the proxy and explore stand side by side above the target and never import
+    // one another.
     const layers: Record<string, number> = {
       model: 0,
       reports: 1,
@@ -99,6 +100,7 @@ describe("the layout's promises", () => {
       target: 3,
       suite: 4,
       proxy: 4,
+      explore: 4,
     };
     const folderOf = (path: string) => path.split("/")[1] ?? "";
     const upward = sources

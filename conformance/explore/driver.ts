@@ -1,0 +1,168 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ValidateFunction } from "ajv";
+import type { FlatRecordPlan } from "../../contract/flat-record.ts";
+import type { ListReading } from "../judging/identical-readings.ts";
+import { ListJudge, type ListVerdict, type ReaderLimits } from "../judging/list-judge.ts";
+import type { History, HistoryOperation } from "../model/history.ts";
+import type { HttpClient } from "../target/http-client.ts";
+import type { Program, SlotKind } from "./program.ts";
+
+/** What every run of a search shares: the way to the target and how a list is read. */
+export interface Driver {
+  client: HttpClient;
+  apiKey: string;
+  validateOrder: ValidateFunction;
+  orderPlan: FlatRecordPlan | undefined;
+  readerLimits?: ReaderLimits | undefined;
+  /** Spaces requests to at most --max-rate a second, across every client and run. */
+  pace: () => Promise<void>;
+}
+
+/** The ids a run's slots hold: undefined for a slot it has no order for (its cancels are not sent). */
+export interface SlotOrders {
+  kinds: readonly SlotKind[];
+  ids: readonly (string | undefined)[];
+}
+
+/**
+ * Plays one program: its clients at once, each step after its pause, every answer recorded with the
+ * instants it was sent and complete, and for a list the run's orders it showed with their exact records.
+ */
+export async function playProgram(driver: Driver, program: Program, slots: SlotOrders): Promise<History> {
+  const watched = new Set(slots.ids.filter((id): id is string => id !== undefined));
+  const records = new Records();
+  const operations: HistoryOperation[] = [];
+  const start = performance.now();
+  const since = () => performance.now() - start;
+  await Promise.all(
+    program.map(async (steps, client) => {
+      for (const step of steps) {
+        if (step.wait > 0) await sleep(step.wait);
+        const orderId = step.action.op === "cancel" ? slots.ids[step.action.slot] : undefined;
+        if (step.action.op === "cancel" && orderId === undefined) continue;
+        await driver.pace();
+        const sentAt = since();
+        const operation =
+          orderId === undefined
+            ? await list(driver, watched, records, client, sentAt, since)
+            : await cancel(driver, orderId, client, sentAt, since);
+        operations.push(operation);
+      }
+    }),
+  );
+  operations.sort((a, b) => a.sentAt - b.sentAt);
+  return { given: givenOf(slots), records: records.table, operations };
+}
+
+function givenOf(slots: SlotOrders): History["given"] {
+  const of = (kind: SlotKind) => [
+    ...new Set(slots.ids.filter((id, at): id is string => id !== undefined && slots.kinds[at] === kind)),
+  ];
+  return { pending: of("pending"), shipped: of("shipped"), missing: of("missing"), unknown: [] };
+}
+
+function authorization(driver: Driver): Record<string, string> {
+  return { authorization: `Bearer ${driver.apiKey}` };
+}
+
+/**
+ * An answer's status as the model reads it; null for none. A 429 still refused after its retries is no
+ * answer either: the deployment may or may not have done it, and the model allows both.
+ */
+function answered(status: number | undefined): number | null {
+  return status === undefined || status === 429 ? null : status;
+}
+
+async function cancel(
+  driver: Driver,
+  orderId: string,
+  client: number,
+  sentAt: number,
+  since: () => number,
+): Promise<HistoryOperation> {
+  const exchange = await driver.client.send("DELETE", `/store/orders/${orderId}`, authorization(driver));
+  const status = answered(exchange.response?.status);
+  return { op: "cancel", client, orderId, sentAt, answeredAt: status === null ? null : since(), status };
+}
+
+async function list(
+  driver: Driver,
+  watched: ReadonlySet<string>,
+  records: Records,
+  client: number,
+  sentAt: number,
+  since: () => number,
+): Promise<HistoryOperation> {
+  const exchange = await driver.client.send("GET", "/store/orders", authorization(driver), {
+    listJudge: () => listReading(driver, watched),
+  });
+  const status = answered(exchange.response?.status);
+  const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
+  const shown =
+    status === 200 && verdict && readWhole(verdict) ? shownOrders(verdict, watched, records) : null;
+  return { op: "list", client, sentAt, answeredAt: status === null ? null : since(), status, shown };
+}
+
+function listReading(driver: Driver, watched: ReadonlySet<string>): ListReading {
+  const judge = new ListJudge({
+    validateOrder: driver.validateOrder,
+    orderPlan: driver.orderPlan,
+    watch: watched,
+    ...driver.readerLimits,
+  });
+  return { write: (chunk) => judge.write(chunk), end: () => judge.end(), abandon: () => judge.drop() };
+}
+
+/** A list says which orders exist only when it was read to its end as an array of orders with int64 ids. */
+function readWhole(verdict: ListVerdict): boolean {
+  return (
+    verdict.syntax === undefined &&
+    verdict.limit === undefined &&
+    verdict.notArray === undefined &&
+    verdict.indexLimit === undefined &&
+    verdict.partial === undefined &&
+    verdict.unindexed === 0
+  );
+}
+
+function shownOrders(
+  verdict: ListVerdict,
+  watched: ReadonlySet<string>,
+  records: Records,
+): Map<string, number> {
+  const shown = new Map<string, number>();
+  for (const id of watched) {
+    const record = verdict.records.get(id);
+    if (record !== undefined && verdict.orders.has(id)) shown.set(id, records.intern(record));
+  }
+  return shown;
+}
+
+/** Record texts, each kept once. */
+class Records {
+  readonly table: string[] = [];
+  readonly #places = new Map<string, number>();
+
+  intern(text: string): number {
+    let place = this.#places.get(text);
+    if (place === undefined) {
+      place = this.table.length;
+      this.table.push(text);
+      this.#places.set(text, place);
+    }
+    return place;
+  }
+}
+
+/** At most `perSecond` requests a second, spaced evenly; unbounded when undefined. */
+export function pacing(perSecond: number | undefined): () => Promise<void> {
+  if (perSecond === undefined) return async () => {};
+  const gap = 1000 / perSecond;
+  let next = 0;
+  return async () => {
+    const now = performance.now();
+    const at = Math.max(now, next);
+    next = at + gap;
+    if (at > now) await sleep(at - now);
+  };
+}

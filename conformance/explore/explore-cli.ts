@@ -1,0 +1,59 @@
+import { randomInt } from "node:crypto";
+import { printable } from "../../common/printable.ts";
+import { writeWholeFile } from "../../common/whole-file.ts";
+import { HookError } from "../target/hooks.ts";
+import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
+import { type ExploreResult, explore } from "./explore.ts";
+import type { ExploreCliOptions, ExploreReporterName } from "./explore-options.ts";
+
+/** `petstore-conformance explore`: 0 nothing found, 1 a finding, 2 the run itself is wrong. */
+export async function exploreMain(options: ExploreCliOptions, env: NodeJS.ProcessEnv): Promise<number> {
+  const seed = options.run.seed ?? randomInt(2 ** 31);
+  // Said first, so that a run stopped half-way can still be repeated.
+  process.stderr.write(`explore: seed ${seed}\n`);
+  let result: ExploreResult;
+  try {
+    result = await explore({ ...options.run, seed });
+  } catch (error) {
+    if (
+      error instanceof ConformanceUsageError ||
+      error instanceof TargetUnreachableError ||
+      error instanceof HookError
+    ) {
+      process.stderr.write(`error: ${printable(error.message)}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  let unwritten = 0;
+  for (const reporter of options.reporters) {
+    if (reporter.file === undefined) continue;
+    try {
+      writeWholeFile(reporter.file, await render(result, reporter.name, false));
+    } catch (error) {
+      unwritten++;
+      process.stderr.write(
+        `error: cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
+      );
+    }
+  }
+  const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
+  process.stdout.write(await render(result, toStdout, process.stdout.isTTY === true && !env.NO_COLOR));
+  if (unwritten > 0) return 2;
+  return result.finding ? 1 : 0;
+}
+
+async function render(result: ExploreResult, reporter: ExploreReporterName, color: boolean): Promise<string> {
+  switch (reporter) {
+    case "json":
+      return (await import("./report-json.ts")).renderExploreJson(result);
+    case "junit":
+      return (await import("./report-junit.ts")).renderExploreJunit(result);
+    case "html":
+      return (await import("./report-html.ts")).renderExploreHtml(result);
+    case "script":
+      return (await import("./report-script.ts")).renderExploreScript(result);
+    case "pretty":
+      return (await import("./report-pretty.ts")).renderExplorePretty(result, { color });
+  }
+}

@@ -1,0 +1,263 @@
+import { randomInt } from "node:crypto";
+import type { ValidateFunction } from "ajv";
+import { builtInContract } from "../../contract/built-in.ts";
+import type { Contract } from "../../contract/contract.ts";
+import { SESSION_NAME } from "../../contract/session.ts";
+import type { ReaderLimits } from "../judging/list-judge.ts";
+import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
+import { headerSecrets } from "../target/credentials.ts";
+import type { ConformanceHooks, HookContext } from "../target/hook-types.ts";
+import { loadHooks, runHook } from "../target/hooks.ts";
+import { createHttpClient, type HttpClient, type TlsOptions } from "../target/http-client.ts";
+import { maskedHeaders } from "../target/masked-headers.ts";
+import { ignoredProxyVariables } from "../target/proxy-env.ts";
+import { keyRefused, runProblem } from "../target/run-problems.ts";
+import { secretHider } from "../target/secret-hider.ts";
+import {
+  ConformanceUsageError,
+  DEFAULT_TIMEOUT_MS,
+  parseTargetUrl,
+  routeTo,
+  TargetUnreachableError,
+  targetWarnings,
+} from "../target/target.ts";
+import { type Driver, pacing } from "./driver.ts";
+import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
+import { type SlotKind, slotPlan } from "./program.ts";
+import { type PlayedHistory, type SearchResult, type SearchSettings, search } from "./search.ts";
+
+export interface ExploreOptions {
+  /** The deployment's base address, ending in /v1. */
+  baseUrl: string;
+  apiKey: string;
+  /** Orders to work on (`--order-ids FILE`); a hook's are added to them. */
+  orderIds?: OrderIds;
+  /** A module path, "mock-control", or the hooks: beforeRun may return arrays of ids, provision makes more. */
+  hooks?: string | ConformanceHooks;
+  /** Clients at once (default 8). */
+  clients?: number;
+  /** Steps of one client at most (default 6). */
+  steps?: number;
+  /** Longest pause before a step, in ms (default 20). */
+  maxWaitMs?: number;
+  /** Programs come from it; random (and printed) when absent. */
+  seed?: number;
+  /** How long the search runs (default 60 s). */
+  budgetMs?: number;
+  /** How long shrinking a finding may take (default 60 s). */
+  shrinkBudgetMs?: number;
+  /** Runs of each smaller candidate while shrinking (default 5). */
+  replays?: number;
+  /** Runs of the minimal program at the end (default 10). */
+  finalReplays?: number;
+  /** Requests a second at most, across all clients (default: no cap). */
+  maxRate?: number;
+  /** Lists may be this stale (bounded staleness, read replicas); 0 by default: a stale read is a finding. */
+  allowStaleMs?: number;
+  session?: string;
+  headers?: Readonly<Record<string, string>>;
+  showHeaders?: readonly string[];
+  tls?: TlsOptions;
+  proxy?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  deadlineMs?: number;
+  maxRetries?: number;
+  maxRetryWaitMs?: number;
+  maxBodyBytes?: number;
+  readerLimits?: ReaderLimits;
+  contract?: Contract;
+  /** How messages name the settings (the command's flags, or these options). */
+  settingNames?: SettingNames;
+  /** How messages name `orderIds` (the command: --order-ids FILE). */
+  orderIdsName?: string;
+}
+
+export interface ExploreResult extends SearchResult {
+  target: string;
+  startedAt: string;
+  durationMs: number;
+  warnings: string[];
+  clients: number;
+  budgetMs: number;
+  allowStaleMs: number;
+  /** What each slot a program names held: the reproduction script fills them the same way. */
+  slotKinds: readonly SlotKind[];
+}
+
+export const EXPLORE_DEFAULTS = {
+  clients: 8,
+  steps: 6,
+  maxWaitMs: 20,
+  budgetMs: 60_000,
+  shrinkBudgetMs: 60_000,
+  replays: 5,
+  finalReplays: 10,
+};
+
+const DEFAULT_MAX_RETRIES = 5;
+const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
+
+/**
+ * Random concurrent programs of lists and cancels against the orders the run was given, each history
+ * checked against the spec's model; a failing one is shrunk to a minimal program. Throws
+ * ConformanceUsageError, TargetUnreachableError or HookError when the run itself is wrong.
+ */
+export async function explore(options: ExploreOptions): Promise<ExploreResult> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const names = options.settingNames ?? RUN_OPTION_NAMES;
+  const prepared = await prepare(options, names);
+  const client = await openClient(options, prepared);
+  try {
+    await probe(client, options.apiKey, prepared);
+    const supply = await supplyOf(options, prepared);
+    const contract = options.contract ?? builtInContract();
+    const driver: Driver = {
+      client,
+      apiKey: options.apiKey,
+      validateOrder: contract.schema("Order") as ValidateFunction,
+      orderPlan: contract.flatPlan("Order"),
+      readerLimits: options.readerLimits,
+      pace: pacing(options.maxRate),
+    };
+    const settings = searchSettings(options, supply);
+    const result = await search(driver, supply, settings);
+    hideSecretsIn(result, prepared.secrets);
+    return {
+      ...result,
+      target: prepared.baseUrl.href,
+      startedAt,
+      durationMs: Math.round(performance.now() - started),
+      warnings: prepared.warnings,
+      clients: settings.shape.clients,
+      budgetMs: settings.budgetMs,
+      allowStaleMs: settings.allowStaleMs,
+      slotKinds: settings.shape.slots.kinds,
+    };
+  } finally {
+    client.close();
+  }
+}
+
+interface Prepared {
+  baseUrl: URL;
+  route: ReturnType<typeof routeTo>;
+  masked: ReturnType<typeof maskedHeaders>;
+  hooks: ConformanceHooks;
+  hookContext: HookContext;
+  secrets: string[];
+  warnings: string[];
+  names: SettingNames;
+}
+
+async function prepare(options: ExploreOptions, names: SettingNames): Promise<Prepared> {
+  const baseUrl = parseTargetUrl(options.baseUrl, names);
+  if (!options.apiKey) throw new ConformanceUsageError(`an API key is required: ${names.apiKey}`);
+  if (options.session !== undefined && !SESSION_NAME.test(options.session))
+    throw new ConformanceUsageError(
+      `${names.session} must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'`,
+    );
+  const env = options.env ?? process.env;
+  const route = routeTo(baseUrl, env, options.proxy, names);
+  const masked = maskedHeaders(options.headers, options.showHeaders, names);
+  const hooks =
+    typeof options.hooks === "string" ? await loadHooks(options.hooks, names.hooks) : (options.hooks ?? {});
+  const hookContext: HookContext = {
+    baseUrl: baseUrl.href,
+    apiKey: options.apiKey,
+    ...(options.session !== undefined ? { session: options.session } : {}),
+    fetch: globalThis.fetch,
+  };
+  const secrets = [
+    options.apiKey,
+    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
+    env.PETSTORE_CONTROL_TOKEN ?? "",
+    process.env.PETSTORE_CONTROL_TOKEN ?? "",
+  ].filter((secret) => secret !== "");
+  const warnings = [
+    ...ignoredProxyVariables(env),
+    ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),
+  ];
+  return { baseUrl, route, masked, hooks, hookContext, secrets, warnings, names };
+}
+
+function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient> {
+  return createHttpClient(run.baseUrl, {
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
+    commonHeaders: {
+      ...options.headers,
+      ...(options.session !== undefined ? { "x-mock-session": options.session } : {}),
+    },
+    secretHeaders: run.masked.names,
+    replaySecrets: new Map([
+      [options.apiKey, API_KEY_VARIABLE],
+      ...run.masked.entries.map(([name, value]): [string, string] => [value, headerVariable(name)]),
+    ]),
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(run.route.proxy ? { proxy: run.route.proxy } : {}),
+    retry: {
+      max: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
+    },
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    names: run.names,
+  });
+}
+
+/** One list before anything else: a target that cannot be reached or refuses the key stops the run (exit 2). */
+async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<void> {
+  const exchange = await client.send("GET", "/store/orders", { authorization: `Bearer ${apiKey}` });
+  const problem =
+    runProblem(exchange, run.baseUrl, run.route, run.names) ?? keyRefused(exchange, run.baseUrl, run.names);
+  if (problem) throw new TargetUnreachableError(problem);
+}
+
+async function supplyOf(options: ExploreOptions, run: Prepared): Promise<OrderSupply> {
+  const provided = await runHook("beforeRun", () => run.hooks.beforeRun?.(run.hookContext), run.secrets);
+  const fromHook = idsFromHook(provided ?? undefined);
+  const given = options.orderIds;
+  const ids: OrderIds = {
+    pending: [...(given?.pending ?? []), ...fromHook.pending],
+    shipped: [...(given?.shipped ?? []), ...fromHook.shipped],
+    missing: [...(given?.missing ?? []), ...fromHook.missing],
+  };
+  if (ids.pending.length === 0 && run.hooks.provision === undefined) {
+    const file = options.orderIdsName ?? "orderIds";
+    throw new ConformanceUsageError(
+      `explore has no pending order to cancel: give some in ${file} ({"pending": ["…"]}), or ${run.names.hooks} a module whose beforeRun returns { pending: [...] } or that exports provision() (mock-control does, against this project's mock)`,
+    );
+  }
+  return createOrderSupply(ids, run.hooks, run.hookContext, run.secrets);
+}
+
+function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSettings {
+  return {
+    seed: options.seed ?? randomInt(2 ** 31),
+    shape: {
+      clients: options.clients ?? EXPLORE_DEFAULTS.clients,
+      steps: options.steps ?? EXPLORE_DEFAULTS.steps,
+      maxWaitMs: options.maxWaitMs ?? EXPLORE_DEFAULTS.maxWaitMs,
+      slots: slotPlan(supply.hasShipped, supply.missing.length > 0),
+    },
+    budgetMs: options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs,
+    shrinkBudgetMs: options.shrinkBudgetMs ?? EXPLORE_DEFAULTS.shrinkBudgetMs,
+    replays: options.replays ?? EXPLORE_DEFAULTS.replays,
+    finalReplays: options.finalReplays ?? EXPLORE_DEFAULTS.finalReplays,
+    allowStaleMs: options.allowStaleMs ?? 0,
+  };
+}
+
+/** Records come from the target, which may echo the key or a masked header: never in a report. */
+function hideSecretsIn(result: SearchResult, secrets: readonly string[]): void {
+  const hide = secretHider(secrets);
+  const clean = (played: PlayedHistory) => {
+    (played.history as { records: readonly string[] }).records = played.history.records.map(hide);
+  };
+  if (result.finding) {
+    clean(result.finding.original);
+    clean(result.finding.minimal);
+  }
+}

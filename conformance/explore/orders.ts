@@ -1,0 +1,157 @@
+import { FileRefused, readBoundedFile } from "../../common/bounded-file.ts";
+import { isInt64 } from "../../contract/exact-json.ts";
+import type {
+  ConformanceHooks,
+  HookContext,
+  ProvidedIds,
+  ProvisionedOrders,
+  ProvisionRequest,
+} from "../target/hook-types.ts";
+import { HookError, runHook } from "../target/hooks.ts";
+import { ConformanceUsageError } from "../target/target.ts";
+
+/** The orders given in `--order-ids FILE`, or by a hook: strings of digits. */
+export interface OrderIds {
+  pending: readonly string[];
+  shipped: readonly string[];
+  missing: readonly string[];
+}
+
+/**
+ * Where explore's orders come from. Pending orders are handed out once each (a history cancels them);
+ * shipped orders are handed out fresh while there are, then again (a deployment that keeps its rule leaves
+ * them as they were); missing ids are reused. Explore never names an id that did not come from here.
+ */
+export interface OrderSupply {
+  /** `count` pending orders never handed out before, or undefined when there are no longer that many. */
+  pending(count: number): Promise<string[] | undefined>;
+  /** `count` shipped orders (none when none were given). */
+  shipped(count: number): Promise<string[]>;
+  readonly missing: readonly string[];
+  readonly hasShipped: boolean;
+  /** Pending orders handed out so far. */
+  readonly used: number;
+}
+
+// Asked of a provision hook at once, so that a run does not call it once per history.
+const PROVISION_BATCH = 32;
+const MAX_IDS_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The ids of `--order-ids FILE`: `{ "pending": [...], "shipped": [...], "missing": [...] }`. */
+export function readOrderIdsFile(path: string, flag: string): OrderIds {
+  let text: string;
+  try {
+    text = readBoundedFile(path, MAX_IDS_FILE_BYTES, "a JSON file of order ids");
+  } catch (error) {
+    if (error instanceof FileRefused) throw new ConformanceUsageError(`${flag} ${path}: ${error.message}`);
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConformanceUsageError(`${flag} ${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new ConformanceUsageError(
+      `${flag} ${path} must hold { "pending": [...], "shipped": [...], "missing": [...] }`,
+    );
+  const record = value as Record<string, unknown>;
+  const field = (name: keyof OrderIds) =>
+    checkedIds(record[name], `${flag} ${path}: ${name}`, ConformanceUsageError);
+  return { pending: field("pending"), shipped: field("shipped"), missing: field("missing") };
+}
+
+/** Ids as canonical digits, each an int64; absent is none. */
+function checkedIds(value: unknown, where: string, Failure: new (message: string) => Error): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new Failure(`${where} must be an array of strings of digits`);
+  return value.map((id, at) => {
+    if (typeof id !== "string" || !/^-?\d{1,20}$/.test(id) || !isInt64(BigInt(id)))
+      throw new Failure(
+        `${where}[${at}] must be a string of digits within int64 (got ${JSON.stringify(String(id)).slice(0, 40)})`,
+      );
+    return BigInt(id).toString();
+  });
+}
+
+/** What a beforeRun hook gave: its arrays and its single ids together. */
+export function idsFromHook(provided: ProvidedIds | undefined): OrderIds {
+  const single = (id: string | undefined) => (id === undefined ? [] : [id]);
+  const hook = "the beforeRun hook's";
+  return {
+    pending: checkedIds(
+      [...(provided?.pending ?? []), ...single(provided?.pendingOrderId), ...single(provided?.raceOrderId)],
+      `${hook} pending`,
+      HookError,
+    ),
+    shipped: checkedIds(
+      [...(provided?.shipped ?? []), ...single(provided?.shippedOrderId)],
+      `${hook} shipped`,
+      HookError,
+    ),
+    missing: checkedIds(
+      [...(provided?.missing ?? []), ...single(provided?.missingOrderId)],
+      `${hook} missing`,
+      HookError,
+    ),
+  };
+}
+
+/** A supply from ids given, topped up by the provision hook when there is one. */
+export function createOrderSupply(
+  given: OrderIds,
+  hooks: ConformanceHooks,
+  context: HookContext,
+  secrets: readonly string[],
+): OrderSupply {
+  const pending = [...new Set(given.pending)];
+  const freshShipped = [...new Set(given.shipped)];
+  const allShipped = [...freshShipped];
+  const handedOut = new Set<string>();
+  let used = 0;
+  let provisionDry = hooks.provision === undefined;
+  const provision = async (wanted: ProvisionRequest) => {
+    const got = await runHook("provision", () => hooks.provision?.(context, wanted), secrets);
+    const ids = provisioned(got);
+    if (ids.pending.length === 0 && ids.shipped.length === 0) provisionDry = true;
+    for (const id of ids.pending) if (!handedOut.has(id)) pending.push(id);
+    for (const id of ids.shipped) {
+      freshShipped.push(id);
+      allShipped.push(id);
+    }
+  };
+  return {
+    async pending(count) {
+      while (pending.length < count && !provisionDry)
+        await provision({ pending: Math.max(count, PROVISION_BATCH), shipped: 0 });
+      if (pending.length < count) return undefined;
+      const taken = pending.splice(0, count);
+      for (const id of taken) handedOut.add(id);
+      used += count;
+      return taken;
+    },
+    async shipped(count) {
+      if (freshShipped.length < count && !provisionDry)
+        await provision({ pending: 0, shipped: Math.max(count, PROVISION_BATCH) });
+      if (freshShipped.length >= count) return freshShipped.splice(0, count);
+      if (allShipped.length === 0) return [];
+      return Array.from({ length: count }, (_, at) => allShipped[at % allShipped.length] as string);
+    },
+    missing: [...new Set(given.missing)],
+    get hasShipped() {
+      return allShipped.length > 0 || hooks.provision !== undefined;
+    },
+    get used() {
+      return used;
+    },
+  };
+}
+
+function provisioned(got: ProvisionedOrders | undefined): OrderIds {
+  return {
+    pending: checkedIds(got?.pending, "the provision hook's pending", HookError),
+    shipped: checkedIds(got?.shipped, "the provision hook's shipped", HookError),
+    missing: [],
+  };
+}

@@ -1,0 +1,92 @@
+import { printable } from "../../common/printable.ts";
+import { describeFinding } from "../model/linearizability.ts";
+import type { ExploreResult } from "./explore.ts";
+import { stepCount } from "./program.ts";
+import type { ShrunkFinding } from "./search.ts";
+import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
+
+const BAR_COLUMNS = 48;
+
+/** The terminal's report: what was searched and covered, and a finding's minimal history as a timeline. */
+export function renderExplorePretty(result: ExploreResult, { color }: { color: boolean }): string {
+  const paint = (code: number, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const lines = [
+    `petstore-conformance explore ${printable(result.target)}`,
+    `seed ${result.seed} (--seed ${result.seed} plays the same programs), ${result.clients} clients at most`,
+    ...result.warnings.map((warning) => paint(33, `warning: ${printable(warning)}`)),
+    endedLine(result),
+    coverageLine(result),
+  ];
+  if (result.allowStaleMs > 0 || result.largestStaleMs > 0)
+    lines.push(
+      `largest staleness a list needed: ${formatMs(result.largestStaleMs)}${result.allowStaleMs > 0 ? ` (allowed: ${formatMs(result.allowStaleMs)})` : ""}`,
+    );
+  if (result.finding) lines.push("", ...findingLines(result.finding, paint));
+  else lines.push("", paint(32, "PASS: no history the spec's model cannot explain was found"));
+  return `${lines.join("\n")}\n`;
+}
+
+function endedLine(result: ExploreResult): string {
+  const searched = `searched ${formatMs(result.durationMs)}`;
+  if (result.ended === "budget") return `${searched}: the budget (${formatMs(result.budgetMs)}) was spent`;
+  if (result.ended === "orders")
+    return `${searched}: the orders given were used up before the budget was spent`;
+  return `${searched}: stopped at a finding`;
+}
+
+export function coverageLine(result: ExploreResult): string {
+  const c = result.coverage;
+  return `covered ${c.histories} histories, ${c.operations} operations, ${c.orders} orders, up to ${c.clients} clients; overlap: ${c.concurrentPairs} pairs of concurrent operations on one order, ${c.listsConcurrentWithCancels} lists concurrent with a cancel`;
+}
+
+function findingLines(finding: ShrunkFinding, paint: (code: number, text: string) => string): string[] {
+  const { minimal } = finding;
+  const verdict = minimal.verdict;
+  const involved = new Set(verdict.findings.flatMap((one) => one.operations));
+  const timeline = timelineOf(minimal.history, involved);
+  return [
+    paint(31, "FAIL: a history the spec's model cannot explain"),
+    ...verdict.findings.map((one) => `  ${printable(describeFinding(one, minimal.history))}`),
+    "",
+    `minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)}`,
+    `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${finding.candidatesTried} smaller programs tried; ${shrinkEndText(finding)})`,
+    ...timelineLines(timeline, paint),
+    `  orders: ${[...timeline.names].map(([id, name]) => `${name} = ${printable(id)}`).join(", ")}`,
+  ];
+}
+
+export function reproducedText(finding: ShrunkFinding): string {
+  return `failed ${finding.reproduced.failed} of ${finding.reproduced.of} replays`;
+}
+
+export function shrinkEndText(finding: ShrunkFinding): string {
+  if (finding.shrinkEnded === "minimal") return "1-minimal: without any one step every try passed";
+  if (finding.shrinkEnded === "budget") return "shrinking stopped at its budget, smaller may exist";
+  return "shrinking stopped when the orders ran out, smaller may exist";
+}
+
+/** One row per operation, grouped by lane: a bar from send to answer on a common scale, then what it was. */
+function timelineLines(timeline: Timeline, paint: (code: number, text: string) => string): string[] {
+  const scale = BAR_COLUMNS / Math.max(timeline.endMs, 1);
+  const column = (ms: number) => Math.min(BAR_COLUMNS - 1, Math.floor(ms * scale));
+  const lines = [
+    `  ${"".padEnd(9)}0 ms${" ".repeat(BAR_COLUMNS - 8)}${formatMs(timeline.endMs).padStart(8)}`,
+  ];
+  for (const lane of timeline.lanes) {
+    lane.bars.forEach((bar, at) => {
+      const from = column(bar.fromMs);
+      const to = bar.toMs === null ? BAR_COLUMNS - 1 : Math.max(from, column(bar.toMs));
+      const body = bar.toMs === null ? "·".repeat(to - from + 1) : "=".repeat(to - from + 1);
+      const drawn = `${" ".repeat(from)}${body}`.padEnd(BAR_COLUMNS);
+      const name = at === 0 ? `client ${lane.client}` : "";
+      const text = `#${bar.index} ${bar.label} (${formatMs(bar.fromMs)}–${bar.toMs === null ? "…" : formatMs(bar.toMs)})`;
+      const row = `  ${name.padEnd(9)}|${drawn}| ${printable(text)}`;
+      lines.push(bar.involved ? paint(31, row) : row);
+    });
+  }
+  return lines;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

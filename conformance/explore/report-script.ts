@@ -1,0 +1,78 @@
+import type { ExploreResult } from "./explore.ts";
+import { type Program, type SlotKind, slotsUsed } from "./program.ts";
+
+/**
+ * A plain Node script (no dependency) that plays the minimal program again with the same concurrency: one
+ * lane per client, each step after its pause, every answer printed with its instants. The key is read from
+ * PETSTORE_API_KEY, never written into it; fresh orders are given as a JSON argument.
+ */
+export function renderExploreScript(result: ExploreResult): string {
+  const finding = result.finding;
+  if (!finding) return "// explore found nothing: there is no program to play again.\n";
+  const program: Program = finding.minimal.program;
+  const kinds = kindsOf(result.slotKinds, program);
+  const given = finding.minimal.history.given;
+  const ids = { pending: given.pending, shipped: given.shipped, missing: given.missing };
+  return `#!/usr/bin/env node
+// Plays again the minimal program petstore-conformance explore found (seed ${result.seed}), with the same
+// concurrency: each client's steps in order, each after its pause, all clients at once.
+//
+//   PETSTORE_API_KEY=… node ${"this-script.mjs"} ['{"pending":["…"],"shipped":["…"],"missing":["…"]}']
+//
+// PETSTORE_BASE_URL overrides the target. Without the argument it uses the orders of the failing run, which
+// that run has cancelled already: give fresh pending orders to see the failure again.
+const target = process.env.PETSTORE_BASE_URL || ${JSON.stringify(result.target)};
+const key = process.env.PETSTORE_API_KEY;
+if (!key) {
+  console.error("set PETSTORE_API_KEY to the API key");
+  process.exit(2);
+}
+const program = ${JSON.stringify(program)};
+const slotKinds = ${JSON.stringify(kinds)};
+const ids = process.argv[2] ? JSON.parse(process.argv[2]) : ${JSON.stringify(ids)};
+${REPLAY_BODY}`;
+}
+
+/** Each slot's kind where the program uses it, null elsewhere: the failing run filled them in this order. */
+function kindsOf(slotKinds: readonly SlotKind[], program: Program): (SlotKind | null)[] {
+  const used = new Set(slotsUsed(program));
+  return slotKinds.map((kind, slot) => (used.has(slot) ? kind : null));
+}
+
+// What plays the program; it reads `program`, `slotKinds`, `ids`, `target` and `key` declared above it.
+const REPLAY_BODY = `const taken = { pending: 0, shipped: 0, missing: 0 };
+const slotIds = slotKinds.map((kind) => (kind === null ? undefined : String(ids[kind]?.[taken[kind]++] ?? "")));
+const orders = slotIds.filter(Boolean);
+const start = performance.now();
+const since = () => (performance.now() - start).toFixed(1);
+const base = target.replace(/\\/+$/, "");
+const headers = { authorization: \`Bearer \${key}\` };
+
+async function step(client, action) {
+  const sentAt = since();
+  if (action.op === "cancel") {
+    const id = slotIds[action.slot];
+    const answer = await fetch(\`\${base}/store/orders/\${id}\`, { method: "DELETE", headers }).catch((e) => e);
+    const status = answer instanceof Error ? \`no answer (\${answer.message})\` : answer.status;
+    if (!(answer instanceof Error)) await answer.arrayBuffer();
+    console.log(\`client \${client} cancel \${id} -> \${status}  \${sentAt}-\${since()} ms\`);
+    return;
+  }
+  const answer = await fetch(\`\${base}/store/orders\`, { headers }).catch((e) => e);
+  if (answer instanceof Error) return console.log(\`client \${client} list -> no answer  \${sentAt}-\${since()} ms\`);
+  const text = await answer.text();
+  // Ids read as text: a JSON number past 2^53 would be rounded.
+  const listed = new Set([...text.matchAll(/"id"\\s*:\\s*(-?\\d+)/g)].map((match) => BigInt(match[1]).toString()));
+  const shown = orders.map((id) => \`\${id} \${listed.has(BigInt(id).toString()) ? "listed" : "not listed"}\`);
+  console.log(\`client \${client} list -> \${answer.status} (\${shown.join(", ")})  \${sentAt}-\${since()} ms\`);
+}
+
+await Promise.all(
+  program.map(async (steps, client) => {
+    for (const { wait, action } of steps) {
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await step(client, action);
+    }
+  }),
+);
+`;

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { tempFolder } from "../../common/temp-folder.ts";
+import { type ExploreTarget, startExploreTarget } from "../../test-support/explore-target.ts";
+import { freePort } from "../../test-support/free-port.ts";
+import { cli, NO_PROXY_ENV } from "./run-cli.ts";
+
+describe("petstore-conformance explore", () => {
+  let target: ExploreTarget;
+  let folder: string;
+  before(async () => {
+    target = await startExploreTarget({ defect: "number-id-cache" });
+    folder = tempFolder("explore-cli-");
+  });
+  after(() => target.close());
+
+  const idsFile = (name: string, ids: object | string) => {
+    const path = join(folder, name);
+    writeFileSync(path, typeof ids === "string" ? ids : JSON.stringify(ids));
+    return path;
+  };
+
+  it("exits 2 with one line saying what to do when it has no order to cancel", async () => {
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", target.url, "--api-key", target.key, "--budget", "1s"],
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2);
+    const errors = stderr.split("\n").filter((line) => line.startsWith("error:"));
+    assert.equal(errors.length, 1);
+    assert.match(errors[0] as string, /no pending order to cancel: give some in --order-ids FILE/);
+  });
+
+  it("exits 2 when the key is refused or the target cannot be reached", async () => {
+    const ids = idsFile("refused.json", { pending: ["1"] });
+    const refused = await cli(
+      ["explore", "--base-url", target.url, "--api-key", "wrong-key", "--order-ids", ids],
+      NO_PROXY_ENV,
+    );
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /refused the API key/);
+    assert.doesNotMatch(refused.stderr, /wrong-key/);
+    const port = await freePort();
+    const unreachable = await cli(
+      ["explore", "--base-url", `http://127.0.0.1:${port}/v1`, "--api-key", "k", "--order-ids", ids],
+      NO_PROXY_ENV,
+    );
+    assert.equal(unreachable.code, 2);
+    assert.match(unreachable.stderr, /ECONNREFUSED/);
+  });
+
+  it("refuses an --order-ids file whose ids are not strings of digits", async () => {
+    const ids = idsFile("numbers.json", '{"pending": [9007199254740993]}');
+    const { code, stderr } = await cli([
+      "explore",
+      "--base-url",
+      target.url,
+      "--api-key",
+      "k",
+      "--order-ids",
+      ids,
+    ]);
+    assert.equal(code, 2);
+    assert.match(stderr, /pending\[0\] must be a string of digits/);
+  });
+
+  it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline and a script", async () => {
+    const given = target.create(8, 2);
+    const ids = idsFile("ids.json", { ...given, missing: ["77"] });
+    const report = (name: string) => join(folder, name);
+    const { code, stdout, stderr } = await cli(
+      [
+        "explore",
+        ...["--base-url", target.url, "--api-key", target.key, "--order-ids", ids, "--seed", "7"],
+        ...["--budget", "5s", "--shrink-budget", "5s", "--replays", "2"],
+        ...["--reporter", "pretty", "--reporter", `json:${report("r.json")}`],
+        ...["--reporter", `junit:${report("r.xml")}`, "--reporter", `html:${report("r.html")}`],
+        ...["--reporter", `script:${report("replay.mjs")}`],
+      ],
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /explore: seed 7/);
+    assert.match(stdout, /FAIL: a history the spec's model cannot explain/);
+    assert.match(stdout, /cancel-answer-matches-state/);
+    assert.match(stdout, /failed \d+ of \d+ replays/);
+    const json = JSON.parse(readFileSync(report("r.json"), "utf8"));
+    assert.equal(json.passed, false);
+    assert.equal(json.seed, 7);
+    const operation = json.finding.history.operations[0];
+    for (const field of ["client", "op", "sentAt", "answeredAt", "status"])
+      assert.ok(field in operation, field);
+    assert.ok(given.pending.includes(json.finding.history.given.pending[0]), "ids stay exact digits");
+    const xml = readFileSync(report("r.xml"), "utf8");
+    assert.match(xml, /<testcase[^>]*name="cancel-once/);
+    assert.match(xml, /<failure[^>]*HistoryFinding/);
+    const html = readFileSync(report("r.html"), "utf8");
+    assert.match(html, /<svg /);
+    assert.doesNotMatch(html, /<script/);
+    assert.doesNotMatch(readFileSync(report("replay.mjs"), "utf8"), new RegExp(target.key));
+    // The script plays the minimal program again against fresh orders, with Node alone.
+    const fresh = target.create(4, 1);
+    const replayed = await new Promise<{ code: number; stdout: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [report("replay.mjs"), JSON.stringify(fresh)],
+        { env: { ...process.env, PETSTORE_API_KEY: target.key } },
+        (error, out) => resolve({ code: error ? Number(error.code) : 0, stdout: out }),
+      ),
+    );
+    assert.equal(replayed.code, 0);
+    assert.match(replayed.stdout, /client 0 cancel \d+ -> (204|409)/);
+  });
+
+  it("exits 0 when nothing is found, and says what it covered", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("correct.json", correct.create(40, 2));
+      const { code, stdout } = await cli(
+        [
+          "explore",
+          "--base-url",
+          correct.url,
+          "--api-key",
+          correct.key,
+          "--order-ids",
+          ids,
+          "--budget",
+          "1s",
+        ],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 0, stdout);
+      assert.match(stdout, /PASS/);
+      assert.match(
+        stdout,
+        /covered \d+ histories, \d+ operations, \d+ orders, up to \d+ clients; overlap: \d+ pairs/,
+      );
+      assert.match(stdout, /the budget \(1000 ms\) was spent|the orders given were used up/);
+    } finally {
+      await correct.close();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { tempFolder } from "../../common/temp-folder.ts";
+import { createOrderSupply, idsFromHook, readOrderIdsFile } from "../explore/orders.ts";
+import type { HookContext } from "../target/hook-types.ts";
+import { HookError } from "../target/hooks.ts";
+import { ConformanceUsageError } from "../target/target.ts";
+
+const context: HookContext = { baseUrl: "http://127.0.0.1:1/v1", apiKey: "k", fetch: globalThis.fetch };
+
+describe("explore's orders", () => {
+  it("hands out each pending order once, and says when there are not enough left", async () => {
+    const supply = createOrderSupply({ pending: ["1", "2", "3"], shipped: [], missing: [] }, {}, context, []);
+    assert.deepEqual(await supply.pending(2), ["1", "2"]);
+    assert.equal(await supply.pending(2), undefined);
+    assert.deepEqual(await supply.pending(1), ["3"]);
+    assert.equal(supply.used, 3);
+    assert.deepEqual(await supply.shipped(1), []);
+  });
+
+  it("asks the provision hook for more as often as needed, and reuses shipped orders once all are handed out", async () => {
+    let next = 100;
+    const asked: number[] = [];
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      {
+        provision: (_context, wanted) => {
+          asked.push(wanted.pending);
+          if (next > 103) return { pending: [] };
+          return { pending: [String(next++), String(next++)], shipped: ["9"] };
+        },
+      },
+      context,
+      [],
+    );
+    assert.deepEqual(await supply.pending(3), ["100", "101", "102"]);
+    assert.deepEqual(await supply.pending(2), undefined);
+    assert.ok(asked.length >= 3);
+    assert.deepEqual(await supply.shipped(2), ["9", "9"]);
+  });
+
+  it("takes a hook's arrays and single ids as canonical digits, and refuses ids that are not", () => {
+    assert.deepEqual(
+      idsFromHook({ pending: ["007"], pendingOrderId: "8", shippedOrderId: "9", missing: ["10"] }),
+      {
+        pending: ["7", "8"],
+        shipped: ["9"],
+        missing: ["10"],
+      },
+    );
+    assert.throws(() => idsFromHook({ pending: [12 as unknown as string] }), HookError);
+    assert.throws(() => idsFromHook({ shipped: ["9223372036854775808"] }), /within int64/);
+  });
+
+  it("reads --order-ids FILE, keeping int64 ids exact, and names what is wrong with a bad one", () => {
+    const folder = tempFolder("explore-orders-");
+    const file = (text: string) => {
+      const path = join(folder, `${Math.random()}.json`);
+      writeFileSync(path, text);
+      return path;
+    };
+    assert.deepEqual(
+      readOrderIdsFile(file('{"pending":["9223372036854775807"],"missing":["-1"]}'), "--order-ids"),
+      {
+        pending: ["9223372036854775807"],
+        shipped: [],
+        missing: ["-1"],
+      },
+    );
+    assert.throws(() => readOrderIdsFile(file("[]"), "--order-ids"), ConformanceUsageError);
+    assert.throws(() => readOrderIdsFile(file("{"), "--order-ids"), /is not JSON/);
+    assert.throws(() => readOrderIdsFile(file('{"pending":"1"}'), "--order-ids"), /must be an array/);
+    assert.throws(() => readOrderIdsFile(join(folder, "none.json"), "--order-ids"), ConformanceUsageError);
+  });
+});

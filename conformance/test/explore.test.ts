@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  type ExploreDefect,
+  type ExploreTarget,
+  startExploreTarget,
+} from "../../test-support/explore-target.ts";
+import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
+import { type ExploreOptions, type ExploreResult, explore } from "../explore/explore.ts";
+import { renderExploreJson } from "../explore/report-json.ts";
+import type { ConformanceHooks } from "../target/hook-types.ts";
+import { explainedByBruteForce } from "./brute-force-linearizability.ts";
+import { MOCK_KEY } from "./mock-ids.ts";
+
+// Budgets are bounds on how long a search may run, never judged: each test judges what was found.
+const SEARCH_MS = 10_000;
+const SEEDS = [1, 2, 3];
+
+/** Fresh orders from the test backend, a few at a time, so that each history's orders are the newest. */
+function provisionFrom(target: ExploreTarget): ConformanceHooks {
+  return {
+    provision: (_context, wanted) => target.create(Math.min(wanted.pending, 4), Math.min(wanted.shipped, 2)),
+  };
+}
+
+/** Searches seed after seed until one finds something; the last result otherwise. */
+async function firstFinding(options: Omit<ExploreOptions, "seed">): Promise<ExploreResult> {
+  let result: ExploreResult | undefined;
+  for (const seed of SEEDS) {
+    result = await explore({ ...options, seed });
+    if (result.finding) return result;
+  }
+  return result as ExploreResult;
+}
+
+describe("explore against the project's mock", () => {
+  let mock: MockProcess;
+  before(async () => {
+    mock = await startMockProcess(["--quiet"]);
+  });
+  after(() => mock.stop());
+
+  it("finds nothing over several seeds, with clients that overlapped on one order", async () => {
+    for (const seed of SEEDS) {
+      const result = await explore({
+        baseUrl: mock.url,
+        apiKey: MOCK_KEY,
+        hooks: "mock-control",
+        session: `explore-${seed}`,
+        seed,
+        budgetMs: 1500,
+      });
+      assert.equal(result.finding, undefined, `seed ${seed}`);
+      assert.equal(result.ended, "budget");
+      assert.ok(result.coverage.histories > 0);
+      assert.ok(result.coverage.concurrentPairs > 0, "no two operations on one order overlapped");
+      assert.ok(result.coverage.listsConcurrentWithCancels > 0, "no list overlapped a cancel");
+    }
+  });
+});
+
+describe("explore against backends with one concurrency defect", () => {
+  const planted: Array<{ defect: ExploreDefect; rule: string; removeCancelled: boolean }> = [
+    { defect: "check-then-act", rule: "cancel-once", removeCancelled: false },
+    { defect: "replica-lag", rule: "stale-read", removeCancelled: true },
+    { defect: "stale-list-cache", rule: "stale-read", removeCancelled: true },
+    { defect: "number-id-cache", rule: "cancel-answer-matches-state", removeCancelled: false },
+    { defect: "shifted-pages", rule: "listed-orders-stay", removeCancelled: true },
+  ];
+  for (const { defect, rule, removeCancelled } of planted) {
+    it(`${defect}: found, shrunk to at most a dozen operations, and no order of them explains it`, async () => {
+      const target = await startExploreTarget({ defect, removeCancelled, echoKey: true });
+      try {
+        const result = await firstFinding({
+          baseUrl: target.url,
+          apiKey: target.key,
+          hooks: provisionFrom(target),
+          clients: 4,
+          steps: 5,
+          budgetMs: SEARCH_MS,
+          shrinkBudgetMs: 30_000,
+          replays: 3,
+          finalReplays: 5,
+        });
+        const finding = result.finding;
+        assert.ok(finding, `nothing found with seeds ${SEEDS.join(", ")}`);
+        assert.equal(result.ended, "finding");
+        const minimal = finding.minimal;
+        assert.ok(
+          minimal.verdict.findings.some((one) => one.rule === rule),
+          minimal.verdict.findings.map((one) => one.rule).join(", "),
+        );
+        assert.ok(minimal.history.operations.length <= 12, `${minimal.history.operations.length} operations`);
+        assert.ok(minimal.history.operations.length <= finding.original.history.operations.length);
+        // No finding without proof: an independent search over every order finds none that explains it.
+        assert.equal(explainedByBruteForce(minimal.history, result.allowStaleMs), false);
+        assert.equal(finding.reproduced.of, 5);
+        assert.doesNotMatch(renderExploreJson(result), new RegExp(target.key), "a record echoed the key");
+        const given = new Set([...minimal.history.given.pending, ...minimal.history.given.shipped]);
+        assert.ok(minimal.history.operations.every((op) => op.op === "list" || given.has(op.orderId)));
+      } finally {
+        await target.close();
+      }
+    });
+  }
+
+  it("--allow-stale above the replica's lag accepts it, and says the largest staleness seen", async () => {
+    const target = await startExploreTarget({ defect: "replica-lag", removeCancelled: true });
+    try {
+      const result = await explore({
+        baseUrl: target.url,
+        apiKey: target.key,
+        hooks: provisionFrom(target),
+        seed: 1,
+        budgetMs: 3000,
+        allowStaleMs: 200,
+      });
+      assert.equal(result.finding, undefined);
+      assert.ok(result.largestStaleMs > 0);
+      assert.ok(result.largestStaleMs <= 200);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+describe("explore's orders", () => {
+  let target: ExploreTarget;
+  before(async () => {
+    target = await startExploreTarget();
+  });
+  after(() => target.close());
+
+  it("cancels only orders it was given, each pending one in one history, and stops when they are used up", async () => {
+    const given = target.create(9, 2);
+    const result = await explore({
+      baseUrl: target.url,
+      apiKey: target.key,
+      orderIds: { ...given, missing: ["42"] },
+      seed: 4,
+      budgetMs: 30_000,
+    });
+    assert.equal(result.finding, undefined);
+    assert.equal(result.ended, "orders");
+    assert.ok(result.coverage.orders <= 9);
+    const allowed = new Set([...given.pending, ...given.shipped, "42"]);
+    assert.ok(target.deletes.length > 0);
+    for (const id of target.deletes) assert.ok(allowed.has(id), `cancelled ${id}, never given`);
+  });
+
+  it("a correct backend that removes cancelled orders from the list passes", async () => {
+    const removing = await startExploreTarget({ removeCancelled: true });
+    try {
+      const result = await explore({
+        baseUrl: removing.url,
+        apiKey: removing.key,
+        hooks: provisionFrom(removing),
+        seed: 5,
+        budgetMs: 1500,
+      });
+      assert.equal(result.finding, undefined);
+    } finally {
+      await removing.close();
+    }
+  });
+});

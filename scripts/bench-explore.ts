@@ -1,0 +1,81 @@
+import { explore } from "../conformance/explore/explore.ts";
+import { startExploreTarget } from "../test-support/explore-target.ts";
+import { startMockProcess } from "../test-support/spawn-mock.ts";
+
+const SEEDS = [11, 12, 13, 14, 15];
+const BUDGET_MS = 10_000;
+
+/**
+ * Explore against the local mock (memory): over several seeds, what it drove (operations a second, the
+ * overlap achieved) and that it found nothing; then each planted defect of the test backend, how long the
+ * search took to find it and how small the minimal history came out.
+ */
+export async function exploreCost(): Promise<string[]> {
+  const rows = [
+    "## Explore",
+    "",
+    "| Target | Seed | Operations/s | Histories | Overlapping pairs | Lists over a cancel | Found |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  const mock = await startMockProcess(["--quiet"]);
+  try {
+    for (const seed of SEEDS) {
+      const result = await explore({
+        baseUrl: mock.url,
+        apiKey: "dev-key-123",
+        hooks: "mock-control",
+        session: `bench-explore-${seed}`,
+        seed,
+        budgetMs: BUDGET_MS,
+      });
+      const c = result.coverage;
+      const perSecond = Math.round(c.operations / (result.durationMs / 1000));
+      rows.push(
+        `| mock (memory) | ${seed} | ${perSecond} | ${c.histories} | ${c.concurrentPairs} | ${c.listsConcurrentWithCancels} | ${result.finding ? "a finding" : "nothing"} |`,
+      );
+    }
+  } finally {
+    await mock.stop();
+  }
+  rows.push(
+    "",
+    "| Planted defect | Seed | Search and shrink | Minimal operations | Replays failed |",
+    "|---|---|---|---|---|",
+  );
+  for (const defect of [
+    "check-then-act",
+    "replica-lag",
+    "stale-list-cache",
+    "number-id-cache",
+    "shifted-pages",
+  ] as const) {
+    for (const seed of SEEDS) {
+      const target = await startExploreTarget({
+        defect,
+        removeCancelled: defect !== "check-then-act" && defect !== "number-id-cache",
+      });
+      try {
+        const started = performance.now();
+        const result = await explore({
+          baseUrl: target.url,
+          apiKey: target.key,
+          hooks: {
+            provision: (_context, wanted) =>
+              target.create(Math.min(wanted.pending, 4), Math.min(wanted.shipped, 2)),
+          },
+          seed,
+          budgetMs: 30_000,
+        });
+        const finding = result.finding;
+        rows.push(
+          finding
+            ? `| ${defect} | ${seed} | ${(result.durationMs / 1000).toFixed(1)} s in all | ${finding.minimal.history.operations.length} | ${finding.reproduced.failed} of ${finding.reproduced.of} |`
+            : `| ${defect} | ${seed} | not found in ${((performance.now() - started) / 1000).toFixed(1)} s | | |`,
+        );
+      } finally {
+        await target.close();
+      }
+    }
+  }
+  return rows;
+}

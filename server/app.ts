@@ -11,9 +11,9 @@ import { capConnections, defaultMaxConnections } from "../common/connection-cap.
 import { CONTROL_PATH } from "./core/control.ts";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
 import { errorResponse, type MockResponse, type PiecedBody, pathOf, wholeBytes } from "./core/exchange.ts";
-import type { Maybe } from "./core/maybe.ts";
 import type { MockCore } from "./core/mock.ts";
 import { SESSION_HEADER } from "./core/sessions.ts";
+import type { SyncOrAsync } from "./core/sync-or-async.ts";
 import type { MockLog } from "./request-log.ts";
 
 export { BASE_PATH } from "./core/api.ts";
@@ -73,7 +73,7 @@ export function createServer(options: MockServerOptions): MockServer {
   };
 
   const answer = (request: IncomingMessage, response: ServerResponse, body?: Uint8Array) => {
-    let answered: Maybe<MockResponse>;
+    let answered: SyncOrAsync<MockResponse>;
     try {
       answered = core.handle({
         method: request.method as string,

@@ -1,10 +1,10 @@
 import type { OperationId } from "../../contract/types.ts";
 import { JSON_CONTENT_TYPE } from "./errors.ts";
 import { errorResponse, type MockRequest, type MockResponse, truncate, withHeader } from "./exchange.ts";
-import { type Maybe, then } from "./maybe.ts";
 import { parseOrderId } from "./order-id.ts";
 import type { CancelOutcome } from "./order-status.ts";
 import { type Preferences, parsePrefer } from "./prefer.ts";
+import { type SyncOrAsync, then } from "./sync-or-async.ts";
 import type { Arrangement, World } from "./world.ts";
 
 export const BASE_PATH = "/v1";
@@ -17,7 +17,7 @@ const NO_PREFERENCES: Preferences = {};
 /** What the API's operations need besides the world and the request. */
 export interface ApiContext {
   /** Whether `Prefer` is read (it is part of the control features). */
-  readonly steerable: boolean;
+  readonly controlEnabled: boolean;
   /** Statuses an operation may be forced to answer: those openapi.yaml documents and outage drills. */
   forcible(operation: OperationId): readonly number[];
 }
@@ -35,7 +35,7 @@ export function handleApi(
   request: MockRequest,
   path: string,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   const { method } = request;
   if (path === LIST_PATH) {
     if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
@@ -66,10 +66,10 @@ function operate(
   operation: OperationId,
   request: MockRequest,
   cors: Readonly<Record<string, string>>,
-  run: (world: World) => Maybe<MockResponse>,
-): Maybe<MockResponse> {
+  run: (world: World) => SyncOrAsync<MockResponse>,
+): SyncOrAsync<MockResponse> {
   let preferences = NO_PREFERENCES;
-  const prefer = context.steerable ? request.headers.prefer : undefined;
+  const prefer = context.controlEnabled ? request.headers.prefer : undefined;
   if (prefer !== undefined) {
     const parsed = parsePrefer(prefer);
     if (typeof parsed === "string") return errorResponse("invalid_prefer", `${parsed}.`, cors);
@@ -97,10 +97,10 @@ function operate(
 }
 
 function delayed(
-  response: Maybe<MockResponse>,
+  response: SyncOrAsync<MockResponse>,
   preferences: Preferences,
   arranged: Arrangement,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   const delayMs = preferences.delayMs ?? arranged.delayMs;
   if (delayMs === 0) return response;
   return then(response, (settled) => {
@@ -114,8 +114,8 @@ function answer(
   cors: Readonly<Record<string, string>>,
   preferences: Preferences,
   { rule }: Arrangement,
-  run: (world: World) => Maybe<MockResponse>,
-): Maybe<MockResponse> {
+  run: (world: World) => SyncOrAsync<MockResponse>,
+): SyncOrAsync<MockResponse> {
   if (preferences.code !== undefined) {
     return forced(world, preferences.code, cors, `Prefer: code=${preferences.code}`);
   }
@@ -133,7 +133,7 @@ function forced(
   status: number,
   cors: Readonly<Record<string, string>>,
   cause: string,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   const because = `Forced by ${cause}; nothing was changed.`;
   switch (status) {
     case 200:
@@ -151,14 +151,18 @@ function forced(
   }
 }
 
-function listResponse(world: World, cors: Readonly<Record<string, string>>): Maybe<MockResponse> {
+function listResponse(world: World, cors: Readonly<Record<string, string>>): SyncOrAsync<MockResponse> {
   const headers = withHeader(cors, "content-type", JSON_CONTENT_TYPE);
   const body = world.listBody();
   if (body instanceof Promise) return body.then((settled) => ({ status: 200, headers, body: settled }));
   return { status: 200, headers, body };
 }
 
-function cancel(world: World, orderId: string, cors: Readonly<Record<string, string>>): Maybe<MockResponse> {
+function cancel(
+  world: World,
+  orderId: string,
+  cors: Readonly<Record<string, string>>,
+): SyncOrAsync<MockResponse> {
   const id = parseOrderId(orderId);
   if (id === null) return cancelResponse("not_found", id, orderId, cors);
   const outcome = world.cancel(id);

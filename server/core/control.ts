@@ -14,12 +14,12 @@ import {
   withHeader,
 } from "./exchange.ts";
 import { journalJson } from "./journal.ts";
-import { type Maybe, then } from "./maybe.ts";
 import { parseOrderId } from "./order-id.ts";
 import { MAX_PAGE_ORDERS, type OrdersQuery } from "./order-page.ts";
 import { orderKey, type StoredOrderRecord, storedValue, withStatusListJson } from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 import { SESSION_NAME } from "./sessions.ts";
+import { type SyncOrAsync, then } from "./sync-or-async.ts";
 import {
   MAX_PAGE_SESSIONS,
   type SessionSummary,
@@ -52,7 +52,7 @@ export interface ControlContext {
   validateOrderInput: ValidateFunction;
   validateBehaviour: ValidateFunction;
   forcible(operation: OperationId): readonly number[];
-  sessions(now: number, query: SessionsQuery): Maybe<SessionsPage>;
+  sessions(now: number, query: SessionsQuery): SyncOrAsync<SessionsPage>;
   /** Requests refused for their key or token since start, which no journal holds. */
   refusedRequests(): number;
   now(): number;
@@ -115,14 +115,14 @@ export function handleControl(
   request: MockRequest,
   path: string,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   const route = path.slice(CONTROL_PATH.length);
   const { method } = request;
-  const only = (allowed: string, run: () => Maybe<MockResponse>) =>
+  const only = (allowed: string, run: () => SyncOrAsync<MockResponse>) =>
     allowed.split(", ").includes(method) ? run() : methodNotAllowed(method, allowed, cors);
   const noContent = (): MockResponse => ({ status: 204, headers: cors });
 
-  const json = (text: Maybe<string>) => then(text, (body) => jsonResponse(200, body, cors));
+  const json = (text: SyncOrAsync<string>) => then(text, (body) => jsonResponse(200, body, cors));
 
   switch (route) {
     case "/orders":
@@ -167,7 +167,7 @@ function ordersPage(
   world: World,
   request: MockRequest,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   const query = readOrdersQuery(request.url);
   if (typeof query === "string") return invalid(query, cors);
   if ("id" in query) {
@@ -213,7 +213,7 @@ function sessionsPage(
   context: ControlContext,
   request: MockRequest,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   const query = readSessionsQuery(request.url);
   if (typeof query === "string") return invalid(query, cors);
   return then(context.sessions(context.now(), query), (page) =>
@@ -298,7 +298,7 @@ function orderRoute(
   request: MockRequest,
   segment: string,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   let text: string;
   try {
     text = decodeURIComponent(segment);
@@ -339,7 +339,7 @@ function orderJson(
   id: bigint,
   status: number,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   return then(world.controlOrderJson(id), (json) => jsonResponse(status, json as string, cors));
 }
 
@@ -348,7 +348,7 @@ function putBehaviour(
   world: World,
   request: MockRequest,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   const body = readJsonBody(request, context.validateBehaviour);
   if (typeof body === "string") return invalid(body, cors);
   const behaviour = toSchemaView(body) as Behaviour;

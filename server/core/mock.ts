@@ -16,10 +16,10 @@ import {
   withHeader,
 } from "./exchange.ts";
 import { journalPath } from "./journal.ts";
-import { type Maybe, then } from "./maybe.ts";
 import { createMemoryState } from "./memory-state.ts";
 import type { Seed } from "./seed.ts";
 import { SESSION_HEADER, SESSION_NAME } from "./sessions.ts";
+import { type SyncOrAsync, then } from "./sync-or-async.ts";
 import type { StateStore, World } from "./world.ts";
 
 export const DEFAULT_MAX_SESSIONS = 1_000;
@@ -71,9 +71,9 @@ export interface MockCoreOptions {
  */
 export interface MockCore {
   /** At once on the in-memory state; a promise on a shared store. */
-  handle(request: MockRequest): Maybe<MockResponse>;
+  handle(request: MockRequest): SyncOrAsync<MockResponse>;
   /** New fixtures: the default world moves to them, sessions keep theirs, new sessions start from them. */
-  reload(seed: Seed, apiKeys: readonly string[]): Maybe<void>;
+  reload(seed: Seed, apiKeys: readonly string[]): SyncOrAsync<void>;
   readonly state: StateStore;
   readonly controlEnabled: boolean;
 }
@@ -85,7 +85,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
   const clock = options.clock ?? Date.now;
   const journalSize = options.journalSize ?? DEFAULT_JOURNAL_SIZE;
   const cors = createCorsPolicy(options.corsOrigins ?? "*");
-  const steerable = options.control !== undefined;
+  const controlEnabled = options.control !== undefined;
 
   const documented = new Map<string, number[]>();
   for (const operation of readOperations(options.contract).values()) {
@@ -94,7 +94,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
   const forcible = (operation: OperationId) => documented.get(operation) ?? [];
 
   const api: ApiContext = {
-    steerable,
+    controlEnabled,
     forcible,
   };
 
@@ -127,14 +127,14 @@ export function createMockCore(options: MockCoreOptions): MockCore {
   const inWorld = (
     session: string | undefined,
     corsHeaders: Readonly<Record<string, string>>,
-    use: (world: World) => Maybe<MockResponse>,
-  ): Maybe<MockResponse> => {
+    use: (world: World) => SyncOrAsync<MockResponse>,
+  ): SyncOrAsync<MockResponse> => {
     if (session === undefined) return served(use(defaultWorld), corsHeaders);
     const world = state.session(session, clock());
     return served(world instanceof Promise ? world.then(use) : use(world), corsHeaders);
   };
 
-  const served = (response: Maybe<MockResponse>, corsHeaders: Readonly<Record<string, string>>) =>
+  const served = (response: SyncOrAsync<MockResponse>, corsHeaders: Readonly<Record<string, string>>) =>
     response instanceof Promise
       ? response.catch((error) => storeFailure(state.unreachable(error), corsHeaders))
       : response;
@@ -145,7 +145,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     path: string,
     sentPath: string,
     corsHeaders: Readonly<Record<string, string>>,
-  ): Maybe<MockResponse> => {
+  ): SyncOrAsync<MockResponse> => {
     const started = performance.now();
     const response = handleApi(api, { world }, request, path, corsHeaders);
     if (response instanceof Promise) {
@@ -177,7 +177,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
 
   return {
     state,
-    controlEnabled: steerable,
+    controlEnabled,
     reload(next, apiKeys) {
       authenticate = createAuthenticator(apiKeys);
       return state.reload(next);
@@ -206,7 +206,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
 
       if (path === HEALTH_PATH) return served(health(state, request.method, corsHeaders), corsHeaders);
 
-      const session = steerable ? headers[SESSION_HEADER] : undefined;
+      const session = controlEnabled ? headers[SESSION_HEADER] : undefined;
       if (session !== undefined && !SESSION_NAME.test(session)) {
         return errorResponse(
           "invalid_session",
@@ -242,7 +242,7 @@ function health(
   state: StateStore,
   method: string,
   cors: Readonly<Record<string, string>>,
-): Maybe<MockResponse> {
+): SyncOrAsync<MockResponse> {
   if (method !== "GET" && method !== "HEAD") return methodNotAllowed(method, "GET, HEAD", cors);
   return then(state.healthy(), (healthy) =>
     healthy ? jsonResponse(200, HEALTHY_BODY, cors) : storeFailure(true, cors),

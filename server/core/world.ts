@@ -2,11 +2,11 @@ import type { BehaviourRule, OperationId } from "../../contract/types.ts";
 import type { BehaviourState } from "./behaviour.ts";
 import type { PiecedBody } from "./exchange.ts";
 import type { JournalRecord } from "./journal.ts";
-import type { Maybe } from "./maybe.ts";
 import type { OrdersPage, OrdersQuery } from "./order-page.ts";
 import type { SeedOrder } from "./order-record.ts";
 import type { CancelOutcome, OrderStatus } from "./order-status.ts";
 import type { Seed } from "./seed.ts";
+import type { SyncOrAsync } from "./sync-or-async.ts";
 
 /** What an API request's world arranged for it: a forced answer taken from the rules, and the delay. */
 export interface Arrangement {
@@ -23,30 +23,30 @@ export interface World {
   /** The session's name; null for the shared default world. */
   readonly session: string | null;
   /** The delay, and with `operation` the first rule left for it with one use taken. */
-  arrange(operation: OperationId | undefined): Maybe<Arrangement>;
+  arrange(operation: OperationId | undefined): SyncOrAsync<Arrangement>;
   /** The listOrders body: every order in list order, as a JSON array of Order records. */
-  listBody(): Maybe<Uint8Array | PiecedBody>;
+  listBody(): SyncOrAsync<Uint8Array | PiecedBody>;
   /** The spec's cancel rule (order-status.ts), applied once. */
-  cancel(id: bigint): Maybe<CancelOutcome>;
+  cancel(id: bigint): SyncOrAsync<CancelOutcome>;
   /**
    * A page of orders with their statuses (server/core/order-page.ts), costing what the page does whatever
    * the world's size; undefined when the query's `after` is an id this world's list never held.
    */
-  controlPage(query: OrdersQuery): Maybe<OrdersPage | undefined>;
+  controlPage(query: OrdersQuery): SyncOrAsync<OrdersPage | undefined>;
   /** One order with its status as control JSON, or undefined when there is no such order. */
-  controlOrderJson(id: bigint): Maybe<string | undefined>;
-  setStatus(id: bigint, status: OrderStatus): Maybe<boolean>;
+  controlOrderJson(id: bigint): SyncOrAsync<string | undefined>;
+  setStatus(id: bigint, status: OrderStatus): SyncOrAsync<boolean>;
   /** Replaces the order with this id in place, or appends it. */
-  putOrder(order: SeedOrder): Maybe<"created" | "replaced">;
-  removeOrder(id: bigint): Maybe<boolean>;
+  putOrder(order: SeedOrder): SyncOrAsync<"created" | "replaced">;
+  removeOrder(id: bigint): SyncOrAsync<boolean>;
   /** Back to the fixtures as loaded now, rules cleared; the journal stays, since it records what happened. */
-  reset(): Maybe<void>;
-  behaviour(): Maybe<BehaviourState>;
-  setBehaviour(behaviour: BehaviourState): Maybe<void>;
+  reset(): SyncOrAsync<void>;
+  behaviour(): SyncOrAsync<BehaviourState>;
+  setBehaviour(behaviour: BehaviourState): SyncOrAsync<void>;
   /** Adds to the journal; never waited for, so a journal write never holds an answer back. */
   record(entry: JournalRecord): void;
-  journal(): Maybe<JournalRecord[]>;
-  clearJournal(): Maybe<void>;
+  journal(): SyncOrAsync<JournalRecord[]>;
+  clearJournal(): SyncOrAsync<void>;
 }
 
 /** A live session as the control API lists it. */
@@ -96,13 +96,13 @@ export interface StateStore {
   readonly description: string;
   readonly defaultWorld: World;
   /** The session's world, created on first use; using it keeps it alive. */
-  session(name: string, now: number): Maybe<World>;
+  session(name: string, now: number): SyncOrAsync<World>;
   /** A page of live sessions in name order, costing what the page does however many sessions live. */
-  sessions(now: number, query: SessionsQuery): Maybe<SessionsPage>;
+  sessions(now: number, query: SessionsQuery): SyncOrAsync<SessionsPage>;
   /** New fixtures: the default world moves to them, sessions keep theirs, new sessions start from them. */
-  reload(seed: Seed): Maybe<void>;
+  reload(seed: Seed): SyncOrAsync<void>;
   /** Whether the store can serve requests now. */
-  healthy(): Maybe<boolean>;
+  healthy(): SyncOrAsync<boolean>;
   /** Whether an error a step failed with means the store cannot be reached (answered 503, retried later). */
   unreachable(error: unknown): boolean;
   close(): Promise<void>;

@@ -1,7 +1,6 @@
 import type { BehaviourRule, OperationId } from "../../contract/types.ts";
 import { type BehaviourState, noBehaviour } from "../core/behaviour.ts";
 import type { JournalRecord } from "../core/journal.ts";
-import type { Maybe } from "../core/maybe.ts";
 import type { OrdersPage, OrdersQuery } from "../core/order-page.ts";
 import { orderKey, type SeedOrder, serializeRecord, withStatusJson } from "../core/order-record.ts";
 import {
@@ -11,6 +10,7 @@ import {
   type OrderStatus,
 } from "../core/order-status.ts";
 import type { Seed } from "../core/seed.ts";
+import type { SyncOrAsync } from "../core/sync-or-async.ts";
 import type { Arrangement, World } from "../core/world.ts";
 import type { Commands, RedisBackend } from "./redis-backend.ts";
 import { type RedisListBody, readListBody } from "./redis-list.ts";
@@ -98,7 +98,10 @@ export class RedisWorld implements World {
     return read;
   }
 
-  #arranged(operation: OperationId | undefined, [version, json]: (string | null)[]): Maybe<Arrangement> {
+  #arranged(
+    operation: OperationId | undefined,
+    [version, json]: (string | null)[],
+  ): SyncOrAsync<Arrangement> {
     this.#seenVersion = version ?? "0";
     if (json === null || json === undefined) return NO_ARRANGEMENT;
     if (json !== this.#behaviourJson) {

@@ -11,6 +11,10 @@ import ts from "typescript";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAX_OWN_LINES = 60;
+// A function's whole length, its closures included: the own-lines rule cannot be met by nesting.
+const MAX_TOTAL_LINES = 120;
+// Files still over it, to shrink to none.
+const WHOLE_LENGTH_PENDING = new Set(["conformance/proxy/forward-exchange.ts"]);
 // The byte parser is one state machine over bytes; its long methods are its states.
 const LONG_FUNCTIONS_ALLOWED = new Set(["contract/json-stream.ts"]);
 
@@ -59,6 +63,23 @@ function longFunctions(path: string): string[] {
       ts.forEachChild(body, inner);
       const own = line(body.getEnd()) - line(body.getStart()) + 1 - nested;
       if (own > MAX_OWN_LINES) long.push(`${path}:${line(node.getStart()) + 1} (${own} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return long;
+}
+
+/** Outermost functions (methods included) longer than MAX_TOTAL_LINES, nested functions counted in. */
+function wholeLongFunctions(path: string): string[] {
+  const file = parse(path);
+  const line = (position: number) => file.getLineAndCharacterOfPosition(position).line;
+  const long: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && "body" in node && node.body) {
+      const total = line(node.getEnd()) - line(node.getStart()) + 1;
+      if (total > MAX_TOTAL_LINES) long.push(`${path}:${line(node.getStart()) + 1} (${total} lines)`);
+      return;
     }
     ts.forEachChild(node, visit);
   };
@@ -122,6 +143,14 @@ describe("the layout's promises", () => {
     // The product: what the package ships and runs. The benchmark's scripts are tools beside it.
     const product = sources.filter((path) => /^(common|contract|server|conformance)\//.test(path));
     const long = product.filter((path) => !LONG_FUNCTIONS_ALLOWED.has(path)).flatMap(longFunctions);
+    assert.deepEqual(long, []);
+  });
+
+  it(`has no function of more than ${MAX_TOTAL_LINES} lines with its closures in the product`, () => {
+    const product = sources.filter((path) => /^(common|contract|server|conformance)\//.test(path));
+    const long = product
+      .filter((path) => !LONG_FUNCTIONS_ALLOWED.has(path) && !WHOLE_LENGTH_PENDING.has(path))
+      .flatMap(wholeLongFunctions);
     assert.deepEqual(long, []);
   });
 

@@ -175,7 +175,7 @@ function ordersPage(
       jsonResponse(200, found === undefined ? "[]" : `[${found}]`, cors),
     );
   }
-  return then(world.controlPage(query), (page) => {
+  return then(world.page(query), (page) => {
     if (page === undefined) {
       return invalid(
         `query parameter "after": no order with id ${query.after} was ever in this world's list (start again without "after")`,

@@ -53,8 +53,8 @@ export class MemoryWorld implements World {
     if (outcome === "cancelled") this.changed?.("state");
     return outcome;
   }
-  controlPage(query: OrdersQuery): OrdersPage | undefined {
-    return this.store.controlPage(query);
+  page(query: OrdersQuery): OrdersPage | undefined {
+    return this.store.page(query);
   }
   controlOrderJson(id: bigint): string | undefined {
     return this.store.controlOrderJson(id);

@@ -111,33 +111,17 @@ export function createMockCore(options: MockCoreOptions): MockCore {
       clock(),
     );
   const { defaultWorld } = state;
-  const control: ControlContext | undefined = options.control && {
-    ...(options.control.token !== undefined
-      ? { authenticate: createAuthenticator([options.control.token]) }
-      : {}),
-    ...(options.control.assets ? { assets: options.control.assets } : {}),
-    validateOrderInput: options.control.contract.schema("ControlOrderInput"),
-    validateBehaviour: options.control.contract.schema("Behaviour"),
-    forcible,
-    sessions: (now, query) => state.sessions(now, query),
-    refusedRequests: () => refusedRequests,
-    now: clock,
-  };
+  const control = controlContextOf(options, state, forcible, () => refusedRequests, clock);
 
   const inWorld = (
     session: string | undefined,
     corsHeaders: Readonly<Record<string, string>>,
     use: (world: World) => SyncOrAsync<MockResponse>,
   ): SyncOrAsync<MockResponse> => {
-    if (session === undefined) return served(use(defaultWorld), corsHeaders);
+    if (session === undefined) return served(state, use(defaultWorld), corsHeaders);
     const world = state.session(session, clock());
-    return served(world instanceof Promise ? world.then(use) : use(world), corsHeaders);
+    return served(state, world instanceof Promise ? world.then(use) : use(world), corsHeaders);
   };
-
-  const served = (response: SyncOrAsync<MockResponse>, corsHeaders: Readonly<Record<string, string>>) =>
-    response instanceof Promise
-      ? response.catch((error) => storeFailure(state.unreachable(error), corsHeaders))
-      : response;
 
   const handleApiInWorld = (
     world: World,
@@ -149,30 +133,9 @@ export function createMockCore(options: MockCoreOptions): MockCore {
     const started = performance.now();
     const response = handleApi(api, { world }, request, path, corsHeaders);
     if (response instanceof Promise) {
-      return response.then((settled) => recordExchange(world, request, sentPath, started, settled));
+      return response.then((settled) => recordExchange(world, request, sentPath, started, settled, clock));
     }
-    return recordExchange(world, request, sentPath, started, response);
-  };
-
-  const recordExchange = (
-    world: World,
-    request: MockRequest,
-    sentPath: string,
-    started: number,
-    response: MockResponse,
-  ): MockResponse => {
-    world.record({
-      time: clock(),
-      method: request.method,
-      path: journalPath(sentPath),
-      status: response.fault === "close" ? null : response.status,
-      durationMs: Math.round((performance.now() - started + (response.delayMs ?? 0)) * 1000) / 1000,
-      session: world.session,
-      // Only accepted keys reach a world; the field stays for readers of the journal's earlier form.
-      keyValid: true,
-      ...(response.fault ? { fault: response.fault } : {}),
-    });
-    return response;
+    return recordExchange(world, request, sentPath, started, response, clock);
   };
 
   return {
@@ -204,7 +167,7 @@ export function createMockCore(options: MockCoreOptions): MockCore {
         if (refused) return errorResponse(refused.code, refused.message, corsHeaders);
       }
 
-      if (path === HEALTH_PATH) return served(health(state, request.method, corsHeaders), corsHeaders);
+      if (path === HEALTH_PATH) return served(state, health(state, request.method, corsHeaders), corsHeaders);
 
       const session = controlEnabled ? headers[SESSION_HEADER] : undefined;
       if (session !== undefined && !SESSION_NAME.test(session)) {
@@ -234,6 +197,63 @@ export function createMockCore(options: MockCoreOptions): MockCore {
       );
     },
   };
+}
+
+function controlContextOf(
+  options: MockCoreOptions,
+  state: StateStore,
+  forcible: (operation: OperationId) => number[],
+  refusedRequests: () => number,
+  clock: () => number,
+): ControlContext | undefined {
+  return (
+    options.control && {
+      ...(options.control.token !== undefined
+        ? { authenticate: createAuthenticator([options.control.token]) }
+        : {}),
+      ...(options.control.assets ? { assets: options.control.assets } : {}),
+      validateOrderInput: options.control.contract.schema("ControlOrderInput"),
+      validateBehaviour: options.control.contract.schema("Behaviour"),
+      forcible,
+      sessions: (now, query) => state.sessions(now, query),
+      refusedRequests,
+      now: clock,
+    }
+  );
+}
+
+/** A store that fails answers 503 for the request it failed, and the mock goes on. */
+function served(
+  state: StateStore,
+  response: SyncOrAsync<MockResponse>,
+  corsHeaders: Readonly<Record<string, string>>,
+): SyncOrAsync<MockResponse> {
+  return response instanceof Promise
+    ? response.catch((error) => storeFailure(state.unreachable(error), corsHeaders))
+    : response;
+}
+
+/** The journal's entry for an exchange with a world. */
+function recordExchange(
+  world: World,
+  request: MockRequest,
+  sentPath: string,
+  started: number,
+  response: MockResponse,
+  clock: () => number,
+): MockResponse {
+  world.record({
+    time: clock(),
+    method: request.method,
+    path: journalPath(sentPath),
+    status: response.fault === "close" ? null : response.status,
+    durationMs: Math.round((performance.now() - started + (response.delayMs ?? 0)) * 1000) / 1000,
+    session: world.session,
+    // Only accepted keys reach a world; the field stays for readers of the journal's earlier form.
+    keyValid: true,
+    ...(response.fault ? { fault: response.fault } : {}),
+  });
+  return response;
 }
 
 const HEALTHY_BODY = JSON.stringify({ status: "ok" });

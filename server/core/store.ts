@@ -26,7 +26,7 @@ export interface Store {
    * A page of orders with their statuses, in list order, found without walking the world before it;
    * undefined when the query's `after` is an id this world's list never held.
    */
-  controlPage(query: OrdersQuery): OrdersPage | undefined;
+  page(query: OrdersQuery): OrdersPage | undefined;
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): string | undefined;
   setStatus(id: bigint, status: OrderStatus): boolean;
@@ -42,75 +42,185 @@ export interface Store {
   differences(): { removed: string[]; orders: StoredOrder[] };
 }
 
-export function createStore(initialSeed: Seed): Store {
-  let seed = initialSeed;
+export function createStore(seed: Seed): Store {
+  return new SeedStore(seed);
+}
+
+/** A world's orders as the seed plus what this world changed, added or removed. */
+class SeedStore implements Store {
+  #seed: Seed;
   // Seed orders this world changed, by their place in the seed; null marks one it removed.
-  const changed = new Map<number, StoredOrder | null>();
+  readonly #changed = new Map<number, StoredOrder | null>();
   // Orders this world created, in the order they were appended.
-  const added = new Map<string, StoredOrder>();
+  readonly #added = new Map<string, StoredOrder>();
   // Every id this world ever added, in the order it was added (one place each time), and its latest place
   // among them: a removed order keeps its place, so that a control page after its id still finds where to go on.
-  const addedKeys: string[] = [];
-  const addedPlace = new Map<string, number>();
-  let removedCount = 0;
+  readonly #addedKeys: string[] = [];
+  readonly #addedPlace = new Map<string, number>();
+  #removedCount = 0;
   // Seed orders whose record (not only status) differs; while zero and nothing is added, the seed's body serves.
-  let rewritten = 0;
+  #rewritten = 0;
   // Otherwise the world's own list, made at the first list after a change to what the list shows: a status
   // is not part of it, so cancels keep it.
-  let ownList: ListPieces | undefined;
-
-  const find = (key: string): StoredOrder | undefined => {
-    const own = added.get(key);
-    if (own) return own;
-    const place = seed.placeOf(key);
-    if (place === undefined) return undefined;
-    const change = changed.get(place);
-    if (change !== undefined) return change ?? undefined;
-    return seed.orderAt(place, key);
-  };
-
+  #ownList: ListPieces | undefined;
   // What the changed and added orders hold, about (heldBytes): a world costs what it changed.
-  let ordersBytes = 0;
-  const changeSeedOrder = (key: string, next: StoredOrder | null) => {
-    const place = seed.placeOf(key) as number;
-    const original = seed.orderAt(place, key);
-    const before = changed.get(place);
-    if (before === null) removedCount--;
-    if (before !== undefined && before?.json !== original.json) rewritten--;
-    if (next === null) removedCount++;
-    if (next?.json !== original.json) rewritten++;
-    if (before !== undefined) ordersBytes -= entryBytes(key, before);
-    ordersBytes += entryBytes(key, next);
-    changed.set(place, next);
-  };
+  #ordersBytes = 0;
 
-  const addOrder = (order: StoredOrder) => {
-    const before = added.get(order.key);
-    if (before) ordersBytes -= entryBytes(order.key, before);
-    else {
-      addedPlace.set(order.key, addedKeys.length);
-      addedKeys.push(order.key);
-      ordersBytes += placeBytes(order.key);
+  constructor(seed: Seed) {
+    this.#seed = seed;
+  }
+
+  get size(): number {
+    return this.#seed.size - this.#removedCount + this.#added.size;
+  }
+
+  get heldBytes(): number {
+    return this.#ordersBytes + (this.#ownList?.ownBytes ?? 0);
+  }
+
+  get changes(): number {
+    return this.#changed.size + this.#added.size;
+  }
+
+  listBody(): Uint8Array | PiecedBody {
+    if (this.#rewritten === 0 && this.#added.size === 0) return this.#seed.listBody;
+    this.#ownList ??= listPieces(this.#seed, this.#changed, this.#added.values());
+    return this.#ownList;
+  }
+
+  cancel(id: bigint): CancelOutcome {
+    const order = this.#find(orderKey(id));
+    if (!order) return "not_found";
+    const { outcome, next } = cancelTransition(order.status);
+    if (next !== order.status) this.#replace({ ...order, status: next });
+    return outcome;
+  }
+
+  statusOf(id: bigint): OrderStatus | undefined {
+    return this.#find(orderKey(id))?.status;
+  }
+
+  page(query: OrdersQuery): OrdersPage | undefined {
+    return pageOf(this.#places(), query);
+  }
+
+  controlOrderJson(id: bigint): string | undefined {
+    const order = this.#find(orderKey(id));
+    return order && withStatusJson(order);
+  }
+
+  setStatus(id: bigint, status: OrderStatus): boolean {
+    const order = this.#find(orderKey(id));
+    if (!order) return false;
+    if (order.status !== status) this.#replace({ ...order, status });
+    return true;
+  }
+
+  putOrder(seedOrder: SeedOrder): "created" | "replaced" {
+    const order = storedOrder(seedOrder);
+    this.#ownList = undefined;
+    if (this.#find(order.key)) {
+      this.#replace(order);
+      return "replaced";
     }
-    ordersBytes += entryBytes(order.key, order);
-    added.set(order.key, order);
-  };
+    this.#addOrder(order);
+    return "created";
+  }
 
-  const replace = (order: StoredOrder) => {
-    if (added.has(order.key)) addOrder(order);
-    else changeSeedOrder(order.key, order);
-  };
+  removeOrder(id: bigint): boolean {
+    const key = orderKey(id);
+    this.#ownList = undefined;
+    const own = this.#added.get(key);
+    if (own) {
+      this.#ordersBytes -= entryBytes(key, own);
+      this.#added.delete(key);
+      return true;
+    }
+    if (!this.#find(key)) return false;
+    this.#changeSeedOrder(key, null);
+    return true;
+  }
+
+  differences(): { removed: string[]; orders: StoredOrder[] } {
+    const removed: string[] = [];
+    const orders: StoredOrder[] = [];
+    for (const [place, change] of this.#changed) {
+      if (change === null) removed.push(this.#seed.orderAt(place).key);
+      else orders.push(change);
+    }
+    orders.push(...this.#added.values());
+    return { removed, orders };
+  }
+
+  reset(next: Seed): void {
+    this.#seed = next;
+    this.#ownList = undefined;
+    this.#changed.clear();
+    this.#added.clear();
+    this.#addedKeys.length = 0;
+    this.#addedPlace.clear();
+    this.#ordersBytes = 0;
+    this.#removedCount = 0;
+    this.#rewritten = 0;
+  }
+
+  #find(key: string): StoredOrder | undefined {
+    const own = this.#added.get(key);
+    if (own) return own;
+    const place = this.#seed.placeOf(key);
+    if (place === undefined) return undefined;
+    const change = this.#changed.get(place);
+    if (change !== undefined) return change ?? undefined;
+    return this.#seed.orderAt(place, key);
+  }
+
+  #changeSeedOrder(key: string, next: StoredOrder | null): void {
+    const place = this.#seed.placeOf(key) as number;
+    const original = this.#seed.orderAt(place, key);
+    const before = this.#changed.get(place);
+    if (before === null) this.#removedCount--;
+    if (before !== undefined && before?.json !== original.json) this.#rewritten--;
+    if (next === null) this.#removedCount++;
+    if (next?.json !== original.json) this.#rewritten++;
+    if (before !== undefined) this.#ordersBytes -= entryBytes(key, before);
+    this.#ordersBytes += entryBytes(key, next);
+    this.#changed.set(place, next);
+  }
+
+  #addOrder(order: StoredOrder): void {
+    const before = this.#added.get(order.key);
+    if (before) this.#ordersBytes -= entryBytes(order.key, before);
+    else {
+      this.#addedPlace.set(order.key, this.#addedKeys.length);
+      this.#addedKeys.push(order.key);
+      this.#ordersBytes += placeBytes(order.key);
+    }
+    this.#ordersBytes += entryBytes(order.key, order);
+    this.#added.set(order.key, order);
+  }
+
+  #replace(order: StoredOrder): void {
+    if (this.#added.has(order.key)) this.#addOrder(order);
+    else this.#changeSeedOrder(order.key, order);
+  }
 
   // The list as places (order-page.ts): the seed's, each as the world changed it, then one per addition.
-  const places = (): OrderPlaces => {
+  #places(): OrderPlaces {
+    const seed = this.#seed;
     const seedSize = seed.size;
+    const [changed, added, addedKeys, addedPlace] = [
+      this.#changed,
+      this.#added,
+      this.#addedKeys,
+      this.#addedPlace,
+    ];
     const addedAt = (place: number) => {
       const key = addedKeys[place - seedSize] as string;
       return addedPlace.get(key) === place - seedSize ? added.get(key) : undefined;
     };
     return {
       length: seedSize + addedKeys.length,
-      total: seedSize - removedCount + added.size,
+      total: seedSize - this.#removedCount + added.size,
       orderAt(place) {
         if (place >= seedSize) return addedAt(place);
         const change = changed.get(place);
@@ -129,91 +239,7 @@ export function createStore(initialSeed: Seed): Store {
         return own === undefined ? seed.placeOf(key) : seedSize + own;
       },
     };
-  };
-
-  return {
-    get size() {
-      return seed.size - removedCount + added.size;
-    },
-    get heldBytes() {
-      return ordersBytes + (ownList?.ownBytes ?? 0);
-    },
-    get changes() {
-      return changed.size + added.size;
-    },
-    listBody() {
-      if (rewritten === 0 && added.size === 0) return seed.listBody;
-      ownList ??= listPieces(seed, changed, added.values());
-      return ownList;
-    },
-    cancel(id) {
-      const order = find(orderKey(id));
-      if (!order) return "not_found";
-      const { outcome, next } = cancelTransition(order.status);
-      if (next !== order.status) replace({ ...order, status: next });
-      return outcome;
-    },
-    statusOf(id) {
-      return find(orderKey(id))?.status;
-    },
-    controlPage(query) {
-      return pageOf(places(), query);
-    },
-    controlOrderJson(id) {
-      const order = find(orderKey(id));
-      return order && withStatusJson(order);
-    },
-    setStatus(id, status) {
-      const order = find(orderKey(id));
-      if (!order) return false;
-      if (order.status !== status) replace({ ...order, status });
-      return true;
-    },
-    putOrder(seedOrder) {
-      const order = storedOrder(seedOrder);
-      ownList = undefined;
-      if (find(order.key)) {
-        replace(order);
-        return "replaced";
-      }
-      addOrder(order);
-      return "created";
-    },
-    removeOrder(id) {
-      const key = orderKey(id);
-      ownList = undefined;
-      const own = added.get(key);
-      if (own) {
-        ordersBytes -= entryBytes(key, own);
-        added.delete(key);
-        return true;
-      }
-      if (!find(key)) return false;
-      changeSeedOrder(key, null);
-      return true;
-    },
-    differences() {
-      const removed: string[] = [];
-      const orders: StoredOrder[] = [];
-      for (const [place, change] of changed) {
-        if (change === null) removed.push(seed.orderAt(place).key);
-        else orders.push(change);
-      }
-      orders.push(...added.values());
-      return { removed, orders };
-    },
-    reset(next) {
-      seed = next;
-      ownList = undefined;
-      changed.clear();
-      added.clear();
-      addedKeys.length = 0;
-      addedPlace.clear();
-      ordersBytes = 0;
-      removedCount = 0;
-      rewritten = 0;
-    },
-  };
+  }
 }
 
 /** What one changed, removed or added order costs a world, about: its key and JSON as strings, the entry. */

@@ -32,7 +32,7 @@ export interface World {
    * A page of orders with their statuses (server/core/order-page.ts), costing what the page does whatever
    * the world's size; undefined when the query's `after` is an id this world's list never held.
    */
-  controlPage(query: OrdersQuery): SyncOrAsync<OrdersPage | undefined>;
+  page(query: OrdersQuery): SyncOrAsync<OrdersPage | undefined>;
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): SyncOrAsync<string | undefined>;
   setStatus(id: bigint, status: OrderStatus): SyncOrAsync<boolean>;

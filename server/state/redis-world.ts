@@ -181,7 +181,7 @@ export class RedisWorld implements World {
     return (await this.#run("petstoreCancel", id, [], ...CANCEL_RULE)) as CancelOutcome;
   }
 
-  controlPage(query: OrdersQuery): Promise<OrdersPage | undefined> {
+  page(query: OrdersQuery): Promise<OrdersPage | undefined> {
     return redisPage(this.state.client, this.#hash, this.state.seed, query);
   }
 

@@ -100,7 +100,7 @@ describe("store", () => {
         const seen: string[] = [];
         let after: string | undefined;
         for (let step = 0; ; step++) {
-          const page = store.controlPage({
+          const page = store.page({
             limit,
             ...(after !== undefined ? { after } : {}),
             ...(status ? { status } : {}),
@@ -144,9 +144,9 @@ describe("store", () => {
     );
     store.cancel(BigInt(size));
     assert.equal(store.setStatus(BigInt(size), "pending"), true);
-    const first = store.controlPage({ limit: 10, status: "pending" });
+    const first = store.page({ limit: 10, status: "pending" });
     assert.deepEqual([first?.orders.length, first?.next], [0, String(MAX_PAGE_SCAN)]);
-    const second = store.controlPage({ limit: 10, status: "pending", after: first?.next as string });
+    const second = store.page({ limit: 10, status: "pending", after: first?.next as string });
     assert.deepEqual([second?.orders.map((order) => order.key), second?.next], [[String(size)], undefined]);
   });
 });

@@ -12,7 +12,7 @@ import { judgeOrder, type OrderOutcome } from "./order-verdict.ts";
 import { ALL_RUN_CHOICES, type RunChoices } from "./spec-model.ts";
 import { STATE_RULE_CATALOGUE, type StateRuleOf } from "./state-rule-catalogue.ts";
 
-/** The rules a history finding names (conformance/state-rule-catalogue.ts). */
+/** The rules a history finding names (conformance/model/state-rule-catalogue.ts). */
 export type HistoryRule = StateRuleOf<"history">;
 
 export interface HistoryFinding {

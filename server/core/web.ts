@@ -2,17 +2,17 @@ import { BASE_PATH } from "./api.ts";
 import { type MockRequest, type MockResponse, wholeBytes } from "./exchange.ts";
 import type { MockCore } from "./mock.ts";
 
-/**
- * The core as a Web-standard handler, `Request` in and `Response` out: what Mock Service Worker, a
- * Service Worker, Playwright's routes and any fetch-based runtime speak. `prefix` is a path the mock is
- * mounted under (for an API at https://example.test/petstore/v1, "/petstore"); it is taken off first.
- */
 /** What is in front of the API in an app's base address (`/petstore` of `/petstore/v1`), to be taken off. */
 export function mountPrefix(baseUrl: string): string {
   const path = new URL(baseUrl).pathname.replace(/\/+$/, "");
   return path.endsWith(BASE_PATH) ? path.slice(0, -BASE_PATH.length) : path;
 }
 
+/**
+ * The core as a Web-standard handler, `Request` in and `Response` out: what Mock Service Worker, a
+ * Service Worker, Playwright's routes and any fetch-based runtime speak. `prefix` is a path the mock is
+ * mounted under (for an API at https://example.test/petstore/v1, "/petstore"); it is taken off first.
+ */
 export function webHandler(core: MockCore, prefix = ""): (request: Request) => Promise<Response> {
   return async (request) => respond(await core.handle(await toMockRequest(request, prefix)), request.method);
 }

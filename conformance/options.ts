@@ -161,9 +161,34 @@ export const FLAGS = {
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
+/** Bad usage found once the reports asked for are known: they are written with it (exit 2). */
+export class ReportedUsageError extends UsageError {
+  constructor(
+    message: string,
+    readonly reporters: ReporterTarget[],
+    readonly target: string,
+  ) {
+    super(message);
+  }
+}
+
 export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
   const values = parseFlags(argv, FLAGS);
   const reporters = parseReporters(values.reporter ?? ["pretty"], values.output);
+  try {
+    return readRunOptions(values, reporters, env);
+  } catch (error) {
+    if (!(error instanceof UsageError) || values.help || values.list) throw error;
+    const target = values["base-url"] ?? env.PETSTORE_BASE_URL ?? "";
+    throw new ReportedUsageError(error.message, reporters, target);
+  }
+}
+
+function readRunOptions(
+  values: FlagValuesOf<typeof FLAGS>,
+  reporters: ReporterTarget[],
+  env: NodeJS.ProcessEnv,
+): CliOptions {
   if (values.help || values.list) {
     return {
       run: { baseUrl: "", apiKey: "" },

@@ -115,6 +115,11 @@ export interface ConformanceOptions {
   reproduceAs?: ReproduceAs;
   /** Sees every request and its response as sent and received (its Authorization header masked). */
   onExchange?: (exchange: Exchange) => void;
+  /**
+   * Sees each scenario once it is played, before the state rules that compare the run's lists (secrets
+   * hidden): what a run stopped short can still report.
+   */
+  onScenario?: (result: ScenarioResult) => void;
   /** Bytes read of one body at most (default 2 GiB); a larger body fails its check, naming the limit. */
   maxBodyBytes?: number;
   /**
@@ -157,7 +162,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       keyRefused(initial.exchange, run.baseUrl, run.names);
     if (problem) throw new TargetUnreachableError(problem);
     const resolved = resolveMissing(run, initial);
-    const played = await play(session, run.selected, resolved, initial);
+    const played = await play(session, run.selected, resolved, initial, (result) =>
+      options.onScenario?.(playedCopy(result, run.secrets)),
+    );
     const judged = judgeScenarios(options, run, resolved, played);
     const verdict = health.verdict();
     const report = redactSecrets(
@@ -333,13 +340,18 @@ async function play(
   selected: PreparedRun["selected"],
   resolved: OrderIds,
   initial: ListSnapshot,
+  onPlayed: (result: ScenarioResult) => void,
 ): Promise<Played> {
   const chosen = selected.filter(({ reason }) => reason === undefined).map(({ scenario }) => scenario);
   const runPhase = (phase: number) =>
     Promise.all(
       chosen
         .filter((scenario) => scenario.phase === phase)
-        .map((scenario) => session.run(scenario, resolved, initial)),
+        .map(async (scenario) => {
+          const played = await session.run(scenario, resolved, initial);
+          onPlayed(played.result);
+          return played;
+        }),
     );
   const phaseOne = await runPhase(1);
   const afterRefused = await session.snapshot();
@@ -632,6 +644,18 @@ function withReproduction(check: CheckResult, reproduce: () => string | undefine
   if (check.status !== "failed") return check;
   const commands = reproduce();
   return commands === undefined ? check : { ...check, reproduce: commands };
+}
+
+/** A played scenario as a report may show it: a copy, its requests without replays, secrets hidden. */
+function playedCopy(result: ScenarioResult, secrets: readonly string[]): ScenarioResult {
+  const checks = result.checks.map((check) =>
+    check.request ? { ...check, request: withoutReplay(check.request) } : { ...check },
+  );
+  const [copy] = redactSecrets(
+    { scenarios: [{ ...result, checks: structuredClone(checks) }] },
+    secrets,
+  ).scenarios;
+  return copy as ScenarioResult;
 }
 
 function withoutReplay({ replay: _replay, ...request }: RecordedRequest): RecordedRequest {

@@ -1,6 +1,7 @@
 import { printable } from "../../common/printable.ts";
 import type { CheckResult, Report, ScenarioResult } from "../report.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
+import { endedLine } from "./describe.ts";
 
 const MARK = { passed: "✔", failed: "✖", skipped: "–" } as const;
 
@@ -23,7 +24,7 @@ export function renderHtml(report: Report): string {
 </head>
 <body>
 <main>
-${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</p>\n` : ""}<h1>Petstore Store Orders conformance: <span class="${failed > 0 ? "failed" : "passed"}">${escapeHtml(verdict)}</span></h1>
+${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(report.ended))}</p>\n` : ""}${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</p>\n` : ""}<h1>Petstore Store Orders conformance: <span class="${failed > 0 ? "failed" : "passed"}">${escapeHtml(verdict)}</span></h1>
 <section aria-labelledby="summary-heading">
 <h2 id="summary-heading">Summary</h2>
 <dl class="summary">

@@ -1,5 +1,6 @@
 import type { Report } from "../report.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
+import { endedLine } from "./describe.ts";
 import { printableReport } from "./printable-report.ts";
 
 /**
@@ -10,6 +11,7 @@ export function renderMarkdown(shown: Report): string {
   const report = printableReport(shown);
   const { passed, failed, skipped } = report.summary;
   const lines: string[] = [];
+  if (report.ended) lines.push(`> **${cell(endedLine(report.ended))}**`, "");
   if (report.health) lines.push(`> **${cell(report.health)}**`, "");
   lines.push(
     `### Petstore Store Orders conformance: ${failed > 0 ? `❌ ${failed} failed` : "✅ passed"}`,

@@ -66,12 +66,12 @@ Reaching it:
   --header-from-env Name=VARIABLE
                             …as is one read from the environment, kept out of the command line
   --show-header NAME        …unless named here (repeatable)
-  --timeout TIME            per request, without a byte from the target, default 10000 (a bare
-                            number is milliseconds; 10s, 2m)
-  --deadline TIME           per request, headers and whole body, default 120000 (milliseconds; 2m)
+  --timeout TIME            per request, without a byte from the target (default 10s; 500ms, 2m:
+                            every duration takes its unit)
+  --deadline TIME           per request, headers and whole body (default 2m)
   --concurrency N           requests in flight at most (default: as many as the scenarios send)
-  --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (30s; 500ms,
-                            2m; a bare number is seconds, as Retry-After counts)
+  --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (default 30s;
+                            500ms, 2m)
 
 What runs and how it is judged:
   --list                    print every scenario and exit
@@ -292,15 +292,13 @@ function orderIdOptions(values: FlagValues): Partial<ConformanceOptions> {
 /** How fast and how far the run reads: timeouts, concurrency, waits on 429, memory and body bounds. */
 function pacingOptions(values: FlagValues): Partial<ConformanceOptions> {
   return {
-    timeoutMs: parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" }),
-    deadlineMs: parseDuration("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS), {
-      bareUnit: "ms",
-    }),
+    timeoutMs: parseDuration("--timeout", values.timeout ?? "10s"),
+    deadlineMs: parseDuration("--deadline", values.deadline ?? `${DEFAULT_DEADLINE_MS}ms`),
     ...(values.concurrency !== undefined
       ? { concurrency: parseWholeNumber("--concurrency", values.concurrency) }
       : {}),
     ...(values["max-retry-wait"] !== undefined
-      ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"], { bareUnit: "s" }) }
+      ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
       : {}),
     ...(values["max-memory"] !== undefined
       ? { maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"]) }

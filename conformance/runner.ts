@@ -38,7 +38,7 @@ import {
 } from "./reproduction.ts";
 import { checkResponse, type RecordValidators } from "./response-checks.ts";
 import { checkRule, ordersHave, type RuleContext, ruleSnapshots } from "./rules.ts";
-import { keyRefused, runProblem } from "./run-problems.ts";
+import { hookUnreached, keyRefused, runProblem } from "./run-problems.ts";
 import {
   type AuthVariant,
   MISSING_ID,
@@ -181,7 +181,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       },
       run.secrets,
     );
-    await runHook("afterRun", () => run.hooks.afterRun?.(run.hookContext, report), run.secrets);
+    await runHook(
+      "afterRun",
+      () => run.hooks.afterRun?.(run.hookContext, report),
+      run.secrets,
+      (error) => hookUnreached(error, run.baseUrl, run.names),
+    );
     return report;
   } finally {
     client.close();
@@ -233,7 +238,12 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     env.PETSTORE_CONTROL_TOKEN ?? "",
     process.env.PETSTORE_CONTROL_TOKEN ?? "",
   ].filter((secret) => secret !== "");
-  const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
+  const provided = await runHook(
+    "beforeRun",
+    () => hooks.beforeRun?.(hookContext),
+    secrets,
+    (error) => hookUnreached(error, baseUrl, names),
+  );
   // Ids from options win over ids from the hook.
   const id = (flag: string, given: string | undefined, name: Parameters<typeof hookId>[1]) =>
     parseOrderIdOption(flag, given ?? hookId(provided, name));

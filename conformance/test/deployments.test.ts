@@ -8,6 +8,7 @@ import { createProxy } from "proxy";
 import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../server/spawn-mock.ts";
+import { freePort } from "../../test-support/free-port.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 import { SETTING_FLAGS } from "../options.ts";
 import type { Report } from "../report.ts";
@@ -402,6 +403,19 @@ describe("provisioning hooks", () => {
     });
     assert.equal(result.code, 2);
     assert.equal(result.stderr.trim(), "error: the beforeRun hook failed: no staging database for key ***");
+  });
+
+  it("the mock-control hook before the mock is started: the run's own one line, naming the address", async () => {
+    const port = await freePort();
+    const result = await cli(
+      ["--base-url", `http://127.0.0.1:${port}/v1`, "--hooks", MOCK_CONTROL_HOOK, "--session", "ci-1"],
+      { PETSTORE_API_KEY: MOCK_KEY, ...NO_PROXY_ENV },
+    );
+    assert.equal(result.code, 2);
+    assert.equal(
+      result.stderr,
+      `error: the beforeRun hook failed: nothing accepts connections at 127.0.0.1:${port} (ECONNREFUSED): is the service running, and is --base-url right?\n`,
+    );
   });
 
   describe("the shipped mock-control hook with --session, against the real mock", () => {

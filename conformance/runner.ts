@@ -7,7 +7,15 @@ import { type Operation, pathOf, readOperations } from "../contract/operations.t
 import { SESSION_NAME } from "../contract/session.ts";
 import { BASIC_PROBE_USER, headerSecrets } from "./credentials.ts";
 import { createHealth } from "./health.ts";
-import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "./hooks.ts";
+import {
+  type ConformanceHooks,
+  type HookContext,
+  HookError,
+  hookId,
+  loadHooks,
+  type ProvidedIds,
+  runHook,
+} from "./hooks.ts";
 import {
   createHttpClient,
   type Exchange,
@@ -208,6 +216,8 @@ interface PreparedRun {
   warnings: string[];
   /** How the caller names its settings, in every message. */
   names: SettingNames;
+  /** The mock session the run is sent in: the one given, or the one the beforeRun hook made. */
+  session?: string;
 }
 
 async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
@@ -253,11 +263,48 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     missing: id(names.missingOrderId, options.missingOrderId, "missingOrderId"),
     race: id(names.raceOrderId, options.raceOrderId, "raceOrderId"),
   };
+  const session = sessionOf(options, provided, names);
   const warnings = [
     ...ignoredProxyVariables(env),
     ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),
+    ...(session !== options.session
+      ? [
+          `the beforeRun hook made its orders in a session of the mock's own, ${session}, so the run was sent in it (X-Mock-Session) and the default world is left as it was; ${names.session} names one`,
+        ]
+      : []),
   ];
-  return { baseUrl, route, scenarios, selected, hooks, hookContext, masked, secrets, ids, warnings, names };
+  if (session !== undefined) hookContext.session = session;
+  const run = {
+    baseUrl,
+    route,
+    scenarios,
+    selected,
+    hooks,
+    hookContext,
+    masked,
+    secrets,
+    ids,
+    warnings,
+    names,
+  };
+  return session !== undefined ? { ...run, session } : run;
+}
+
+/** The session the run is sent in: the one given, else the one the beforeRun hook made its orders in. */
+function sessionOf(
+  options: ConformanceOptions,
+  provided: ProvidedIds | undefined,
+  names: SettingNames,
+): string | undefined {
+  if (options.session !== undefined) return options.session;
+  const session: unknown = provided?.session;
+  if (session === undefined) return undefined;
+  if (typeof session !== "string" || !SESSION_NAME.test(session)) {
+    throw new HookError(
+      `the beforeRun hook's session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-' (${names.session} is the same)`,
+    );
+  }
+  return session;
 }
 
 function openClient(options: ConformanceOptions, run: PreparedRun): Promise<HttpClient> {
@@ -267,7 +314,7 @@ function openClient(options: ConformanceOptions, run: PreparedRun): Promise<Http
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
     commonHeaders: {
       ...options.headers,
-      ...(options.session !== undefined ? { "x-mock-session": options.session } : {}),
+      ...(run.session !== undefined ? { "x-mock-session": run.session } : {}),
     },
     secretHeaders: masked.names,
     replaySecrets: new Map([

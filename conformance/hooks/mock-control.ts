@@ -1,11 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { type ControlClient, createControlClient } from "../../contract/control-client.ts";
 import { INT64_MAX } from "../../contract/exact-json.ts";
 import type { HookContext, ProvidedIds } from "../hook-types.ts";
 
 /**
  * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)
- * and a fresh shipped order, created through the control API in the run's session (`--session`), and an id
- * no order has. With it,
+ * and a fresh shipped order, created through the control API in the run's session (`--session`, or without
+ * one a fresh session of the hook's own, which the run then uses), and an id no order has. With it,
  * every scenario runs, and run after run starts clean without restarting the mock.
  *
  *   petstore-conformance --base-url http://127.0.0.1:4010/v1 --api-key dev-key-123 \
@@ -15,10 +16,9 @@ import type { HookContext, ProvidedIds } from "../hook-types.ts";
  */
 export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
   const token = process.env.PETSTORE_CONTROL_TOKEN;
-  const access = {
-    ...(context.session !== undefined ? { session: context.session } : {}),
-    ...(token ? { token } : {}),
-  };
+  // Without --session, a fresh session of its own: the mock's default world is left as it was found.
+  const session = context.session ?? `conformance-${randomBytes(8).toString("hex")}`;
+  const access = { session, ...(token ? { token } : {}) };
   const control = createControlClient(context.baseUrl, { ...access, fetch: context.fetch });
   const [pending, shipped, missing, race] = await freeIds(control, 4);
   const shipDate = new Date().toISOString();
@@ -45,6 +45,7 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
     shippedOrderId: shipped as string,
     missingOrderId: missing as string,
     raceOrderId: race as string,
+    ...(context.session === undefined ? { session } : {}),
   };
 }
 

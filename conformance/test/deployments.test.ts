@@ -437,6 +437,38 @@ describe("provisioning hooks", () => {
         assert.equal(report.summary.skipped, 0, `${session}: every scenario ran`);
       }
     });
+
+    it("without --session, leaves the default world as it found it, in a session it names", async () => {
+      const defaultWorld = async () => {
+        const response = await fetch(`${mock.url}/store/orders`, {
+          headers: { authorization: `Bearer ${MOCK_KEY}` },
+        });
+        return response.text();
+      };
+      const before = await defaultWorld();
+      const sessions: string[] = [];
+      for (let run = 0; run < 2; run++) {
+        const result = await cli(
+          ["--base-url", mock.url, "--hooks", MOCK_CONTROL_HOOK, "--reporter", "json"],
+          {
+            PETSTORE_API_KEY: MOCK_KEY,
+            ...NO_PROXY_ENV,
+          },
+        );
+        assert.equal(result.code, 0, result.stderr + result.stdout.slice(0, 2000));
+        const report = JSON.parse(result.stdout) as Report;
+        assert.equal(report.summary.skipped, 0, "every scenario ran");
+        const named = report.warnings.map(
+          (warning) => /a session of the mock's own, (\S+),/.exec(warning)?.[1],
+        );
+        sessions.push(named.find((name) => name !== undefined) ?? "");
+      }
+      assert.equal(await defaultWorld(), before, "the default world holds what it held, byte for byte");
+      assert.ok(
+        sessions.every((session) => session.length > 0) && sessions[0] !== sessions[1],
+        String(sessions),
+      );
+    });
   });
 
   it("the mock-control hook against a mock whose control API needs a token it lacks: one line, exit 2", async () => {

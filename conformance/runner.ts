@@ -169,8 +169,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       runProblem(initial.exchange, run.baseUrl, run.route, run.names) ??
       keyRefused(initial.exchange, run.baseUrl, run.names);
     if (problem) throw new TargetUnreachableError(problem);
-    const resolved = resolveMissing(run, initial);
-    const played = await play(session, run.selected, resolved, initial, (result) =>
+    const { ids: resolved, unshown } = resolveMissing(run, initial);
+    const played = await play(session, run.selected, { ...resolved, unshown }, initial, (result) =>
       options.onScenario?.(playedCopy(result, run.secrets)),
     );
     const judged = judgeScenarios(options, run, resolved, played);
@@ -368,16 +368,21 @@ function namedIds(ids: OrderIds): Set<string> {
   return new Set(Object.values(ids).filter((id): id is string => id !== undefined));
 }
 
-/** The ids with the missing order settled: given, or one the first list shows absent (with a warning). */
-function resolveMissing(run: PreparedRun, initial: ListSnapshot): OrderIds {
+/**
+ * The ids with the missing order settled: given, or one the first list shows absent. When no list could be
+ * read whole by id, no id is shown absent and none is assumed: `unshown` says why, for the steps that need one.
+ */
+function resolveMissing(run: PreparedRun, initial: ListSnapshot): { ids: OrderIds; unshown?: string } {
   const { ids } = run;
-  if (ids.missing !== undefined) return ids;
+  if (ids.missing !== undefined) return { ids };
   const absent = absentId(initial, namedIds(ids));
-  if (!absent.shown)
-    run.warnings.push(
-      `${initial.orders ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${absent.id}, at the top of the int64 range, is assumed not to exist (${run.names.missingOrderId} names one)`,
-    );
-  return { ...ids, missing: absent.id };
+  if (absent !== undefined) return { ids: { ...ids, missing: absent } };
+  const why = initial.orders
+    ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id`
+    : (initial.notKept ?? "the list could not be read");
+  const unshown = `no id was shown absent (${why}); ${run.names.missingOrderId} names one`;
+  run.warnings.push(`${unshown}: what needs an order that does not exist is skipped`);
+  return { ids, unshown };
 }
 
 /** What playing the scenarios gave: their runs, and the readings of the list around them. */
@@ -395,7 +400,7 @@ interface Played {
 async function play(
   session: Session,
   selected: PreparedRun["selected"],
-  resolved: OrderIds,
+  resolved: OrderIds & { unshown?: string | undefined },
   initial: ListSnapshot,
   onPlayed: (result: ScenarioResult) => void,
 ): Promise<Played> {
@@ -405,7 +410,7 @@ async function play(
       chosen
         .filter((scenario) => scenario.phase === phase)
         .map(async (scenario) => {
-          const played = await session.run(scenario, resolved, initial);
+          const played = await session.run(scenario, resolved, initial, resolved.unshown);
           onPlayed(played.result);
           return played;
         }),
@@ -797,7 +802,7 @@ class Session {
    * Plays a scenario. `listed`: the reading of the list taken before the run, which a plain listOrders step
    * is judged on rather than reading the whole list again (the same request, already answered).
    */
-  async run(scenario: Scenario, ids: OrderIds, listed: ListSnapshot): Promise<ScenarioRun> {
+  async run(scenario: Scenario, ids: OrderIds, listed: ListSnapshot, unshown?: string): Promise<ScenarioRun> {
     const base = { id: scenario.id, title: scenario.title };
     if (scenario.needs && !ids[scenario.needs]) {
       const reason = `no --${scenario.needs}-order-id given: the run cancels or refuses only orders named for it`;
@@ -811,8 +816,9 @@ class Session {
       const checkId = `${scenario.id}.${step.name}`;
       const path = this.pathOf(step, ids);
       if (path === undefined) {
-        const ref = step.order as string;
-        checks.push({ id: checkId, status: "skipped", message: `skipped: no --${ref}-order-id given` });
+        const ref = typeof step.order === "string" ? step.order : "missing";
+        const why = ref === "missing" && unshown !== undefined ? unshown : `no --${ref}-order-id given`;
+        checks.push({ id: checkId, status: "skipped", message: `skipped: ${why}` });
         continue;
       }
       const operation = this.operation(step.operation);
@@ -827,12 +833,17 @@ class Session {
     }
     const failed = checks.some((check) => check.status === "failed");
     const skippedSteps = checks.filter((check) => check.status === "skipped").length;
+    // Every step without its order: the scenario itself is skipped, with the reason its steps give.
+    const allSkipped = skippedSteps === checks.length && checks.length > 0;
+    const reason = allSkipped
+      ? (checks[0] as CheckResult).message.replace(/^skipped: /, "")
+      : `${skippedSteps} step(s) skipped for lack of an order id`;
     return {
       scenario,
       result: {
         ...base,
-        status: failed ? "failed" : "passed",
-        ...(skippedSteps > 0 ? { reason: `${skippedSteps} step(s) skipped for lack of an order id` } : {}),
+        status: failed ? "failed" : allSkipped ? "skipped" : "passed",
+        ...(skippedSteps > 0 ? { reason } : {}),
         checks,
       },
       ...(scenarioList ? { scenarioList } : {}),
@@ -985,29 +996,24 @@ class Session {
 function orderSegment(ref: OrderRef, ids: OrderIds): string | undefined {
   if (typeof ref === "string") return ids[ref];
   // A malformed id built on the absent one: a server that reads it leniently reaches no real order.
-  return ids.missing === undefined ? ref.raw : ref.raw.replace(MISSING_ID, ids.missing);
+  if (!ref.raw.includes(MISSING_ID)) return ref.raw;
+  return ids.missing === undefined ? undefined : ref.raw.replace(MISSING_ID, ids.missing);
 }
 
 /**
  * The id cancel-not-found sends its DELETE to: one the first list shows absent, since a run must never
  * cancel an order it was not given. A list read whole by id shows one past the largest (or, when the largest
- * is the top of int64, the first gap). Otherwise nothing can be shown, and the top of the int64 range is
- * used, which real stores are unlikely to have reached. Never one of the ids the run was given.
+ * is the top of int64, the first gap); any other list shows none, and none is guessed: a guess may be a real
+ * order. Never one of the ids the run was given.
  */
-function absentId(initial: ListSnapshot, given: ReadonlySet<string>): { id: string; shown: boolean } {
+function absentId(initial: ListSnapshot, given: ReadonlySet<string>): string | undefined {
   const { orders } = initial;
-  const free = (id: bigint) => !given.has(String(id)) && !orders?.has(String(id));
-  const shown = orders !== undefined && !initial.unindexed;
-  if (shown && (orders.largest ?? 0n) < INT64_MAX) {
-    for (let id = (orders.largest ?? 0n) + 1n; id <= INT64_MAX; id++)
-      if (free(id)) return { id: String(id), shown };
+  if (orders === undefined || initial.unindexed) return undefined;
+  const free = (id: bigint) => !given.has(String(id)) && !orders.has(String(id));
+  if ((orders.largest ?? 0n) < INT64_MAX) {
+    for (let id = (orders.largest ?? 0n) + 1n; id <= INT64_MAX; id++) if (free(id)) return String(id);
   }
-  if (shown) {
-    for (let id = 1n; ; id++) if (free(id)) return { id: String(id), shown };
-  }
-  let id = INT64_MAX;
-  while (!free(id)) id--;
-  return { id: String(id), shown };
+  for (let id = 1n; ; id++) if (free(id)) return String(id);
 }
 
 function parseOrderIdOption(flag: string, text: string | undefined): string | undefined {

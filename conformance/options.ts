@@ -199,8 +199,8 @@ function readRunOptions(
   }
   const baseUrl = values["base-url"] ?? (env.PETSTORE_BASE_URL || undefined);
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
-  if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
-  if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
+  if (!baseUrl) throw new UsageError(required("--base-url", "PETSTORE_BASE_URL", env));
+  if (!apiKey) throw new UsageError(required("--api-key", "PETSTORE_API_KEY", env));
   if (!isToken68(apiKey)) throw new UsageError(`--api-key must be ${TOKEN68_RULE}`);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
@@ -241,6 +241,13 @@ function readRunOptions(
 }
 
 type FlagValues = FlagValuesOf<typeof FLAGS>;
+
+/** A setting given by neither its flag nor its variable: said "is empty" when the variable is set to "". */
+export function required(flag: string, variable: string, env: NodeJS.ProcessEnv): string {
+  return env[variable] === ""
+    ? `${flag} is required, and the environment variable ${variable} is empty`
+    : `${flag} (or ${variable}) is required`;
+}
 
 /** What the flags both commands share (REACH_FLAGS, the reader's limits, --max-memory) are named by in messages. */
 export const REACH_SETTING_FLAGS = {
@@ -365,7 +372,9 @@ export function readHeaders(
     }
     const value = env[variable];
     if (value === undefined || value === "") {
-      throw new UsageError(`--header-from-env ${name}: the environment variable ${variable} is not set`);
+      throw new UsageError(
+        `--header-from-env ${name}: the environment variable ${variable} is ${value === "" ? "empty" : "not set"}`,
+      );
     }
     Object.assign(headers, checkedHeader("--header-from-env", name, value.trim()));
   }

@@ -9,6 +9,7 @@ import {
   readHeaders,
   readReaderLimits,
   readTls,
+  required,
 } from "../options.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../setting-names.ts";
 import { DEFAULT_PROXY_PORT } from "./defaults.ts";
@@ -120,7 +121,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help)
     return { proxy: { upstream: "" }, reporters, failOnViolation: false, flushEveryMs: 0, help: true };
-  if (!upstream) throw new UsageError("--upstream (or PETSTORE_UPSTREAM) is required");
+  if (!upstream) throw new UsageError(required("--upstream", "PETSTORE_UPSTREAM", env));
   const port = values.port === undefined ? DEFAULT_PROXY_PORT : parsePort("--port", values.port);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);

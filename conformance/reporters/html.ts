@@ -1,5 +1,6 @@
 import { printable } from "../../common/printable.ts";
 import type { CheckResult, Report, ScenarioResult } from "../report.ts";
+import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 import { endedLine } from "./describe.ts";
 
@@ -37,7 +38,7 @@ ${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(re
 ${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warning) => `<li>warning: ${escapeHtml(warning)}</li>`).join("")}</ul>` : ""}
 <p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
 </section>
-${orderedForReading(report.scenarios).map(renderScenario).join("\n")}
+${orderedForReading(report.scenarios.map(oneLinePerCheck)).map(renderScenario).join("\n")}
 ${renderCoverage(report)}</main>
 <script>
 document.getElementById("failures-only").addEventListener("change", function (event) {

@@ -1,5 +1,6 @@
 import fastXmlBuilder, { type XMLBuilderConstructor } from "fast-xml-builder";
 import type { CheckResult, Report } from "../report.ts";
+import { oneLinePerCheck } from "./check-lines.ts";
 import { describeCheck, endedLine } from "./describe.ts";
 import { printableReport } from "./printable-report.ts";
 
@@ -45,7 +46,7 @@ export function renderJunit(shown: Report): string {
         "@_name": `${SUITE} ${report.target}`,
         ...totals,
         properties: { property: properties(report) },
-        testcase: [...ended, ...report.scenarios.map(testcase)],
+        testcase: [...ended, ...report.scenarios.map(oneLinePerCheck).map(testcase)],
       },
     },
   }) as string;

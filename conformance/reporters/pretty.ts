@@ -1,5 +1,6 @@
 import { styleText } from "node:util";
 import type { Report } from "../report.ts";
+import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 import { describeCheck, endedLine } from "./describe.ts";
 import { printableReport } from "./printable-report.ts";
@@ -17,7 +18,7 @@ export function renderPretty(shown: Report, options: { color: boolean }): string
   lines.push(paint("bold", `Petstore Store Orders conformance: ${report.target}`));
   for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${warning}`));
   lines.push("");
-  for (const scenario of report.scenarios) {
+  for (const scenario of report.scenarios.map(oneLinePerCheck)) {
     const counts = scenario.checks.length === 1 ? "1 check" : `${scenario.checks.length} checks`;
     const detail = scenario.status === "skipped" ? `skipped: ${scenario.reason}` : counts;
     lines.push(`${mark[scenario.status]} ${scenario.id}  ${scenario.title} ${paint("dim", `(${detail})`)}`);

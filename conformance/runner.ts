@@ -242,12 +242,7 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     ...(options.session !== undefined ? { session: options.session } : {}),
     fetch: globalThis.fetch,
   };
-  const secrets = [
-    options.apiKey,
-    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
-    env.PETSTORE_CONTROL_TOKEN ?? "",
-    process.env.PETSTORE_CONTROL_TOKEN ?? "",
-  ].filter((secret) => secret !== "");
+  const secrets = secretsOf(options.apiKey, masked, env);
   const provided = await runHook(
     "beforeRun",
     () => hooks.beforeRun?.(hookContext),
@@ -288,6 +283,20 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     names,
   };
   return session !== undefined ? { ...run, session } : run;
+}
+
+/** The key, masked --header values, the mock's control token: what no report, message or hook error shows. */
+function secretsOf(
+  apiKey: string,
+  masked: ReturnType<typeof maskedHeaders>,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  return [
+    apiKey,
+    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
+    env.PETSTORE_CONTROL_TOKEN ?? "",
+    process.env.PETSTORE_CONTROL_TOKEN ?? "",
+  ].filter((secret) => secret !== "");
 }
 
 /** The session the run is sent in: the one given, else the one the beforeRun hook made its orders in. */

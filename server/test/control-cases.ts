@@ -148,7 +148,9 @@ export const CONTROL_CASES: ControlCase[] = [
           answer,
           400,
           "invalid_control_request",
-          new RegExp(`: query parameter "limit": must be a whole number from 1 to 1000 \\(got "${limit}"\\)\\.$`),
+          new RegExp(
+            `: query parameter "limit": must be a whole number from 1 to 1000 \\(got "${limit}"\\)\\.$`,
+          ),
         );
       }
     },

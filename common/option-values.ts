@@ -30,32 +30,33 @@ const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * A duration as a whole number with a unit: 500ms, 30s, 2m, 1h. A bare number is read in `bareUnit` where
- * the flag's help names one (`--timeout MS`), and refused elsewhere, so that no flag guesses a unit. At
- * most `maxMs` (by default what a timer can wait, about 24.8 days), at least 1 ms.
+ * A duration as a whole number with its unit: 500ms, 30s, 2m, 1h. A bare number is refused in every flag,
+ * naming the two readings it could have, since flags that once read it as milliseconds and as seconds
+ * made `10` mean either. At most `maxMs` (by default what a timer can wait, about 24.8 days), at least 1 ms.
  */
 export function parseDuration(
   flag: string,
   text: string,
-  { bareUnit, maxMs = MAX_TIMER_MS }: { bareUnit?: "ms" | "s"; maxMs?: number } = {},
+  { maxMs = MAX_TIMER_MS }: { maxMs?: number } = {},
 ): number {
-  const match = /^(\d+)(ms|s|m|h)?$/.exec(text);
-  const unit = match?.[2] ?? bareUnit;
+  if (/^\d+$/.test(text)) {
+    throw new UsageError(`${flag} ${text} needs a unit: ${text}ms or ${text}s?`);
+  }
+  const match = /^(\d+)(ms|s|m|h)$/.exec(text);
+  const unit = match?.[2];
   const ms = match && unit !== undefined ? Number(match[1]) * (DURATION_UNITS[unit] as number) : Number.NaN;
   if (!(ms >= 1 && ms <= maxMs)) {
-    const bare =
-      bareUnit === undefined ? "" : ` or a number of ${bareUnit === "ms" ? "milliseconds" : "seconds"}`;
     throw new UsageError(
-      `${flag} must be a duration like 500ms, 90s, 30m or 2h${bare}, from 1 ms to ${describeMs(maxMs)} (got "${text}")`,
+      `${flag} must be a duration like 500ms, 90s, 30m or 2h, from 1ms to ${describeMs(maxMs)} (got "${text}")`,
     );
   }
   return ms;
 }
 
 function describeMs(ms: number): string {
-  if (ms === MAX_TIMER_MS) return `${MAX_TIMER_MS} ms (about 24.8 days, what a timer can wait)`;
+  if (ms === MAX_TIMER_MS) return `${MAX_TIMER_MS}ms (about 24.8 days, what a timer can wait)`;
   if (ms % 86_400_000 === 0) return `${ms / 86_400_000} days`;
-  return `${ms} ms`;
+  return `${ms}ms`;
 }
 
 /** A TCP port, 0 meaning any free one. */

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Duplex } from "node:stream";
 import { GROUP_GUARD, type GuardReport } from "./group-guard.ts";
+import { pathWithPackageCommands } from "./package-commands.ts";
 import { STOP_GRACE_MS, type StopSignals, signalExitCode } from "./stop-signals.ts";
 
 /**
@@ -95,7 +96,8 @@ function parseReport(text: string): GuardReport | undefined {
 
 /**
  * How a server command runs once it serves: until the COMMAND it wraps ends (run with `url` in the
- * environment variable `variable`) or, without one, until the first stop signal. The stop that follows is
+ * environment variable `variable`, the package's commands first on its PATH) or, without one, until the
+ * first stop signal. The stop that follows is
  * bounded (see StopSignals.bound). Resolves to COMMAND's exit code (0 without one) and what ended the run,
  * for the stopping line.
  */
@@ -109,7 +111,12 @@ export async function serveUntilDone(
     signals.bound(1);
     return { code: 0, ended: signal };
   }
-  const env = { ...served.env, [served.variable]: reachableUrl(served.url) };
+  const path = pathWithPackageCommands(served.env.PATH);
+  const env = {
+    ...served.env,
+    [served.variable]: reachableUrl(served.url),
+    ...(path !== undefined ? { PATH: path } : {}),
+  };
   const code = await runWrapped(command, env, signals);
   signals.bound(code || 1);
   return { code, ended: `${command[0]} exited with ${code}` };

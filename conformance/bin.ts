@@ -2,7 +2,7 @@
 import { readCommandLine } from "../common/command-line.ts";
 import { printable } from "../common/printable.ts";
 import { PROXY_USAGE, parseProxyOptions } from "./proxy/proxy-options.ts";
-import { parseCliOptions, USAGE } from "./suite/options.ts";
+import { parseCliOptions, ReportedUsageError, USAGE } from "./suite/options.ts";
 
 // The `petstore-conformance` command, and its `proxy` command. --help and usage errors are answered from the
 // options alone; the runner, the proxy and the reporters are loaded once the options pass.
@@ -15,12 +15,9 @@ async function start(): Promise<number> {
     );
     if (typeof options === "number") return options;
     const { proxyMain } = await import("./proxy/proxy-cli.ts");
-    const code = await proxyMain(options, process.env);
     // Out as soon as the output is written: a stop signal relayed to the group again (npm, CI runners) that
     // landed while Node tears the process down, its signal handlers gone, would end it by SIGTERM instead.
-    await new Promise((resolve) => process.stdout.write("", resolve));
-    await new Promise((resolve) => process.stderr.write("", resolve));
-    process.exit(code);
+    return exitWhenWritten(await proxyMain(options, process.env));
   }
   if (process.argv[2] === "explore") {
     const { EXPLORE_USAGE, parseExploreOptions } = await import("./explore/explore-options.ts");
@@ -33,14 +30,41 @@ async function start(): Promise<number> {
     const { exploreMain } = await import("./explore/explore-cli.ts");
     return exploreMain(options, process.env);
   }
+  let refused: ReportedUsageError | undefined;
   const options = readCommandLine(
-    () => parseCliOptions(process.argv.slice(2), process.env),
+    () => {
+      try {
+        return parseCliOptions(process.argv.slice(2), process.env);
+      } catch (error) {
+        if (error instanceof ReportedUsageError) refused = error;
+        throw error;
+      }
+    },
     USAGE,
     "petstore-conformance",
   );
-  if (typeof options === "number") return options;
+  if (typeof options === "number") {
+    if (refused !== undefined) await reportUsageError(refused);
+    return options;
+  }
   const { main } = await import("./suite/cli.ts");
-  return main(options, process.env);
+  // The same for the suite, whose stop leaves requests in flight.
+  return exitWhenWritten(await main(options, process.env));
+}
+
+/** Bad usage found once the reports are known: each report asked for says it, as a run's error. */
+async function reportUsageError(refused: ReportedUsageError): Promise<void> {
+  const { errorReport } = await import("./suite/run-end.ts");
+  const { startProgress, writeErrorReports } = await import("./suite/cli.ts");
+  const report = errorReport(startProgress(refused.target), `${printable(refused.message)} (bad usage)`);
+  await writeErrorReports(report, refused.reporters, false);
+}
+
+/** Out as soon as the output is written, whatever requests or timers a stopped run leaves behind. */
+async function exitWhenWritten(code: number): Promise<never> {
+  await new Promise((resolve) => process.stdout.write("", resolve));
+  await new Promise((resolve) => process.stderr.write("", resolve));
+  process.exit(code);
 }
 
 start().then(

@@ -11,7 +11,7 @@ import { capConnections, defaultMaxConnections } from "../common/connection-cap.
 import { CONTROL_PATH } from "./core/control.ts";
 import { type ErrorCode, errorRecord, JSON_CONTENT_TYPE } from "./core/errors.ts";
 import { errorResponse, type MockResponse, type PiecedBody, pathOf, wholeBytes } from "./core/exchange.ts";
-import type { MockCore } from "./core/mock.ts";
+import { HEALTH_PATH, type MockCore } from "./core/mock.ts";
 import { SESSION_HEADER } from "./core/sessions.ts";
 import type { SyncOrAsync } from "./core/sync-or-async.ts";
 import type { MockLog } from "./request-log.ts";
@@ -316,7 +316,7 @@ function logEachRequest(log: MockLog, request: IncomingMessage, response: Server
       ms: Math.round((performance.now() - started) * 1000) / 1000,
       ...(typeof session === "string" ? { session } : {}),
       ...(response.writableFinished ? {} : { completed: false }),
-      ...(read && (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`))
+      ...(read && (path === HEALTH_PATH || path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`))
         ? { controlRead: true }
         : {}),
     });

@@ -17,7 +17,10 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`error: ${(error as Error).stack ?? error}\n`);
+    // "error:" as every other line of the command says it; the stack's frames after it, for a report.
+    const { message, stack } = error instanceof Error ? error : { message: String(error), stack: "" };
+    const frames = (stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+    process.stderr.write(`error: ${message}\n${frames.map((line) => `${line}\n`).join("")}`);
     process.exit(1);
   },
 );

@@ -70,7 +70,8 @@ Options (each flag overrides its environment variable):
                          fixture file's keys                             (PETSTORE_API_KEYS, comma-separated)
   --cors-origin ORIGIN   origin allowed from browsers, repeatable        (PETSTORE_CORS_ORIGINS,
                                                                           comma-separated, default any)
-  --quiet                no log at all                                   (PETSTORE_QUIET=1)
+  --quiet                no request log; the start-up lines and errors   (PETSTORE_QUIET=1)
+                         still go out
   --log-level LEVEL      fatal, error, warn, info, debug or trace        (PETSTORE_LOG_LEVEL, default info)
   --log-format FORMAT    pretty (a short line per request) or json
                          (pino's JSON lines)                             (PETSTORE_LOG_FORMAT, default pretty

@@ -12,8 +12,8 @@ export interface RequestLine {
   session?: string;
   completed?: false;
   /**
-   * A read of the control plane (the dashboard polls one a second): logged at debug, so that the log at
-   * info shows the API's traffic and what changed the world.
+   * A read of the control plane (the dashboard polls one a second) or of /__health (a load balancer's
+   * probe): logged at debug, so that the log at info shows the API's traffic and what changed the world.
    */
   controlRead?: true;
 }

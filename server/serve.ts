@@ -50,9 +50,9 @@ export async function serve(options: CliOptions): Promise<number> {
   });
   // A warming run talks only to itself: on a port of its own, whatever else is running.
   const port = await listen(app, options.warmCache ? { ...options, port: 0 } : options);
-  if (port === undefined) {
+  if (typeof port !== "number") {
     await kept.state.close();
-    return 1;
+    return port.exitCode;
   }
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const origin = `http://${host}:${port}`;
@@ -139,17 +139,26 @@ function mockCore(
   });
 }
 
-/** The port listened on, or undefined after one line saying why it could not. */
+/**
+ * The port listened on, or the exit code after one line saying why it could not: a port in use is the
+ * command line's to fix (2, as the proxy says it), anything else the machine's (1).
+ */
 async function listen(
   app: ReturnType<typeof createServer>,
   options: CliOptions,
-): Promise<number | undefined> {
+): Promise<number | { exitCode: number }> {
   try {
     return (await app.listen(options.port, options.host)).port;
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
+    if (code === "EADDRINUSE") {
+      process.stderr.write(
+        `error: port ${options.port} on ${options.host} is in use: pick another with --port (0 for any free one)\n`,
+      );
+      return { exitCode: 2 };
+    }
     process.stderr.write(`error: cannot listen on ${options.host}:${options.port}: ${code ?? message}\n`);
-    return undefined;
+    return { exitCode: 1 };
   }
 }
 

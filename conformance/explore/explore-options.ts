@@ -164,12 +164,10 @@ function orderOptions(values: ExploreFlagValues): Partial<ExploreOptions> {
 
 function reachPacing(values: ExploreFlagValues): Partial<ExploreOptions> {
   return {
-    timeoutMs: parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" }),
-    deadlineMs: parseDuration("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS), {
-      bareUnit: "ms",
-    }),
+    timeoutMs: parseDuration("--timeout", values.timeout ?? "10s"),
+    deadlineMs: parseDuration("--deadline", values.deadline ?? `${DEFAULT_DEADLINE_MS}ms`),
     ...(values["max-retry-wait"] !== undefined
-      ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"], { bareUnit: "s" }) }
+      ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
       : {}),
     ...(values["max-body"] !== undefined
       ? { maxBodyBytes: parseByteSize("--max-body", values["max-body"]) }

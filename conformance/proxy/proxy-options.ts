@@ -9,6 +9,7 @@ import {
   readHeaders,
   readReaderLimits,
   readTls,
+  required,
 } from "../target/reach-options.ts";
 import { DEFAULT_PROXY_PORT } from "./defaults.ts";
 import type { ProxyOptions } from "./run-proxy.ts";
@@ -47,14 +48,14 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
   --max-connections N       client connections open at once (default 4/5 of the file-descriptor limit);
                             past it a new one closes the oldest idle one, or is closed when all are busy
   --request-timeout TIME    how long a client may take to send a whole request, head and body (default
-                            30s; a bare number is milliseconds): past it, 408 and the connection closed
+                            30s): past it, 408 and the connection closed
 
 Reaching the upstream (as the suite reaches a target):
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
   all_proxy, no_proxy/NO_PROXY as curl reads them), --header 'Name: value' (masked unless --show-header
   NAME), --header-from-env Name=VARIABLE (the value read from the environment, kept out of the command
-  line), --timeout TIME (until the answer starts, default 10000 ms; 10s), --deadline TIME (the whole exchange, default
-  120000)
+  line), --timeout TIME (until the answer starts, default 10s), --deadline TIME (the whole exchange, default
+  2m; every duration takes its unit: 500ms, 90s, 2m)
   --max-memory SIZE         what the traffic may make the proxy hold at once: answers and lists in
                             flight, the ids of lists being judged, the lists the state rules keep
                             (default 256MiB); past it kept lists go first, then each exchange holds less
@@ -119,7 +120,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help)
     return { proxy: { upstream: "" }, reporters, failOnViolation: false, flushEveryMs: 0, help: true };
-  if (!upstream) throw new UsageError("--upstream (or PETSTORE_UPSTREAM) is required");
+  if (!upstream) throw new UsageError(required("--upstream", "PETSTORE_UPSTREAM", env));
   const port = values.port === undefined ? DEFAULT_PROXY_PORT : parsePort("--port", values.port);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
@@ -129,10 +130,8 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       upstream,
       port,
       env,
-      timeoutMs: parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" }),
-      ...(values.deadline !== undefined
-        ? { deadlineMs: parseDuration("--deadline", values.deadline, { bareUnit: "ms" }) }
-        : {}),
+      timeoutMs: parseDuration("--timeout", values.timeout ?? "10s"),
+      ...(values.deadline !== undefined ? { deadlineMs: parseDuration("--deadline", values.deadline) } : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
       ...(values["cors-origin"] ? { corsOrigins: values["cors-origin"] } : {}),
@@ -173,7 +172,7 @@ function clientBounds(values: {
       : {}),
     ...(values["request-timeout"] !== undefined
       ? {
-          requestTimeoutMs: parseDuration("--request-timeout", values["request-timeout"], { bareUnit: "ms" }),
+          requestTimeoutMs: parseDuration("--request-timeout", values["request-timeout"]),
         }
       : {}),
   };

@@ -1,4 +1,4 @@
-import type { CheckResult } from "./report.ts";
+import type { CheckResult, Report } from "./report.ts";
 
 const BODY_LINES = 12;
 
@@ -24,4 +24,9 @@ export function describeCheck(check: CheckResult): string[] {
     lines.push(...check.reproduce.split("\n").map((line) => `    ${line}`));
   }
   return lines;
+}
+
+/** A run stopped short, in one line: what stopped it and what was judged. */
+export function endedLine(ended: NonNullable<Report["ended"]>): string {
+  return `${ended.kind === "error" ? "error" : "interrupted"}: ${ended.message}; ${ended.judged}`;
 }

@@ -1,5 +1,7 @@
 import { printable } from "../../common/printable.ts";
+import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
+import { endedLine } from "./describe.ts";
 import type { CheckResult, Report, ScenarioResult } from "./report.ts";
 
 const MARK = { passed: "✔", failed: "✖", skipped: "–" } as const;
@@ -23,7 +25,7 @@ export function renderHtml(report: Report): string {
 </head>
 <body>
 <main>
-${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</p>\n` : ""}<h1>Petstore Store Orders conformance: <span class="${failed > 0 ? "failed" : "passed"}">${escapeHtml(verdict)}</span></h1>
+${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(report.ended))}</p>\n` : ""}${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</p>\n` : ""}<h1>Petstore Store Orders conformance: <span class="${failed > 0 ? "failed" : "passed"}">${escapeHtml(verdict)}</span></h1>
 <section aria-labelledby="summary-heading">
 <h2 id="summary-heading">Summary</h2>
 <dl class="summary">
@@ -36,7 +38,7 @@ ${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</
 ${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warning) => `<li>warning: ${escapeHtml(warning)}</li>`).join("")}</ul>` : ""}
 <p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
 </section>
-${orderedForReading(report.scenarios).map(renderScenario).join("\n")}
+${orderedForReading(report.scenarios.map(oneLinePerCheck)).map(renderScenario).join("\n")}
 ${renderCoverage(report)}</main>
 <script>
 document.getElementById("failures-only").addEventListener("change", function (event) {

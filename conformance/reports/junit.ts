@@ -1,5 +1,6 @@
 import fastXmlBuilder, { type XMLBuilderConstructor } from "fast-xml-builder";
-import { describeCheck } from "./describe.ts";
+import { oneLinePerCheck } from "./check-lines.ts";
+import { describeCheck, endedLine } from "./describe.ts";
 import { printableReport } from "./printable-report.ts";
 import type { CheckResult, Report } from "./report.ts";
 
@@ -28,10 +29,11 @@ type Element = { [name: string]: string | number | Element | Element[] };
 export function renderJunit(shown: Report): string {
   // XML 1.0 cannot hold most control characters at all: CI's readers reject the file. They are escaped.
   const report = printableReport(shown);
+  const ended = report.ended ? [endedCase(report.ended)] : [];
   const totals = {
-    "@_tests": report.scenarios.length,
+    "@_tests": report.scenarios.length + ended.length,
     "@_failures": report.scenarios.filter((scenario) => scenario.status === "failed").length,
-    "@_errors": 0,
+    "@_errors": ended.length,
     "@_skipped": report.scenarios.filter((scenario) => scenario.status === "skipped").length,
     "@_time": (report.durationMs / 1000).toFixed(3),
   };
@@ -44,7 +46,7 @@ export function renderJunit(shown: Report): string {
         "@_name": `${SUITE} ${report.target}`,
         ...totals,
         properties: { property: properties(report) },
-        testcase: report.scenarios.map(testcase),
+        testcase: [...ended, ...report.scenarios.map(oneLinePerCheck).map(testcase)],
       },
     },
   }) as string;
@@ -64,6 +66,19 @@ function properties(report: Report): Element[] {
       ),
     ),
   ];
+}
+
+/** A run stopped short, as CI tools show a run's own error: a test case of its own with an <error>. */
+function endedCase(ended: NonNullable<Report["ended"]>): Element {
+  return {
+    "@_classname": SUITE,
+    "@_name": ended.kind === "error" ? "run: the run could not judge the target" : "run: interrupted",
+    error: {
+      "@_message": ended.message,
+      "@_type": ended.kind === "error" ? "RunError" : "Interrupted",
+      "#text": endedLine(ended),
+    },
+  };
 }
 
 function testcase(scenario: Report["scenarios"][number]): Element {

@@ -1,4 +1,6 @@
+import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
+import { endedLine } from "./describe.ts";
 import { printableReport } from "./printable-report.ts";
 import type { Report } from "./report.ts";
 
@@ -10,6 +12,7 @@ export function renderMarkdown(shown: Report): string {
   const report = printableReport(shown);
   const { passed, failed, skipped } = report.summary;
   const lines: string[] = [];
+  if (report.ended) lines.push(`> **${cell(endedLine(report.ended))}**`, "");
   if (report.health) lines.push(`> **${cell(report.health)}**`, "");
   lines.push(
     `### Petstore Store Orders conformance: ${failed > 0 ? `❌ ${failed} failed` : "✅ passed"}`,
@@ -25,9 +28,11 @@ export function renderMarkdown(shown: Report): string {
       `Skipped: ${skippedScenarios.map((s) => `\`${s.id}\` (${cell(s.reason ?? "")})`).join(", ")}`,
     );
   }
-  const failures = report.scenarios.flatMap((scenario) =>
-    scenario.checks.filter((check) => check.status === "failed").map((check) => ({ scenario, check })),
-  );
+  const failures = report.scenarios
+    .map(oneLinePerCheck)
+    .flatMap((scenario) =>
+      scenario.checks.filter((check) => check.status === "failed").map((check) => ({ scenario, check })),
+    );
   if (failures.length > 0) {
     const shown = failures.slice(0, FAILURES_SHOWN);
     lines.push("", "| Scenario | Check | What happened | Request | Spec |", "|---|---|---|---|---|");

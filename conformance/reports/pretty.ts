@@ -1,6 +1,7 @@
 import { styleText } from "node:util";
+import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
-import { describeCheck } from "./describe.ts";
+import { describeCheck, endedLine } from "./describe.ts";
 import { printableReport } from "./printable-report.ts";
 import type { Report } from "./report.ts";
 
@@ -12,11 +13,12 @@ export function renderPretty(shown: Report, options: { color: boolean }): string
   const report = printableReport(shown);
   const paint = (style: Style, text: string) => (options.color ? styleText(style, text) : text);
   const mark = { passed: paint("green", "✔"), failed: paint("red", "✖"), skipped: paint("yellow", "-") };
-  const lines = report.health ? [paint(["bold", "yellow"], `warning: ${report.health}`)] : [];
+  const lines = report.ended ? [paint(["bold", "red"], endedLine(report.ended))] : [];
+  if (report.health) lines.push(paint(["bold", "yellow"], `warning: ${report.health}`));
   lines.push(paint("bold", `Petstore Store Orders conformance: ${report.target}`));
   for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${warning}`));
   lines.push("");
-  for (const scenario of report.scenarios) {
+  for (const scenario of report.scenarios.map(oneLinePerCheck)) {
     const counts = scenario.checks.length === 1 ? "1 check" : `${scenario.checks.length} checks`;
     const detail = scenario.status === "skipped" ? `skipped: ${scenario.reason}` : counts;
     lines.push(`${mark[scenario.status]} ${scenario.id}  ${scenario.title} ${paint("dim", `(${detail})`)}`);

@@ -21,6 +21,8 @@ export function printableReport(report: Report): Report {
     })),
   };
   if (report.health !== undefined) copy.health = line(report.health);
+  if (report.ended !== undefined)
+    copy.ended = { ...report.ended, message: line(report.ended.message), judged: line(report.ended.judged) };
   if (report.coverage) copy.coverage = report.coverage.map((row) => ({ ...row, path: line(row.path) }));
   return copy;
 }

@@ -46,6 +46,8 @@ export interface Report {
   startedAt: string;
   /** Said first by every report when the target looks down rather than wrong. */
   health?: string;
+  /** A run that did not reach its end: said before anything else by every report. */
+  ended?: RunEnd;
   warnings: string[];
   requests: number;
   /** 429 answers waited out and retried. */
@@ -56,6 +58,17 @@ export interface Report {
   coverage?: CoverageRow[];
   /** Reports of observed traffic: what passed through and what of it was judged. */
   traffic?: TrafficSummary;
+}
+
+/**
+ * Why a run stopped short: the one error that kept it from judging (exit 2), or a stop signal, after which
+ * the report holds what was judged before it (exit 130, 143).
+ */
+export interface RunEnd {
+  kind: "error" | "interrupted";
+  message: string;
+  /** "nothing was judged", or what was judged before the stop. */
+  judged: string;
 }
 
 export interface CoverageRow {

@@ -1,8 +1,11 @@
 import { printable } from "../../common/printable.ts";
+import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import type { Report } from "../reports/report.ts";
-import { writeReports } from "../reports/write-reports.ts";
+import type { ReporterTarget } from "../reports/reporter-options.ts";
+import { writeReportFiles, writeReports } from "../reports/write-reports.ts";
 import { HookError } from "../target/hooks.ts";
 import type { CliOptions } from "./options.ts";
+import { errorReport, interruptedReport, type RunProgress } from "./run-end.ts";
 import { ConformanceUsageError, runConformance, TargetUnreachableError } from "./runner.ts";
 import { SCENARIOS } from "./scenarios.ts";
 
@@ -12,25 +15,77 @@ export async function main(options: CliOptions, env: NodeJS.ProcessEnv): Promise
     process.stdout.write(listScenarios());
     return 0;
   }
+  const color = process.stdout.isTTY === true && !env.NO_COLOR;
+  // Taken before the first request: a stop at any moment still leaves the reports asked for.
+  const signals = new StopSignals("petstore-conformance");
+  const progress = startProgress(options.run.baseUrl);
+  const run = runConformance({
+    ...options.run,
+    onExchange: (exchange) => {
+      progress.requests++;
+      options.run.onExchange?.(exchange);
+    },
+    onScenario: (result) => {
+      progress.played.push(result);
+      options.run.onScenario?.(result);
+    },
+  }).then(
+    (report) => ({ report }),
+    (error: unknown) => ({ error }),
+  );
+  const ended = await Promise.race([run, signals.first.then((signal) => ({ signal }))]);
+  if ("signal" in ended) {
+    const code = signalExitCode(ended.signal);
+    signals.bound(code);
+    process.stderr.write(`petstore-conformance: stopped by ${ended.signal}; writing the reports\n`);
+    const scenarios = options.run.scenarios ?? SCENARIOS;
+    await writeReports(interruptedReport(progress, ended.signal, scenarios), options.reporters, color);
+    return code;
+  }
+  if ("error" in ended) return failedRun(ended.error, progress, options.reporters, color);
+  const { report } = ended;
+  return (await writeReports(report, options.reporters, color)) ?? (report.summary.failed > 0 ? 1 : 0);
+}
 
-  let report: Report;
-  try {
-    report = await runConformance(options.run);
-  } catch (error) {
-    if (
+/** The start of a run's progress, for a report of a run stopped short. */
+export function startProgress(target: string): RunProgress {
+  return { target, startedAt: new Date().toISOString(), started: performance.now(), requests: 0, played: [] };
+}
+
+/** A run that could not judge: its one line, every report asked for with that line, exit 2. */
+async function failedRun(
+  error: unknown,
+  progress: RunProgress,
+  reporters: readonly ReporterTarget[],
+  color: boolean,
+): Promise<number> {
+  if (
+    !(
       error instanceof ConformanceUsageError ||
       error instanceof TargetUnreachableError ||
       error instanceof HookError
-    ) {
-      process.stderr.write(`error: ${printable(error.message)}\n`);
-      return 2;
-    }
+    )
+  )
     throw error;
-  }
-  return (
-    (await writeReports(report, options.reporters, process.stdout.isTTY === true && !env.NO_COLOR)) ??
-    (report.summary.failed > 0 ? 1 : 0)
-  );
+  const message = printable(error.message);
+  process.stderr.write(`error: ${message}\n`);
+  await writeErrorReports(errorReport(progress, message), reporters, color);
+  return 2;
+}
+
+/**
+ * The reports of a run that ended in an error, each with that error. The pretty report is left out of
+ * standard output, where it would only repeat the line already on stderr.
+ */
+export async function writeErrorReports(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+  color: boolean,
+): Promise<void> {
+  const shown = reporters.filter((reporter) => reporter.file !== undefined || reporter.name !== "pretty");
+  const toFilesOnly = shown.every((reporter) => reporter.file !== undefined);
+  if (toFilesOnly) await writeReportFiles(report, shown);
+  else await writeReports(report, shown, color);
 }
 
 function listScenarios(): string {

@@ -13,6 +13,7 @@ import {
   readHeaders,
   readReaderLimits,
   readTls,
+  required,
 } from "../target/reach-options.ts";
 import type { ConformanceOptions } from "./runner.ts";
 
@@ -56,12 +57,12 @@ Reaching it:
   --header-from-env Name=VARIABLE
                             …as is one read from the environment, kept out of the command line
   --show-header NAME        …unless named here (repeatable)
-  --timeout TIME            per request, without a byte from the target, default 10000 (a bare
-                            number is milliseconds; 10s, 2m)
-  --deadline TIME           per request, headers and whole body, default 120000 (milliseconds; 2m)
+  --timeout TIME            per request, without a byte from the target (default 10s; 500ms, 2m:
+                            every duration takes its unit)
+  --deadline TIME           per request, headers and whole body (default 2m)
   --concurrency N           requests in flight at most (default: as many as the scenarios send)
-  --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (30s; 500ms,
-                            2m; a bare number is seconds, as Retry-After counts)
+  --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (default 30s;
+                            500ms, 2m)
 
 What runs and how it is judged:
   --list                    print every scenario and exit
@@ -114,9 +115,34 @@ export const FLAGS = {
   help: { type: "boolean", short: "h" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
+/** Bad usage found once the reports asked for are known: they are written with it (exit 2). */
+export class ReportedUsageError extends UsageError {
+  constructor(
+    message: string,
+    readonly reporters: ReporterTarget[],
+    readonly target: string,
+  ) {
+    super(message);
+  }
+}
+
 export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
   const values = parseFlags(argv, FLAGS);
   const reporters = parseReporters(values.reporter ?? ["pretty"], values.output);
+  try {
+    return readRunOptions(values, reporters, env);
+  } catch (error) {
+    if (!(error instanceof UsageError) || values.help || values.list) throw error;
+    const target = values["base-url"] ?? env.PETSTORE_BASE_URL ?? "";
+    throw new ReportedUsageError(error.message, reporters, target);
+  }
+}
+
+function readRunOptions(
+  values: FlagValuesOf<typeof FLAGS>,
+  reporters: ReporterTarget[],
+  env: NodeJS.ProcessEnv,
+): CliOptions {
   if (values.help || values.list) {
     return {
       run: { baseUrl: "", apiKey: "" },
@@ -127,8 +153,8 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
   }
   const baseUrl = values["base-url"] ?? (env.PETSTORE_BASE_URL || undefined);
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
-  if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
-  if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
+  if (!baseUrl) throw new UsageError(required("--base-url", "PETSTORE_BASE_URL", env));
+  if (!apiKey) throw new UsageError(required("--api-key", "PETSTORE_API_KEY", env));
   if (!isToken68(apiKey)) throw new UsageError(`--api-key must be ${TOKEN68_RULE}`);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
@@ -205,15 +231,13 @@ function orderIdOptions(values: FlagValues): Partial<ConformanceOptions> {
 /** How fast and how far the run reads: timeouts, concurrency, waits on 429, memory and body bounds. */
 function pacingOptions(values: FlagValues): Partial<ConformanceOptions> {
   return {
-    timeoutMs: parseDuration("--timeout", values.timeout ?? "10000", { bareUnit: "ms" }),
-    deadlineMs: parseDuration("--deadline", values.deadline ?? String(DEFAULT_DEADLINE_MS), {
-      bareUnit: "ms",
-    }),
+    timeoutMs: parseDuration("--timeout", values.timeout ?? "10s"),
+    deadlineMs: parseDuration("--deadline", values.deadline ?? `${DEFAULT_DEADLINE_MS}ms`),
     ...(values.concurrency !== undefined
       ? { concurrency: parseWholeNumber("--concurrency", values.concurrency) }
       : {}),
     ...(values["max-retry-wait"] !== undefined
-      ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"], { bareUnit: "s" }) }
+      ? { maxRetryWaitMs: parseDuration("--max-retry-wait", values["max-retry-wait"]) }
       : {}),
     ...(values["max-memory"] !== undefined
       ? { maxMemoryBytes: parseByteSize("--max-memory", values["max-memory"]) }

@@ -29,12 +29,20 @@ import {
 } from "../reports/reproduction.ts";
 import { BASIC_PROBE_USER, headerSecrets } from "../target/credentials.ts";
 import { createHealth } from "../target/health.ts";
-import { type ConformanceHooks, type HookContext, hookId, loadHooks, runHook } from "../target/hooks.ts";
+import {
+  type ConformanceHooks,
+  type HookContext,
+  HookError,
+  hookId,
+  loadHooks,
+  type ProvidedIds,
+  runHook,
+} from "../target/hooks.ts";
 import { createHttpClient, type HttpClient, type TlsOptions } from "../target/http-client.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
 import { redactSecrets } from "../target/redact.ts";
-import { keyRefused, runProblem } from "../target/run-problems.ts";
+import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
 import {
   ConformanceUsageError,
   DEFAULT_TIMEOUT_MS,
@@ -111,6 +119,11 @@ export interface ConformanceOptions {
   reproduceAs?: ReproduceAs;
   /** Sees every request and its response as sent and received (its Authorization header masked). */
   onExchange?: (exchange: Exchange) => void;
+  /**
+   * Sees each scenario once it is played, before the state rules that compare the run's lists (secrets
+   * hidden): what a run stopped short can still report.
+   */
+  onScenario?: (result: ScenarioResult) => void;
   /** Bytes read of one body at most (default 2 GiB); a larger body fails its check, naming the limit. */
   maxBodyBytes?: number;
   /**
@@ -152,8 +165,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       runProblem(initial.exchange, run.baseUrl, run.route, run.names) ??
       keyRefused(initial.exchange, run.baseUrl, run.names);
     if (problem) throw new TargetUnreachableError(problem);
-    const resolved = resolveMissing(run, initial);
-    const played = await play(session, run.selected, resolved, initial);
+    const { ids: resolved, unshown } = resolveMissing(run, initial);
+    const played = await play(session, run.selected, { ...resolved, unshown }, initial, (result) =>
+      options.onScenario?.(playedCopy(result, run.secrets)),
+    );
     const judged = judgeScenarios(options, run, resolved, played);
     const verdict = health.verdict();
     const report = redactSecrets(
@@ -170,7 +185,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       },
       run.secrets,
     );
-    await runHook("afterRun", () => run.hooks.afterRun?.(run.hookContext, report), run.secrets);
+    await runHook(
+      "afterRun",
+      () => run.hooks.afterRun?.(run.hookContext, report),
+      run.secrets,
+      (error) => hookUnreached(error, run.baseUrl, run.names),
+    );
     return report;
   } finally {
     client.close();
@@ -192,6 +212,8 @@ interface PreparedRun {
   warnings: string[];
   /** How the caller names its settings, in every message. */
   names: SettingNames;
+  /** The mock session the run is sent in: the one given, or the one the beforeRun hook made. */
+  session?: string;
 }
 
 async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
@@ -216,13 +238,13 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     ...(options.session !== undefined ? { session: options.session } : {}),
     fetch: globalThis.fetch,
   };
-  const secrets = [
-    options.apiKey,
-    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
-    env.PETSTORE_CONTROL_TOKEN ?? "",
-    process.env.PETSTORE_CONTROL_TOKEN ?? "",
-  ].filter((secret) => secret !== "");
-  const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
+  const secrets = secretsOf(options.apiKey, masked, env);
+  const provided = await runHook(
+    "beforeRun",
+    () => hooks.beforeRun?.(hookContext),
+    secrets,
+    (error) => hookUnreached(error, baseUrl, names),
+  );
   // Ids from options win over ids from the hook.
   const id = (flag: string, given: string | undefined, name: Parameters<typeof hookId>[1]) =>
     parseOrderIdOption(flag, given ?? hookId(provided, name));
@@ -232,11 +254,62 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     missing: id(names.missingOrderId, options.missingOrderId, "missingOrderId"),
     race: id(names.raceOrderId, options.raceOrderId, "raceOrderId"),
   };
+  const session = sessionOf(options, provided, names);
   const warnings = [
     ...ignoredProxyVariables(env),
     ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),
+    ...(session !== options.session
+      ? [
+          `the beforeRun hook made its orders in a session of the mock's own, ${session}, so the run was sent in it (X-Mock-Session) and the default world is left as it was; ${names.session} names one`,
+        ]
+      : []),
   ];
-  return { baseUrl, route, scenarios, selected, hooks, hookContext, masked, secrets, ids, warnings, names };
+  if (session !== undefined) hookContext.session = session;
+  const run = {
+    baseUrl,
+    route,
+    scenarios,
+    selected,
+    hooks,
+    hookContext,
+    masked,
+    secrets,
+    ids,
+    warnings,
+    names,
+  };
+  return session !== undefined ? { ...run, session } : run;
+}
+
+/** The key, masked --header values, the mock's control token: what no report, message or hook error shows. */
+function secretsOf(
+  apiKey: string,
+  masked: ReturnType<typeof maskedHeaders>,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  return [
+    apiKey,
+    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
+    env.PETSTORE_CONTROL_TOKEN ?? "",
+    process.env.PETSTORE_CONTROL_TOKEN ?? "",
+  ].filter((secret) => secret !== "");
+}
+
+/** The session the run is sent in: the one given, else the one the beforeRun hook made its orders in. */
+function sessionOf(
+  options: ConformanceOptions,
+  provided: ProvidedIds | undefined,
+  names: SettingNames,
+): string | undefined {
+  if (options.session !== undefined) return options.session;
+  const session: unknown = provided?.session;
+  if (session === undefined) return undefined;
+  if (typeof session !== "string" || !SESSION_NAME.test(session)) {
+    throw new HookError(
+      `the beforeRun hook's session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-' (${names.session} is the same)`,
+    );
+  }
+  return session;
 }
 
 function openClient(options: ConformanceOptions, run: PreparedRun): Promise<HttpClient> {
@@ -246,7 +319,7 @@ function openClient(options: ConformanceOptions, run: PreparedRun): Promise<Http
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
     commonHeaders: {
       ...options.headers,
-      ...(options.session !== undefined ? { "x-mock-session": options.session } : {}),
+      ...(run.session !== undefined ? { "x-mock-session": run.session } : {}),
     },
     secretHeaders: masked.names,
     replaySecrets: new Map([
@@ -300,16 +373,21 @@ function namedIds(ids: OrderIds): Set<string> {
   return new Set(Object.values(ids).filter((id): id is string => id !== undefined));
 }
 
-/** The ids with the missing order settled: given, or one the first list shows absent (with a warning). */
-function resolveMissing(run: PreparedRun, initial: ListSnapshot): OrderIds {
+/**
+ * The ids with the missing order settled: given, or one the first list shows absent. When no list could be
+ * read whole by id, no id is shown absent and none is assumed: `unshown` says why, for the steps that need one.
+ */
+function resolveMissing(run: PreparedRun, initial: ListSnapshot): { ids: OrderIds; unshown?: string } {
   const { ids } = run;
-  if (ids.missing !== undefined) return ids;
+  if (ids.missing !== undefined) return { ids };
   const absent = absentId(initial, namedIds(ids));
-  if (!absent.shown)
-    run.warnings.push(
-      `${initial.orders ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id` : (initial.notKept ?? "the list could not be read")}: order ${absent.id}, at the top of the int64 range, is assumed not to exist (${run.names.missingOrderId} names one)`,
-    );
-  return { ...ids, missing: absent.id };
+  if (absent !== undefined) return { ids: { ...ids, missing: absent } };
+  const why = initial.orders
+    ? `${ordersHave(initial.unindexed ?? 0)} no int64 id, so the list could not be read whole by id`
+    : (initial.notKept ?? "the list could not be read");
+  const unshown = `no id was shown absent (${why}); ${run.names.missingOrderId} names one`;
+  run.warnings.push(`${unshown}: what needs an order that does not exist is skipped`);
+  return { ids, unshown };
 }
 
 /** What playing the scenarios gave: their runs, and the readings of the list around them. */
@@ -327,15 +405,20 @@ interface Played {
 async function play(
   session: Session,
   selected: PreparedRun["selected"],
-  resolved: OrderIds,
+  resolved: OrderIds & { unshown?: string | undefined },
   initial: ListSnapshot,
+  onPlayed: (result: ScenarioResult) => void,
 ): Promise<Played> {
   const chosen = selected.filter(({ reason }) => reason === undefined).map(({ scenario }) => scenario);
   const runPhase = (phase: number) =>
     Promise.all(
       chosen
         .filter((scenario) => scenario.phase === phase)
-        .map((scenario) => session.run(scenario, resolved, initial)),
+        .map(async (scenario) => {
+          const played = await session.run(scenario, resolved, initial, resolved.unshown);
+          onPlayed(played.result);
+          return played;
+        }),
     );
   const phaseOne = await runPhase(1);
   const afterRefused = await session.snapshot();
@@ -630,6 +713,18 @@ function withReproduction(check: CheckResult, reproduce: () => string | undefine
   return commands === undefined ? check : { ...check, reproduce: commands };
 }
 
+/** A played scenario as a report may show it: a copy, its requests without replays, secrets hidden. */
+function playedCopy(result: ScenarioResult, secrets: readonly string[]): ScenarioResult {
+  const checks = result.checks.map((check) =>
+    check.request ? { ...check, request: withoutReplay(check.request) } : { ...check },
+  );
+  const [copy] = redactSecrets(
+    { scenarios: [{ ...result, checks: structuredClone(checks) }] },
+    secrets,
+  ).scenarios;
+  return copy as ScenarioResult;
+}
+
 function withoutReplay({ replay: _replay, ...request }: RecordedRequest): RecordedRequest {
   return request;
 }
@@ -712,7 +807,7 @@ class Session {
    * Plays a scenario. `listed`: the reading of the list taken before the run, which a plain listOrders step
    * is judged on rather than reading the whole list again (the same request, already answered).
    */
-  async run(scenario: Scenario, ids: OrderIds, listed: ListSnapshot): Promise<ScenarioRun> {
+  async run(scenario: Scenario, ids: OrderIds, listed: ListSnapshot, unshown?: string): Promise<ScenarioRun> {
     const base = { id: scenario.id, title: scenario.title };
     if (scenario.needs && !ids[scenario.needs]) {
       const reason = `no --${scenario.needs}-order-id given: the run cancels or refuses only orders named for it`;
@@ -726,8 +821,9 @@ class Session {
       const checkId = `${scenario.id}.${step.name}`;
       const path = this.pathOf(step, ids);
       if (path === undefined) {
-        const ref = step.order as string;
-        checks.push({ id: checkId, status: "skipped", message: `skipped: no --${ref}-order-id given` });
+        const ref = typeof step.order === "string" ? step.order : "missing";
+        const why = ref === "missing" && unshown !== undefined ? unshown : `no --${ref}-order-id given`;
+        checks.push({ id: checkId, status: "skipped", message: `skipped: ${why}` });
         continue;
       }
       const operation = this.operation(step.operation);
@@ -742,12 +838,17 @@ class Session {
     }
     const failed = checks.some((check) => check.status === "failed");
     const skippedSteps = checks.filter((check) => check.status === "skipped").length;
+    // Every step without its order: the scenario itself is skipped, with the reason its steps give.
+    const allSkipped = skippedSteps === checks.length && checks.length > 0;
+    const reason = allSkipped
+      ? (checks[0] as CheckResult).message.replace(/^skipped: /, "")
+      : `${skippedSteps} step(s) skipped for lack of an order id`;
     return {
       scenario,
       result: {
         ...base,
-        status: failed ? "failed" : "passed",
-        ...(skippedSteps > 0 ? { reason: `${skippedSteps} step(s) skipped for lack of an order id` } : {}),
+        status: failed ? "failed" : allSkipped ? "skipped" : "passed",
+        ...(skippedSteps > 0 ? { reason } : {}),
         checks,
       },
       ...(scenarioList ? { scenarioList } : {}),
@@ -901,29 +1002,24 @@ class Session {
 function orderSegment(ref: OrderRef, ids: OrderIds): string | undefined {
   if (typeof ref === "string") return ids[ref];
   // A malformed id built on the absent one: a server that reads it leniently reaches no real order.
-  return ids.missing === undefined ? ref.raw : ref.raw.replace(MISSING_ID, ids.missing);
+  if (!ref.raw.includes(MISSING_ID)) return ref.raw;
+  return ids.missing === undefined ? undefined : ref.raw.replace(MISSING_ID, ids.missing);
 }
 
 /**
  * The id cancel-not-found sends its DELETE to: one the first list shows absent, since a run must never
  * cancel an order it was not given. A list read whole by id shows one past the largest (or, when the largest
- * is the top of int64, the first gap). Otherwise nothing can be shown, and the top of the int64 range is
- * used, which real stores are unlikely to have reached. Never one of the ids the run was given.
+ * is the top of int64, the first gap); any other list shows none, and none is guessed: a guess may be a real
+ * order. Never one of the ids the run was given.
  */
-function absentId(initial: ListSnapshot, given: ReadonlySet<string>): { id: string; shown: boolean } {
+function absentId(initial: ListSnapshot, given: ReadonlySet<string>): string | undefined {
   const { orders } = initial;
-  const free = (id: bigint) => !given.has(String(id)) && !orders?.has(String(id));
-  const shown = orders !== undefined && !initial.unindexed;
-  if (shown && (orders.largest ?? 0n) < INT64_MAX) {
-    for (let id = (orders.largest ?? 0n) + 1n; id <= INT64_MAX; id++)
-      if (free(id)) return { id: String(id), shown };
+  if (orders === undefined || initial.unindexed) return undefined;
+  const free = (id: bigint) => !given.has(String(id)) && !orders.has(String(id));
+  if ((orders.largest ?? 0n) < INT64_MAX) {
+    for (let id = (orders.largest ?? 0n) + 1n; id <= INT64_MAX; id++) if (free(id)) return String(id);
   }
-  if (shown) {
-    for (let id = 1n; ; id++) if (free(id)) return { id: String(id), shown };
-  }
-  let id = INT64_MAX;
-  while (!free(id)) id--;
-  return { id: String(id), shown };
+  for (let id = 1n; ; id++) if (free(id)) return String(id);
 }
 
 function parseOrderIdOption(flag: string, text: string | undefined): string | undefined {

@@ -15,6 +15,11 @@ export interface ProvidedIds {
   missingOrderId?: string;
   /** A pending order for the race scenario, cancelled by many clients at once. */
   raceOrderId?: string;
+  /**
+   * A session of the project's mock the hook made its orders in, for a run given none: the run is sent in
+   * it (`X-Mock-Session`), and its report names it.
+   */
+  session?: string;
   /** Many pending orders, for explore (which also takes pendingOrderId and raceOrderId). */
   pending?: readonly string[];
   /** Many shipped orders, for explore. */

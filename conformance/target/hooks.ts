@@ -38,16 +38,20 @@ export async function loadHooks(path: string, name = "hooks"): Promise<Conforman
   return module;
 }
 
-/** Runs a hook; whatever it throws ends the run with its message, secrets hidden. */
+/**
+ * Runs a hook; whatever it throws ends the run with its message, secrets hidden, or with what `diagnose`
+ * makes of it (a target the hook could not reach, said as the run says it).
+ */
 export async function runHook<T>(
   name: string,
   call: () => T | Promise<T>,
   secrets: readonly string[],
+  diagnose?: (error: unknown) => string | undefined,
 ): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    const message = hideSecrets((error as Error)?.message ?? String(error), secrets);
+    const message = hideSecrets(diagnose?.(error) ?? (error as Error)?.message ?? String(error), secrets);
     throw new HookError(`the ${name} hook failed: ${message}`);
   }
 }

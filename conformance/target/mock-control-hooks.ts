@@ -1,11 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { type ControlClient, createControlClient } from "../../contract/control-client.ts";
 import { INT64_MAX } from "../../contract/exact-json.ts";
 import type { HookContext, ProvidedIds, ProvisionedOrders, ProvisionRequest } from "./hook-types.ts";
 
 /**
  * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)
- * and a fresh shipped order, created through the control API in the run's session (`--session`), and an id
- * no order has. With it,
+ * and a fresh shipped order, created through the control API in the run's session (`--session`, or without
+ * one a fresh session of the hook's own, which the run then uses), and an id no order has. With it,
  * every scenario runs, and run after run starts clean without restarting the mock.
  *
  *   petstore-conformance --base-url http://127.0.0.1:4010/v1 --api-key dev-key-123 \
@@ -14,8 +15,11 @@ import type { HookContext, ProvidedIds, ProvisionedOrders, ProvisionRequest } fr
  * A mock started with --control-token needs PETSTORE_CONTROL_TOKEN in the environment.
  */
 export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
-  const control = controlOf(context);
-  const [pending, shipped, missing, race] = await freeIds(control, 4, worldOf(context));
+  // Without --session, a fresh session of its own: the mock's default world is left as it was found.
+  const session = context.session ?? `conformance-${randomBytes(8).toString("hex")}`;
+  const inSession = { ...context, session };
+  const control = controlOf(inSession);
+  const [pending, shipped, missing, race] = await freeIds(control, 4, worldOf(inSession));
   const shipDate = new Date().toISOString();
   for (const id of [pending, race]) {
     await control.putOrder({
@@ -41,6 +45,7 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
     missingOrderId: missing as string,
     raceOrderId: race as string,
     missing: [missing as string],
+    ...(context.session === undefined ? { session } : {}),
   };
 }
 

@@ -91,7 +91,9 @@ export function readHeaders(
     }
     const value = env[variable];
     if (value === undefined || value === "") {
-      throw new UsageError(`--header-from-env ${name}: the environment variable ${variable} is not set`);
+      throw new UsageError(
+        `--header-from-env ${name}: the environment variable ${variable} is ${value === "" ? "empty" : "not set"}`,
+      );
     }
     Object.assign(headers, checkedHeader("--header-from-env", name, value.trim()));
   }
@@ -161,3 +163,10 @@ export function readTls(
 
 /** A PEM bundle of every public CA is about 200 KiB; a file past this is no certificate file. */
 const MAX_PEM_BYTES = 16 * 1024 * 1024;
+
+/** A setting given by neither its flag nor its variable: said "is empty" when the variable is set to "". */
+export function required(flag: string, variable: string, env: NodeJS.ProcessEnv): string {
+  return env[variable] === ""
+    ? `${flag} is required, and the environment variable ${variable} is empty`
+    : `${flag} (or ${variable}) is required`;
+}

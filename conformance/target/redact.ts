@@ -6,7 +6,10 @@ import { secretHider } from "./secret-hider.ts";
  * of the forms it may echo them in.
  * Requests are masked when recorded; this covers what came back: messages and response excerpts.
  */
-export function redactSecrets(report: Report, secrets: readonly string[]): Report {
+export function redactSecrets<Shown extends Pick<Report, "scenarios">>(
+  report: Shown,
+  secrets: readonly string[],
+): Shown {
   const hide = secretHider(secrets);
   for (const scenario of report.scenarios) {
     for (const check of scenario.checks) {

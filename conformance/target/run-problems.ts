@@ -76,6 +76,37 @@ export function runProblem(
   return `cannot reach ${target.href} (${exchange.error})`;
 }
 
+/** What Node's fetch gives as the cause of "fetch failed": the socket's error, or several at once. */
+interface FetchFailure {
+  code?: string;
+  message?: string;
+  address?: string;
+  port?: number;
+  errors?: FetchFailure[];
+}
+
+/**
+ * A hook's request that reached nothing (Node's fetch: "fetch failed"), said as runProblem says it for the
+ * run's own, naming the address it tried; undefined for any other failure. `target`: the address the hook
+ * was given. A hook's fetch goes through no proxy.
+ */
+export function hookUnreached(error: unknown, target: URL, names: SettingNames): string | undefined {
+  const cause = (error as { cause?: FetchFailure } | undefined)?.cause;
+  const failure = cause?.code !== undefined ? cause : cause?.errors?.find((each) => each.code !== undefined);
+  if (failure?.code === undefined) return undefined;
+  const tried = new URL(target.href);
+  if (failure.address !== undefined && failure.port !== undefined) {
+    tried.hostname = failure.address.includes(":") ? `[${failure.address}]` : failure.address;
+    tried.port = String(failure.port);
+  }
+  const exchange: Exchange = {
+    request: { method: "GET", path: tried.pathname, headers: {} },
+    errorCode: failure.code,
+    error: failure.message ?? failure.code,
+  };
+  return runProblem(exchange, tried, {}, names);
+}
+
 /**
  * The target refused the run's key: the list read with it first was answered 401, so every check would
  * be that one refusal seen again. Nothing of the server's answer is repeated, since it may echo the key.

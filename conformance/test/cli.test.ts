@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer, request as httpRequest, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { XMLParser } from "fast-xml-parser";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
@@ -168,4 +172,169 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     const result = await cli(["--base-url", mock.url.replace(/\/v1$/, "/api"), "--api-key", MOCK_KEY]);
     assert.match(result.stdout, /warning: the base URL .* does not end with \/v1/);
   });
+});
+
+describe("petstore-conformance: every end of a run writes the reports asked for", () => {
+  let mock: MockProcess;
+  before(async () => {
+    mock = await startMockProcess(["--quiet"]);
+  });
+  after(() => mock.stop());
+
+  const reportFlags = (folder: string) => [
+    "--reporter",
+    `junit:${join(folder, "run.xml")}`,
+    "--reporter",
+    `json:${join(folder, "run.json")}`,
+    "--reporter",
+    `html:${join(folder, "run.html")}`,
+  ];
+  const readReports = (folder: string) => ({
+    junit: new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(
+      readFileSync(join(folder, "run.xml"), "utf8"),
+    ).testsuites.testsuite,
+    json: JSON.parse(readFileSync(join(folder, "run.json"), "utf8")) as Report,
+    html: readFileSync(join(folder, "run.html"), "utf8"),
+  });
+
+  /** Each report holds the run's one error: JUnit a test case with an <error>, JSON it and "nothing was judged", HTML it first. */
+  function assertErrorReports(folder: string, line: RegExp): void {
+    const { junit, json, html } = readReports(folder);
+    const cases = [junit.testcase].flat() as Array<{ error?: { message: string } }>;
+    assert.equal(Number(junit.errors), 1);
+    assert.match(cases[0]?.error?.message ?? "", line);
+    assert.equal(json.ended?.kind, "error");
+    assert.match(json.ended?.message ?? "", line);
+    assert.equal(json.ended?.judged, "nothing was judged");
+    const body = html.slice(html.indexOf("<main>"));
+    const alert = body.indexOf('role="alert"');
+    assert.ok(alert !== -1 && alert < body.indexOf("<h1>"), "the error comes first");
+    assert.match(body.slice(alert, body.indexOf("</p>", alert)), line);
+  }
+
+  it("a refused key, an unreachable target, a failing hook and bad usage: exit 2 and every report", async () => {
+    const refusedIn = tempFolder("conformance-ended-");
+    const refused = await cli(["--base-url", mock.url, "--api-key", "wrong-key", ...reportFlags(refusedIn)]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.equal(refused.stdout, "");
+    assertErrorReports(refusedIn, /the target refused the API key/);
+
+    const closed = await startTarget();
+    await closed.close();
+    const unreachableIn = tempFolder("conformance-ended-");
+    const unreachable = await cli([
+      "--base-url",
+      closed.url,
+      "--api-key",
+      "k",
+      ...reportFlags(unreachableIn),
+    ]);
+    assert.equal(unreachable.code, 2, unreachable.stderr);
+    assertErrorReports(unreachableIn, /nothing accepts connections at 127\.0\.0\.1:\d+/);
+
+    const hookIn = tempFolder("conformance-ended-");
+    const hook = await cli([
+      "--base-url",
+      mock.url,
+      "--api-key",
+      MOCK_KEY,
+      "--hooks",
+      join(hookIn, "absent-hooks.mjs"),
+      ...reportFlags(hookIn),
+    ]);
+    assert.equal(hook.code, 2, hook.stderr);
+    assertErrorReports(hookIn, /cannot load the hooks/);
+
+    const usageIn = tempFolder("conformance-ended-");
+    const usage = await cli(["--api-key", "k", ...reportFlags(usageIn)], { PETSTORE_BASE_URL: "" });
+    assert.equal(usage.code, 2, usage.stderr);
+    assert.equal(usage.stderr.trim().split("\n").length, 1, "still one line");
+    assertErrorReports(
+      usageIn,
+      /--base-url is required, and the environment variable PETSTORE_BASE_URL is empty/,
+    );
+  });
+
+  it("a JSON report to standard output holds the error", async () => {
+    const result = await cli(["--base-url", mock.url, "--api-key", "wrong-key", "--reporter", "json"]);
+    assert.equal(result.code, 2);
+    const report = JSON.parse(result.stdout) as Report;
+    assert.equal(report.ended?.judged, "nothing was judged");
+  });
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`${signal} mid-run writes what was judged so far, marked interrupted, and exits ${signal === "SIGINT" ? 130 : 143}`, async () => {
+      // The mock in front, holding the pending order's cancel until the test ends: the run stops in phase 2.
+      const held = new Set<ServerResponse>();
+      let cancelReached: () => void = () => {};
+      const reached = new Promise<void>((resolve) => {
+        cancelReached = resolve;
+      });
+      const front = createServer((request, response) => {
+        if (
+          request.method === "DELETE" &&
+          request.url?.endsWith(`/${MOCK_PENDING_ID}`) &&
+          request.headers.authorization === `Bearer ${MOCK_KEY}`
+        ) {
+          held.add(response);
+          cancelReached();
+          return;
+        }
+        const upstream = httpRequest(
+          new URL(request.url ?? "/", mock.url),
+          { method: request.method, headers: request.headers },
+          (answer) => {
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(response);
+          },
+        );
+        request.pipe(upstream);
+      });
+      await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+      const folder = tempFolder("conformance-interrupted-");
+      try {
+        const { port } = front.address() as AddressInfo;
+        const child = spawn(
+          process.execPath,
+          [
+            "--import",
+            "tsx",
+            fileURLToPath(new URL("../bin.ts", import.meta.url)),
+            "--base-url",
+            `http://127.0.0.1:${port}/v1`,
+            "--api-key",
+            MOCK_KEY,
+            "--session",
+            `interrupted-${signal}`,
+            "--pending-order-id",
+            MOCK_PENDING_ID,
+            ...reportFlags(folder),
+          ],
+          { stdio: ["ignore", "pipe", "pipe"] },
+        );
+        let stderr = "";
+        child.stderr.on("data", (chunk) => {
+          stderr += chunk;
+        });
+        const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+        await reached;
+        child.kill(signal);
+        assert.equal(await exited, signal === "SIGINT" ? 130 : 143, stderr);
+        const { junit, json, html } = readReports(folder);
+        assert.equal(json.ended?.kind, "interrupted");
+        assert.match(json.ended?.message ?? "", new RegExp(signal));
+        const listed = json.scenarios.find((scenario) => scenario.id === "list-orders");
+        assert.equal(listed?.status, "passed", "a scenario played before the stop is in the report");
+        const cancel = json.scenarios.find((scenario) => scenario.id === "cancel-pending");
+        assert.equal(cancel?.status, "skipped");
+        assert.match(cancel?.reason ?? "", /interrupted/);
+        assert.equal(Number(junit.errors), 1);
+        assert.match(html, /interrupted/);
+      } finally {
+        for (const response of held) response.destroy();
+        front.closeAllConnections();
+        await new Promise((resolve) => front.close(resolve));
+      }
+    });
+  }
 });

@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { createProxy } from "proxy";
 import { generate } from "selfsigned";
 import { tempFolder } from "../../common/temp-folder.ts";
+import { freePort } from "../../test-support/free-port.ts";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { PENDING_ID, SHIPPED_ID, TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
@@ -404,6 +405,19 @@ describe("provisioning hooks", () => {
     assert.equal(result.stderr.trim(), "error: the beforeRun hook failed: no staging database for key ***");
   });
 
+  it("the mock-control hook before the mock is started: the run's own one line, naming the address", async () => {
+    const port = await freePort();
+    const result = await cli(
+      ["--base-url", `http://127.0.0.1:${port}/v1`, "--hooks", MOCK_CONTROL_HOOK, "--session", "ci-1"],
+      { PETSTORE_API_KEY: MOCK_KEY, ...NO_PROXY_ENV },
+    );
+    assert.equal(result.code, 2);
+    assert.equal(
+      result.stderr,
+      `error: the beforeRun hook failed: nothing accepts connections at 127.0.0.1:${port} (ECONNREFUSED): is the service running, and is --base-url right?\n`,
+    );
+  });
+
   describe("the shipped mock-control hook with --session, against the real mock", () => {
     let mock: MockProcess;
     before(async () => {
@@ -422,6 +436,38 @@ describe("provisioning hooks", () => {
         assert.deepEqual(failedIds(report), []);
         assert.equal(report.summary.skipped, 0, `${session}: every scenario ran`);
       }
+    });
+
+    it("without --session, leaves the default world as it found it, in a session it names", async () => {
+      const defaultWorld = async () => {
+        const response = await fetch(`${mock.url}/store/orders`, {
+          headers: { authorization: `Bearer ${MOCK_KEY}` },
+        });
+        return response.text();
+      };
+      const before = await defaultWorld();
+      const sessions: string[] = [];
+      for (let run = 0; run < 2; run++) {
+        const result = await cli(
+          ["--base-url", mock.url, "--hooks", MOCK_CONTROL_HOOK, "--reporter", "json"],
+          {
+            PETSTORE_API_KEY: MOCK_KEY,
+            ...NO_PROXY_ENV,
+          },
+        );
+        assert.equal(result.code, 0, result.stderr + result.stdout.slice(0, 2000));
+        const report = JSON.parse(result.stdout) as Report;
+        assert.equal(report.summary.skipped, 0, "every scenario ran");
+        const named = report.warnings.map(
+          (warning) => /a session of the mock's own, (\S+),/.exec(warning)?.[1],
+        );
+        sessions.push(named.find((name) => name !== undefined) ?? "");
+      }
+      assert.equal(await defaultWorld(), before, "the default world holds what it held, byte for byte");
+      assert.ok(
+        sessions.every((session) => session.length > 0) && sessions[0] !== sessions[1],
+        String(sessions),
+      );
     });
   });
 

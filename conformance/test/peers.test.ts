@@ -75,10 +75,7 @@ describe("the suite against tools nobody here wrote", () => {
         ...listDefects.map((d) => `list-no-paging.with-parameters.${d}`),
         "list-no-paging.list-ignores-paging-parameters",
         // Unauthenticated deletes succeed with 200; the later ones find nothing: 404 with an empty object.
-        ...CREDENTIALS.flatMap((v) => [
-          `cancel-unauthorized.missing-order.${v}.status`,
-          `cancel-unauthorized.missing-order.${v}.body`,
-        ]),
+        // With an id rounded beyond int64 no id is shown absent, so what needs an absent one is skipped.
         ...["pending-order", "shipped-order"].flatMap((o) => [
           `cancel-unauthorized.${o}.no-header.status`,
           ...CREDENTIALS.slice(1).flatMap((v) => [
@@ -88,8 +85,7 @@ describe("the suite against tools nobody here wrote", () => {
         ]),
         // Those deletes removed orders.
         "cancel-unauthorized.refusals-change-nothing",
-        "cancel-not-found.cancel.body",
-        ...MALFORMED.map((v) => `cancel-malformed-id.${v}.body`),
+        ...MALFORMED.filter((v) => v !== "fraction").map((v) => `cancel-malformed-id.${v}.body`),
         "cancel-pending.cancel.status",
         "cancel-pending.cancel.body",
         "cancel-pending.cancel-again.body",

@@ -42,7 +42,7 @@ describe("petstore-conformance proxy (the command)", () => {
     assert.equal(result.code, 2);
     assert.equal(
       result.stderr,
-      "error: --upstream (or PETSTORE_UPSTREAM) is required (see petstore-conformance proxy --help)\n",
+      "error: --upstream is required, and the environment variable PETSTORE_UPSTREAM is empty (see petstore-conformance proxy --help)\n",
     );
   });
 

@@ -306,6 +306,11 @@ describe("the package as users install it", { concurrency: true }, () => {
     assert.equal(stdout, "200 true\nshipped\n");
   });
 
+  it("runs the README's client that keeps int64 ids exact, against the installed mock", async () => {
+    const { stdout } = await sh(project, process.execPath, ["readme/exact-client.mjs"]);
+    assert.equal(stdout, "bigint 204\n");
+  });
+
   it("runs the documented Jest test with MSW, in Jest's default CommonJS mode", async () => {
     // MSW from 2.11 on needs an ES-module-only package that Jest's CommonJS mode can load only on Node
     // 22.12 or later; on Node 20 a Jest project uses MSW 2.10, as the in-process page says.

@@ -266,22 +266,20 @@ function readOrdersQuery(url: string): OrdersQuery | { id: bigint } | string {
       ? `query parameter "id": must be an int64 integer (got "${truncate(id)}")`
       : { id: parsed };
   }
-  const whole = (name: string, fallback: number, max: number): number | string => {
+  const whole = (name: string, fallback: number, min: number, max: number): number | string => {
     const text = params.get(name);
     if (text === null) return fallback;
     const value = Number(text);
-    return /^\d{1,16}$/.test(text) && value <= max
+    return /^\d{1,16}$/.test(text) && value >= min && value <= max
       ? value
-      : `query parameter "${name}": must be a whole number from 0 to ${max} (got "${truncate(text)}")`;
+      : `query parameter "${name}": must be a whole number from ${min} to ${max} (got "${truncate(text)}")`;
   };
   const afterText = params.get("after");
   const after = afterText === null ? undefined : parseOrderId(afterText);
   if (after === null)
     return `query parameter "after": must be an order id, an int64 integer (got "${truncate(afterText as string)}")`;
-  const limit = whole("limit", MAX_PAGE_ORDERS, MAX_PAGE_ORDERS);
+  const limit = whole("limit", MAX_PAGE_ORDERS, 1, MAX_PAGE_ORDERS);
   if (typeof limit === "string") return limit;
-  if (limit === 0)
-    return `query parameter "limit": must be a whole number from 1 to ${MAX_PAGE_ORDERS} (got "0")`;
   const status = params.get("status");
   if (status !== null && !ORDER_STATUSES.includes(status as OrderStatus))
     return `query parameter "status": must be one of ${ORDER_STATUSES.join(", ")} (got "${truncate(status)}")`;

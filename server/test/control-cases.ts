@@ -141,6 +141,18 @@ export const CONTROL_CASES: ControlCase[] = [
           /query parameter/,
         );
       }
+      // One limit, written one way, whatever the value that broke it.
+      for (const limit of ["0", "1001", "x"]) {
+        const answer = await api.send("GET", `/__control/orders?limit=${limit}`);
+        assertError(
+          answer,
+          400,
+          "invalid_control_request",
+          new RegExp(
+            `: query parameter "limit": must be a whole number from 1 to 1000 \\(got "${limit}"\\)\\.$`,
+          ),
+        );
+      }
     },
   },
   {

@@ -66,10 +66,11 @@ describe("the mock as a process (npm start)", () => {
       }
     });
 
-    it("logs reads of the control plane (the dashboard polls one a second) only at debug", async () => {
+    it("logs reads of the control plane and health probes only at debug", async () => {
       for (const level of ["info", "debug"]) {
         const logged = await startMockProcess(["--log-level", level]);
         try {
+          await (await fetch(`${logged.url.replace(/\/v1$/, "")}/__health`)).arrayBuffer();
           await (await fetch(`${logged.url.replace(/\/v1$/, "")}/__control/orders`)).arrayBuffer();
           await (
             await fetch(`${logged.url.replace(/\/v1$/, "")}/__control/reset`, { method: "POST" })
@@ -91,7 +92,7 @@ describe("the mock as a process (npm start)", () => {
           assert.deepEqual(
             requestLines().map((entry) => `${entry.method} ${entry.path}`),
             [
-              ...(level === "debug" ? ["GET /__control/orders"] : []),
+              ...(level === "debug" ? ["GET /__health", "GET /__control/orders"] : []),
               "POST /__control/reset",
               "GET /v1/store/orders",
             ],

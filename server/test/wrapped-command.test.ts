@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { capturedOutput } from "../../test-support/spawn-mock.ts";
+import { capturedOutput, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { DEV_KEY } from "./support.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
@@ -244,4 +244,36 @@ setInterval(() => {}, 1000);`,
       });
     }
   }
+});
+
+describe("the wrappers' COMMAND finds the package's commands by name", () => {
+  const BIN = fileURLToPath(new URL("../../conformance/bin.ts", import.meta.url));
+  // Both commands by name, on a PATH that holds neither (no npx, no node_modules/.bin).
+  const BOTH = "petstore-conformance --list | head -n 1 && petstore-mock --help | head -n 1";
+  const run = async (argv: string[]) => {
+    const child = spawn(process.execPath, ["--import", "tsx", ...argv, "--", "sh", "-c", BOTH], {
+      env: { ...process.env, PATH: "/usr/bin:/bin", PORT: "", HOST: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output = capturedOutput(child);
+    const [code] = await once(child, "exit");
+    return { code, stdout: output.stdout(), stderr: output.stderr() };
+  };
+
+  it("petstore-mock -- sh -c '…': both commands run by name", async () => {
+    const { code, stdout, stderr } = await run([MAIN, "--port", "0", "--quiet"]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^list-orders\nUsage: petstore-mock/);
+  });
+
+  it("petstore-conformance proxy -- sh -c '…': both commands run by name", async () => {
+    const upstream = await startMockProcess(["--quiet"]);
+    try {
+      const { code, stdout, stderr } = await run([BIN, "proxy", "--upstream", upstream.url, "--port", "0"]);
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /^list-orders\nUsage: petstore-mock/);
+    } finally {
+      await upstream.stop();
+    }
+  });
 });

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { describe, it } from "node:test";
+import { parseProxyOptions } from "../../conformance/proxy/proxy-options.ts";
+import { parseCliOptions as suiteOptions } from "../../conformance/suite/options.ts";
+import { parseCliOptions as mockOptions } from "../../server/options.ts";
+import { runMainToExit } from "../../test-support/spawn-mock.ts";
+import { nearestFlag } from "../command-line.ts";
+
+const SUITE = ["--base-url", "http://127.0.0.1:9/v1", "--api-key", "k"];
+const PROXY = ["--upstream", "http://127.0.0.1:9/v1"];
+
+describe("the command line's messages", () => {
+  it("an unknown flag in each of the three commands: did you mean the one it was near?", () => {
+    assert.throws(() => mockOptions(["--prot", "4010"], {}), {
+      message: "unknown option --prot: did you mean --port?",
+    });
+    assert.throws(() => suiteOptions(["--base-ur", "http://x/v1"], {}), {
+      message: "unknown option --base-ur: did you mean --base-url?",
+    });
+    assert.throws(() => parseProxyOptions([...PROXY, "--reporer", "json"], {}), {
+      message: "unknown option --reporer: did you mean --reporter?",
+    });
+    assert.throws(() => mockOptions(["--zzzzzz"], {}), { message: "unknown option --zzzzzz" });
+    assert.equal(nearestFlag("--timout", ["timeout", "deadline"]), "timeout");
+    assert.equal(nearestFlag("--sess", ["session", "strict"]), "session");
+  });
+
+  it("an empty environment variable is said to be empty, not unset", () => {
+    assert.throws(() => suiteOptions(["--api-key", "k"], { PETSTORE_BASE_URL: "" }), {
+      message: "--base-url is required, and the environment variable PETSTORE_BASE_URL is empty",
+    });
+    assert.throws(() => parseProxyOptions([], { PETSTORE_UPSTREAM: "" }), {
+      message: "--upstream is required, and the environment variable PETSTORE_UPSTREAM is empty",
+    });
+    assert.throws(() => suiteOptions([...SUITE, "--header-from-env", "X-Token=TOKEN"], { TOKEN: "" }), {
+      message: "--header-from-env X-Token: the environment variable TOKEN is empty",
+    });
+    assert.throws(() => suiteOptions([...SUITE, "--header-from-env", "X-Token=TOKEN"], {}), {
+      message: "--header-from-env X-Token: the environment variable TOKEN is not set",
+    });
+  });
+
+  it("the mock on a port in use says what to do, with the proxy's exit code", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = taken.address() as { port: number };
+      const result = await runMainToExit(["--port", String(port), "--quiet"]);
+      assert.equal(result.code, 2);
+      assert.equal(
+        result.stderr,
+        `error: port ${port} on 127.0.0.1 is in use: pick another with --port (0 for any free one)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import type fc from "fast-check";
 import type { History } from "../model/history.ts";
-import { checkHistory, type HistoryVerdict } from "../model/linearizability.ts";
+import { checkHistory, commonChoices, type HistoryVerdict } from "../model/linearizability.ts";
+import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";
 import { type Driver, playProgram } from "./driver.ts";
 import type { OrderSupply } from "./orders.ts";
 import {
@@ -101,8 +102,14 @@ export async function search(
   return { seed: settings.seed, ended: "budget", coverage, largestStaleMs };
 }
 
-/** Plays programs on fresh orders and counts what they covered. */
+/**
+ * Plays programs on fresh orders and counts what they covered. The run's open choices are decided once:
+ * each passing history narrows them to those it allows, and every later history is judged under what is
+ * left, so a stale read counts even in a history that does not itself show whether cancelled orders stay.
+ */
 class Player {
+  #choices: readonly RunChoices[] = ALL_RUN_CHOICES;
+
   constructor(
     private readonly driver: Driver,
     private readonly supply: OrderSupply,
@@ -129,7 +136,11 @@ class Player {
     const missingSlot = kinds.indexOf("missing");
     if (missingSlot !== -1) ids[missingSlot] = this.supply.missing[0];
     const history = await playProgram(this.driver, program, { kinds, ids });
-    const verdict = checkHistory(history, { allowStaleMs: this.settings.allowStaleMs });
+    const verdict = checkHistory(history, {
+      allowStaleMs: this.settings.allowStaleMs,
+      choices: this.#choices,
+    });
+    if (verdict.ok) this.#choices = commonChoices(this.#choices, verdict.choices);
     this.#count(program, history, verdict, pending.length);
     return { program, history, verdict };
   }

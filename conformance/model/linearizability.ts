@@ -61,6 +61,12 @@ export interface HistoryVerdict {
 export interface CheckOptions {
   /** A list may show an order as it was up to this many ms before the list began (bounded staleness); default 0. */
   allowStaleMs?: number;
+  /**
+   * The combinations of the run's open choices still possible, as earlier histories of the same run left
+   * them (default: all). A history is judged under these only, so that a choice one history shows (cancelled
+   * orders leave the list) holds for a history that does not show it.
+   */
+  choices?: readonly RunChoices[];
 }
 
 /**
@@ -72,7 +78,9 @@ export interface CheckOptions {
 export function checkHistory(history: History, options: CheckOptions = {}): HistoryVerdict {
   const allowStaleMs = options.allowStaleMs ?? 0;
   const summaries = summariseOrders(history);
-  const underEach = ALL_RUN_CHOICES.map((choices) => judgeUnder(choices, summaries, history));
+  const possible =
+    options.choices !== undefined && options.choices.length > 0 ? options.choices : ALL_RUN_CHOICES;
+  const underEach = possible.map((choices) => judgeUnder(choices, summaries, history));
   const passing = underEach.filter((run) => run.violations === 0 && run.largestStaleMs <= allowStaleMs);
   const candidates = passing.length > 0 ? passing : underEach;
   const chosen = candidates.reduce((best, run) => (fewerFindings(run, best) ? run : best));
@@ -175,6 +183,20 @@ function describeOperation(index: number, orderId: string, history: History): st
       : `list ${status} ${operation.shown?.has(orderId) ? "with it" : "without it"}`;
   const end = operation.answeredAt === null ? "…" : formatMs(operation.answeredAt);
   return `#${index} client ${operation.client} ${what} ${formatMs(operation.sentAt)}–${end}`;
+}
+
+/**
+ * The choices both sets allow; the first set when they share none (a run whose histories disagree: the
+ * later history's findings say how).
+ */
+export function commonChoices(
+  sofar: readonly RunChoices[],
+  verdictChoices: readonly RunChoices[],
+): readonly RunChoices[] {
+  const same = (a: RunChoices, b: RunChoices) =>
+    a.cancelledOrdersListed === b.cancelledOrdersListed && a.secondCancelStatus === b.secondCancelStatus;
+  const both = sofar.filter((choices) => verdictChoices.some((other) => same(choices, other)));
+  return both.length > 0 ? both : sofar;
 }
 
 /** The run's open choices in words, for a report that says under which a verdict holds. */

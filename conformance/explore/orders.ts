@@ -111,7 +111,19 @@ export function createOrderSupply(
   const handedOut = new Set<string>();
   let used = 0;
   let provisionDry = hooks.provision === undefined;
+  let provisioning: Promise<void> | undefined;
+  // Histories played at once ask together: one call at a time, the others wait for its orders and look
+  // again before asking.
   const provision = async (wanted: ProvisionRequest) => {
+    if (provisioning !== undefined) return provisioning;
+    provisioning = provisionNow(wanted);
+    try {
+      await provisioning;
+    } finally {
+      provisioning = undefined;
+    }
+  };
+  const provisionNow = async (wanted: ProvisionRequest) => {
     const got = await runHook("provision", () => hooks.provision?.(context, wanted), secrets);
     const ids = provisioned(got);
     if (ids.pending.length === 0 && ids.shipped.length === 0) provisionDry = true;
@@ -132,6 +144,7 @@ export function createOrderSupply(
       return taken;
     },
     async shipped(count) {
+      while (freshShipped.length < count && !provisionDry && provisioning !== undefined) await provisioning;
       if (freshShipped.length < count && !provisionDry)
         await provision({ pending: 0, shipped: Math.max(count, PROVISION_BATCH) });
       if (freshShipped.length >= count) return freshShipped.splice(0, count);

@@ -53,6 +53,11 @@ export interface HistoryVerdict {
    * the fewest violations, then the smallest staleness.
    */
   choices: readonly RunChoices[];
+  /**
+   * The combinations (of those it was judged under) that explain every order once lists may be as stale
+   * as needed: what this history shows of the run's choices, whatever its stale reads. Empty when none does.
+   */
+  consistentChoices: readonly RunChoices[];
   /** The largest staleness a list needed under the chosen choices, in ms; 0 when every list was current. */
   largestStaleMs: number;
   coverage: HistoryCoverage;
@@ -89,6 +94,7 @@ export function checkHistory(history: History, options: CheckOptions = {}): Hist
     ok: findings.length === 0,
     findings,
     choices: passing.length > 0 ? passing.map((run) => run.choices) : [chosen.choices],
+    consistentChoices: underEach.filter((run) => run.violations === 0).map((run) => run.choices),
     largestStaleMs: chosen.largestStaleMs,
     coverage: historyCoverage(history, summaries),
   };

@@ -8,6 +8,7 @@ import {
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { type ExploreOptions, type ExploreResult, explore } from "../explore/explore.ts";
 import { renderExploreJson } from "../explore/report-json.ts";
+import { ALL_RUN_CHOICES } from "../model/spec-model.ts";
 import type { ConformanceHooks } from "../target/hook-types.ts";
 import { explainedByBruteForce } from "./brute-force-linearizability.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
@@ -92,8 +93,12 @@ describe("explore against backends with one concurrency defect", () => {
         );
         assert.ok(minimal.history.operations.length <= 12, `${minimal.history.operations.length} operations`);
         assert.ok(minimal.history.operations.length <= finding.original.history.operations.length);
-        // No finding without proof: an independent search over every order finds none that explains it.
-        assert.equal(explainedByBruteForce(minimal.history, result.allowStaleMs), false);
+        // No finding without proof: an independent search over every order finds none that explains it
+        // under the run's choices, and each other choice is ruled out by a history of the run at any staleness.
+        assert.equal(explainedByBruteForce(minimal.history, result.allowStaleMs, finding.choices), false);
+        for (const { choices, history } of finding.ruledOut)
+          assert.equal(explainedByBruteForce(history, Number.POSITIVE_INFINITY, [choices]), false);
+        assert.equal(finding.choices.length + finding.ruledOut.length, ALL_RUN_CHOICES.length);
         assert.equal(finding.reproduced.of, 5);
         assert.doesNotMatch(renderExploreJson(result), new RegExp(target.key), "a record echoed the key");
         const given = new Set([...minimal.history.given.pending, ...minimal.history.given.shipped]);

@@ -256,6 +256,11 @@ describe("checkHistory under the run's choices as earlier histories left them", 
         const verdict = checkHistory(recorded, { choices: possible });
         assert.equal(verdict.ok, explainedByBruteForce(recorded, 0, possible));
         assert.ok(verdict.choices.every((choices) => possible.includes(choices)));
+        for (const choices of possible)
+          assert.equal(
+            verdict.consistentChoices.includes(choices),
+            explainedByBruteForce(recorded, Number.POSITIVE_INFINITY, [choices]),
+          );
       }),
       { numRuns: 2000 },
     );

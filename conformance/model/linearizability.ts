@@ -55,7 +55,8 @@ export interface HistoryVerdict {
   choices: readonly RunChoices[];
   /**
    * The combinations (of those it was judged under) that explain every order once lists may be as stale
-   * as needed: what this history shows of the run's choices, whatever its stale reads. Empty when none does.
+   * as needed: what this history shows of the run's choices, whatever its stale reads. Empty when none does
+   * (a changed record is explained under none).
    */
   consistentChoices: readonly RunChoices[];
   /** The largest staleness a list needed under the chosen choices, in ms; 0 when every list was current. */
@@ -89,12 +90,14 @@ export function checkHistory(history: History, options: CheckOptions = {}): Hist
   const passing = underEach.filter((run) => run.violations === 0 && run.largestStaleMs <= allowStaleMs);
   const candidates = passing.length > 0 ? passing : underEach;
   const chosen = candidates.reduce((best, run) => (fewerFindings(run, best) ? run : best));
-  const findings = [...changedRecords(summaries, history), ...findingsOf(chosen, allowStaleMs, history)];
+  const changed = changedRecords(summaries, history);
+  const findings = [...changed, ...findingsOf(chosen, allowStaleMs, history)];
   return {
     ok: findings.length === 0,
     findings,
     choices: passing.length > 0 ? passing.map((run) => run.choices) : [chosen.choices],
-    consistentChoices: underEach.filter((run) => run.violations === 0).map((run) => run.choices),
+    consistentChoices:
+      changed.length > 0 ? [] : underEach.filter((run) => run.violations === 0).map((run) => run.choices),
     largestStaleMs: chosen.largestStaleMs,
     coverage: historyCoverage(history, summaries),
   };

@@ -55,8 +55,9 @@ Target and orders:
                             each pending order is cancelled in one history only
   --hooks FILE              a module whose beforeRun(context) may return { pending, shipped, missing }
                             arrays and whose provision(context, { pending, shipped }) makes fresh orders
-                            as often as the search needs them; "mock-control" names the shipped one for
-                            this project's mock
+                            as often as the search needs them (release(context, ids) is given each
+                            history's orders when it is over); "mock-control" names the shipped one
+                            for this project's mock
   --session NAME            send X-Mock-Session: NAME on every request (this project's mock)
 
 The search:

@@ -29,6 +29,8 @@ export interface OrderSupply {
   shipped(count: number): Promise<string[]>;
   readonly missing: readonly string[];
   readonly hasShipped: boolean;
+  /** Pending orders whose history is over: the release hook, when there is one, may remove them. */
+  release(orderIds: readonly string[]): Promise<void>;
   /** Pending orders handed out so far. */
   readonly used: number;
 }
@@ -150,6 +152,10 @@ export function createOrderSupply(
       if (freshShipped.length >= count) return freshShipped.splice(0, count);
       if (allShipped.length === 0) return [];
       return Array.from({ length: count }, (_, at) => allShipped[at % allShipped.length] as string);
+    },
+    async release(orderIds) {
+      if (hooks.release === undefined || orderIds.length === 0) return;
+      await runHook("release", () => hooks.release?.(context, orderIds), secrets);
     },
     missing: [...new Set(given.missing)],
     get hasShipped() {

@@ -177,6 +177,7 @@ class Player {
     const missingSlot = kinds.indexOf("missing");
     if (missingSlot !== -1) ids[missingSlot] = this.supply.missing[0];
     const history = await playProgram(this.driver, program, { kinds, ids });
+    await this.supply.release(pending);
     const verdict = checkHistory(history, {
       allowStaleMs: this.settings.allowStaleMs,
       choices: this.#choices,

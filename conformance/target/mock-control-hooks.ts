@@ -63,6 +63,13 @@ export async function provision(context: HookContext, wanted: ProvisionRequest):
   return { pending: ids.slice(0, wanted.pending), shipped: ids.slice(wanted.pending) };
 }
 
+/** Orders explore is done with, removed from the run's session so that its list stays as short as at the start. */
+export async function release(context: HookContext, orderIds: readonly string[]): Promise<void> {
+  const control = controlOf(context);
+  for (let from = 0; from < orderIds.length; from += MAX_LOOKUPS_AT_ONCE)
+    await Promise.all(orderIds.slice(from, from + MAX_LOOKUPS_AT_ONCE).map((id) => control.removeOrder(id)));
+}
+
 function worldOf(context: HookContext): string {
   return `${context.baseUrl} ${context.session ?? ""}`;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createControlClient } from "../../contract/control-client.ts";
 import {
   type ExploreDefect,
   type ExploreTarget,
@@ -11,6 +12,7 @@ import { renderExploreJson } from "../explore/report-json.ts";
 import { ALL_RUN_CHOICES } from "../model/spec-model.ts";
 import { runConformance } from "../suite/runner.ts";
 import type { ConformanceHooks } from "../target/hook-types.ts";
+import * as mockControl from "../target/mock-control-hooks.ts";
 import { explainedByBruteForce } from "./brute-force-linearizability.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 
@@ -72,6 +74,36 @@ describe("explore against the project's mock", () => {
       assert.ok(result.coverage.histories > 0);
       assert.ok(result.coverage.concurrentPairs > 0, "no two operations on one order overlapped");
       assert.ok(result.coverage.listsConcurrentWithCancels > 0, "no list overlapped a cancel");
+    }
+  });
+});
+
+describe("explore's release hook against the project's mock", () => {
+  it("is given each history's pending orders once it is over, and mock-control removes them", async () => {
+    const mock = await startMockProcess(["--quiet"]);
+    try {
+      const released: string[] = [];
+      const result = await explore({
+        baseUrl: mock.url,
+        apiKey: MOCK_KEY,
+        hooks: {
+          provision: mockControl.provision,
+          release: async (context, orderIds) => {
+            released.push(...orderIds);
+            await mockControl.release(context, orderIds);
+          },
+        },
+        session: "explore-release",
+        seed: 1,
+        budgetMs: 500,
+      });
+      assert.equal(result.finding, undefined);
+      assert.equal(released.length, result.coverage.orders);
+      assert.equal(new Set(released).size, released.length);
+      const control = createControlClient(mock.url, { session: "explore-release" });
+      for (const id of released.slice(0, 8)) assert.equal(await control.order(id), undefined, id);
+    } finally {
+      await mock.stop();
     }
   });
 });

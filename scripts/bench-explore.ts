@@ -1,9 +1,16 @@
 import { explore } from "../conformance/explore/explore.ts";
-import { startExploreTarget } from "../test-support/explore-target.ts";
+import { type ExploreDefect, startExploreTarget } from "../test-support/explore-target.ts";
 import { startMockProcess } from "../test-support/spawn-mock.ts";
 
 const SEEDS = [11, 12, 13, 14, 15];
 const BUDGET_MS = 10_000;
+const DEFECTS: readonly ExploreDefect[] = [
+  "check-then-act",
+  "replica-lag",
+  "stale-list-cache",
+  "number-id-cache",
+  "shifted-pages",
+];
 
 /**
  * Explore against the local mock (memory): over several seeds, what it drove (operations a second, the
@@ -11,9 +18,12 @@ const BUDGET_MS = 10_000;
  * search took to find it and how small the minimal history came out.
  */
 export async function exploreCost(): Promise<string[]> {
+  return ["## Explore", "", ...(await mockRows()), "", ...(await defectRows(DEFECTS, SEEDS))];
+}
+
+/** Explore against the local mock (memory), per seed: operations a second, overlap, and that it found nothing. */
+async function mockRows(): Promise<string[]> {
   const rows = [
-    "## Explore",
-    "",
     "| Target | Seed | Operations/s | Histories | Overlapping pairs | Lists over a cancel | Found |",
     "|---|---|---|---|---|---|---|",
   ];
@@ -37,45 +47,51 @@ export async function exploreCost(): Promise<string[]> {
   } finally {
     await mock.stop();
   }
-  rows.push(
-    "",
+  return rows;
+}
+
+/** Each planted defect of the test backend: how long finding and shrinking took, how small and how often it failed again. */
+async function defectRows(defects: readonly ExploreDefect[], seeds: readonly number[]): Promise<string[]> {
+  const rows = [
     "| Planted defect | Seed | Search and shrink | Minimal operations | Replays failed |",
     "|---|---|---|---|---|",
-  );
-  for (const defect of [
-    "check-then-act",
-    "replica-lag",
-    "stale-list-cache",
-    "number-id-cache",
-    "shifted-pages",
-  ] as const) {
-    for (const seed of SEEDS) {
-      const target = await startExploreTarget({
-        defect,
-        removeCancelled: defect !== "check-then-act" && defect !== "number-id-cache",
-      });
-      try {
-        const started = performance.now();
-        const result = await explore({
-          baseUrl: target.url,
-          apiKey: target.key,
-          hooks: {
-            provision: (_context, wanted) =>
-              target.create(Math.min(wanted.pending, 4), Math.min(wanted.shipped, 2)),
-          },
-          seed,
-          budgetMs: 30_000,
-        });
-        const finding = result.finding;
-        rows.push(
-          finding
-            ? `| ${defect} | ${seed} | ${(result.durationMs / 1000).toFixed(1)} s in all | ${finding.minimal.history.operations.length} | ${finding.reproduced.failed} of ${finding.reproduced.of} |`
-            : `| ${defect} | ${seed} | not found in ${((performance.now() - started) / 1000).toFixed(1)} s | | |`,
-        );
-      } finally {
-        await target.close();
-      }
-    }
+  ];
+  for (const defect of defects) {
+    for (const seed of seeds) rows.push(await defectRow(defect, seed));
   }
   return rows;
+}
+
+async function defectRow(defect: ExploreDefect, seed: number): Promise<string> {
+  const target = await startExploreTarget({
+    defect,
+    removeCancelled: defect !== "check-then-act" && defect !== "number-id-cache",
+  });
+  try {
+    const started = performance.now();
+    const result = await explore({
+      baseUrl: target.url,
+      apiKey: target.key,
+      hooks: {
+        provision: (_context, wanted) =>
+          target.create(Math.min(wanted.pending, 4), Math.min(wanted.shipped, 2)),
+      },
+      seed,
+      budgetMs: 30_000,
+    });
+    const finding = result.finding;
+    return finding
+      ? `| ${defect} | ${seed} | ${(result.durationMs / 1000).toFixed(1)} s in all | ${finding.minimal.history.operations.length} | ${finding.reproduced.failed} of ${finding.reproduced.of} |`
+      : `| ${defect} | ${seed} | not found in ${((performance.now() - started) / 1000).toFixed(1)} s | | |`;
+  } finally {
+    await target.close();
+  }
+}
+
+// `node --import tsx scripts/bench-explore.ts mock replica-lag`: the rows of those only.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const chosen = process.argv.slice(2);
+  const defects = chosen.filter((name): name is ExploreDefect => DEFECTS.includes(name as ExploreDefect));
+  if (chosen.includes("mock")) console.log((await mockRows()).join("\n"));
+  if (defects.length > 0) console.log((await defectRows(defects, SEEDS)).join("\n"));
 }

@@ -55,13 +55,15 @@ Target and orders:
                             each pending order is cancelled in one history only
   --hooks FILE              a module whose beforeRun(context) may return { pending, shipped, missing }
                             arrays and whose provision(context, { pending, shipped }) makes fresh orders
-                            as often as the search needs them; "mock-control" names the shipped one for
-                            this project's mock
+                            as often as the search needs them (release(context, ids) is given each
+                            history's orders when it is over); "mock-control" names the shipped one
+                            for this project's mock
   --session NAME            send X-Mock-Session: NAME on every request (this project's mock)
 
 The search:
   --clients N               clients at once (default 8)
   --steps N                 steps of one client's program at most (default 6)
+  --parallel N              histories played at once, each on orders of its own (default 4)
   --seed N                  the programs' seed (default: random; printed, so a run can be repeated)
   --budget TIME             how long to search (default 60s; 500ms, 90s, 2m)
   --shrink-budget TIME      how long shrinking a finding may take (default 60s)
@@ -103,6 +105,7 @@ export const EXPLORE_FLAGS = {
   budget: { type: "string" },
   "shrink-budget": { type: "string" },
   replays: { type: "string" },
+  parallel: { type: "string" },
   "max-rate": { type: "string" },
   "allow-stale": { type: "string" },
   "max-retry-wait": { type: "string" },
@@ -183,6 +186,7 @@ function searchOptions(values: ExploreFlagValues): Partial<ExploreOptions> {
   const chosen = {
     clients: whole("--clients", values.clients, 256),
     steps: whole("--steps", values.steps, 1000),
+    parallel: whole("--parallel", values.parallel, 256),
     seed:
       values.seed === undefined
         ? undefined

@@ -37,6 +37,8 @@ export interface ExploreOptions {
   hooks?: string | ConformanceHooks;
   /** Clients at once (default 8). */
   clients?: number;
+  /** Histories played at once, each on orders of its own (default 4). */
+  parallel?: number;
   /** Steps of one client at most (default 6). */
   steps?: number;
   /** Longest pause before a step, in ms (default 20). */
@@ -88,6 +90,7 @@ export interface ExploreResult extends SearchResult {
 
 export const EXPLORE_DEFAULTS = {
   clients: 8,
+  parallel: 4,
   steps: 6,
   maxWaitMs: 20,
   budgetMs: 60_000,
@@ -247,6 +250,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
     replays: options.replays ?? EXPLORE_DEFAULTS.replays,
     finalReplays: options.finalReplays ?? EXPLORE_DEFAULTS.finalReplays,
     allowStaleMs: options.allowStaleMs ?? 0,
+    parallel: options.parallel ?? EXPLORE_DEFAULTS.parallel,
   };
 }
 

@@ -29,6 +29,8 @@ export interface OrderSupply {
   shipped(count: number): Promise<string[]>;
   readonly missing: readonly string[];
   readonly hasShipped: boolean;
+  /** Pending orders whose history is over: the release hook, when there is one, may remove them. */
+  release(orderIds: readonly string[]): Promise<void>;
   /** Pending orders handed out so far. */
   readonly used: number;
 }
@@ -111,7 +113,19 @@ export function createOrderSupply(
   const handedOut = new Set<string>();
   let used = 0;
   let provisionDry = hooks.provision === undefined;
+  let provisioning: Promise<void> | undefined;
+  // Histories played at once ask together: one call at a time, the others wait for its orders and look
+  // again before asking.
   const provision = async (wanted: ProvisionRequest) => {
+    if (provisioning !== undefined) return provisioning;
+    provisioning = provisionNow(wanted);
+    try {
+      await provisioning;
+    } finally {
+      provisioning = undefined;
+    }
+  };
+  const provisionNow = async (wanted: ProvisionRequest) => {
     const got = await runHook("provision", () => hooks.provision?.(context, wanted), secrets);
     const ids = provisioned(got);
     if (ids.pending.length === 0 && ids.shipped.length === 0) provisionDry = true;
@@ -132,11 +146,16 @@ export function createOrderSupply(
       return taken;
     },
     async shipped(count) {
+      while (freshShipped.length < count && !provisionDry && provisioning !== undefined) await provisioning;
       if (freshShipped.length < count && !provisionDry)
         await provision({ pending: 0, shipped: Math.max(count, PROVISION_BATCH) });
       if (freshShipped.length >= count) return freshShipped.splice(0, count);
       if (allShipped.length === 0) return [];
       return Array.from({ length: count }, (_, at) => allShipped[at % allShipped.length] as string);
+    },
+    async release(orderIds) {
+      if (hooks.release === undefined || orderIds.length === 0) return;
+      await runHook("release", () => hooks.release?.(context, orderIds), secrets);
     },
     missing: [...new Set(given.missing)],
     get hasShipped() {

@@ -28,6 +28,7 @@ export function renderExploreJson(result: ExploreResult): string {
         ? {
             finding: {
               findings: finding.minimal.verdict.findings,
+              choices: finding.choices,
               reproduced: finding.reproduced,
               candidatesTried: finding.candidatesTried,
               shrinkEnded: finding.shrinkEnded,

@@ -1,5 +1,5 @@
 import { printable } from "../../common/printable.ts";
-import { describeFinding } from "../model/linearizability.ts";
+import { describeChoices, describeFinding } from "../model/linearizability.ts";
 import type { ExploreResult } from "./explore.ts";
 import { stepCount } from "./program.ts";
 import type { ShrunkFinding } from "./search.ts";
@@ -47,12 +47,20 @@ function findingLines(finding: ShrunkFinding, paint: (code: number, text: string
   return [
     paint(31, "FAIL: a history the spec's model cannot explain"),
     ...verdict.findings.map((one) => `  ${printable(describeFinding(one, minimal.history))}`),
+    ...choicesLines(finding),
     "",
     `minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)}`,
     `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${finding.candidatesTried} smaller programs tried; ${shrinkEndText(finding)})`,
     ...timelineLines(timeline, paint),
     `  orders: ${[...timeline.names].map(([id, name]) => `${name} = ${printable(id)}`).join(", ")}`,
   ];
+}
+
+/** The run's choices the finding was judged under, when earlier histories ruled others out. */
+function choicesLines(finding: ShrunkFinding): string[] {
+  if (finding.ruledOut.length === 0) return [];
+  const left = finding.choices.map(describeChoices).join("; or ");
+  return [`  judged under the run's choices as its other histories showed them: ${left}`];
 }
 
 export function reproducedText(finding: ShrunkFinding): string {

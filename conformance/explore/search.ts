@@ -1,6 +1,7 @@
 import type fc from "fast-check";
 import type { History } from "../model/history.ts";
-import { checkHistory, type HistoryVerdict } from "../model/linearizability.ts";
+import { checkHistory, commonChoices, type HistoryVerdict } from "../model/linearizability.ts";
+import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";
 import { type Driver, playProgram } from "./driver.ts";
 import type { OrderSupply } from "./orders.ts";
 import {
@@ -26,6 +27,8 @@ export interface SearchSettings {
   /** Runs of the minimal program at the end, for "failed k of n replays". */
   finalReplays: number;
   allowStaleMs: number;
+  /** Histories played at once, each on orders of its own. */
+  parallel: number;
 }
 
 /** A program as it was played once: its history and the checker's verdict on it. */
@@ -58,6 +61,12 @@ export interface ShrunkFinding {
   reproduced: { failed: number; of: number };
   /** Smaller programs tried while shrinking. */
   candidatesTried: number;
+  /**
+   * The run's choices the minimal history was judged under, and the histories that ruled out the others:
+   * with them, the minimal history is a counterexample even when it does not show the choice itself.
+   */
+  choices: readonly RunChoices[];
+  ruledOut: readonly ChoiceRuledOut[];
   /** Why shrinking ended: no smaller program failed (1-minimal), or its budget or the orders ran out first. */
   shrinkEnded: "minimal" | "budget" | "orders";
 }
@@ -87,22 +96,61 @@ export async function search(
     listsConcurrentWithCancels: 0,
   };
   const player = new Player(driver, supply, settings, coverage);
-  const deadline = performance.now() + settings.budgetMs;
-  let largestStaleMs = 0;
-  for (let n = 0; performance.now() < deadline; n++) {
-    const played = await player.play(nthProgram(arbitrary, settings.seed, n));
-    if (played === undefined) return { seed: settings.seed, ended: "orders", coverage, largestStaleMs };
-    largestStaleMs = Math.max(largestStaleMs, played.verdict.largestStaleMs);
-    if (!played.verdict.ok) {
-      const finding = await shrink(player, arbitrary, played, settings);
-      return { seed: settings.seed, ended: "finding", coverage, largestStaleMs, finding };
-    }
-  }
-  return { seed: settings.seed, ended: "budget", coverage, largestStaleMs };
+  const found = await firstFailing(player, arbitrary, settings);
+  const largestStaleMs = player.largestStaleMs;
+  if (found === "budget" || found === "orders")
+    return { seed: settings.seed, ended: found, coverage, largestStaleMs };
+  const finding = await shrink(player, arbitrary, found, settings);
+  return { seed: settings.seed, ended: "finding", coverage, largestStaleMs, finding };
 }
 
-/** Plays programs on fresh orders and counts what they covered. */
+/**
+ * The seed's programs in turn, `parallel` of them played at once, until one fails, the budget is spent or
+ * the orders run out; of the failures found together, the one of the earliest program.
+ */
+async function firstFailing(
+  player: Player,
+  arbitrary: fc.Arbitrary<Program>,
+  settings: SearchSettings,
+): Promise<PlayedHistory | "budget" | "orders"> {
+  const deadline = performance.now() + settings.budgetMs;
+  let next = 0;
+  let ended: "budget" | "orders" | undefined;
+  const failures: { n: number; played: PlayedHistory }[] = [];
+  const worker = async () => {
+    while (ended === undefined && failures.length === 0) {
+      if (performance.now() >= deadline) ended = "budget";
+      else {
+        const n = next++;
+        const played = await player.play(nthProgram(arbitrary, settings.seed, n));
+        if (played === undefined) ended = "orders";
+        else if (!played.verdict.ok) failures.push({ n, played });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, settings.parallel) }, worker));
+  const earliest = failures.sort((a, b) => a.n - b.n)[0];
+  return earliest?.played ?? ended ?? "budget";
+}
+
+/** A combination of the run's open choices that a history of the run cannot be explained under, at any staleness. */
+export interface ChoiceRuledOut {
+  choices: RunChoices;
+  history: History;
+}
+
+/**
+ * Plays programs on fresh orders and counts what they covered. The run's open choices are decided once:
+ * each history narrows them to those that explain it at any staleness, and every later history is judged
+ * under what is left, so a stale read counts even in a history that does not itself show whether
+ * cancelled orders stay.
+ */
 class Player {
+  #choices: readonly RunChoices[] = ALL_RUN_CHOICES;
+  readonly #ruledOut: ChoiceRuledOut[] = [];
+  /** The largest staleness a list of the search needed. */
+  largestStaleMs = 0;
+
   constructor(
     private readonly driver: Driver,
     private readonly supply: OrderSupply,
@@ -129,9 +177,27 @@ class Player {
     const missingSlot = kinds.indexOf("missing");
     if (missingSlot !== -1) ids[missingSlot] = this.supply.missing[0];
     const history = await playProgram(this.driver, program, { kinds, ids });
-    const verdict = checkHistory(history, { allowStaleMs: this.settings.allowStaleMs });
+    await this.supply.release(pending);
+    const verdict = checkHistory(history, {
+      allowStaleMs: this.settings.allowStaleMs,
+      choices: this.#choices,
+    });
+    this.#narrowChoices(history, verdict);
+    this.largestStaleMs = Math.max(this.largestStaleMs, verdict.largestStaleMs);
     this.#count(program, history, verdict, pending.length);
     return { program, history, verdict };
+  }
+
+  /** The run's choices still possible, and for each one ruled out, the history that ruled it out. */
+  get choices(): { possible: readonly RunChoices[]; ruledOut: readonly ChoiceRuledOut[] } {
+    return { possible: this.#choices, ruledOut: this.#ruledOut };
+  }
+
+  #narrowChoices(history: History, verdict: HistoryVerdict): void {
+    const narrowed = commonChoices(this.#choices, verdict.consistentChoices);
+    for (const choices of this.#choices)
+      if (!narrowed.includes(choices)) this.#ruledOut.push({ choices, history });
+    this.#choices = narrowed;
   }
 
   #count(program: Program, history: History, verdict: HistoryVerdict, orders: number): void {
@@ -144,14 +210,23 @@ class Player {
     coverage.listsConcurrentWithCancels += verdict.coverage.listsConcurrentWithCancels;
   }
 
-  /** Up to `times` runs, stopping at the first that fails; undefined when the orders ran out first. */
+  /**
+   * Up to `times` runs, `parallel` at once, stopping at the first round with a failure; undefined when the
+   * orders ran out first.
+   */
   async firstFailure(program: Program, times: number): Promise<PlayedHistory | "passed" | undefined> {
-    for (let run = 0; run < times; run++) {
-      const played = await this.play(program);
-      if (played === undefined) return undefined;
-      if (!played.verdict.ok) return played;
+    for (let run = 0; run < times; run += this.settings.parallel) {
+      const round = await this.playMany(program, Math.min(this.settings.parallel, times - run));
+      const failed = round.find((played) => played !== undefined && !played.verdict.ok);
+      if (failed !== undefined) return failed;
+      if (round.includes(undefined)) return undefined;
     }
     return "passed";
+  }
+
+  /** The program played `times` times at once, each run on orders of its own. */
+  playMany(program: Program, times: number): Promise<(PlayedHistory | undefined)[]> {
+    return Promise.all(Array.from({ length: times }, () => this.play(program)));
   }
 }
 
@@ -193,8 +268,9 @@ async function shrink(
     }
     break;
   }
-  const reproduced = await replay(player, minimal.program, settings.finalReplays);
-  return { original, minimal, reproduced, candidatesTried, shrinkEnded };
+  const reproduced = await replay(player, minimal.program, settings.finalReplays, settings.parallel);
+  const { possible, ruledOut } = player.choices;
+  return { original, minimal, reproduced, candidatesTried, shrinkEnded, choices: possible, ruledOut };
 }
 
 function* candidatesOf(arbitrary: fc.Arbitrary<Program>, program: Program): Iterable<Program> {
@@ -207,13 +283,18 @@ async function replay(
   player: Player,
   program: Program,
   times: number,
+  parallel: number,
 ): Promise<{ failed: number; of: number }> {
   let failed = 0;
   let of = 0;
-  for (; of < times; of++) {
-    const played = await player.play(program);
-    if (played === undefined) break;
-    if (!played.verdict.ok) failed++;
+  while (of < times) {
+    const round = await player.playMany(program, Math.min(parallel, times - of));
+    for (const played of round) {
+      if (played === undefined) continue;
+      of++;
+      if (!played.verdict.ok) failed++;
+    }
+    if (round.includes(undefined)) break;
   }
   return { failed, of };
 }

@@ -53,6 +53,12 @@ export interface HistoryVerdict {
    * the fewest violations, then the smallest staleness.
    */
   choices: readonly RunChoices[];
+  /**
+   * The combinations (of those it was judged under) that explain every order once lists may be as stale
+   * as needed: what this history shows of the run's choices, whatever its stale reads. Empty when none does
+   * (a changed record is explained under none).
+   */
+  consistentChoices: readonly RunChoices[];
   /** The largest staleness a list needed under the chosen choices, in ms; 0 when every list was current. */
   largestStaleMs: number;
   coverage: HistoryCoverage;
@@ -61,6 +67,12 @@ export interface HistoryVerdict {
 export interface CheckOptions {
   /** A list may show an order as it was up to this many ms before the list began (bounded staleness); default 0. */
   allowStaleMs?: number;
+  /**
+   * The combinations of the run's open choices still possible, as earlier histories of the same run left
+   * them (default: all). A history is judged under these only, so that a choice one history shows (cancelled
+   * orders leave the list) holds for a history that does not show it.
+   */
+  choices?: readonly RunChoices[];
 }
 
 /**
@@ -72,15 +84,20 @@ export interface CheckOptions {
 export function checkHistory(history: History, options: CheckOptions = {}): HistoryVerdict {
   const allowStaleMs = options.allowStaleMs ?? 0;
   const summaries = summariseOrders(history);
-  const underEach = ALL_RUN_CHOICES.map((choices) => judgeUnder(choices, summaries, history));
+  const possible =
+    options.choices !== undefined && options.choices.length > 0 ? options.choices : ALL_RUN_CHOICES;
+  const underEach = possible.map((choices) => judgeUnder(choices, summaries, history));
   const passing = underEach.filter((run) => run.violations === 0 && run.largestStaleMs <= allowStaleMs);
   const candidates = passing.length > 0 ? passing : underEach;
   const chosen = candidates.reduce((best, run) => (fewerFindings(run, best) ? run : best));
-  const findings = [...changedRecords(summaries, history), ...findingsOf(chosen, allowStaleMs, history)];
+  const changed = changedRecords(summaries, history);
+  const findings = [...changed, ...findingsOf(chosen, allowStaleMs, history)];
   return {
     ok: findings.length === 0,
     findings,
     choices: passing.length > 0 ? passing.map((run) => run.choices) : [chosen.choices],
+    consistentChoices:
+      changed.length > 0 ? [] : underEach.filter((run) => run.violations === 0).map((run) => run.choices),
     largestStaleMs: chosen.largestStaleMs,
     coverage: historyCoverage(history, summaries),
   };
@@ -175,6 +192,20 @@ function describeOperation(index: number, orderId: string, history: History): st
       : `list ${status} ${operation.shown?.has(orderId) ? "with it" : "without it"}`;
   const end = operation.answeredAt === null ? "…" : formatMs(operation.answeredAt);
   return `#${index} client ${operation.client} ${what} ${formatMs(operation.sentAt)}–${end}`;
+}
+
+/**
+ * The choices both sets allow; the first set when they share none (a run whose histories disagree: the
+ * later history's findings say how).
+ */
+export function commonChoices(
+  sofar: readonly RunChoices[],
+  verdictChoices: readonly RunChoices[],
+): readonly RunChoices[] {
+  const same = (a: RunChoices, b: RunChoices) =>
+    a.cancelledOrdersListed === b.cancelledOrdersListed && a.secondCancelStatus === b.secondCancelStatus;
+  const both = sofar.filter((choices) => verdictChoices.some((other) => same(choices, other)));
+  return both.length > 0 ? both : sofar;
 }
 
 /** The run's open choices in words, for a report that says under which a verdict holds. */

@@ -49,4 +49,9 @@ export interface ConformanceHooks {
     context: HookContext,
     wanted: ProvisionRequest,
   ): ProvisionedOrders | undefined | Promise<ProvisionedOrders | undefined>;
+  /**
+   * Explore: pending orders it is done with (their history is over), which the hook may remove so that
+   * the deployment's list stays short.
+   */
+  release?(context: HookContext, orderIds: readonly string[]): void | Promise<void>;
 }

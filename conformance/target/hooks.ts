@@ -30,7 +30,7 @@ export async function loadHooks(path: string, name = "hooks"): Promise<Conforman
     }
     throw new HookError(`cannot load the hooks ${path}: ${(error as Error).message}`);
   }
-  for (const name of ["beforeRun", "afterRun", "provision"] as const) {
+  for (const name of ["beforeRun", "afterRun", "provision", "release"] as const) {
     if (module[name] !== undefined && typeof module[name] !== "function") {
       throw new HookError(`${path}: ${name} must be a function`);
     }

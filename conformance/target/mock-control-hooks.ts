@@ -59,8 +59,20 @@ export async function provision(context: HookContext, wanted: ProvisionRequest):
   const shipDate = new Date().toISOString();
   const create = (id: string, status: "pending" | "shipped") =>
     control.putOrder({ id, petId: 1, quantity: 1, shipDate, complete: status === "shipped", status });
-  await Promise.all(ids.map((id, at) => create(id, at < wanted.pending ? "pending" : "shipped")));
+  for (let from = 0; from < ids.length; from += MAX_LOOKUPS_AT_ONCE)
+    await Promise.all(
+      ids
+        .slice(from, from + MAX_LOOKUPS_AT_ONCE)
+        .map((id, at) => create(id, from + at < wanted.pending ? "pending" : "shipped")),
+    );
   return { pending: ids.slice(0, wanted.pending), shipped: ids.slice(wanted.pending) };
+}
+
+/** Orders explore is done with, removed from the run's session so that its list stays as short as at the start. */
+export async function release(context: HookContext, orderIds: readonly string[]): Promise<void> {
+  const control = controlOf(context);
+  for (let from = 0; from < orderIds.length; from += MAX_LOOKUPS_AT_ONCE)
+    await Promise.all(orderIds.slice(from, from + MAX_LOOKUPS_AT_ONCE).map((id) => control.removeOrder(id)));
 }
 
 function worldOf(context: HookContext): string {
@@ -78,19 +90,28 @@ function controlOf(context: HookContext): ControlClient {
 
 /**
  * Ids no order has, counting down from the top of int64 (fixtures rarely reach it; the bundled one does),
- * each asked of the control API by itself: a world may hold millions of orders, and reading them all to
- * find four free ids would cost the mock and the run as much as the world is large.
+ * each asked of the control API by itself, a round of them at once: a world may hold millions of orders,
+ * and reading them all to find a few free ids would cost the mock and the run as much as the world is large.
  */
 async function freeIds(control: ControlClient, count: number, world: string): Promise<string[]> {
   const free: string[] = [];
-  const from = lowestHandedOut.get(world) ?? INT64_MAX;
-  let id = from;
-  for (; free.length < count; id--) {
-    if ((await control.order(id)) === undefined) free.push(id.toString());
+  let next = lowestHandedOut.get(world) ?? INT64_MAX;
+  while (free.length < count) {
+    const round = Array.from(
+      { length: Math.min(count - free.length, MAX_LOOKUPS_AT_ONCE) },
+      (_, at) => next - BigInt(at),
+    );
+    next -= BigInt(round.length);
+    const taken = await Promise.all(round.map((id) => control.order(id)));
+    round.forEach((id, at) => {
+      if (taken[at] === undefined && free.length < count) free.push(id.toString());
+    });
   }
-  lowestHandedOut.set(world, id);
+  lowestHandedOut.set(world, next);
   return free;
 }
+
+const MAX_LOOKUPS_AT_ONCE = 64;
 
 // Where the next search for free ids starts, per mock and session: an id handed out once is not handed
 // out again while it is still free (an order explore was told is missing, a provisioned order not yet made).

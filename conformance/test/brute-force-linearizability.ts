@@ -25,11 +25,18 @@ interface Placed {
   mayBeSkipped: boolean;
 }
 
-/** Whether some choice explains every order the run was given, lists being allowed to be `staleMs` old. */
-export function explainedByBruteForce(history: History, staleMs: number): boolean {
+/**
+ * Whether some choice (of `possible`, all by default) explains every order the run was given, lists being
+ * allowed to be `staleMs` old.
+ */
+export function explainedByBruteForce(
+  history: History,
+  staleMs: number,
+  possible: readonly RunChoices[] = ALL_RUN_CHOICES,
+): boolean {
   const { given } = history;
   const orderIds = [...new Set([...given.pending, ...given.shipped, ...given.missing, ...given.unknown])];
-  return ALL_RUN_CHOICES.some((choices) =>
+  return possible.some((choices) =>
     orderIds.every((orderId) => orderExplainedByBruteForce(history, orderId, choices, staleMs)),
   );
 }

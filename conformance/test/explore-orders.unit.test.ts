@@ -41,6 +41,32 @@ describe("explore's orders", () => {
     assert.deepEqual(await supply.shipped(2), ["9", "9"]);
   });
 
+  it("calls the provision hook once at a time when histories played at once ask together", async () => {
+    let calls = 0;
+    let inFlight = 0;
+    let next = 1;
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      {
+        provision: async (_context, wanted) => {
+          calls++;
+          inFlight++;
+          assert.equal(inFlight, 1, "two provision calls at once");
+          await new Promise((resolve) => setImmediate(resolve));
+          inFlight--;
+          return { pending: Array.from({ length: wanted.pending }, () => String(next++)) };
+        },
+      },
+      context,
+      [],
+    );
+    const handed = await Promise.all(Array.from({ length: 6 }, () => supply.pending(3)));
+    const ids = handed.flatMap((got) => got ?? []);
+    assert.equal(ids.length, 18);
+    assert.equal(new Set(ids).size, 18);
+    assert.equal(calls, 1);
+  });
+
   it("takes a hook's arrays and single ids as canonical digits, and refuses ids that are not", () => {
     assert.deepEqual(
       idsFromHook({ pending: ["007"], pendingOrderId: "8", shippedOrderId: "9", missing: ["10"] }),

@@ -10,10 +10,12 @@ import type {
 } from "../model/history.ts";
 import {
   checkHistory,
+  commonChoices,
   describeChoices,
   describeFinding,
   type HistoryVerdict,
 } from "../model/linearizability.ts";
+import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";
 import { explainedByBruteForce } from "./brute-force-linearizability.ts";
 import { modelRun, smallHistory } from "./generated-histories.ts";
 
@@ -221,5 +223,46 @@ describe("checkHistory agrees with a brute-force search on generated histories",
 
   it("on histories a deployment following the model gives, stale or with one answer changed", () => {
     fc.assert(fc.property(modelRun, agreesWithBruteForce), { numRuns: 5000 });
+  });
+});
+
+describe("checkHistory under the run's choices as earlier histories left them", () => {
+  const LEAVE: readonly RunChoices[] = ALL_RUN_CHOICES.filter((choices) => !choices.cancelledOrdersListed);
+
+  it("finds a stale read in a history that does not itself show that cancelled orders leave the list", () => {
+    // Alone, list #1 is explained by cancelled orders staying listed; an earlier history showed they leave.
+    const stale = history({ pending: [A] }, [cancel(A, 0, 10, 204), list(30, 40, { [A]: 0 })]);
+    assert.equal(checkHistory(stale).ok, true);
+    const found = onlyFinding(checkHistory(stale, { choices: LEAVE }));
+    assert.deepEqual([found.kind, found.rule, found.staleMs], ["stale", "stale-read", 20]);
+    assert.equal(explainedByBruteForce(stale, 0, LEAVE), false);
+  });
+
+  it("narrows the choices across passing histories, and keeps them when one disagrees", () => {
+    const leaves = checkHistory(history({ pending: [A] }, [cancel(A, 6, 9, 204), list(10, 12, {})]));
+    const second404 = checkHistory(history({ pending: [B] }, [cancel(B, 0, 2, 204), cancel(B, 3, 4, 404)]));
+    const narrowed = commonChoices(commonChoices(ALL_RUN_CHOICES, leaves.choices), second404.choices);
+    assert.deepEqual(narrowed, [{ cancelledOrdersListed: false, secondCancelStatus: 404 }]);
+    assert.deepEqual(
+      commonChoices(narrowed, [{ cancelledOrdersListed: true, secondCancelStatus: 409 }]),
+      narrowed,
+    );
+  });
+
+  it("agrees with a brute-force search restricted to the same choices", () => {
+    const someChoices = fc.subarray([...ALL_RUN_CHOICES], { minLength: 1 });
+    fc.assert(
+      fc.property(modelRun, someChoices, (recorded, possible) => {
+        const verdict = checkHistory(recorded, { choices: possible });
+        assert.equal(verdict.ok, explainedByBruteForce(recorded, 0, possible));
+        assert.ok(verdict.choices.every((choices) => possible.includes(choices)));
+        for (const choices of possible)
+          assert.equal(
+            verdict.consistentChoices.includes(choices),
+            explainedByBruteForce(recorded, Number.POSITIVE_INFINITY, [choices]),
+          );
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -231,9 +231,9 @@ export class TrafficState {
       return findings;
     }
     const current = event.orders();
-    this.#judgeStories(this.#history.list(event.view, current.index, at), findings);
     // Lists that overlapped show the store at moments in no known order: nothing to compare.
     if (last && endedBefore(last.at, at)) this.#compare(view, last, current, event, findings);
+    this.#judgeStories(this.#history.list(event.view, current.index, at), findings);
     for (const memory of view.orders.values()) memory.refused = undefined;
     this.#listed += current.index.size - (last?.orders.index.size ?? 0);
     view.last = { orders: current, at };
@@ -292,8 +292,10 @@ export class TrafficState {
   }
 
   /**
-   * Each order's story just checked puts the model's own rules to the test; a finding under a rule the
-   * traffic rules judge too is added unless they found it in the same exchange.
+   * Each order's story just checked puts the model's own rules to the test. A finding of the model under a
+   * rule the traffic rules found in the same exchange for the same order takes its place, in explore's
+   * words; one under another rule for an order they already flagged is left out, so that one defect is
+   * reported once.
    */
   #judgeStories(checked: readonly StoryChecked[], findings: StateFinding[]): void {
     for (const story of checked) {
@@ -305,16 +307,17 @@ export class TrafficState {
       }
       for (const found of story.findings) {
         if (own.has(found.rule)) continue;
-        const already = findings.some(
-          (finding) => finding.rule === found.rule && finding.message.startsWith(`order ${found.orderId} `),
+        const model = {
+          rule: found.rule,
+          message: found.message,
+          earlier: found.earlier,
+          later: found.later,
+        };
+        const same = findings.findIndex(
+          (finding) => finding.rule === found.rule && concerns(finding, found.orderId),
         );
-        if (!already)
-          findings.push({
-            rule: found.rule,
-            message: found.message,
-            earlier: found.earlier,
-            later: found.later,
-          });
+        if (same !== -1) findings[same] = model;
+        else if (!findings.some((finding) => concerns(finding, found.orderId))) findings.push(model);
       }
     }
     if (this.#history.cut) {
@@ -449,6 +452,11 @@ export class TrafficState {
     for (const view of this.#views.values()) total += view.orders.size;
     return total;
   }
+}
+
+/** Whether a traffic rule's finding is about this order: each of their messages begins with it. */
+function concerns(finding: StateFinding, orderId: string): boolean {
+  return /^order (\d+)/.exec(finding.message)?.[1] === orderId;
 }
 
 function isNote(found: RuleFinding | RuleNote): found is RuleNote {

@@ -181,13 +181,23 @@ describe("the live history in the state keeper", () => {
   const cancel = (state: TrafficState, orderId: string, ref: ExchangeRef): StateFinding[] =>
     state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: ref });
 
-  it("reports a double 204 once, under the rule the traffic rules found it by", () => {
+  it("reports a double 204 once, in explore's words", () => {
     const state = new TrafficState();
     cancel(state, "5", at(1, 0, 30));
+    const findings = cancel(state, "5", at(2, 10, 40));
     assert.deepEqual(
-      cancel(state, "5", at(2, 10, 40)).map((finding) => finding.rule),
+      findings.map((finding) => finding.rule),
       ["cancel-once"],
     );
+    assert.match(findings[0]?.message ?? "", /^cancel-once \(violation\): order 5: #0 client 1 cancel 204/);
+  });
+
+  it("leaves out a finding of the model for an order the traffic rules flagged under another rule", () => {
+    const state = new TrafficState();
+    state.observe({ kind: "cancel", view: "k", session: "", orderId: "5", status: 409, at: next(1) });
+    const findings = cancel(state, "5", next(2));
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]?.rule, "no-cancel-after-conflict");
   });
 
   it("reports what only the model finds under the model's rules, and counts their tests", () => {

@@ -57,8 +57,6 @@ export class LiveHistory {
   /** Each view's stories by order, to project a list onto them. */
   readonly #byView = new Map<string, Map<string, Story>>();
   #bytes = 0;
-  /** When the first exchange began: instants in findings are ms from it. */
-  #origin: number | undefined;
   /** Whether a story was forgotten to stay within the budget. */
   cut = false;
 
@@ -112,11 +110,8 @@ export class LiveHistory {
   }
 
   #instants(at: ExchangeRef): { sentAt: number; answeredAt: number } {
-    this.#origin ??= at.startedAt;
-    return {
-      sentAt: at.startedAt - this.#origin,
-      answeredAt: Math.max(at.endedAt, at.startedAt) - this.#origin,
-    };
+    // The proxy's instants are ms from its start, as a history's are from the run's.
+    return { sentAt: at.startedAt, answeredAt: Math.max(at.endedAt, at.startedAt) };
   }
 
   #begin(key: string, view: string, orderId: string): Story {

@@ -299,14 +299,7 @@ export class TrafficState {
    */
   #judgeStories(checked: readonly StoryChecked[], findings: StateFinding[]): void {
     for (const story of checked) {
-      const own = new Set<string>();
-      for (const rule of this.#rules) {
-        if (!rule.onStory) continue;
-        own.add(rule.name);
-        this.#count(rule, rule.onStory(story), findings);
-      }
-      for (const found of story.findings) {
-        if (own.has(found.rule)) continue;
+      const kept = story.findings.filter((found) => {
         const model = {
           rule: found.rule,
           message: found.message,
@@ -317,8 +310,22 @@ export class TrafficState {
           (finding) => finding.rule === found.rule && concerns(finding, found.orderId),
         );
         if (same !== -1) findings[same] = model;
-        else if (!findings.some((finding) => concerns(finding, found.orderId))) findings.push(model);
+        return same === -1 && !findings.some((finding) => concerns(finding, found.orderId));
+      });
+      const own = new Set<string>();
+      for (const rule of this.#rules) {
+        if (!rule.onStory) continue;
+        own.add(rule.name);
+        this.#count(rule, rule.onStory({ orderId: story.orderId, findings: kept }), findings);
       }
+      for (const found of kept)
+        if (!own.has(found.rule))
+          findings.push({
+            rule: found.rule,
+            message: found.message,
+            earlier: found.earlier,
+            later: found.later,
+          });
     }
     if (this.#history.cut) {
       this.#history.cut = false;

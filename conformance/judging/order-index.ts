@@ -53,6 +53,12 @@ export class OrderIndex {
     return here !== -1 && there !== -1 && this.#sameDigest(here, other, there);
   }
 
+  /** The digest of a listed order's record, as text to tell records apart by; undefined when not listed. */
+  recordDigest(id: string): string | undefined {
+    const place = this.#ids.placeOfText(id);
+    return place === -1 ? undefined : `${this.#digestA[place]}:${this.#digestB[place]}`;
+  }
+
   /** The largest id. */
   get largest(): bigint | undefined {
     return this.#ids.largest;

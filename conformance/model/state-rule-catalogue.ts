@@ -1,8 +1,9 @@
 /**
  * Every state rule of the spec that this project judges: one name each, its section and why it holds.
  * Three evaluators read it: the suite's (snapshots of the list around its scenarios,
- * suite/suite-state-rules.ts), the proxy's (live traffic, proxy/state-rules/) and the linearizability
- * checker of concurrent histories (model/linearizability.ts). A rule two judge has the same name in both
+ * suite/suite-state-rules.ts), the proxy's (live traffic, proxy/state-rules/, whose live history the
+ * linearizability checker also reads) and the linearizability checker of concurrent histories
+ * (model/linearizability.ts). A rule two judge has the same name in both
  * reports. A new rule is added here first, then as one object to each evaluator that can see it.
  */
 
@@ -49,15 +50,15 @@ export const STATE_RULE_CATALOGUE = {
   },
   "cancel-answer-matches-state": {
     spec: "§3, §4.2: a cancel answers 204 for a pending order, 409 for one that is not pending and 404 for one the store does not have",
-    judgedBy: ["history"],
+    judgedBy: ["proxy", "history"],
   },
   "absent-order-unlisted": {
     spec: "§4.1, §4.2: an order the store does not have (its cancel answers 404) is not in the list",
-    judgedBy: ["history"],
+    judgedBy: ["proxy", "history"],
   },
   "stale-read": {
     spec: "§4.1, §3: a list that begins after a cancel was answered shows the order as the cancel left it, not as before",
-    judgedBy: ["history"],
+    judgedBy: ["proxy", "history"],
   },
 } as const satisfies Record<string, StateRule>;
 

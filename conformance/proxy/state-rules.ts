@@ -1,6 +1,7 @@
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
+import { DEFAULT_HISTORY_BYTES, LiveHistory, type StoryChecked } from "./state-rules/live-history.ts";
 import {
   type CancelReading,
   type ExchangeRef,
@@ -22,7 +23,9 @@ import { TRAFFIC_RULES } from "./state-rules/traffic-rules.ts";
  * sends a request of its own to find out. The keeper remembers each view of the store (one API key, in one
  * mock session) apart, within bounds: its last list, kept as the judge read it (exact ids and record
  * digests, whatever its size), and what cancels and refusals did to its orders. The least recently used
- * views and the oldest orders are forgotten first. The rules themselves are objects in state-rules/: the
+ * views and the oldest orders are forgotten first. Beside the rules, each view's history of each cancelled
+ * order is checked against the spec's model, as explore checks its histories (state-rules/live-history.ts).
+ * The rules themselves are objects in state-rules/: the
  * keeper asks each of them about what the traffic showed and counts how often each was put to the test.
  */
 
@@ -91,6 +94,8 @@ export interface StateLimits {
    * all of it alone keeps no records, then nothing.
    */
   keptBytes: number;
+  /** Bytes the live history checked against the spec's model holds; past it the oldest orders' stories go. */
+  historyBytes: number;
 }
 
 export const DEFAULT_STATE_LIMITS: StateLimits = {
@@ -98,6 +103,7 @@ export const DEFAULT_STATE_LIMITS: StateLimits = {
   ordersPerView: 100_000,
   listedOrders: 10_000_000,
   keptBytes: 256 * 1024 * 1024,
+  historyBytes: DEFAULT_HISTORY_BYTES,
 };
 
 interface View {
@@ -126,6 +132,7 @@ export class TrafficState {
   #recent: string | undefined;
   readonly #limits: StateLimits;
   readonly #rules: readonly TrafficRule[] = Object.values(TRAFFIC_RULES);
+  readonly #history: LiveHistory;
   /** How often each rule was put to the test, so that a rule never tested is reported as such. */
   readonly evaluations = Object.fromEntries(Object.keys(STATE_RULES).map((rule) => [rule, 0])) as Record<
     StateRuleName,
@@ -145,6 +152,7 @@ export class TrafficState {
     private readonly readCancel: CancelReading = readCancelStatus,
   ) {
     this.#limits = { ...DEFAULT_STATE_LIMITS, ...limits };
+    this.#history = new LiveHistory(this.#limits.historyBytes, account);
     if (account) account.reclaim = (bytes) => this.#reclaim(bytes);
   }
 
@@ -157,6 +165,8 @@ export class TrafficState {
       given += view.keptBytes;
       this.#forget(view);
     }
+    // Then the oldest stories of the live history.
+    if (given < bytes) this.#history.forgetOldest(bytes - given);
   }
 
   observe(event: StateEvent): StateFinding[] {
@@ -184,6 +194,7 @@ export class TrafficState {
     const findings: StateFinding[] = [];
     const cancel = { orderId, status, outcome, at, order: memory };
     for (const rule of this.#rules) this.#count(rule, rule.onCancel?.(cancel), findings);
+    this.#judgeStories(this.#history.cancel(event.view, orderId, status, at), findings);
     if (outcome === "cancelled") {
       memory.cancelled ??= at;
     } else if (outcome === "not-pending" || outcome === "not-found") {
@@ -215,12 +226,14 @@ export class TrafficState {
     }
     // The same list as last time, with nothing done to its orders since: every rule holds as it did.
     if (last && !view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
+      this.#judgeStories(this.#history.list(event.view, last.orders.index, at), findings);
       view.last = { orders: last.orders, at };
       return findings;
     }
     const current = event.orders();
     // Lists that overlapped show the store at moments in no known order: nothing to compare.
     if (last && endedBefore(last.at, at)) this.#compare(view, last, current, event, findings);
+    this.#judgeStories(this.#history.list(event.view, current.index, at), findings);
     for (const memory of view.orders.values()) memory.refused = undefined;
     this.#listed += current.index.size - (last?.orders.index.size ?? 0);
     view.last = { orders: current, at };
@@ -276,6 +289,51 @@ export class TrafficState {
         else findings.push({ rule: rule.name, ...found });
       }
     });
+  }
+
+  /**
+   * Each order's story just checked puts the model's own rules to the test. A finding of the model under a
+   * rule the traffic rules found in the same exchange for the same order takes its place, in explore's
+   * words; one under another rule for an order they already flagged is left out, so that one defect is
+   * reported once.
+   */
+  #judgeStories(checked: readonly StoryChecked[], findings: StateFinding[]): void {
+    for (const story of checked) {
+      const kept = story.findings.filter((found) => {
+        const model = {
+          rule: found.rule,
+          message: found.message,
+          earlier: found.earlier,
+          later: found.later,
+        };
+        const same = findings.findIndex(
+          (finding) => finding.rule === found.rule && concerns(finding, found.orderId),
+        );
+        if (same !== -1) findings[same] = model;
+        return same === -1 && !findings.some((finding) => concerns(finding, found.orderId));
+      });
+      const own = new Set<string>();
+      for (const rule of this.#rules) {
+        if (!rule.onStory) continue;
+        own.add(rule.name);
+        this.#count(rule, rule.onStory({ orderId: story.orderId, findings: kept }), findings);
+      }
+      for (const found of kept)
+        if (!own.has(found.rule))
+          findings.push({
+            rule: found.rule,
+            message: found.message,
+            earlier: found.earlier,
+            later: found.later,
+          });
+    }
+    if (this.#history.cut) {
+      this.#history.cut = false;
+      this.#note(
+        "history-window-cut",
+        "the live history checked against the spec's model was cut to stay within the proxy's memory budget: the oldest orders' stories were forgotten, and an order seen again starts in an unknown state",
+      );
+    }
   }
 
   /** The bytes a view's last list holds, counted again into the state's total. */
@@ -401,6 +459,11 @@ export class TrafficState {
     for (const view of this.#views.values()) total += view.orders.size;
     return total;
   }
+}
+
+/** Whether a traffic rule's finding is about this order: each of their messages begins with it. */
+function concerns(finding: StateFinding, orderId: string): boolean {
+  return /^order (\d+)/.exec(finding.message)?.[1] === orderId;
 }
 
 function isNote(found: RuleFinding | RuleNote): found is RuleNote {

@@ -41,7 +41,8 @@ describe("what the state rules remember stays within its bounds", () => {
   });
 
   it("forgets the oldest orders a cancel touched in a view first, past the cap", () => {
-    const state = new TrafficState({ ordersPerView: 3 });
+    // The live history off: it keeps its own stories, within its own budget.
+    const state = new TrafficState({ ordersPerView: 3, historyBytes: 0 });
     for (const orderId of ["1", "2", "3", "4", "5"])
       state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: at(1) });
     assert.equal(state.remembered, 3);
@@ -52,7 +53,7 @@ describe("what the state rules remember stays within its bounds", () => {
   });
 
   it("forgets the least recently used view first, past the cap", () => {
-    const state = new TrafficState({ views: 2 });
+    const state = new TrafficState({ views: 2, historyBytes: 0 });
     for (const view of ["a", "b", "c"]) {
       state.observe({ kind: "cancel", view, session: "", orderId: "7", status: 204, at: at(1) });
     }

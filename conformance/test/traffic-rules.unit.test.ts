@@ -11,7 +11,7 @@ describe("the proxy's state rules, one object each", () => {
 
   it("gives every rule a hook that puts it to the test, so the keeper can count it", () => {
     for (const rule of Object.values(TRAFFIC_RULES))
-      assert.ok(rule.onCancel ?? rule.onList ?? rule.onOrderTouchedBetween, rule.name);
+      assert.ok(rule.onCancel ?? rule.onList ?? rule.onOrderTouchedBetween ?? rule.onStory, rule.name);
   });
 
   it("counts a rule's tests in the keeper, from its verdicts", () => {

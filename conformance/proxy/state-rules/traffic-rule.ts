@@ -1,4 +1,5 @@
 import type { StateRuleOf } from "../../model/state-rule-catalogue.ts";
+import type { StoryChecked } from "./live-history.ts";
 
 /**
  * What a state rule judged across live traffic is: one object with a hook per kind of thing the traffic
@@ -127,6 +128,8 @@ export type TestVerdict = typeof HOLDS | RuleFinding;
  */
 export interface TrafficRule<Name extends TrafficRuleName = TrafficRuleName> {
   readonly name: Name;
+  /** An order's live history checked against the spec's model (live-history.ts). */
+  onStory?(story: StoryChecked): TestVerdict | undefined;
   onCancel?(cancel: CancelSeen): TestVerdict | undefined;
   onList?(list: ListAfterList): TestVerdict | undefined;
   onOrderTouchedBetween?(order: OrderTouchedBetween): TestVerdict | undefined;

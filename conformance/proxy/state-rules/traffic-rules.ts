@@ -3,6 +3,7 @@ import { cancelOnce } from "./cancel-once.ts";
 import { listedOrdersStay } from "./listed-orders-stay.ts";
 import { noCancelAfterConflict } from "./no-cancel-after-conflict.ts";
 import { refusalsChangeNothing } from "./refusals-change-nothing.ts";
+import { absentOrderUnlisted, cancelAnswerMatchesState, staleRead } from "./story-rules.ts";
 import type { TrafficRule, TrafficRuleName } from "./traffic-rule.ts";
 
 /**
@@ -15,4 +16,7 @@ export const TRAFFIC_RULES: { readonly [Name in TrafficRuleName]: TrafficRule<Na
   "listed-orders-stay": listedOrdersStay,
   "cancel-leaves-fields": cancelLeavesFields,
   "refusals-change-nothing": refusalsChangeNothing,
+  "cancel-answer-matches-state": cancelAnswerMatchesState,
+  "absent-order-unlisted": absentOrderUnlisted,
+  "stale-read": staleRead,
 };

@@ -1,0 +1,231 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { builtInContract } from "../../contract/built-in.ts";
+import { judgeListBody } from "../judging/list-judge.ts";
+import { HeldBytes } from "../judging/memory-budget.ts";
+import type { OrderIndex } from "../judging/order-index.ts";
+import { LiveHistory, type StoryChecked } from "../proxy/state-rules/live-history.ts";
+import type { ExchangeRef } from "../proxy/state-rules/traffic-rule.ts";
+import { RECORDS_KEPT_UP_TO, type StateFinding, TrafficState } from "../proxy/state-rules.ts";
+
+/** An exchange from `startedAt` to `endedAt`, as the proxy times it. */
+const at = (seq: number, startedAt: number, endedAt: number): ExchangeRef => ({
+  seq,
+  label: `#${seq}`,
+  startedAt,
+  endedAt,
+});
+
+/** Exchanges one after the other, each over before the next begins. */
+const next = (seq: number) => at(seq, seq * 10, seq * 10 + 5);
+
+/** A list of these orders (id, and a quantity that stands for the rest of the record) as the judge keeps it. */
+function listed(orders: ReadonlyArray<number | [number, number]>): OrderIndex {
+  const records = orders.map((order) =>
+    typeof order === "number" ? { id: order, quantity: 1 } : { id: order[0], quantity: order[1] },
+  );
+  return judgeListBody(Buffer.from(JSON.stringify(records)), {
+    validateOrder: builtInContract().schema("Order"),
+    keepRecordsUpTo: RECORDS_KEPT_UP_TO,
+  }).orders;
+}
+
+const findingsOf = (checked: readonly StoryChecked[]) => checked.flatMap((story) => story.findings);
+
+describe("the proxy's live history, checked against the spec's model", () => {
+  it("flags two 204s for one order answered under concurrency, in explore's words", () => {
+    const history = new LiveHistory();
+    assert.deepEqual(findingsOf(history.cancel("k", "5", 204, at(1, 0, 30))), []);
+    const [finding, ...more] = findingsOf(history.cancel("k", "5", 204, at(2, 10, 40)));
+    assert.deepEqual(more, []);
+    assert.equal(finding?.rule, "cancel-once");
+    assert.equal(
+      finding?.message,
+      "cancel-once (violation): order 5: #0 client 1 cancel 204 0 ms–30 ms; #1 client 2 cancel 204 10 ms–40 ms " +
+        "(§3 rule 1, §4.2: only a pending order can be cancelled, so an order is cancelled (204) once); exchanges #1, #2",
+    );
+    assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [1, 2]);
+  });
+
+  it("flags an order that comes back after its cancel took it out of the list", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", 204, next(1));
+    assert.deepEqual(findingsOf(history.list("k", listed([6]), next(2))), []);
+    const [finding] = findingsOf(history.list("k", listed([5, 6]), next(3)));
+    assert.equal(finding?.rule, "stale-read");
+    assert.match(finding?.message ?? "", /^stale-read \(stale read, stale by 15 ms\): order 5: /);
+  });
+
+  it("flags a record a cancel changed", () => {
+    const history = new LiveHistory();
+    history.list("k", listed([5]), next(1));
+    history.cancel("k", "5", 204, next(2));
+    assert.deepEqual(findingsOf(history.list("k", listed([5]), next(3))), []);
+    assert.deepEqual(
+      findingsOf(history.list("k", listed([[5, 2]]), next(4))).map((finding) => finding.rule),
+      ["cancel-leaves-fields"],
+    );
+  });
+
+  it("finds nothing in a service that keeps the spec, whichever way it decides what the spec leaves open", () => {
+    for (const [listedAfter, second] of [
+      [true, 409],
+      [false, 404],
+      [false, 409],
+    ] as const) {
+      const history = new LiveHistory();
+      const shown = listedAfter ? [5, 6] : [6];
+      const checked = [
+        ...history.cancel("k", "6", 409, next(1)),
+        ...history.list("k", listed([5, 6]), at(2, 15, 60)),
+        ...history.cancel("k", "5", 204, at(3, 20, 30)),
+        ...history.cancel("k", "5", second, next(7)),
+        ...history.list("k", listed(shown), next(8)),
+        ...history.cancel("k", "7", 404, next(9)),
+        ...history.list("k", listed(shown), next(10)),
+      ];
+      assert.deepEqual(findingsOf(checked), [], `listed: ${listedAfter}, second cancel: ${second}`);
+      assert.ok(checked.length > 0);
+    }
+  });
+
+  it("starts an order first seen mid-window in an unknown state", () => {
+    const history = new LiveHistory();
+    // A 409 first: the order may have been shipped, or cancelled before the window began.
+    const checked = [
+      ...history.cancel("k", "5", 409, next(1)),
+      ...history.list("k", listed([5]), next(2)),
+      ...history.cancel("k", "5", 409, next(3)),
+    ];
+    assert.deepEqual(findingsOf(checked), []);
+  });
+
+  it("keeps each view apart", () => {
+    const history = new LiveHistory();
+    history.cancel("a", "5", 204, at(1, 0, 30));
+    assert.deepEqual(findingsOf(history.cancel("b", "5", 204, at(2, 10, 40))), []);
+  });
+
+  it("keeps no list that says nothing new of an order", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", 204, next(1));
+    history.list("k", listed([6]), next(2));
+    const held = history.bytes;
+    for (let seq = 3; seq < 1000; seq++)
+      assert.deepEqual(findingsOf(history.list("k", listed([6]), next(seq))), []);
+    assert.equal(history.bytes, held);
+    assert.equal(findingsOf(history.list("k", listed([5, 6]), next(1000)))[0]?.rule, "stale-read");
+  });
+
+  it("charges what it keeps to the account and forgets the oldest orders first, saying the window was cut", () => {
+    const account = new HeldBytes(1024 * 1024);
+    const history = new LiveHistory(4096, account);
+    for (let order = 1; order <= 100; order++) history.cancel("k", String(order), 204, next(order));
+    assert.equal(account.held, history.bytes);
+    assert.ok(history.bytes <= 4096);
+    assert.ok(history.stories < 100);
+    assert.equal(history.cut, true);
+    // Order 1's story was forgotten: its next cancel starts a new one, in an unknown state.
+    assert.deepEqual(findingsOf(history.cancel("k", "1", 204, next(101))), []);
+    assert.equal(findingsOf(history.cancel("k", "100", 204, next(102)))[0]?.rule, "cancel-once");
+    history.forgetOldest(Number.POSITIVE_INFINITY);
+    assert.equal(account.held, 0);
+  });
+
+  it("forgets an order's story once it was flagged, so one defect is reported once", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", 204, next(1));
+    assert.equal(findingsOf(history.cancel("k", "5", 204, next(2))).length, 1);
+    assert.deepEqual(findingsOf(history.list("k", listed([6]), next(3))), []);
+    assert.equal(history.stories, 0);
+  });
+
+  it("never flags sequential traffic that the model gives", () => {
+    const operation = fc.oneof(
+      fc.record({ op: fc.constant("cancel" as const), order: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({ op: fc.constant("list" as const) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(operation, { maxLength: 30 }),
+        fc.boolean(),
+        fc.boolean(),
+        (ops, keepListed, gone) => {
+          const history = new LiveHistory();
+          const status = new Map([
+            [1, "pending"],
+            [2, "pending"],
+            [3, "shipped"],
+          ]);
+          const found: StoryChecked[] = [];
+          ops.forEach((step, seq) => {
+            if (step.op === "list") {
+              const shown = [...status].filter(([, state]) => state !== "cancelled" || keepListed);
+              found.push(...history.list("k", listed(shown.map(([id]) => id)), next(seq)));
+              return;
+            }
+            const state = status.get(step.order);
+            const answer = state === "pending" ? 204 : state === "shipped" ? 409 : gone ? 404 : 409;
+            if (state === "pending") status.set(step.order, "cancelled");
+            found.push(...history.cancel("k", String(step.order), answer, next(seq)));
+          });
+          assert.deepEqual(findingsOf(found), []);
+        },
+      ),
+    );
+  });
+});
+
+describe("the live history in the state keeper", () => {
+  const cancel = (state: TrafficState, orderId: string, ref: ExchangeRef): StateFinding[] =>
+    state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: ref });
+
+  it("reports a double 204 once, in explore's words", () => {
+    const state = new TrafficState();
+    cancel(state, "5", at(1, 0, 30));
+    const findings = cancel(state, "5", at(2, 10, 40));
+    assert.deepEqual(
+      findings.map((finding) => finding.rule),
+      ["cancel-once"],
+    );
+    assert.match(findings[0]?.message ?? "", /^cancel-once \(violation\): order 5: #0 client 1 cancel 204/);
+  });
+
+  it("leaves out a finding of the model for an order the traffic rules flagged under another rule", () => {
+    const state = new TrafficState();
+    state.observe({ kind: "cancel", view: "k", session: "", orderId: "5", status: 409, at: next(1) });
+    const findings = cancel(state, "5", next(2));
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]?.rule, "no-cancel-after-conflict");
+  });
+
+  it("reports what only the model finds under the model's rules, and counts their tests", () => {
+    const state = new TrafficState();
+    const list = (ids: number[], seq: number) =>
+      state.observe({
+        kind: "list",
+        view: "k",
+        session: "",
+        orders: () => ({ index: listed(ids) }),
+        at: next(seq),
+      });
+    list([5, 6], 1);
+    cancel(state, "5", next(2));
+    assert.deepEqual(list([6], 3), []);
+    const findings = list([5, 6], 4);
+    assert.deepEqual(
+      findings.map((finding) => finding.rule),
+      ["stale-read"],
+    );
+    assert.match(findings[0]?.message ?? "", /^stale-read \(stale read, stale by 15 ms\): order 5: /);
+    assert.ok(state.evaluations["stale-read"] >= 3);
+    assert.equal(state.evaluations["cancel-answer-matches-state"], state.evaluations["stale-read"]);
+  });
+
+  it("says so when the live history's window was cut", () => {
+    const state = new TrafficState({ historyBytes: 0 });
+    cancel(state, "5", next(1));
+    assert.match([...state.notes.values()][0]?.message ?? "", /live history .* was cut/);
+  });
+});

@@ -136,7 +136,7 @@ export interface ExchangeTap {
   onData?(chunk: Buffer, size: number): unknown;
   /** Whether the tap holds the answer back from the client: it then starts and ends the answer itself. */
   readonly holding?: boolean;
-  /** The answer's last byte came: the tap adds what it knows to how the exchange ended (it may take time). */
+  /** The answer's last byte came: the tap adds what it knows to how the exchange ended (a promise to wait for). */
   onEnd?(end: ExchangeEnd): unknown;
   /** The answer broke off after it began. */
   onError?(error: Error): void;
@@ -265,7 +265,7 @@ export class Exchange {
   onEnd(): void {
     const answeredAt = performance.now();
     if (!this.#holding()) this.response.end();
-    this.#ended(answeredAt).catch((error: unknown) => this.fault(error));
+    this.#endTaps({ answeredAt }, 0);
   }
 
   /** Broken off after the answer began: the client sees the same, and nothing is judged. */
@@ -314,9 +314,19 @@ export class Exchange {
     return false;
   }
 
-  async #ended(answeredAt: number): Promise<void> {
-    const end: ExchangeEnd = { answeredAt };
-    for (const tap of this.#taps) if (tap.onEnd) await tap.onEnd(end);
+  /** The taps' `onEnd` from `from` on, in order, each waited for when it takes time; then the finish. */
+  #endTaps(end: ExchangeEnd, from: number): void {
+    const taps = this.#taps;
+    for (let at = from; at < taps.length; at++) {
+      const waiting = taps[at]?.onEnd?.(end);
+      if (waiting instanceof Promise) {
+        waiting.then(
+          this.guard(() => this.#endTaps(end, at + 1)),
+          (error: unknown) => this.fault(error),
+        );
+        return;
+      }
+    }
     this.#finish(end);
   }
 

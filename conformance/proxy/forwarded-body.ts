@@ -316,13 +316,15 @@ export class JudgedBodyTap implements ExchangeTap {
   ) {}
 
   onUpstreamHead(head: UpstreamHead): void {
-    const { held, exchange } = this;
-    const { judges, ...settings } = this.settings;
+    const { held, exchange, settings } = this;
     this.#head = head;
     this.#body = new ForwardedBody({
-      ...settings,
+      maxBytes: settings.maxBytes,
+      held: settings.held,
+      names: settings.names,
+      turns: settings.turns,
       contentEncoding: headerText(head.incoming.headers["content-encoding"]),
-      judges: head.isList ? judges : undefined,
+      judges: head.isList ? settings.judges : undefined,
       ...(held
         ? {
             pacing: {
@@ -339,12 +341,14 @@ export class JudgedBodyTap implements ExchangeTap {
     this.#body?.add(chunk);
   }
 
-  async onEnd(end: ExchangeEnd): Promise<void> {
+  onEnd(end: ExchangeEnd): Promise<void> | undefined {
     const body = this.#body;
     const head = this.#head;
-    if (body === undefined || head === undefined) return;
+    if (body === undefined || head === undefined) return undefined;
     const { status, statusText, incoming } = head;
-    end.answer = { status, statusText, incoming, body: await body.end(), size: this.#size };
+    return body.end().then((outcome) => {
+      end.answer = { status, statusText, incoming, body: outcome, size: this.#size };
+    });
   }
 
   onRelease(): void {

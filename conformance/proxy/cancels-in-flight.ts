@@ -1,3 +1,7 @@
+import { isCancelOperation, orderIdSegment } from "../judging/operation-traits.ts";
+import type { Exchange, ExchangeTap } from "./exchange-lifecycle.ts";
+import { int64Id } from "./expectation.ts";
+
 /**
  * Cancels sent on to the upstream and not yet answered, by the order's exact id: the state rules ask
  * whether an order's cancel is still in flight before they judge what a list says of it.
@@ -17,5 +21,28 @@ export class CancelsInFlight {
 
   has(orderId: string): boolean {
     return this.#count.has(orderId);
+  }
+}
+
+/** Counts an exchange's cancel among those in flight, from its request until it is over. */
+export class CancelTap implements ExchangeTap {
+  #orderId: string | undefined;
+
+  constructor(readonly cancels: CancelsInFlight) {}
+
+  onRequest(exchange: Exchange): void {
+    const { routed } = exchange;
+    if (!routed || !isCancelOperation(routed.operation)) return;
+    // Keyed as the state rules name the order: its exact digits, however the path spelled them.
+    const segment = orderIdSegment(routed.operation, routed.params);
+    this.#orderId = segment === undefined ? undefined : int64Id(segment);
+    if (this.#orderId !== undefined) this.cancels.began(this.#orderId);
+  }
+
+  /** Ended before the outcome is handed on to be judged; once, though the outcome may be built twice. */
+  onFinish(): void {
+    if (this.#orderId === undefined) return;
+    this.cancels.ended(this.#orderId);
+    this.#orderId = undefined;
   }
 }

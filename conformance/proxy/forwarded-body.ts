@@ -7,6 +7,7 @@ import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
 import { type HeldBytes, INDEXED_ORDER_BYTES } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
+import { type ExchangeEnd, type ExchangeTap, headerText, type UpstreamHead } from "./exchange-lifecycle.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
 export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
@@ -289,4 +290,68 @@ function decoderFor(contentEncoding: string | undefined): Transform | undefined 
   if (encoding === "deflate") return createInflate();
   if (encoding === "br") return createBrotliDecompress();
   return undefined;
+}
+
+/** What a judged body's tap is given once, for every exchange of its forwarder. */
+export type JudgedBodySettings = Required<
+  Pick<ForwardedBodyOptions, "maxBytes" | "held" | "names" | "turns">
+> & {
+  /** Where a list answered 200 is streamed to once it is large. */
+  judges: ListJudges;
+};
+
+/**
+ * The judged body's tap on an exchange: the answer's body kept as it is forwarded (a large list fed to its
+ * judge), handed on with the exchange's end. While an answer is held, the judge paces the upstream.
+ */
+export class JudgedBodyTap implements ExchangeTap {
+  #body: ForwardedBody | undefined;
+  #head: UpstreamHead | undefined;
+  #size = 0;
+
+  constructor(
+    readonly settings: JudgedBodySettings,
+    readonly exchange: { pause(why: "judge", pausing: boolean): void },
+    readonly held?: { readonly holding: boolean },
+  ) {}
+
+  onUpstreamHead(head: UpstreamHead): void {
+    const { held, exchange, settings } = this;
+    this.#head = head;
+    this.#body = new ForwardedBody({
+      maxBytes: settings.maxBytes,
+      held: settings.held,
+      names: settings.names,
+      turns: settings.turns,
+      contentEncoding: headerText(head.incoming.headers["content-encoding"]),
+      judges: head.isList ? settings.judges : undefined,
+      ...(held
+        ? {
+            pacing: {
+              active: () => held.holding,
+              pause: (pausing: boolean) => exchange.pause("judge", pausing),
+            },
+          }
+        : {}),
+    });
+  }
+
+  onData(chunk: Buffer, size: number): void {
+    this.#size = size;
+    this.#body?.add(chunk);
+  }
+
+  onEnd(end: ExchangeEnd): Promise<void> | undefined {
+    const body = this.#body;
+    const head = this.#head;
+    if (body === undefined || head === undefined) return undefined;
+    const { status, statusText, incoming } = head;
+    return body.end().then((outcome) => {
+      end.answer = { status, statusText, incoming, body: outcome, size: this.#size };
+    });
+  }
+
+  onRelease(): void {
+    this.#body?.release();
+  }
 }

@@ -1,12 +1,50 @@
 import type { IncomingMessage } from "node:http";
+import type {
+  Exchange,
+  ExchangeEnd,
+  ExchangeOutcome,
+  ExchangeTap,
+  UpstreamAnswer,
+} from "./exchange-lifecycle.ts";
 import { forwardedResponseHeaders, pairsOf } from "./forward-headers.ts";
 import type { BodyOutcome } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
+
+export type { UpstreamAnswer } from "./exchange-lifecycle.ts";
 
 // What the HAR keeps of an exchange as the forwarder passes it on: the request's body as it goes to the
 // upstream (its first mebibyte), and the facts of both messages once the exchange is over.
 
 const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
+
+/** The HAR's tap on an exchange: the request's body as it goes on, then the facts of both messages. */
+export class HarTap implements ExchangeTap {
+  #exchange: Exchange | undefined;
+  #requestChunks: Buffer[] = [];
+
+  onRequest(exchange: Exchange): void {
+    this.#exchange = exchange;
+    this.#requestChunks = tapRequestBody(exchange.request);
+  }
+
+  /** An exchange the proxy failed on is counted in the report, and not written to the HAR. */
+  onFinish(end: ExchangeEnd, outcome: ExchangeOutcome): void {
+    const exchange = this.#exchange;
+    if (end.fault !== undefined || exchange === undefined) return;
+    outcome.har = harSource({
+      begunAt: exchange.begunAt,
+      durationMs: outcome.forwarded.durationMs,
+      waitMs: exchange.waitMs,
+      method: exchange.method,
+      url: exchange.checked.url,
+      request: exchange.request,
+      requestChunks: this.#requestChunks,
+      answer: end.answer,
+      upstreamError: end.upstreamError,
+      extra: end,
+    });
+  }
+}
 
 /** The request's body as it streams on, kept up to MAX_HAR_REQUEST_BYTES. */
 export function tapRequestBody(request: IncomingMessage): Buffer[] {
@@ -18,15 +56,6 @@ export function tapRequestBody(request: IncomingMessage): Buffer[] {
   });
   return chunks;
 }
-
-/** What came back from the upstream, once its head is in: the body as the forwarder kept it. */
-export type UpstreamAnswer = {
-  status: number;
-  statusText: string;
-  incoming: IncomingMessage;
-  body: BodyOutcome;
-  size: number;
-};
 
 /** What the HAR writer needs of an exchange: both messages as they went, and why one is short, if it is. */
 export interface HarFacts {

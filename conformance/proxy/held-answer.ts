@@ -1,6 +1,9 @@
+import type { IncomingMessage } from "node:http";
 import { formatBytes } from "../../common/byte-size.ts";
 import type { HeldBytes } from "../judging/memory-budget.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
+import type { Exchange, ExchangeEnd, ExchangeTap, HeldReply, UpstreamHead } from "./exchange-lifecycle.ts";
+import { sendError, upstreamCors } from "./own-answer.ts";
 
 /** The client's side of a held answer. */
 export interface HeldAnswerClient {
@@ -99,5 +102,69 @@ export class HeldAnswer {
     if (this.#closed) return;
     this.#flushing -= bytes;
     this.held.give(bytes);
+  }
+}
+
+/** The held answer's tap on an exchange (--errors): the answer's bytes kept from the client until judged. */
+export class HeldAnswerTap implements ExchangeTap {
+  #answer: HeldAnswer | undefined;
+  #head: UpstreamHead | undefined;
+
+  constructor(
+    readonly exchange: Exchange,
+    readonly held: HeldBytes,
+    readonly maxBodyBytes: number,
+    readonly names: SettingNames,
+  ) {}
+
+  get holding(): boolean {
+    return this.#answer?.holding ?? false;
+  }
+
+  onUpstreamHead(head: UpstreamHead): void {
+    const { status, statusText, headers } = head;
+    const { response } = this.exchange;
+    this.#head = head;
+    const answer = new HeldAnswer(true, this.held, this.maxBodyBytes, this.names, {
+      start: () => response.writeHead(status, statusText, headers),
+      write: (chunk, flushed) => response.write(chunk, flushed),
+      end: () => response.end(),
+    });
+    this.#answer = answer;
+    response.once(
+      "close",
+      this.exchange.guard(() => answer.closed()),
+    );
+  }
+
+  onData(chunk: Buffer, size: number): boolean {
+    return this.#answer?.take(chunk, size) ?? false;
+  }
+
+  onEnd(end: ExchangeEnd): void {
+    const answer = this.#answer;
+    const head = this.#head;
+    if (answer === undefined || head === undefined) return;
+    if (answer.holding) end.reply = this.#reply(answer, head.incoming);
+    if (answer.unheld !== undefined) end.unheld = answer.unheld;
+  }
+
+  onRelease(): void {
+    this.#answer?.giveBack();
+  }
+
+  #reply(answer: HeldAnswer, incoming: IncomingMessage): HeldReply {
+    const { response } = this.exchange;
+    return {
+      // Passed on chunk by chunk as they came: each stays in the account until the client's connection
+      // took it, however slowly it reads.
+      pass: () => answer.pass(),
+      replace: (status, record) => sendError(response, status, record, upstreamCors(incoming)),
+      fail: () => {
+        if (!response.headersSent)
+          sendError(response, 502, { code: "proxy_fault", message: "the proxy failed" });
+        else response.destroy();
+      },
+    };
   }
 }

@@ -34,9 +34,11 @@ import {
   TargetUnreachableError,
   targetWarnings,
 } from "../target/target.ts";
+import { CancelsInFlight } from "./cancels-in-flight.ts";
 import { DEFAULT_PROXY_PORT, DEFAULT_REQUEST_TIMEOUT_MS, PROXY_BASE_PATH } from "./defaults.ts";
+import type { ExchangeOutcome, ForwardProxy, HeldReply } from "./exchange-lifecycle.ts";
 import { createReader } from "./expectation.ts";
-import { createForwarder, type ExchangeOutcome, type ForwardProxy, sendError } from "./forward-exchange.ts";
+import { Forwarder } from "./forward-exchange.ts";
 import { harEntryOf } from "./har-entry.ts";
 import { HarWriter } from "./har-writer.ts";
 import {
@@ -47,6 +49,7 @@ import {
   violates,
 } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
+import { sendError } from "./own-answer.ts";
 import { type CheckedRequest, checkRequest, type EdgeSettings } from "./request-edge.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
 import { hideInJudged, TrafficSecrets } from "./traffic-secrets.ts";
@@ -173,20 +176,17 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const state = new TrafficState(options.limits, held);
   const ledger = new TrafficLedger(operations, namesOf(options));
   const validators = liveValidators(contract, namesOf(options));
-  const judgeContext: JudgeContext = {
-    read: createReader(operations, options.strict ?? false),
-    validators,
-    state,
-    passed: new Map(),
-    cancelInFlight: (orderId: string) => forwarder.cancelInFlight(orderId),
-  };
+  // Counted by the forwarder's exchanges, read by the judging: neither calls the other.
+  const cancels = new CancelsInFlight();
+  const read = createReader(operations, options.strict ?? false);
+  const judgeContext = judgeContextOf(read, validators, state, cancels);
   const { agent, via, send } = await upstreamAgent(upstream, route, options);
   const har = harWriter(options, ledger);
   const inFlight = new InFlight();
   const turns = new JudgeTurns();
   const judges = listJudges(options, validators, turns, held);
-  const finish = finisher(secrets, judgeContext, ledger, har, options.onExchange);
-  const forwarder = createForwarder(
+  const finisher = new Finisher(secrets, judgeContext, ledger, har, options.onExchange);
+  const forwarder = new Forwarder(
     {
       ...forwarding(upstream, options, timeoutMs, secrets, har !== undefined),
       route: createVersionedRouter(operations),
@@ -196,8 +196,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       held,
       judges,
       turns,
+      cancels,
     },
-    (outcome) => inFlight.ended(() => finish(outcome)),
+    (outcome) => inFlight.ended(() => finisher.finish(outcome)),
   );
   const server = proxyServer(
     edgeOf(options, upstream, host),
@@ -260,6 +261,16 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
+/** What the judging reads beside each exchange. */
+function judgeContextOf(
+  read: JudgeContext["read"],
+  validators: JudgeContext["validators"],
+  state: TrafficState,
+  cancels: CancelsInFlight,
+): JudgeContext {
+  return { read, validators, state, passed: new Map(), cancelInFlight: (orderId) => cancels.has(orderId) };
+}
+
 /** What the proxy's edge checks each request against. */
 function edgeOf(options: ProxyOptions, upstream: URL, host: string): EdgeSettings {
   return {
@@ -310,48 +321,57 @@ function proxyServer(
 
 /**
  * What becomes of each exchange once forwarded: judged, what it echoes of a secret hidden, replaced with a
- * 502 under --errors when it breaks a rule, counted in the ledger and written to the HAR.
+ * 502 under --errors when it breaks a rule, counted in the ledger and written to the HAR. Each step on its
+ * own: one that throws is a fault in the report, and the steps after it still run.
  */
-function finisher(
-  secrets: TrafficSecrets,
-  context: JudgeContext,
-  ledger: TrafficLedger,
-  har: HarWriter | undefined,
-  onExchange: ProxyOptions["onExchange"],
-): (outcome: ExchangeOutcome) => void {
-  return ({ forwarded, har: source, answer }) => {
-    // Each step on its own: one that throws is a fault in the report, and the steps after it still run.
+class Finisher {
+  constructor(
+    readonly secrets: TrafficSecrets,
+    readonly context: JudgeContext,
+    readonly ledger: TrafficLedger,
+    readonly har: HarWriter | undefined,
+    readonly onExchange: ProxyOptions["onExchange"],
+  ) {}
+
+  finish({ forwarded, har: source, answer }: ExchangeOutcome): void {
     // What a server echoes back (a key in a message) is hidden before anyone sees the verdict: the
     // configured secrets and the credentials this exchange carried.
-    const hide = hiderFor(secrets, forwarded.secrets);
+    const hide = hiderFor(this.secrets, forwarded.secrets);
     const step = (part: string, run: () => void) =>
-      ledger.attempt(`#${forwarded.seq} ${forwarded.method}: ${part}`, run, hide);
+      this.ledger.attempt(`#${forwarded.seq} ${forwarded.method}: ${part}`, run, hide);
     let judged: JudgedExchange | undefined;
     step("judging", () => {
-      judged = judgeSafely(forwarded, context);
+      judged = judgeSafely(forwarded, this.context);
       hideInJudged(judged, hide);
     });
     const verdict = judged;
-    if (answer)
-      step("answer", () => {
-        try {
-          if (verdict === undefined) {
-            // Not judged: a held answer is never passed on unjudged (--errors fails closed).
-            answer.replace(502, { code: "proxy_fault", message: "the proxy could not judge this answer" });
-          } else if (violates(verdict)) {
-            verdict.replaced = true;
-            answer.replace(502, { code: "contract_violation", message: hide(violationMessage(verdict)) });
-          } else answer.pass();
-        } catch (error) {
-          answer.fail();
-          throw error;
-        }
-      });
+    if (answer) step("answer", () => answerHeld(answer, verdict, hide));
     if (verdict === undefined) return;
-    step("ledger", () => ledger.record(verdict, hide));
-    if (har && source) step("HAR", () => har.add(harEntryOf(source, secrets.names, hide)));
+    step("ledger", () => this.ledger.record(verdict, hide));
+    const { har, onExchange } = this;
+    if (har && source) step("HAR", () => har.add(harEntryOf(source, this.secrets.names, hide)));
     if (onExchange) step("live line", () => onExchange(verdict));
-  };
+  }
+}
+
+/** A held answer passed on when it keeps the rules, replaced when it breaks one or could not be judged. */
+function answerHeld(
+  answer: HeldReply,
+  verdict: JudgedExchange | undefined,
+  hide: (text: string) => string,
+): void {
+  try {
+    if (verdict === undefined) {
+      // Not judged: a held answer is never passed on unjudged (--errors fails closed).
+      answer.replace(502, { code: "proxy_fault", message: "the proxy could not judge this answer" });
+    } else if (violates(verdict)) {
+      verdict.replaced = true;
+      answer.replace(502, { code: "contract_violation", message: hide(violationMessage(verdict)) });
+    } else answer.pass();
+  } catch (error) {
+    answer.fail();
+    throw error;
+  }
 }
 
 /**

@@ -5,6 +5,8 @@ export interface ProxyProcess {
   /** The proxy's base address, from its start-up line. */
   url: string;
   child: ChildProcess;
+  /** What it wrote to standard output so far: a JSON line per exchange when not on a terminal. */
+  stdout(): string;
   /** Sends the signal and waits for the exit code and everything written. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
@@ -39,6 +41,7 @@ export async function startProxyProcess(
   return {
     url,
     child,
+    stdout: () => stdout,
     async stop(signal = "SIGTERM") {
       const exited = once(child, "exit");
       child.kill(signal);

@@ -14,10 +14,11 @@ import { type RedisService, startRedis } from "../test-support/services.ts";
  * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
  *
  *   npx tsx scripts/bench-attacks.ts [--baseline DIR]... [--list-wait-only | --memory-only | --redis-only]
- *     [--cases strings,orders,...]
+ *     [--cases strings,orders,...] [--built]
  *
  * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, wide, gzip,
- * million, suite-strings, suite-wide.
+ * million, suite-strings, suite-wide. `--built` adds this checkout's built command (`dist/`, made by
+ * `npx tsup` beforehand) to the memory table's checkouts: what users run, beside the sources under tsx.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -465,23 +466,37 @@ async function startHostileUpstream(): Promise<{ url: string; close: () => Promi
   };
 }
 
+/** A checkout to measure: its sources under tsx, or with `built` its command as built in `dist/`. */
+interface Checkout {
+  name: string;
+  dir: string;
+  built?: boolean;
+}
+
+/** How to start a checkout's `petstore-conformance`: from its sources under tsx, or its built command. */
+function conformanceCommand(checkout: string | Checkout): { loaders: string[]; entry: string } {
+  const { dir, built } = typeof checkout === "string" ? { dir: checkout, built: false } : checkout;
+  if (built) return { loaders: [], entry: join(dir, "dist/bin/petstore-conformance.js") };
+  return { loaders: ["--import", "tsx"], entry: join(dir, "conformance/bin.ts") };
+}
+
 /**
- * `petstore-conformance proxy` of a checkout, from its sources, with `args`, up to its start-up line;
- * `probe`: with this checkout's event-loop delay probe loaded, and its JSON lines kept in `output()`.
+ * `petstore-conformance proxy` of a checkout, from its sources or built, with `args`, up to its start-up
+ * line; `probe`: with this checkout's event-loop delay probe loaded, and its JSON lines kept in `output()`.
  */
 async function startProxy(
-  checkout: string,
+  checkout: string | Checkout,
   upstream: string,
   args: string[],
   probe = false,
 ): Promise<Started> {
+  const { loaders, entry } = conformanceCommand(checkout);
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
+      ...loaders,
       ...(probe ? ["--import", join(ROOT, "scripts/loop-delay-probe.ts")] : []),
-      join(checkout, "conformance/bin.ts"),
+      entry,
       "proxy",
       "--upstream",
       upstream,
@@ -491,7 +506,10 @@ async function startProxy(
       "json:/dev/null",
       ...args,
     ],
-    { cwd: checkout, stdio: ["ignore", probe ? "pipe" : "ignore", "pipe"] },
+    {
+      cwd: typeof checkout === "string" ? checkout : checkout.dir,
+      stdio: ["ignore", probe ? "pipe" : "ignore", "pipe"],
+    },
   );
   let output = "";
   child.stdout?.on("data", (chunk) => {
@@ -643,7 +661,7 @@ export async function proxyListWait(
 
 /** The proxy's peak RSS with `lists` of `shape` at once, at `args`; and whether it was alive after. */
 async function proxyPeak(
-  checkout: string,
+  checkout: Checkout,
   upstream: string,
   shape: string,
   lists: number,
@@ -662,13 +680,17 @@ async function proxyPeak(
 }
 
 /** The suite's peak RSS on a target whose lists are `shape`, at `args`. */
-async function suitePeak(checkout: string, upstream: string, shape: string, args: string[]): Promise<string> {
+async function suitePeak(
+  checkout: Checkout,
+  upstream: string,
+  shape: string,
+  args: string[],
+): Promise<string> {
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
-      join(checkout, "conformance/bin.ts"),
+      ...conformanceCommand(checkout).loaders,
+      conformanceCommand(checkout).entry,
       "--base-url",
       `${upstream}/${shape}/v1`,
       "--api-key",
@@ -679,7 +701,7 @@ async function suitePeak(checkout: string, upstream: string, shape: string, args
       "json:/dev/null",
       ...args,
     ],
-    { cwd: checkout, stdio: ["ignore", "ignore", "ignore"] },
+    { cwd: checkout.dir, stdio: ["ignore", "ignore", "ignore"] },
   );
   // The suite ends by itself: its peak is read just before, while the process is still there to read.
   let peak = 0;
@@ -693,7 +715,7 @@ async function suitePeak(checkout: string, upstream: string, shape: string, args
 
 /** The proxy's and the suite's cases under hostile lists, by name: what each runs and how it is called. */
 function memoryCases(
-  dir: string,
+  dir: Checkout,
   upstream: string,
 ): ReadonlyArray<{ name: string; title: string; run: () => Promise<string> }> {
   const small = ["--max-memory", "64MiB"];
@@ -746,15 +768,15 @@ function memoryCases(
  * the cases named in `only` when it is given.
  */
 export async function proxyMemory(
-  checkouts: ReadonlyArray<{ name: string; dir: string }>,
+  checkouts: ReadonlyArray<Checkout>,
   only?: ReadonlySet<string>,
 ): Promise<string[]> {
   const upstream = await startHostileUpstream();
   const lines = ["### The proxy's and the suite's memory under hostile lists (peak RSS, VmHWM)"];
   try {
-    for (const { name, dir } of checkouts) {
-      lines.push("", `**${name}**`, "", "| Case | peak RSS |", "|---|---|");
-      for (const row of memoryCases(dir, upstream.url)) {
+    for (const checkout of checkouts) {
+      lines.push("", `**${checkout.name}**`, "", "| Case | peak RSS |", "|---|---|");
+      for (const row of memoryCases(checkout, upstream.url)) {
         if (only && !only.has(row.name)) continue;
         lines.push(`| ${row.title} | ${await row.run()} |`);
       }
@@ -811,6 +833,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       "redis-only": { type: "boolean" },
       "list-wait-only": { type: "boolean" },
       cases: { type: "string" },
+      built: { type: "boolean" },
     },
   });
   const only = values.cases === undefined ? undefined : new Set(values.cases.split(","));
@@ -821,13 +844,16 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     })),
     { name: "this checkout", dir: ROOT },
   ];
+  const memoryCheckouts = values.built
+    ? [...checkouts, { name: "this checkout, built (dist/)", dir: ROOT, built: true }]
+    : checkouts;
   const lines: string[] = [];
   if (values["list-wait-only"]) lines.push(...(await proxyListWait(checkouts)));
-  else if (only) lines.push(...(await proxyMemory(checkouts, only)));
+  else if (only) lines.push(...(await proxyMemory(memoryCheckouts, only)));
   else {
     if (!values["memory-only"] && !values["redis-only"]) lines.push(...(await underAttack(checkouts)));
     if (!values["memory-only"]) lines.push(...(await redisMode(checkouts)));
-    if (!values["redis-only"]) lines.push(...(await proxyMemory(checkouts)));
+    if (!values["redis-only"]) lines.push(...(await proxyMemory(memoryCheckouts)));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -22,8 +22,11 @@ interface ListInWork {
 export interface JudgeWorkerData {
   readerLimits?: ReaderLimits;
   keepRecordsUpTo: number;
-  /** The proxy's account (HeldBytes#shared and its limit): what the judges make here is taken from it too. */
-  account?: { shared: SharedArrayBuffer; limit: number };
+  /**
+   * The proxy's account (HeldBytes#shared and its limit): what the judges make here is taken from it too,
+   * and counted in `threadShare` as well, for the proxy to give back if the thread dies.
+   */
+  account?: { shared: SharedArrayBuffer; limit: number; threadShare?: SharedArrayBuffer };
 }
 
 /**
@@ -54,7 +57,9 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
     orderPlan: contract.flatPlan("Order"),
     keepRecordsUpTo: data.keepRecordsUpTo,
     ...data.readerLimits,
-    ...(data.account ? { memory: new HeldBytes(data.account.limit, data.account.shared) } : {}),
+    ...(data.account
+      ? { memory: new HeldBytes(data.account.limit, data.account.shared, data.account.threadShare) }
+      : {}),
   };
   const lists = new Map<number, ListInWork>();
   const send = (message: FromJudge, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);

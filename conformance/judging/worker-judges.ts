@@ -9,6 +9,8 @@ import {
   Pacer,
 } from "./list-feed.ts";
 import type { ListVerdict } from "./list-judge.ts";
+import { HeldBytes } from "./memory-budget.ts";
+import { OrderIndex } from "./order-index.ts";
 import { receivedVerdict } from "./verdict-transfer.ts";
 
 // A list's bytes cross to the thread in blocks of this size, packed from its chunks into one block of the
@@ -22,8 +24,7 @@ export const BLOCK_BYTES = 64 * 1024;
  * few lines that register tsx in the thread first (Node 20 resolves a worker's entry before any --import
  * hook of the thread would run).
  */
-function startWorker(workerData: JudgeWorkerData): Worker {
-  const resourceLimits = heapLimits(workerData);
+function startWorker(workerData: JudgeWorkerData, resourceLimits: HeapLimits): Worker {
   if (!import.meta.url.endsWith(".ts"))
     return new Worker(new URL("./judge-worker.js", import.meta.url), { workerData, resourceLimits });
   const tsx = import.meta.resolve("tsx/esm/api");
@@ -32,18 +33,32 @@ function startWorker(workerData: JudgeWorkerData): Worker {
   return new Worker(boot, { eval: true, workerData, resourceLimits });
 }
 
+/** The judges' thread's heap, in MB (V8's resource limits of a worker). */
+export interface HeapLimits {
+  maxOldGenerationSizeMb?: number;
+  maxYoungGenerationSizeMb?: number;
+}
+
 // The thread's heap beyond the account: its code, validators and ids, and what the collector has not come to.
 const HEAP_BEYOND_ACCOUNT_MB = 64;
+// The young generation: a sixteenth of the account, within bounds that keep the scavenger neither
+// constant nor idle.
+const YOUNG_MIN_MB = 4;
+const YOUNG_MAX_MB = 16;
 
 /**
- * The thread's old generation, bounded near the account: what the judges build is taken from the account
- * first, so the bound makes the collector free the strings and orders already handed on sooner, rather
- * than let them pile up while the heap may grow.
+ * The thread's heap, bounded by the account: what the judges build is taken from the account first, so
+ * the bound makes the collector free the strings and orders already handed on sooner, rather than let them
+ * pile up while the heap may grow. A thread that reaches it anyway dies, and its lists are reported over
+ * the memory budget.
  */
-function heapLimits(workerData: JudgeWorkerData): { maxOldGenerationSizeMb?: number } {
-  const account = workerData.account;
-  if (account === undefined) return {};
-  return { maxOldGenerationSizeMb: Math.ceil(account.limit / (1024 * 1024)) + HEAP_BEYOND_ACCOUNT_MB };
+export function heapLimits(accountBytes: number | undefined): HeapLimits {
+  if (accountBytes === undefined) return {};
+  const accountMb = Math.ceil(accountBytes / (1024 * 1024));
+  return {
+    maxOldGenerationSizeMb: accountMb + HEAP_BEYOND_ACCOUNT_MB,
+    maxYoungGenerationSizeMb: Math.min(YOUNG_MAX_MB, Math.max(YOUNG_MIN_MB, Math.ceil(accountMb / 16))),
+  };
 }
 
 /**
@@ -59,7 +74,11 @@ export class WorkerJudges implements ListJudges {
   /** Bytes of all lists handed over and not judged yet. */
   readonly #backlog: Backlog = { bytes: 0 };
 
-  constructor(readonly data: JudgeWorkerData) {}
+  constructor(
+    readonly data: JudgeWorkerData,
+    /** The thread's heap: by default from the account's limit. */
+    readonly limits: HeapLimits = heapLimits(data.account?.limit),
+  ) {}
 
   feed(context: FeedContext): ListFeed {
     const id = this.#nextId++;
@@ -86,24 +105,68 @@ export class WorkerJudges implements ListJudges {
   }
 
   #start(): Worker {
-    const worker = startWorker(this.data);
+    // What this thread holds of the account, given back if it dies.
+    const threadShare = new SharedArrayBuffer(8);
+    const { account } = this.data;
+    const worker = startWorker(
+      account ? { ...this.data, account: { ...account, threadShare } } : this.data,
+      this.limits,
+    );
     // The proxy's stop decides when it ends, never a judge still at work.
     worker.unref();
     worker.on("message", (message: FromJudge) => {
       this.#feeds.get(message.id)?.heard(message);
     });
-    const lost = (why: string) => {
+    let gone = false;
+    const lost = (loss: Loss) => {
       if (this.#worker === worker) this.#worker = undefined;
-      for (const feed of [...this.#feeds.values()]) feed.lost(new Error(why));
+      // What the thread's readers held of the account, it can no longer give back itself.
+      if (account && !gone) new HeldBytes(account.limit, account.shared).giveBackShare(threadShare);
+      gone = true;
+      for (const feed of [...this.#feeds.values()]) feed.lost(loss);
     };
-    worker.on("error", (error) => lost(`the judge's thread failed: ${error.message}`));
-    worker.on("exit", (code) => lost(`the judge's thread stopped (exit code ${code})`));
+    worker.on("error", (error: Error & { code?: string }) =>
+      lost(
+        error.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? { overBudget: this.#heapOutgrown() }
+          : { fault: new Error(`the judge's thread failed: ${error.message}`) },
+      ),
+    );
+    worker.on("exit", (code) => lost({ fault: new Error(`the judge's thread stopped (exit code ${code})`) }));
     return worker;
   }
+
+  #heapOutgrown(): string {
+    const { maxOldGenerationSizeMb: old, maxYoungGenerationSizeMb: young } = this.limits;
+    return `over the memory budget (the judges' thread outgrew its heap of ${(old ?? 0) + (young ?? 0)} MB)`;
+  }
+}
+
+/** How the thread was lost: by a fault, or by outgrowing the heap the budget gives it. */
+type Loss = { fault: Error } | { overBudget: string };
+
+/** The verdict on a list of which nothing could be judged, the judge's thread gone over the budget. */
+function unjudgedVerdict(reason: string): ListVerdict {
+  const none = () => ({ count: 0, first: [] });
+  return {
+    bytes: 0,
+    count: 0,
+    invalid: none(),
+    duplicates: none(),
+    exposingStatus: none(),
+    unindexed: 0,
+    orders: new OrderIndex(),
+    repeats: new Map(),
+    records: new Map(),
+    allRecords: false,
+    partial: `${reason}: nothing of this list was judged`,
+  };
 }
 
 class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
+  /** Set when the thread died of its heap: the list is over the budget, whatever comes of it. */
+  #overBudget: string | undefined;
   /** Bytes handed over and not yet judged, held in the account. */
   #outstanding = 0;
   /** The block being filled, sent (copied) when full and filled again, and how much of it is. */
@@ -129,6 +192,7 @@ class WorkerFeed implements ListFeed {
   }
 
   write(chunk: Buffer): boolean {
+    if (this.#overBudget !== undefined) return false;
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
     this.backlog.bytes += chunk.length;
@@ -158,6 +222,7 @@ class WorkerFeed implements ListFeed {
   }
 
   end(partial?: string): Promise<ListVerdict> {
+    if (this.#overBudget !== undefined) return Promise.resolve(unjudgedVerdict(this.#overBudget));
     this.#ended = true;
     const verdict = new Promise<ListVerdict>((resolve, reject) => (this.#verdict = { resolve, reject }));
     this.#send();
@@ -194,10 +259,19 @@ class WorkerFeed implements ListFeed {
     } else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
   }
 
-  /** The thread is gone: the list was not judged, by a fault of the judge. */
-  lost(error: Error): void {
+  /**
+   * The thread is gone: the list was not judged, by a fault of the judge, or over the budget: then a list
+   * still coming is refused more bytes and ends unjudged, and one that ended gets that verdict.
+   */
+  lost(loss: Loss): void {
     this.forget();
-    this.#fail(error);
+    if ("fault" in loss) {
+      this.#fail(loss.fault);
+      return;
+    }
+    this.#overBudget = loss.overBudget;
+    this.#letGo();
+    this.#verdict?.resolve(unjudgedVerdict(loss.overBudget));
   }
 
   #fail(error: Error): void {

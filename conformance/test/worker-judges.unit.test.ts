@@ -175,4 +175,38 @@ describe("the list judges' worker thread", () => {
     assert.equal((await next.end()).count, 3);
     await ownJudges.close();
   });
+
+  // A thread that outgrew its heap was a judge fault, and what its readers held of the account stayed held.
+  it("reports the lists of a thread that outgrew its heap over the memory budget, giving back all it held", async () => {
+    const held = new HeldBytes(1024 * 1024 * 1024);
+    // One order of four million fields: built whole, as the account has room, in a heap that has not.
+    const ownJudges = new WorkerJudges(
+      { keepRecordsUpTo: 0, account: { shared: held.shared, limit: held.limit } },
+      { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 },
+    );
+    // The thread does not keep the process alive: the test does, until the thread is heard of.
+    const alive = setInterval(() => {}, 1000);
+    const failures: unknown[] = [];
+    const wide = ownJudges.feed(context(held, failures));
+    const besideIt = ownJudges.feed(context(held, failures));
+    assert.equal(besideIt.write(list.subarray(0, 10)), true);
+    wide.write(Buffer.from('[{"id":1'));
+    for (let field = 0; field < 4_000_000; field += 100_000)
+      wide.write(Buffer.from(Array.from({ length: 100_000 }, (_, at) => `,"f${field + at}":${at}`).join("")));
+    wide.write(Buffer.from("}]"));
+    const verdict = await wide.end();
+    clearInterval(alive);
+    const outgrown =
+      /^over the memory budget \(the judges' thread outgrew its heap of 52 MB\): nothing of this list was judged$/;
+    assert.match(verdict.partial ?? "", outgrown);
+    assert.equal(verdict.allRecords, false);
+    assert.equal(besideIt.write(list.subarray(10)), false, "a list still coming is refused its next bytes");
+    assert.match((await besideIt.end("the judge fell behind")).partial ?? "", outgrown);
+    assert.deepEqual(failures, [], "no fault of the judge");
+    assert.equal(held.held, 0);
+    const next = ownJudges.feed(context(held));
+    next.write(list);
+    assert.equal((await next.end()).count, 3, "the next list gets a thread of its own");
+    await ownJudges.close();
+  });
 });

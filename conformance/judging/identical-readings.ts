@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ListJudge, ListVerdict } from "./list-judge.ts";
-import type { HeldBytes } from "./memory-budget.ts";
+import type { MemoryBudget } from "./memory-budget.ts";
 
 /** What reads a list's body as it arrives: a judge, or a reading that may find the body judged already. */
 export interface ListReading {
@@ -36,19 +36,25 @@ export class IdenticalReadings {
 
   constructor(
     /** The run's account for bodies held; its limit also bounds what one reading's reader may make. */
-    readonly account: HeldBytes,
+    readonly account: MemoryBudget,
     private readonly blockBytes = BLOCK_BYTES,
   ) {}
 
   reading(newJudge: () => ListJudge): ListReading {
-    return new Reading(this.account, this.blockBytes, this.#judged.slice(), newJudge, (judged) => {
-      this.#judged.unshift(judged);
-      this.#judged.length = Math.min(this.#judged.length, REMEMBERED);
-    });
+    return new ListReadingInProgress(
+      this.account,
+      this.blockBytes,
+      this.#judged.slice(),
+      newJudge,
+      (judged) => {
+        this.#judged.unshift(judged);
+        this.#judged.length = Math.min(this.#judged.length, REMEMBERED);
+      },
+    );
   }
 }
 
-class Reading implements ListReading {
+class ListReadingInProgress implements ListReading {
   #bytes = 0;
   readonly #blocks: Buffer[] = [];
   #block = createHash("sha256");
@@ -58,7 +64,7 @@ class Reading implements ListReading {
   #judge: ListJudge | undefined;
 
   constructor(
-    private readonly account: HeldBytes,
+    private readonly account: MemoryBudget,
     private readonly blockBytes: number,
     /** Judged bodies this one is still the same as, block for block. */
     private candidates: Judged[],

@@ -2,7 +2,7 @@ import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { builtInContract } from "../../contract/built-in.ts";
 import { ListJudge, type ReaderLimits } from "./list-judge.ts";
-import { HeldBytes } from "./memory-budget.ts";
+import { MemoryBudget } from "./memory-budget.ts";
 import { type SentVerdict, sendableVerdict } from "./verdict-transfer.ts";
 
 // The proxy's list judges, on a thread of their own: the lists' bytes come in as messages, each answered
@@ -23,7 +23,7 @@ export interface JudgeWorkerData {
   readerLimits?: ReaderLimits;
   keepRecordsUpTo: number;
   /**
-   * The proxy's account (HeldBytes#shared and its limit): what the judges make here is taken from it too,
+   * The proxy's account (MemoryBudget#shared and its limit): what the judges make here is taken from it too,
    * and counted in `threadShare` as well, for the proxy to give back if the thread dies.
    */
   account?: { shared: SharedArrayBuffer; limit: number; threadShare?: SharedArrayBuffer };
@@ -58,7 +58,7 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
     keepRecordsUpTo: data.keepRecordsUpTo,
     ...data.readerLimits,
     ...(data.account
-      ? { memory: new HeldBytes(data.account.limit, data.account.shared, data.account.threadShare) }
+      ? { memory: new MemoryBudget(data.account.limit, data.account.shared, data.account.threadShare) }
       : {}),
   };
   const lists = new Map<number, ListInWork>();

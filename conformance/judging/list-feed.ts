@@ -1,6 +1,6 @@
 import type { JudgeTurns } from "./judge-turns.ts";
 import type { ListJudge, ListVerdict } from "./list-judge.ts";
-import type { HeldBytes } from "./memory-budget.ts";
+import type { MemoryBudget } from "./memory-budget.ts";
 
 // A judge is handed this much at a time, so that a turn overruns its time by little even while the judge's
 // code is still cold (its first few hundred kilobytes) and a socket's chunk takes longer than that.
@@ -14,7 +14,7 @@ const PACED_BACKLOG_BYTES = 8 * 1024 * 1024;
 /** What a list's body gives its judge to work with, and hears back through. */
 export interface FeedContext {
   /** The account of what all exchanges in flight hold: bytes waiting for the judge are held in it. */
-  held: HeldBytes;
+  held: MemoryBudget;
   /** Whether the answer is held until judged (--errors): then the judge may pause the upstream. */
   holding: () => boolean;
   /** Pauses reading from the upstream (true), or goes on (false). */

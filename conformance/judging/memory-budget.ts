@@ -9,7 +9,7 @@ export const INDEXED_ORDER_BYTES = 32;
  * alone let a hundred concurrent answers hold a hundred times each; this one account is shared, and each
  * holder asks it before holding more and gives back when done.
  */
-export class HeldBytes {
+export class MemoryBudget {
   /**
    * The count, in memory the judges' thread shares: what it makes while judging (a string being read, an
    * order being built) is taken from the same account, so that the one limit holds for both threads.
@@ -37,7 +37,7 @@ export class HeldBytes {
     this.give(Number(Atomics.exchange(new BigInt64Array(share), 0, 0n)));
   }
 
-  /** The count's memory, for another thread to make the same account of with `new HeldBytes(limit, shared)`. */
+  /** The count's memory, for another thread to make the same account of with `new MemoryBudget(limit, shared)`. */
   get shared(): SharedArrayBuffer {
     return this.#cell.buffer as SharedArrayBuffer;
   }

@@ -9,7 +9,7 @@ import {
   Pacer,
 } from "./list-feed.ts";
 import type { ListVerdict } from "./list-judge.ts";
-import { HeldBytes } from "./memory-budget.ts";
+import { MemoryBudget } from "./memory-budget.ts";
 import { OrderIndex } from "./order-index.ts";
 import { receivedVerdict } from "./verdict-transfer.ts";
 
@@ -121,7 +121,7 @@ export class WorkerJudges implements ListJudges {
     const lost = (loss: Loss) => {
       if (this.#worker === worker) this.#worker = undefined;
       // What the thread's readers held of the account, it can no longer give back itself.
-      if (account && !gone) new HeldBytes(account.limit, account.shared).giveBackShare(threadShare);
+      if (account && !gone) new MemoryBudget(account.limit, account.shared).giveBackShare(threadShare);
       gone = true;
       for (const feed of [...this.#feeds.values()]) feed.lost(loss);
     };

@@ -7,7 +7,7 @@ import type { Routed } from "../../contract/operations.ts";
 import type { JudgeTurns } from "../judging/judge-turns.ts";
 import type { ListJudges } from "../judging/list-feed.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
-import type { HeldBytes } from "../judging/memory-budget.ts";
+import type { MemoryBudget } from "../judging/memory-budget.ts";
 import { isListOperation } from "../judging/operation-traits.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
@@ -58,7 +58,7 @@ export interface ForwarderSettings {
   /** The answers arriving, counted for the judges' turns (default: the forwarder's own). */
   turns?: JudgeTurns;
   /** The account of what all exchanges in flight hold together (default: HELD_BYTES_LIMIT). */
-  held?: HeldBytes;
+  held?: MemoryBudget;
   /** Cancels in flight, which the judging asks about (default: the forwarder's own). */
   cancels?: CancelsInFlight;
   /** How the caller names its settings in what the proxy says (default: runProxy's options). */

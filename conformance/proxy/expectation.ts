@@ -16,7 +16,7 @@ export interface Expectation {
 }
 
 /** A request as the contract sees it: its expectation, and the order a cancel names when it is an int64. */
-export interface Reading {
+export interface RequestReading {
   expectation: Expectation;
   orderId?: string;
 }
@@ -40,7 +40,7 @@ export interface LiveRequest {
 export function createReader(
   operations: ReadonlyMap<string, Operation>,
   strict: boolean,
-): (request: LiveRequest) => Reading | undefined {
+): (request: LiveRequest) => RequestReading | undefined {
   const list = operationOfKind(operations, "list");
   const cancel = operationOfKind(operations, "cancel");
   const documented = (operation: Operation) => [...operation.responses.keys()];

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { JudgeTurns } from "../judging/judge-turns.ts";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
 import { hostnameOf } from "../target/http-client.ts";
 import { CancelsInFlight, CancelTap } from "./cancels-in-flight.ts";
@@ -42,7 +42,7 @@ export class Forwarder {
     const names = settings.names ?? PROXY_OPTION_NAMES;
     const deadlineMessage = () => `not complete within the ${settings.deadlineMs} ms ${names.deadline}`;
     this.#deadlines = new DeadlineSweep(settings.timeoutMs, () => new Error(deadlineMessage()));
-    const held = settings.held ?? new HeldBytes();
+    const held = settings.held ?? new MemoryBudget();
     const turns = settings.turns ?? new JudgeTurns();
     this.#context = {
       settings,
@@ -81,7 +81,7 @@ export class Forwarder {
   }
 
   /** The forwarder's own taps, in the order they are called, then the settings' own. */
-  #tapsOf(exchange: Exchange, held: HeldBytes, turns: JudgeTurns): ExchangeTap[] {
+  #tapsOf(exchange: Exchange, held: MemoryBudget, turns: JudgeTurns): ExchangeTap[] {
     const settings = this.#settings;
     const names = this.#context.names;
     const answer = settings.holdAnswers

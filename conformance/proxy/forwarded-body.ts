@@ -4,7 +4,7 @@ import { formatBytes } from "../../common/byte-size.ts";
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
 import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
-import { type HeldBytes, INDEXED_ORDER_BYTES } from "../judging/memory-budget.ts";
+import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
 import { type ExchangeEnd, type ExchangeTap, headerText, type UpstreamHead } from "./exchange-lifecycle.ts";
@@ -32,7 +32,7 @@ export interface ForwardedBodyOptions {
   /** For a list: the judges to stream it to once the body outgrows what is kept. */
   judges: ListJudges | undefined;
   /** The account of what all exchanges in flight hold, shared. */
-  held: HeldBytes;
+  held: MemoryBudget;
   /** How the caller names its settings in what the proxy says (default: runProxy's options). */
   names?: SettingNames;
   /** The answers arriving at the proxy, counted for the judges' turns; one of this body's own when absent. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { formatBytes } from "../../common/byte-size.ts";
-import type { HeldBytes } from "../judging/memory-budget.ts";
+import type { MemoryBudget } from "../judging/memory-budget.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { Exchange, ExchangeEnd, ExchangeTap, HeldReply, UpstreamHead } from "./exchange-lifecycle.ts";
 import { sendError, upstreamCors } from "./own-answer.ts";
@@ -33,7 +33,7 @@ export class HeldAnswer {
 
   constructor(
     holding: boolean,
-    readonly held: HeldBytes,
+    readonly held: MemoryBudget,
     readonly maxBodyBytes: number,
     readonly names: SettingNames,
     readonly client: HeldAnswerClient,
@@ -112,7 +112,7 @@ export class HeldAnswerTap implements ExchangeTap {
 
   constructor(
     readonly exchange: Exchange,
-    readonly held: HeldBytes,
+    readonly held: MemoryBudget,
     readonly maxBodyBytes: number,
     readonly names: SettingNames,
   ) {}

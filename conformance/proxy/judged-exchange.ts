@@ -4,7 +4,7 @@ import { isCancelOperation, isListOperation } from "../judging/operation-traits.
 import { type CheckedResponse, checkResponse, type RecordValidators } from "../judging/response-checks.ts";
 import type { CheckResult, RecordedRequest } from "../reports/report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
-import type { Expectation, LiveRequest, Reading } from "./expectation.ts";
+import type { Expectation, LiveRequest, RequestReading } from "./expectation.ts";
 import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";
 
 /** One exchange through the proxy, as it was forwarded. */
@@ -74,7 +74,7 @@ interface PassedAnswer {
 }
 
 export interface JudgeContext {
-  read: (request: LiveRequest) => Reading | undefined;
+  read: (request: LiveRequest) => RequestReading | undefined;
   validators: RecordValidators;
   state: TrafficState;
   /** Whether a cancel of this order is on its way through the proxy, not yet answered. */
@@ -187,7 +187,7 @@ function unjudgeable(
 function stateFindings(
   forwarded: ForwardedExchange,
   judged: JudgedExchange,
-  reading: Reading,
+  reading: RequestReading,
   list: ListVerdict | undefined,
   context: JudgeContext,
 ): JudgedExchange["findings"] {

@@ -1,4 +1,4 @@
-import { type HeldBytes, INDEXED_ORDER_BYTES } from "../judging/memory-budget.ts";
+import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
 import { DEFAULT_HISTORY_BYTES, LiveHistory, type StoryChecked } from "./state-rules/live-history.ts";
@@ -147,7 +147,7 @@ export class TrafficState {
    */
   constructor(
     limits: Partial<StateLimits> = {},
-    private readonly account?: HeldBytes,
+    private readonly account?: MemoryBudget,
     /** What a cancel's status says happened to the order. */
     private readonly readCancel: CancelReading = readCancelStatus,
   ) {

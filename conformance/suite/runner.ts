@@ -8,7 +8,7 @@ import { SESSION_NAME } from "../../contract/session.ts";
 import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import { IdenticalReadings } from "../judging/identical-readings.ts";
 import { ListJudge, type ListVerdict, type ReaderLimits } from "../judging/list-judge.ts";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { isListOperation, OPERATION_TRAITS, operationOfKind, traitsOf } from "../judging/operation-traits.ts";
 import { checkResponse, type RecordValidators } from "../judging/response-checks.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
@@ -363,7 +363,7 @@ function openSession(
     onExchange,
     options.raceConcurrency ?? DEFAULT_RACE_CONCURRENCY,
     Math.floor((maxMemory - heldBodies) / (INDEXED_ORDER_BYTES * LISTS_HELD_AT_ONCE)),
-    new IdenticalReadings(new HeldBytes(heldBodies)),
+    new IdenticalReadings(new MemoryBudget(heldBodies)),
     options.readerLimits,
   );
 }
@@ -752,7 +752,7 @@ class Session {
           ...this.readerLimits,
           // Each reading's own, as large as the share for held bodies: a wide order or a long string is
           // judged in part past it rather than built whole. A reading cut short gives nothing back to share.
-          memory: new HeldBytes(this.readings.account.limit),
+          memory: new MemoryBudget(this.readings.account.limit),
         }),
     );
 

@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import type { ClientRequest, IncomingMessage } from "node:http";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
 import { CancelsInFlight } from "../proxy/cancels-in-flight.ts";
 import { DeadlineSweep } from "../proxy/deadline-sweep.ts";
@@ -53,7 +53,7 @@ describe("the forwarder's parts", () => {
   });
 
   it("holds an answer within its limits, and past them writes what it held first and says why", () => {
-    const held = new HeldBytes(1024);
+    const held = new MemoryBudget(1024);
     const written: string[] = [];
     const flushes: Array<() => void> = [];
     let started = 0;
@@ -85,7 +85,7 @@ describe("the forwarder's parts", () => {
   });
 
   it("passes a held answer on chunk by chunk, held until the client takes it or goes away", () => {
-    const held = new HeldBytes(1024);
+    const held = new MemoryBudget(1024);
     const written: string[] = [];
     const flushes: Array<() => void> = [];
     let ended = 0;

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { builtInContract } from "../../contract/built-in.ts";
 import { IdenticalReadings } from "../judging/identical-readings.ts";
 import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 
 const contract = builtInContract();
 const options = { validateOrder: contract.schema("Order"), orderPlan: contract.flatPlan("Order") };
@@ -55,7 +55,7 @@ function summary(verdict: ListVerdict) {
 
 describe("readings of the list judged once per distinct body", () => {
   it("a body the same as one judged takes its verdict, however it is cut into chunks", () => {
-    const readings = new IdenticalReadings(new HeldBytes(1 << 30));
+    const readings = new IdenticalReadings(new MemoryBudget(1 << 30));
     const made = { judges: 0 };
     const body = list(20_000);
     const first = read(readings, body, [65_536], made);
@@ -75,7 +75,7 @@ describe("readings of the list judged once per distinct body", () => {
       list(20_001),
       body.subarray(0, body.length - 1),
     ]) {
-      const readings = new IdenticalReadings(new HeldBytes(1 << 30));
+      const readings = new IdenticalReadings(new MemoryBudget(1 << 30));
       const made = { judges: 0 };
       read(readings, body, [65_536], made);
       const verdict = read(readings, other, [65_536], made);
@@ -87,7 +87,7 @@ describe("readings of the list judged once per distinct body", () => {
   });
 
   it("holds no more than its account, gives it all back, and a body past the account is judged as it streams", () => {
-    const account = new HeldBytes(100_000);
+    const account = new MemoryBudget(100_000);
     let most = 0;
     const watched = new Proxy(account, {
       get(target, key) {
@@ -116,7 +116,7 @@ describe("readings of the list judged once per distinct body", () => {
   });
 
   it("a reading abandoned half-way (a cut body) gives back what it held", () => {
-    const account = new HeldBytes(1 << 30);
+    const account = new MemoryBudget(1 << 30);
     const readings = new IdenticalReadings(account);
     const body = list(20_000);
     read(readings, body, [65_536], { judges: 0 });
@@ -140,7 +140,7 @@ describe("readings of the list judged once per distinct body", () => {
         fc.integer({ min: 0, max: 3_000 }),
         fc.integer({ min: 1, max: 300 }),
         (bodies, sizes, room, blockBytes) => {
-          const account = new HeldBytes(room);
+          const account = new MemoryBudget(room);
           const readings = new IdenticalReadings(account, blockBytes);
           for (const each of bodies) {
             const verdict = read(readings, each, sizes, { judges: 0 });

@@ -5,7 +5,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import { type FeedContext, InThreadJudges } from "../judging/list-feed.ts";
 import { ListJudge } from "../judging/list-judge.ts";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 
 // The judges on the proxy's own thread give way to the forwarding as the judges' thread does: a list's
 // bytes wait in the account for its end, and are judged as they come only once what waits passes half the
@@ -19,7 +19,7 @@ const list = Buffer.from(
 const newJudge = () =>
   new ListJudge({ validateOrder: contract.schema("Order"), orderPlan: contract.flatPlan("Order") });
 
-function context(held: HeldBytes, progressed: () => void, holding = false): FeedContext {
+function context(held: MemoryBudget, progressed: () => void, holding = false): FeedContext {
   return {
     held,
     holding: () => holding,
@@ -31,7 +31,7 @@ function context(held: HeldBytes, progressed: () => void, holding = false): Feed
 
 describe("the judges on the proxy's own thread", () => {
   it("let a list's bytes wait in the account until its end while there is room", async () => {
-    const held = new HeldBytes();
+    const held = new MemoryBudget();
     let progress = 0;
     const feed = new InThreadJudges(newJudge, new JudgeTurns()).feed(context(held, () => progress++));
     assert.equal(feed.write(list.subarray(0, 1000)), true);
@@ -52,7 +52,7 @@ describe("the judges on the proxy's own thread", () => {
       [2 * list.length - 2, false],
       [undefined, true],
     ] as const) {
-      const held = new HeldBytes(limit);
+      const held = new MemoryBudget(limit);
       let judged!: () => void;
       const judgedBeforeEnd = new Promise<void>((resolve) => (judged = resolve));
       const feed = new InThreadJudges(newJudge, new JudgeTurns()).feed(

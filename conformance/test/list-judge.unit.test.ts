@@ -13,7 +13,7 @@ import {
 } from "../../contract/exact-json.ts";
 import { flatRecordPlan } from "../../contract/flat-record.ts";
 import { ListJudge, type ListJudgeOptions, type ListVerdict } from "../judging/list-judge.ts";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 
 const contract = builtInContract();
 const validateOrder = contract.schema("Order");
@@ -233,7 +233,7 @@ describe("the streaming list judge", () => {
 
 describe("ListJudge with a memory account", () => {
   test("an order needing more than the account has left ends the judging there: judged in part, over the memory budget", () => {
-    const memory = new HeldBytes(1024 * 1024);
+    const memory = new MemoryBudget(1024 * 1024);
     const judge = new ListJudge({ validateOrder, orderPlan, memory });
     const wide = Array.from({ length: 200_000 }, (_, field) => `"f${field}":${field}`).join(",");
     const body = Buffer.from(`[{"id":1,"quantity":1},{"id":2,${wide}},{"id":3}]`);

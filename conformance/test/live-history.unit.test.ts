@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { builtInContract } from "../../contract/built-in.ts";
 import { judgeListBody } from "../judging/list-judge.ts";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { LiveHistory, type StoryChecked } from "../proxy/state-rules/live-history.ts";
 import type { ExchangeRef } from "../proxy/state-rules/traffic-rule.ts";
@@ -119,7 +119,7 @@ describe("the proxy's live history, checked against the spec's model", () => {
   });
 
   it("charges what it keeps to the account and forgets the oldest orders first, saying the window was cut", () => {
-    const account = new HeldBytes(1024 * 1024);
+    const account = new MemoryBudget(1024 * 1024);
     const history = new LiveHistory(4096, account);
     for (let order = 1; order <= 100; order++) history.cancel("k", String(order), 204, next(order));
     assert.equal(account.held, history.bytes);

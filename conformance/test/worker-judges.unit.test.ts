@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { FeedContext } from "../judging/list-feed.ts";
 import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
-import { HeldBytes } from "../judging/memory-budget.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { BLOCK_BYTES, WorkerJudges } from "../judging/worker-judges.ts";
 import { RECORDS_KEPT_UP_TO } from "../proxy/state-rules.ts";
 
@@ -24,7 +24,7 @@ const list = Buffer.from(
 );
 
 function context(
-  held: HeldBytes,
+  held: MemoryBudget,
   failures: unknown[] = [],
   heard: { progressed: () => void; holding?: boolean } = { progressed: () => {} },
 ): FeedContext {
@@ -58,7 +58,7 @@ describe("the list judges' worker thread", () => {
   after(() => judges.close());
 
   it("gives the verdict the judge gives on the proxy's thread, ids past 2^53 exact, and gives back all it held", async () => {
-    const held = new HeldBytes();
+    const held = new MemoryBudget();
     const feed = judges.feed(context(held));
     for (let at = 0; at < list.length; at += 7) assert.equal(feed.write(list.subarray(at, at + 7)), true);
     const verdict = await feed.end();
@@ -70,7 +70,7 @@ describe("the list judges' worker thread", () => {
   });
 
   it("lets a list's bytes wait until its end while the account has room, and judges a held answer's at once", async () => {
-    const held = new HeldBytes();
+    const held = new MemoryBudget();
     let waitingProgress = 0;
     const waiting = judges.feed(context(held, [], { progressed: () => waitingProgress++ }));
     assert.equal(waiting.write(list.subarray(0, 100)), true);
@@ -91,7 +91,7 @@ describe("the list judges' worker thread", () => {
   });
 
   it("judges bytes as they come once what waits is past half the account", async () => {
-    const held = new HeldBytes(2 * list.length - 2);
+    const held = new MemoryBudget(2 * list.length - 2);
     let judgedBeforeEnd!: () => void;
     const judged = new Promise<void>((resolve) => (judgedBeforeEnd = resolve));
     const feed = judges.feed(context(held, [], { progressed: () => judgedBeforeEnd() }));
@@ -103,14 +103,14 @@ describe("the list judges' worker thread", () => {
 
   it("judges a non-array body as the same value, numbers exact", async () => {
     const body = Buffer.from(`{"orders":[],"total":${BIG_ID}}`);
-    const feed = judges.feed(context(new HeldBytes()));
+    const feed = judges.feed(context(new MemoryBudget()));
     feed.write(body);
     const verdict = await feed.end();
     assert.deepEqual(said(verdict), said(onThisThread(body)));
   });
 
   it("ends a list in part with what it judged, refuses bytes past the account, and lets go on drop", async () => {
-    const held = new HeldBytes(64);
+    const held = new MemoryBudget(64);
     const feed = judges.feed(context(held));
     assert.equal(feed.write(list.subarray(0, 60)), true);
     assert.equal(feed.write(list.subarray(60, 200)), false, "past the account");
@@ -138,7 +138,7 @@ describe("the list judges' worker thread", () => {
     };
     try {
       const big = Buffer.from(`[${Array.from({ length: 20_000 }, (_, id) => `{"id":${id + 1}}`).join(",")}]`);
-      const held = new HeldBytes();
+      const held = new MemoryBudget();
       const feed = judges.feed(context(held));
       for (let at = 0; at < big.length; at += 1000) feed.write(big.subarray(at, at + 1000));
       assert.equal((await feed.end()).count, 20_000);
@@ -162,7 +162,7 @@ describe("the list judges' worker thread", () => {
 
   it("fails the lists of a thread that went away as faults of the judge, and starts another for the next", async () => {
     const ownJudges = new WorkerJudges({ keepRecordsUpTo: 0 });
-    const held = new HeldBytes();
+    const held = new MemoryBudget();
     const failures: unknown[] = [];
     const feed = ownJudges.feed(context(held, failures));
     feed.write(list.subarray(0, 20));
@@ -170,7 +170,7 @@ describe("the list judges' worker thread", () => {
     await ownJudges.close();
     await assert.rejects(ending, /the judge's thread stopped/);
     assert.equal(held.held, 0);
-    const next = ownJudges.feed(context(new HeldBytes()));
+    const next = ownJudges.feed(context(new MemoryBudget()));
     next.write(list);
     assert.equal((await next.end()).count, 3);
     await ownJudges.close();
@@ -178,7 +178,7 @@ describe("the list judges' worker thread", () => {
 
   // A thread that outgrew its heap was a judge fault, and what its readers held of the account stayed held.
   it("reports the lists of a thread that outgrew its heap over the memory budget, giving back all it held", async () => {
-    const held = new HeldBytes(1024 * 1024 * 1024);
+    const held = new MemoryBudget(1024 * 1024 * 1024);
     // One order of four million fields: built whole, as the account has room, in a heap that has not.
     const ownJudges = new WorkerJudges(
       { keepRecordsUpTo: 0, account: { shared: held.shared, limit: held.limit } },

@@ -1,4 +1,4 @@
-import type { HeldBytes } from "../../judging/memory-budget.ts";
+import type { MemoryBudget } from "../../judging/memory-budget.ts";
 import type { OrderIndex } from "../../judging/order-index.ts";
 import type { History, HistoryOperation } from "../../model/history.ts";
 import { checkHistory, describeFinding, type HistoryRule } from "../../model/linearizability.ts";
@@ -62,7 +62,7 @@ export class LiveHistory {
 
   constructor(
     private readonly maxBytes: number = DEFAULT_HISTORY_BYTES,
-    private readonly account?: HeldBytes,
+    private readonly account?: MemoryBudget,
   ) {}
 
   /** A cancel answered in a view: starts the order's story, or adds to it, and checks it. */

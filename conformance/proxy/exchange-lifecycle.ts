@@ -98,6 +98,8 @@ export type UpstreamAnswer = {
   size: number;
 };
 
+const CLIENT_LEFT = "the client closed its connection before its answer was whole";
+
 /** How an exchange ended, once: with an answer, without one, cut off, or by a fault of the proxy's own. */
 export interface ExchangeEnd {
   answer?: UpstreamAnswer;
@@ -367,7 +369,10 @@ export class Exchange {
     this.response.on(
       "close",
       this.guard(() => {
-        if (!this.response.writableFinished) sent.destroy();
+        if (this.response.writableFinished) return;
+        // What follows is the client's doing, not the upstream's: the exchange ends here as the client's.
+        sent.destroy();
+        this.#finish({ notJudged: CLIENT_LEFT });
       }),
     );
   }

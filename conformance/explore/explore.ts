@@ -1,17 +1,16 @@
 import { randomInt } from "node:crypto";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
-import type { Contract } from "../../contract/contract.ts";
 import { SESSION_NAME } from "../../contract/session.ts";
-import type { ReaderLimits } from "../judging/list-judge.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
 import { headerSecrets } from "../target/credentials.ts";
 import type { ConformanceHooks, HookContext } from "../target/hook-types.ts";
 import { loadHooks, runHook } from "../target/hooks.ts";
-import { createHttpClient, type HttpClient, type TlsOptions } from "../target/http-client.ts";
+import { createHttpClient, type HttpClient } from "../target/http-client.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
+import type { TargetReach } from "../target/reach-options.ts";
 import { keyRefused, runProblem } from "../target/run-problems.ts";
 import { secretHider } from "../target/secret-hider.ts";
 import {
@@ -27,7 +26,7 @@ import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from 
 import { type SlotKind, slotPlan } from "./program.ts";
 import { type PlayedHistory, type SearchResult, type SearchSettings, search } from "./search.ts";
 
-export interface ExploreOptions {
+export interface ExploreOptions extends TargetReach {
   /** The deployment's base address, ending in /v1. */
   baseUrl: string;
   apiKey: string;
@@ -57,21 +56,6 @@ export interface ExploreOptions {
   maxRate?: number;
   /** Lists may be this stale (bounded staleness, read replicas); 0 by default: a stale read is a finding. */
   allowStaleMs?: number;
-  session?: string;
-  headers?: Readonly<Record<string, string>>;
-  showHeaders?: readonly string[];
-  tls?: TlsOptions;
-  proxy?: string;
-  env?: NodeJS.ProcessEnv;
-  timeoutMs?: number;
-  deadlineMs?: number;
-  maxRetries?: number;
-  maxRetryWaitMs?: number;
-  maxBodyBytes?: number;
-  readerLimits?: ReaderLimits;
-  contract?: Contract;
-  /** How messages name the settings (the command's flags, or these options). */
-  settingNames?: SettingNames;
   /** How messages name `orderIds` (the command: --order-ids FILE). */
   orderIdsName?: string;
 }

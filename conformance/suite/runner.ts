@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
-import type { Contract } from "../../contract/contract.ts";
 import { INT64_MAX, isInt64 } from "../../contract/exact-json.ts";
 import { type Operation, pathOf, readOperations } from "../../contract/operations.ts";
 import { SESSION_NAME } from "../../contract/session.ts";
@@ -38,9 +37,10 @@ import {
   type ProvidedIds,
   runHook,
 } from "../target/hooks.ts";
-import { createHttpClient, type HttpClient, type TlsOptions } from "../target/http-client.ts";
+import { createHttpClient, type HttpClient } from "../target/http-client.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
+import type { TargetReach } from "../target/reach-options.ts";
 import { redactSecrets } from "../target/redact.ts";
 import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
 import {
@@ -69,7 +69,7 @@ export { ConformanceUsageError, DEFAULT_TIMEOUT_MS, TargetUnreachableError };
 /** The orders a run may name, as exact digits. */
 type OrderIds = Partial<Record<"pending" | "shipped" | "missing" | "race", string>>;
 
-export interface ConformanceOptions {
+export interface ConformanceOptions extends TargetReach {
   /** The deployment's base address, ending in /v1. */
   baseUrl: string;
   apiKey: string;
@@ -82,29 +82,8 @@ export interface ConformanceOptions {
   raceConcurrency?: number;
   /** An id no order has; by default one absent from the list. */
   missingOrderId?: string;
-  timeoutMs?: number;
-  /** The longest one request may take, its answer's whole body included (default 120 s). */
-  deadlineMs?: number;
-  /**
-   * A session of the project's mock (`X-Mock-Session` on every request): each run on a new name starts
-   * from fresh fixtures. Real deployments ignore the header.
-   */
-  session?: string;
-  /** Headers for every request (a gateway's); their values are masked in reports unless named in showHeaders. */
-  headers?: Readonly<Record<string, string>>;
-  /** Names of `headers` that are not secret and may be shown. */
-  showHeaders?: readonly string[];
-  tls?: TlsOptions;
-  /** A proxy URL, over the proxy environment variables. */
-  proxy?: string;
-  /** Where proxy variables are read from (default: process.env). */
-  env?: NodeJS.ProcessEnv;
   /** Requests in flight at most (default: unbounded). */
   concurrency?: number;
-  /** 429 answers are retried up to this many times (default 5)… */
-  maxRetries?: number;
-  /** …each after Retry-After, capped at this (default 30 s). */
-  maxRetryWaitMs?: number;
   /** Only the spec's documented statuses, even for input the spec has no case for. */
   strict?: boolean;
   /** Scenario ids to run; the others are reported as skipped. */
@@ -114,7 +93,6 @@ export interface ConformanceOptions {
   /** Provisioning hooks: a module path (.js, .mjs, .ts), "mock-control" for the shipped one, or the hooks. */
   hooks?: string | ConformanceHooks;
   scenarios?: readonly Scenario[];
-  contract?: Contract;
   /** How failed checks say to send their requests again: curl commands (default) or a fetch snippet. */
   reproduceAs?: ReproduceAs;
   /** Sees every request and its response as sent and received (its Authorization header masked). */
@@ -124,8 +102,6 @@ export interface ConformanceOptions {
    * hidden): what a run stopped short can still report.
    */
   onScenario?: (result: ScenarioResult) => void;
-  /** Bytes read of one body at most (default 2 GiB); a larger body fails its check, naming the limit. */
-  maxBodyBytes?: number;
   /**
    * What the lists a run keeps may hold at once (--max-memory, default 1 GiB): their ids and digests, about
    * 32 bytes an order, for the few readings the rules compare, and (an eighth) bodies held while they are
@@ -133,13 +109,6 @@ export interface ConformanceOptions {
    * uniqueness and the rules that compare it skipped as not judged.
    */
   maxMemoryBytes?: number;
-  /** Bounds of the judge's JSON reader (--max-depth, --max-string, --max-number); defaults when absent. */
-  readerLimits?: ReaderLimits;
-  /**
-   * How messages name the settings (default: these options' names): a command gives its flags, so that
-   * "baseUrl must be an absolute http(s) URL" reads "--base-url must be …" on its command line.
-   */
-  settingNames?: SettingNames;
 }
 
 export const DEFAULT_RACE_CONCURRENCY = 20;

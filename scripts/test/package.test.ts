@@ -35,13 +35,19 @@ const JEST_MSW_ON_NODE_20 = "2.10.5";
 const INSTALL_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"];
 
 /** Runs a command in the consumer project; resolves with its output, rejects with it on failure. */
-async function sh(cwd: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+async function sh(
+  cwd: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeout = 240_000,
+) {
   try {
     return await run(command, args, {
       cwd,
       env: { ...process.env, NODE_OPTIONS: "", CI: "true", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
       maxBuffer: 64 * 1024 * 1024,
-      timeout: 240_000,
+      timeout,
     });
   } catch (error) {
     const { stdout, stderr, message } = error as { stdout?: string; stderr?: string; message: string };
@@ -579,7 +585,9 @@ runConformance({ baseUrl: 1 });
     writeFiles(fromGit, {
       "package.json": JSON.stringify({ name: "from-git", version: "1.0.0", private: true }),
     });
-    await sh(fromGit, "npm", ["install", ...INSTALL_FLAGS, `git+file://${clone}`]);
+    // A git install builds the package on the way (its prepare installs every dev dependency and runs the
+    // build): on a machine busy with the rest of the tests that can take minutes.
+    await sh(fromGit, "npm", ["install", ...INSTALL_FLAGS, `git+file://${clone}`], {}, 600_000);
     const installed = join(fromGit, "node_modules", manifest.name);
     assert.ok(existsSync(join(installed, "dist/mock/petstore-mock.cjs")), "prepare did not build dist/");
     const { stdout } = await sh(fromGit, process.execPath, [

@@ -122,8 +122,8 @@ async function firstFailing(
       if (performance.now() >= deadline) ended = "budget";
       else {
         const n = next++;
-        const played = await player.play(nthProgram(arbitrary, settings.seed, n));
-        if (played === undefined) ended = "orders";
+        const played = await player.play(nthProgram(arbitrary, settings.seed, n), deadline);
+        if (played === undefined) ended = performance.now() >= deadline ? "budget" : "orders";
         else if (!played.verdict.ok) failures.push({ n, played });
       }
     }
@@ -158,13 +158,16 @@ class Player {
     private readonly coverage: ExploreCoverage,
   ) {}
 
-  /** One run of a program on orders no earlier run cancelled; undefined when the orders are used up. */
-  async play(program: Program): Promise<PlayedHistory | undefined> {
+  /**
+   * One run of a program on orders no earlier run cancelled; undefined when the orders are used up, or
+   * `until` passed while more were being provisioned.
+   */
+  async play(program: Program, until?: number): Promise<PlayedHistory | undefined> {
     const kinds = this.settings.shape.slots.kinds;
     const used = slotsUsed(program);
     const pendingSlots = used.filter((slot) => kinds[slot] === "pending");
     const shippedSlots = used.filter((slot) => kinds[slot] === "shipped");
-    const pending = await this.supply.pending(pendingSlots.length);
+    const pending = await this.supply.pending(pendingSlots.length, until);
     if (pending === undefined) return undefined;
     const shipped = await this.supply.shipped(shippedSlots.length);
     const ids: (string | undefined)[] = kinds.map(() => undefined);
@@ -214,9 +217,13 @@ class Player {
    * Up to `times` runs, `parallel` at once, stopping at the first round with a failure; undefined when the
    * orders ran out first.
    */
-  async firstFailure(program: Program, times: number): Promise<PlayedHistory | "passed" | undefined> {
+  async firstFailure(
+    program: Program,
+    times: number,
+    until: number,
+  ): Promise<PlayedHistory | "passed" | undefined> {
     for (let run = 0; run < times; run += this.settings.parallel) {
-      const round = await this.playMany(program, Math.min(this.settings.parallel, times - run));
+      const round = await this.playMany(program, Math.min(this.settings.parallel, times - run), until);
       const failed = round.find((played) => played !== undefined && !played.verdict.ok);
       if (failed !== undefined) return failed;
       if (round.includes(undefined)) return undefined;
@@ -225,8 +232,8 @@ class Player {
   }
 
   /** The program played `times` times at once, each run on orders of its own. */
-  playMany(program: Program, times: number): Promise<(PlayedHistory | undefined)[]> {
-    return Promise.all(Array.from({ length: times }, () => this.play(program)));
+  playMany(program: Program, times: number, until?: number): Promise<(PlayedHistory | undefined)[]> {
+    return Promise.all(Array.from({ length: times }, () => this.play(program, until)));
   }
 }
 
@@ -256,9 +263,9 @@ async function shrink(
         break shrinking;
       }
       candidatesTried++;
-      const outcome = await player.firstFailure(candidate, settings.replays);
+      const outcome = await player.firstFailure(candidate, settings.replays, deadline);
       if (outcome === undefined) {
-        shrinkEnded = "orders";
+        shrinkEnded = performance.now() >= deadline ? "budget" : "orders";
         break shrinking;
       }
       if (outcome !== "passed") {

@@ -74,6 +74,9 @@ export interface ExploreOptions {
   settingNames?: SettingNames;
   /** How messages name `orderIds` (the command: --order-ids FILE). */
   orderIdsName?: string;
+  /** How messages name `clients` and `budgetMs` (the command: --clients, --budget). */
+  clientsName?: string;
+  budgetName?: string;
 }
 
 export interface ExploreResult extends SearchResult {
@@ -127,6 +130,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     };
     const settings = searchSettings(options, supply);
     const result = await search(driver, supply, settings);
+    if (result.coverage.histories === 0)
+      throw new ConformanceUsageError(nothingJudged(result, options, prepared));
     hideSecretsIn(result, prepared.secrets);
     return {
       ...result,
@@ -243,7 +248,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
       clients: options.clients ?? EXPLORE_DEFAULTS.clients,
       steps: options.steps ?? EXPLORE_DEFAULTS.steps,
       maxWaitMs: options.maxWaitMs ?? EXPLORE_DEFAULTS.maxWaitMs,
-      slots: slotPlan(supply.hasShipped, supply.missing.length > 0),
+      slots: slotPlan(supply.hasShipped, supply.missing.length > 0, supply.pendingLimit),
     },
     budgetMs: options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs,
     shrinkBudgetMs: options.shrinkBudgetMs ?? EXPLORE_DEFAULTS.shrinkBudgetMs,
@@ -252,6 +257,14 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
     allowStaleMs: options.allowStaleMs ?? 0,
     parallel: options.parallel ?? EXPLORE_DEFAULTS.parallel,
   };
+}
+
+/** A run that judged no history says nothing of the target: what to change so that it does. */
+function nothingJudged(result: SearchResult, options: ExploreOptions, run: Prepared): string {
+  const file = options.orderIdsName ?? "orderIds";
+  if (result.ended === "budget")
+    return `explore judged no history: the budget ended before the first; give a longer ${options.budgetName ?? "budgetMs"}`;
+  return `explore judged no history: its orders ran out before the first program could be played; give more pending orders in ${file} or ${run.names.hooks} a module that exports provision(), or fewer ${options.clientsName ?? "clients"}`;
 }
 
 /** Records come from the target, which may echo the key or a masked header: never in a report. */

@@ -32,6 +32,8 @@ export interface OrderSupply {
   shipped(count: number): Promise<string[]>;
   readonly missing: readonly string[];
   readonly hasShipped: boolean;
+  /** Pending orders the run can ever have: those given, or unbounded with a provision hook. */
+  readonly pendingLimit: number;
   /** Pending orders whose history is over: the release hook, when there is one, may remove them. */
   release(orderIds: readonly string[]): Promise<void>;
   /** Pending orders handed out so far. */
@@ -169,6 +171,7 @@ export function createOrderSupply(
       await runHook("release", () => hooks.release?.(context, orderIds), secrets);
     },
     missing: [...new Set(given.missing)],
+    pendingLimit: hooks.provision === undefined ? pending.length : Number.POSITIVE_INFINITY,
     get hasShipped() {
       return allShipped.length > 0 || hooks.provision !== undefined;
     },

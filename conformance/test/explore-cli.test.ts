@@ -67,6 +67,33 @@ describe("petstore-conformance explore", () => {
     assert.match(stderr, /pending\[0\] must be a string of digits/);
   });
 
+  it("plays programs that need no more pending orders than the run was given", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("one.json", { pending: correct.create(1, 0).pending });
+      const { code, stdout, stderr } = await cli(
+        ["explore", "--base-url", correct.url, "--api-key", correct.key, "--order-ids", ids, "--seed", "7"],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /covered 1 histories/);
+    } finally {
+      await correct.close();
+    }
+  });
+
+  it("exits 2 with one line saying what to do when it judged no history", async () => {
+    const hooks = idsFile("dry.mjs", "export function provision() { return {}; }\n");
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", target.url, "--api-key", target.key, "--hooks", hooks, "--budget", "1s"],
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    const errors = stderr.split("\n").filter((line) => line.startsWith("error:"));
+    assert.equal(errors.length, 1);
+    assert.match(errors[0] as string, /judged no history: .*give more pending orders .*or fewer --clients/);
+  });
+
   it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline and a script", async () => {
     const given = target.create(8, 2);
     const ids = idsFile("ids.json", { ...given, missing: ["77"] });

@@ -22,7 +22,7 @@ import {
   TargetUnreachableError,
   targetWarnings,
 } from "../target/target.ts";
-import { type Driver, pacing } from "./driver.ts";
+import { type Driver, listedOf, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
 import { type PlayedHistory, type SearchResult, type SearchSettings, search } from "./search.ts";
@@ -118,7 +118,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const client = await openClient(options, prepared);
   try {
     await probe(client, options.apiKey, prepared);
-    const supply = await supplyOf(options, prepared);
+    const { supply, givenPending } = await supplyOf(options, prepared);
     const contract = options.contract ?? builtInContract();
     const driver: Driver = {
       client,
@@ -128,6 +128,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       readerLimits: options.readerLimits,
       pace: pacing(options.maxRate),
     };
+    await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);
     const result = await search(driver, supply, settings);
     if (result.coverage.histories === 0)
@@ -223,7 +224,10 @@ async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise
   if (problem) throw new TargetUnreachableError(problem);
 }
 
-async function supplyOf(options: ExploreOptions, run: Prepared): Promise<OrderSupply> {
+async function supplyOf(
+  options: ExploreOptions,
+  run: Prepared,
+): Promise<{ supply: OrderSupply; givenPending: readonly string[] }> {
   const provided = await runHook("beforeRun", () => run.hooks.beforeRun?.(run.hookContext), run.secrets);
   const fromHook = idsFromHook(provided ?? undefined);
   const given = options.orderIds;
@@ -238,7 +242,31 @@ async function supplyOf(options: ExploreOptions, run: Prepared): Promise<OrderSu
       `explore has no pending order to cancel: give some in ${file} ({"pending": ["…"]}), or ${run.names.hooks} a module whose beforeRun returns { pending: [...] } or that exports provision() (mock-control does, against this project's mock)`,
     );
   }
-  return createOrderSupply(ids, run.hooks, run.hookContext, run.secrets);
+  return {
+    supply: createOrderSupply(ids, run.hooks, run.hookContext, run.secrets),
+    givenPending: ids.pending,
+  };
+}
+
+/**
+ * The orders given as pending must be in the run's first list: one that is not was never an order of the
+ * deployment (a wrong file, another environment), and its 404 or 409 would be blamed on the target.
+ */
+async function checkGivenListed(
+  driver: Driver,
+  pending: readonly string[],
+  options: ExploreOptions,
+): Promise<void> {
+  if (pending.length === 0) return;
+  const listed = await listedOf(driver, pending);
+  if (listed === undefined) return;
+  const absent = [...new Set(pending.filter((id) => !listed.has(id)))];
+  if (absent.length === 0) return;
+  const shown =
+    absent.slice(0, 10).join(", ") + (absent.length > 10 ? ` and ${absent.length - 10} more` : "");
+  throw new ConformanceUsageError(
+    `orders given as pending are not in the list: ${shown}; check ${options.orderIdsName ?? "orderIds"}`,
+  );
 }
 
 function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSettings {

@@ -94,6 +94,35 @@ describe("petstore-conformance explore", () => {
     assert.match(errors[0] as string, /judged no history: .*give more pending orders .*or fewer --clients/);
   });
 
+  it("exits 2 naming the orders given as pending that the first list does not show", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const given = correct.create(4, 0);
+      const ids = idsFile("absent.json", { pending: [...given.pending, "9223372036854775807"] });
+      const { code, stderr } = await cli(
+        [
+          "explore",
+          "--base-url",
+          correct.url,
+          "--api-key",
+          correct.key,
+          "--order-ids",
+          ids,
+          "--budget",
+          "1s",
+        ],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 2, stderr);
+      assert.match(
+        stderr,
+        /^error: orders given as pending are not in the list: 9223372036854775807; check --order-ids FILE$/m,
+      );
+    } finally {
+      await correct.close();
+    }
+  });
+
   it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline and a script", async () => {
     const given = target.create(8, 2);
     const ids = idsFile("ids.json", { ...given, missing: ["77"] });

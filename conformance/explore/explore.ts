@@ -74,6 +74,8 @@ export interface ExploreOptions {
   settingNames?: SettingNames;
   /** How messages name `orderIds` (the command: --order-ids FILE). */
   orderIdsName?: string;
+  /** Aborted to stop the run (a stop signal): it ends with what it covered, its reason the signal's name. */
+  stop?: AbortSignal;
   /** How messages name `clients` and `budgetMs` (the command: --clients, --budget). */
   clientsName?: string;
   budgetName?: string;
@@ -89,6 +91,8 @@ export interface ExploreResult extends SearchResult {
   allowStaleMs: number;
   /** What each slot a program names held: the reproduction script fills them the same way. */
   slotKinds: readonly SlotKind[];
+  /** The stop (a signal's name) that cut the run short, when one did. */
+  interruptedBy?: string;
 }
 
 export const EXPLORE_DEFAULTS = {
@@ -131,7 +135,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);
     const result = await search(driver, supply, settings);
-    if (result.coverage.histories === 0)
+    const interrupted = result.ended === "interrupted" || result.finding?.shrinkEnded === "interrupted";
+    if (result.coverage.histories === 0 && !interrupted)
       throw new ConformanceUsageError(nothingJudged(result, options, prepared));
     hideSecretsIn(result, prepared.secrets);
     return {
@@ -144,6 +149,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       budgetMs: settings.budgetMs,
       allowStaleMs: settings.allowStaleMs,
       slotKinds: settings.shape.slots.kinds,
+      ...(interrupted ? { interruptedBy: String(options.stop?.reason ?? "a stop") } : {}),
     };
   } finally {
     client.close();
@@ -284,6 +290,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
     finalReplays: options.finalReplays ?? EXPLORE_DEFAULTS.finalReplays,
     allowStaleMs: options.allowStaleMs ?? 0,
     parallel: options.parallel ?? EXPLORE_DEFAULTS.parallel,
+    stop: options.stop,
   };
 }
 

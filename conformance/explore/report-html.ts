@@ -15,7 +15,11 @@ const ROW = 26;
  * names in red, an operation without answer open to the right). Every text from the target is escaped.
  */
 export function renderExploreHtml(result: ExploreResult): string {
-  const verdict = result.finding ? "a finding" : "nothing found";
+  const verdict = result.finding
+    ? "a finding"
+    : result.interruptedBy !== undefined
+      ? "interrupted"
+      : "nothing found";
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -46,6 +50,7 @@ ${result.finding ? findingSection(result.finding) : `<section><p class="passed">
 function endedText(result: ExploreResult): string {
   if (result.ended === "budget") return `the budget (${formatMs(result.budgetMs)}) was spent`;
   if (result.ended === "orders") return "the orders given were used up";
+  if (result.ended === "interrupted") return `interrupted by ${result.interruptedBy}`;
   return "stopped at a finding";
 }
 

@@ -29,6 +29,8 @@ export interface SearchSettings {
   allowStaleMs: number;
   /** Histories played at once, each on orders of its own. */
   parallel: number;
+  /** Aborted by a stop signal: no history starts after it, and the search ends with what it covered. */
+  stop?: AbortSignal | undefined;
 }
 
 /** A program as it was played once: its history and the checker's verdict on it. */
@@ -68,13 +70,13 @@ export interface ShrunkFinding {
   choices: readonly RunChoices[];
   ruledOut: readonly ChoiceRuledOut[];
   /** Why shrinking ended: no smaller program failed (1-minimal), or its budget or the orders ran out first. */
-  shrinkEnded: "minimal" | "budget" | "orders";
+  shrinkEnded: "minimal" | "budget" | "orders" | "interrupted";
 }
 
 export interface SearchResult {
   seed: number;
   /** Why the search ended. */
-  ended: "budget" | "orders" | "finding";
+  ended: "budget" | "orders" | "finding" | "interrupted";
   coverage: ExploreCoverage;
   largestStaleMs: number;
   finding?: ShrunkFinding;
@@ -98,7 +100,7 @@ export async function search(
   const player = new Player(driver, supply, settings, coverage);
   const found = await firstFailing(player, arbitrary, settings);
   const largestStaleMs = player.largestStaleMs;
-  if (found === "budget" || found === "orders")
+  if (found === "budget" || found === "orders" || found === "interrupted")
     return { seed: settings.seed, ended: found, coverage, largestStaleMs };
   const finding = await shrink(player, arbitrary, found, settings);
   return { seed: settings.seed, ended: "finding", coverage, largestStaleMs, finding };
@@ -112,18 +114,19 @@ async function firstFailing(
   player: Player,
   arbitrary: fc.Arbitrary<Program>,
   settings: SearchSettings,
-): Promise<PlayedHistory | "budget" | "orders"> {
+): Promise<PlayedHistory | "budget" | "orders" | "interrupted"> {
   const deadline = performance.now() + settings.budgetMs;
   let next = 0;
-  let ended: "budget" | "orders" | undefined;
+  let ended: "budget" | "orders" | "interrupted" | undefined;
   const failures: { n: number; played: PlayedHistory }[] = [];
   const worker = async () => {
     while (ended === undefined && failures.length === 0) {
-      if (performance.now() >= deadline) ended = "budget";
+      if (settings.stop?.aborted) ended = "interrupted";
+      else if (performance.now() >= deadline) ended = "budget";
       else {
         const n = next++;
         const played = await player.play(nthProgram(arbitrary, settings.seed, n), deadline);
-        if (played === undefined) ended = performance.now() >= deadline ? "budget" : "orders";
+        if (played === undefined) ended = settings.stop?.aborted ? "interrupted" : outOf(deadline);
         else if (!played.verdict.ok) failures.push({ n, played });
       }
     }
@@ -131,6 +134,11 @@ async function firstFailing(
   await Promise.all(Array.from({ length: Math.max(1, settings.parallel) }, worker));
   const earliest = failures.sort((a, b) => a.n - b.n)[0];
   return earliest?.played ?? ended ?? "budget";
+}
+
+/** Why orders stopped coming: the time was up while provisioning, or there were no more. */
+function outOf(deadline: number): "budget" | "orders" {
+  return performance.now() >= deadline ? "budget" : "orders";
 }
 
 /** A combination of the run's open choices that a history of the run cannot be explained under, at any staleness. */
@@ -258,14 +266,14 @@ async function shrink(
       const key = JSON.stringify(candidate);
       if (tried.has(key) || stepCount(candidate) === 0) continue;
       tried.add(key);
-      if (performance.now() >= deadline) {
-        shrinkEnded = "budget";
+      if (settings.stop?.aborted || performance.now() >= deadline) {
+        shrinkEnded = settings.stop?.aborted ? "interrupted" : "budget";
         break shrinking;
       }
       candidatesTried++;
       const outcome = await player.firstFailure(candidate, settings.replays, deadline);
       if (outcome === undefined) {
-        shrinkEnded = performance.now() >= deadline ? "budget" : "orders";
+        shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
         break shrinking;
       }
       if (outcome !== "passed") {
@@ -275,7 +283,7 @@ async function shrink(
     }
     break;
   }
-  const reproduced = await replay(player, minimal.program, settings.finalReplays, settings.parallel);
+  const reproduced = await replay(player, minimal.program, settings);
   const { possible, ruledOut } = player.choices;
   return { original, minimal, reproduced, candidatesTried, shrinkEnded, choices: possible, ruledOut };
 }
@@ -289,13 +297,13 @@ function* candidatesOf(arbitrary: fc.Arbitrary<Program>, program: Program): Iter
 async function replay(
   player: Player,
   program: Program,
-  times: number,
-  parallel: number,
+  settings: SearchSettings,
 ): Promise<{ failed: number; of: number }> {
+  const times = settings.finalReplays;
   let failed = 0;
   let of = 0;
-  while (of < times) {
-    const round = await player.playMany(program, Math.min(parallel, times - of));
+  while (of < times && !settings.stop?.aborted) {
+    const round = await player.playMany(program, Math.min(settings.parallel, times - of));
     for (const played of round) {
       if (played === undefined) continue;
       of++;

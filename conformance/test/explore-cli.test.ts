@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type ExploreTarget, startExploreTarget } from "../../test-support/explore-target.ts";
 import { freePort } from "../../test-support/free-port.ts";
@@ -118,6 +120,44 @@ describe("petstore-conformance explore", () => {
         stderr,
         /^error: orders given as pending are not in the list: 9223372036854775807; check --order-ids FILE$/m,
       );
+    } finally {
+      await correct.close();
+    }
+  });
+
+  it("writes the reports asked for, marked interrupted, and exits 130 on Ctrl-C", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("many.json", correct.create(5000, 2));
+      const report = join(folder, "interrupted.json");
+      const bin = fileURLToPath(new URL("../bin.ts", import.meta.url));
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", bin, "explore", "--base-url", correct.url, "--api-key", correct.key].concat([
+          "--order-ids",
+          ids,
+          "--budget",
+          "10m",
+          "--reporter",
+          `json:${report}`,
+        ]),
+        { env: { ...process.env, ...NO_PROXY_ENV }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stdout = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      // Stopped once some histories were played, so that the report has something covered to say.
+      while (correct.deletes.length < 50 && child.exitCode === null) await sleep(20);
+      child.kill("SIGINT");
+      assert.equal(await exited, 130);
+      assert.match(stdout, /INTERRUPTED by SIGINT/);
+      const json = JSON.parse(readFileSync(report, "utf8"));
+      assert.equal(json.interrupted, "SIGINT");
+      assert.equal(json.ended, "interrupted");
+      assert.equal(json.passed, false);
+      assert.ok(json.coverage.histories > 0);
     } finally {
       await correct.close();
     }

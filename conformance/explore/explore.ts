@@ -3,6 +3,7 @@ import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
 import { SESSION_NAME } from "../../contract/session.ts";
+import type { Exchange } from "../judging/exchange.ts";
 import type { ReaderLimits } from "../judging/list-judge.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
@@ -226,8 +227,16 @@ function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient>
 async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<void> {
   const exchange = await client.send("GET", "/store/orders", { authorization: `Bearer ${apiKey}` });
   const problem =
-    runProblem(exchange, run.baseUrl, run.route, run.names) ?? keyRefused(exchange, run.baseUrl, run.names);
+    runProblem(exchange, run.baseUrl, run.route, run.names) ??
+    keyRefused(exchange, run.baseUrl, run.names) ??
+    listNotFound(exchange, run);
   if (problem) throw new TargetUnreachableError(problem);
+}
+
+/** The list is at every deployment's base: a 404 for it says the address is wrong (no /v1), not the target. */
+function listNotFound(exchange: Exchange, run: Prepared): string | undefined {
+  if (exchange.response?.status !== 404) return undefined;
+  return `GET ${new URL(exchange.request.path, run.baseUrl).href} was answered 404: is ${run.names.target} right? It is the address the API's paths follow, usually ending in /v1; nothing was judged`;
 }
 
 async function supplyOf(

@@ -54,6 +54,17 @@ describe("petstore-conformance explore", () => {
     assert.match(unreachable.stderr, /ECONNREFUSED/);
   });
 
+  it("exits 2 asking whether --base-url is right when the list answers 404", async () => {
+    const ids = idsFile("no-v1.json", { pending: ["1"] });
+    const noV1 = target.url.replace(/\/v1$/, "");
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", noV1, "--api-key", target.key, "--order-ids", ids, "--budget", "1s"],
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, /^error: GET \S+\/store\/orders was answered 404: is --base-url right\?/m);
+  });
+
   it("refuses an --order-ids file whose ids are not strings of digits", async () => {
     const ids = idsFile("numbers.json", '{"pending": [9007199254740993]}');
     const { code, stderr } = await cli([

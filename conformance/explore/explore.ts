@@ -137,7 +137,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     const settings = searchSettings(options, supply);
     const result = await search(driver, supply, settings);
     const interrupted = result.ended === "interrupted" || result.finding?.shrinkEnded === "interrupted";
-    if (result.coverage.histories === 0 && !interrupted)
+    if (result.coverage.orders === 0 && !interrupted)
       throw new ConformanceUsageError(nothingJudged(result, options, prepared));
     hideSecretsIn(result, prepared.secrets);
     return {
@@ -303,7 +303,10 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
   };
 }
 
-/** A run that judged no history says nothing of the target: what to change so that it does. */
+/**
+ * A run that judged no history on any of its orders (lists alone judge none) says nothing of the target:
+ * what to change so that it does.
+ */
 function nothingJudged(result: SearchResult, options: ExploreOptions, run: Prepared): string {
   const file = options.orderIdsName ?? "orderIds";
   if (result.ended === "budget")

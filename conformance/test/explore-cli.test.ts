@@ -97,8 +97,14 @@ describe("petstore-conformance explore", () => {
 
   it("exits 2 with one line saying what to do when it judged no history", async () => {
     const hooks = idsFile("dry.mjs", "export function provision() { return {}; }\n");
+    // A seed whose early programs include one of lists alone: it plays, but judges none of the run's orders.
     const { code, stderr } = await cli(
-      ["explore", "--base-url", target.url, "--api-key", target.key, "--hooks", hooks, "--budget", "1s"],
+      ["explore", "--base-url", target.url, "--api-key", target.key, "--hooks", hooks].concat([
+        "--budget",
+        "1s",
+        "--seed",
+        "214294615",
+      ]),
       NO_PROXY_ENV,
     );
     assert.equal(code, 2, stderr);

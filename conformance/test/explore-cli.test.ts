@@ -157,6 +157,8 @@ describe("petstore-conformance explore", () => {
           "10m",
           "--reporter",
           `json:${report}`,
+          "--reporter",
+          `html:${report}.html`,
         ]),
         { env: { ...process.env, ...NO_PROXY_ENV }, stdio: ["ignore", "pipe", "pipe"] },
       );
@@ -175,6 +177,7 @@ describe("petstore-conformance explore", () => {
       assert.equal(json.ended, "interrupted");
       assert.equal(json.passed, false);
       assert.ok(json.coverage.histories > 0);
+      assert.match(readFileSync(`${report}.html`, "utf8"), /Interrupted by SIGINT: nothing found/);
     } finally {
       await correct.close();
     }

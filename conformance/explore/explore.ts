@@ -279,9 +279,11 @@ async function checkGivenListed(
   if (absent.length === 0) return;
   const shown =
     absent.slice(0, 10).join(", ") + (absent.length > 10 ? ` and ${absent.length - 10} more` : "");
-  throw new ConformanceUsageError(
-    `orders given as pending are not in the list: ${shown}; check ${options.orderIdsName ?? "orderIds"}`,
-  );
+  const fromFile = new Set(options.orderIds?.pending ?? []);
+  const source = absent.some((id) => fromFile.has(id))
+    ? (options.orderIdsName ?? "orderIds")
+    : "the beforeRun hook's pending ids";
+  throw new ConformanceUsageError(`orders given as pending are not in the list: ${shown}; check ${source}`);
 }
 
 function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSettings {

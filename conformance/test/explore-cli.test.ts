@@ -137,6 +137,13 @@ describe("petstore-conformance explore", () => {
         stderr,
         /^error: orders given as pending are not in the list: 9223372036854775807; check --order-ids FILE$/m,
       );
+      const hooks = idsFile("absent.mjs", 'export function beforeRun() { return { pending: ["5"] }; }\n');
+      const fromHook = await cli(
+        ["explore", "--base-url", correct.url, "--api-key", correct.key, "--hooks", hooks],
+        NO_PROXY_ENV,
+      );
+      assert.equal(fromHook.code, 2, fromHook.stderr);
+      assert.match(fromHook.stderr, /not in the list: 5; check the beforeRun hook's pending ids$/m);
     } finally {
       await correct.close();
     }

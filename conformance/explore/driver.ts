@@ -103,6 +103,21 @@ async function list(
   return { op: "list", client, sentAt, answeredAt: status === null ? null : since(), status, shown };
 }
 
+/**
+ * Which of `ids` one list shows; undefined when the list was not read whole (an error, a list past the
+ * reader's limits), so that it says nothing about them.
+ */
+export async function listedOf(driver: Driver, ids: readonly string[]): Promise<Set<string> | undefined> {
+  const watched = new Set(ids);
+  await driver.pace();
+  const exchange = await driver.client.send("GET", "/store/orders", authorization(driver), {
+    listJudge: () => listReading(driver, watched),
+  });
+  const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
+  if (exchange.response?.status !== 200 || !verdict || !readWhole(verdict)) return undefined;
+  return new Set(ids.filter((id) => verdict.orders.has(id)));
+}
+
 function listReading(driver: Driver, watched: ReadonlySet<string>): ListReading {
   const judge = new ListJudge({
     validateOrder: driver.validateOrder,

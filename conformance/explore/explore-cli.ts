@@ -1,19 +1,31 @@
 import { randomInt } from "node:crypto";
 import { printable } from "../../common/printable.ts";
+import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import { writeWholeFile } from "../../common/whole-file.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { type ExploreResult, explore } from "./explore.ts";
 import type { ExploreCliOptions, ExploreReporterName } from "./explore-options.ts";
 
-/** `petstore-conformance explore`: 0 nothing found, 1 a finding, 2 the run itself is wrong. */
+/**
+ * `petstore-conformance explore`: 0 nothing found, 1 a finding, 2 the run itself is wrong; 128 + the
+ * signal's number when a stop signal cut it short, after the reports of what it covered.
+ */
 export async function exploreMain(options: ExploreCliOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const seed = options.run.seed ?? randomInt(2 ** 31);
+  // Taken before the first request: a stop at any moment still leaves the reports asked for.
+  const signals = new StopSignals("petstore-conformance explore");
+  const stop = new AbortController();
+  void signals.first.then((signal) => {
+    signals.bound(signalExitCode(signal));
+    process.stderr.write(`petstore-conformance explore: stopped by ${signal}; writing the reports\n`);
+    stop.abort(signal);
+  });
   // Said first, so that a run stopped half-way can still be repeated.
   process.stderr.write(`explore: seed ${seed}\n`);
   let result: ExploreResult;
   try {
-    result = await explore({ ...options.run, seed });
+    result = await explore({ ...options.run, seed, stop: stop.signal });
   } catch (error) {
     if (
       error instanceof ConformanceUsageError ||
@@ -21,10 +33,22 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
       error instanceof HookError
     ) {
       process.stderr.write(`error: ${printable(error.message)}\n`);
-      return 2;
+      return signals.received ? signalExitCode(signals.received) : 2;
     }
     throw error;
   }
+  const unwritten = await writeExploreReports(result, options, env);
+  if (signals.received) return signalExitCode(signals.received);
+  if (unwritten > 0) return 2;
+  return result.finding ? 1 : 0;
+}
+
+/** Every report asked for: those with a file to it, then one on standard output. The files not written. */
+async function writeExploreReports(
+  result: ExploreResult,
+  options: ExploreCliOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   let unwritten = 0;
   for (const reporter of options.reporters) {
     if (reporter.file === undefined) continue;
@@ -39,8 +63,7 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
   }
   const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
   process.stdout.write(await render(result, toStdout, process.stdout.isTTY === true && !env.NO_COLOR));
-  if (unwritten > 0) return 2;
-  return result.finding ? 1 : 0;
+  return unwritten;
 }
 
 async function render(result: ExploreResult, reporter: ExploreReporterName, color: boolean): Promise<string> {

@@ -142,6 +142,8 @@ export function parseExploreOptions(argv: readonly string[], env: NodeJS.Process
       ...searchOptions(values),
       settingNames: EXPLORE_SETTING_FLAGS,
       orderIdsName: "--order-ids FILE",
+      clientsName: "--clients",
+      budgetName: "--budget",
     },
     reporters,
     help: false,

@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
 import { SESSION_NAME } from "../../contract/session.ts";
+import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
 import { headerSecrets } from "../target/credentials.ts";
@@ -21,7 +22,7 @@ import {
   TargetUnreachableError,
   targetWarnings,
 } from "../target/target.ts";
-import { type Driver, pacing } from "./driver.ts";
+import { type Driver, listedOf, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
 import { type PlayedHistory, type SearchResult, type SearchSettings, search } from "./search.ts";
@@ -58,6 +59,11 @@ export interface ExploreOptions extends TargetReach {
   allowStaleMs?: number;
   /** How messages name `orderIds` (the command: --order-ids FILE). */
   orderIdsName?: string;
+  /** Aborted to stop the run (a stop signal): it ends with what it covered, its reason the signal's name. */
+  stop?: AbortSignal;
+  /** How messages name `clients` and `budgetMs` (the command: --clients, --budget). */
+  clientsName?: string;
+  budgetName?: string;
 }
 
 export interface ExploreResult extends SearchResult {
@@ -70,6 +76,8 @@ export interface ExploreResult extends SearchResult {
   allowStaleMs: number;
   /** What each slot a program names held: the reproduction script fills them the same way. */
   slotKinds: readonly SlotKind[];
+  /** The stop (a signal's name) that cut the run short, when one did. */
+  interruptedBy?: string;
 }
 
 export const EXPLORE_DEFAULTS = {
@@ -99,7 +107,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const client = await openClient(options, prepared);
   try {
     await probe(client, options.apiKey, prepared);
-    const supply = await supplyOf(options, prepared);
+    const { supply, givenPending } = await supplyOf(options, prepared);
     const contract = options.contract ?? builtInContract();
     const driver: Driver = {
       client,
@@ -109,8 +117,12 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       readerLimits: options.readerLimits,
       pace: pacing(options.maxRate),
     };
+    await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);
     const result = await search(driver, supply, settings);
+    const interrupted = result.ended === "interrupted" || result.finding?.shrinkEnded === "interrupted";
+    if (result.coverage.orders === 0 && !interrupted)
+      throw new ConformanceUsageError(nothingJudged(result, options, prepared));
     hideSecretsIn(result, prepared.secrets);
     return {
       ...result,
@@ -122,6 +134,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       budgetMs: settings.budgetMs,
       allowStaleMs: settings.allowStaleMs,
       slotKinds: settings.shape.slots.kinds,
+      ...(interrupted ? { interruptedBy: String(options.stop?.reason ?? "a stop") } : {}),
     };
   } finally {
     client.close();
@@ -198,11 +211,22 @@ function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient>
 async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<void> {
   const exchange = await client.send("GET", "/store/orders", { authorization: `Bearer ${apiKey}` });
   const problem =
-    runProblem(exchange, run.baseUrl, run.route, run.names) ?? keyRefused(exchange, run.baseUrl, run.names);
+    runProblem(exchange, run.baseUrl, run.route, run.names) ??
+    keyRefused(exchange, run.baseUrl, run.names) ??
+    listNotFound(exchange, run);
   if (problem) throw new TargetUnreachableError(problem);
 }
 
-async function supplyOf(options: ExploreOptions, run: Prepared): Promise<OrderSupply> {
+/** The list is at every deployment's base: a 404 for it says the address is wrong (no /v1), not the target. */
+function listNotFound(exchange: Exchange, run: Prepared): string | undefined {
+  if (exchange.response?.status !== 404) return undefined;
+  return `GET ${new URL(exchange.request.path, run.baseUrl).href} was answered 404: is ${run.names.target} right? It is the address the API's paths follow, usually ending in /v1; nothing was judged`;
+}
+
+async function supplyOf(
+  options: ExploreOptions,
+  run: Prepared,
+): Promise<{ supply: OrderSupply; givenPending: readonly string[] }> {
   const provided = await runHook("beforeRun", () => run.hooks.beforeRun?.(run.hookContext), run.secrets);
   const fromHook = idsFromHook(provided ?? undefined);
   const given = options.orderIds;
@@ -217,7 +241,33 @@ async function supplyOf(options: ExploreOptions, run: Prepared): Promise<OrderSu
       `explore has no pending order to cancel: give some in ${file} ({"pending": ["…"]}), or ${run.names.hooks} a module whose beforeRun returns { pending: [...] } or that exports provision() (mock-control does, against this project's mock)`,
     );
   }
-  return createOrderSupply(ids, run.hooks, run.hookContext, run.secrets);
+  return {
+    supply: createOrderSupply(ids, run.hooks, run.hookContext, run.secrets),
+    givenPending: ids.pending,
+  };
+}
+
+/**
+ * The orders given as pending must be in the run's first list: one that is not was never an order of the
+ * deployment (a wrong file, another environment), and its 404 or 409 would be blamed on the target.
+ */
+async function checkGivenListed(
+  driver: Driver,
+  pending: readonly string[],
+  options: ExploreOptions,
+): Promise<void> {
+  if (pending.length === 0) return;
+  const listed = await listedOf(driver, pending);
+  if (listed === undefined) return;
+  const absent = [...new Set(pending.filter((id) => !listed.has(id)))];
+  if (absent.length === 0) return;
+  const shown =
+    absent.slice(0, 10).join(", ") + (absent.length > 10 ? ` and ${absent.length - 10} more` : "");
+  const fromFile = new Set(options.orderIds?.pending ?? []);
+  const source = absent.some((id) => fromFile.has(id))
+    ? (options.orderIdsName ?? "orderIds")
+    : "the beforeRun hook's pending ids";
+  throw new ConformanceUsageError(`orders given as pending are not in the list: ${shown}; check ${source}`);
 }
 
 function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSettings {
@@ -227,7 +277,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
       clients: options.clients ?? EXPLORE_DEFAULTS.clients,
       steps: options.steps ?? EXPLORE_DEFAULTS.steps,
       maxWaitMs: options.maxWaitMs ?? EXPLORE_DEFAULTS.maxWaitMs,
-      slots: slotPlan(supply.hasShipped, supply.missing.length > 0),
+      slots: slotPlan(supply.hasShipped, supply.missing.length > 0, supply.pendingLimit),
     },
     budgetMs: options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs,
     shrinkBudgetMs: options.shrinkBudgetMs ?? EXPLORE_DEFAULTS.shrinkBudgetMs,
@@ -235,7 +285,19 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
     finalReplays: options.finalReplays ?? EXPLORE_DEFAULTS.finalReplays,
     allowStaleMs: options.allowStaleMs ?? 0,
     parallel: options.parallel ?? EXPLORE_DEFAULTS.parallel,
+    stop: options.stop,
   };
+}
+
+/**
+ * A run that judged no history on any of its orders (lists alone judge none) says nothing of the target:
+ * what to change so that it does.
+ */
+function nothingJudged(result: SearchResult, options: ExploreOptions, run: Prepared): string {
+  const file = options.orderIdsName ?? "orderIds";
+  if (result.ended === "budget")
+    return `explore judged no history: the budget ended before the first; give a longer ${options.budgetName ?? "budgetMs"}`;
+  return `explore judged no history: its orders ran out before the first program could be played; give more pending orders in ${file} or ${run.names.hooks} a module that exports provision(), or fewer ${options.clientsName ?? "clients"}`;
 }
 
 /** Records come from the target, which may echo the key or a masked header: never in a report. */

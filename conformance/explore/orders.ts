@@ -23,12 +23,17 @@ export interface OrderIds {
  * them as they were); missing ids are reused. Explore never names an id that did not come from here.
  */
 export interface OrderSupply {
-  /** `count` pending orders never handed out before, or undefined when there are no longer that many. */
-  pending(count: number): Promise<string[] | undefined>;
+  /**
+   * `count` pending orders never handed out before, or undefined when there are no longer that many or
+   * `until` (a performance.now() instant) has passed while asking the provision hook for more.
+   */
+  pending(count: number, until?: number): Promise<string[] | undefined>;
   /** `count` shipped orders (none when none were given). */
   shipped(count: number): Promise<string[]>;
   readonly missing: readonly string[];
   readonly hasShipped: boolean;
+  /** Pending orders the run can ever have: those given, or unbounded with a provision hook. */
+  readonly pendingLimit: number;
   /** Pending orders whose history is over: the release hook, when there is one, may remove them. */
   release(orderIds: readonly string[]): Promise<void>;
   /** Pending orders handed out so far. */
@@ -110,7 +115,8 @@ export function createOrderSupply(
   const pending = [...new Set(given.pending)];
   const freshShipped = [...new Set(given.shipped)];
   const allShipped = [...freshShipped];
-  const handedOut = new Set<string>();
+  // Every id offered so far, handed out or waiting: an id offered again is not a new order.
+  const offered = new Set([...pending, ...allShipped]);
   let used = 0;
   let provisionDry = hooks.provision === undefined;
   let provisioning: Promise<void> | undefined;
@@ -128,20 +134,27 @@ export function createOrderSupply(
   const provisionNow = async (wanted: ProvisionRequest) => {
     const got = await runHook("provision", () => hooks.provision?.(context, wanted), secrets);
     const ids = provisioned(got);
-    if (ids.pending.length === 0 && ids.shipped.length === 0) provisionDry = true;
-    for (const id of ids.pending) if (!handedOut.has(id)) pending.push(id);
-    for (const id of ids.shipped) {
-      freshShipped.push(id);
-      allShipped.push(id);
-    }
+    // Ids it gave before are refused: a hook that has nothing new has no more orders, else a run would ask forever.
+    const fresh = (id: string) => {
+      if (offered.has(id)) return false;
+      offered.add(id);
+      return true;
+    };
+    const newPending = ids.pending.filter(fresh);
+    const newShipped = ids.shipped.filter(fresh);
+    if (newPending.length === 0 && newShipped.length === 0) provisionDry = true;
+    pending.push(...newPending);
+    freshShipped.push(...newShipped);
+    allShipped.push(...newShipped);
   };
   return {
-    async pending(count) {
-      while (pending.length < count && !provisionDry)
+    async pending(count, until = Number.POSITIVE_INFINITY) {
+      while (pending.length < count && !provisionDry) {
+        if (performance.now() >= until) return undefined;
         await provision({ pending: Math.max(count, PROVISION_BATCH), shipped: 0 });
+      }
       if (pending.length < count) return undefined;
       const taken = pending.splice(0, count);
-      for (const id of taken) handedOut.add(id);
       used += count;
       return taken;
     },
@@ -158,6 +171,7 @@ export function createOrderSupply(
       await runHook("release", () => hooks.release?.(context, orderIds), secrets);
     },
     missing: [...new Set(given.missing)],
+    pendingLimit: hooks.provision === undefined ? pending.length : Number.POSITIVE_INFINITY,
     get hasShipped() {
       return allShipped.length > 0 || hooks.provision !== undefined;
     },

@@ -36,8 +36,17 @@ export interface ProgramShape {
 /** Pending slots a program spreads its cancels over: few, so that clients meet on the same order. */
 export const PENDING_SLOTS = 4;
 
-export function slotPlan(haveShipped: boolean, haveMissing: boolean): SlotPlan {
-  const kinds: SlotKind[] = Array.from({ length: PENDING_SLOTS }, () => "pending");
+/**
+ * `pendingOrders` is how many pending orders the run can ever have (unbounded with a provision hook): a
+ * program never needs more of them than that, so a run given one order still plays histories.
+ */
+export function slotPlan(
+  haveShipped: boolean,
+  haveMissing: boolean,
+  pendingOrders = Number.POSITIVE_INFINITY,
+): SlotPlan {
+  const pendingSlots = Math.max(1, Math.min(PENDING_SLOTS, pendingOrders));
+  const kinds: SlotKind[] = Array.from({ length: pendingSlots }, () => "pending");
   if (haveShipped) kinds.push("shipped");
   if (haveMissing) kinds.push("missing");
   return { kinds };

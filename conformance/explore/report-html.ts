@@ -15,7 +15,11 @@ const ROW = 26;
  * names in red, an operation without answer open to the right). Every text from the target is escaped.
  */
 export function renderExploreHtml(result: ExploreResult): string {
-  const verdict = result.finding ? "a finding" : "nothing found";
+  const verdict = result.finding
+    ? "a finding"
+    : result.interruptedBy !== undefined
+      ? "interrupted"
+      : "nothing found";
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -26,7 +30,7 @@ export function renderExploreHtml(result: ExploreResult): string {
 </head>
 <body>
 <main>
-<h1>Petstore Store Orders explore: <span class="${result.finding ? "failed" : "passed"}">${escapeHtml(verdict)}</span></h1>
+<h1>Petstore Store Orders explore: <span class="${verdictClass(result)}">${escapeHtml(verdict)}</span></h1>
 <section><dl class="summary">
 <dt>Target</dt><dd>${escapeHtml(result.target)}</dd>
 <dt>Started</dt><dd>${escapeHtml(result.startedAt)}</dd>
@@ -36,16 +40,29 @@ export function renderExploreHtml(result: ExploreResult): string {
 </dl>
 ${result.warnings.map((warning) => `<p class="warning">warning: ${escapeHtml(warning)}</p>`).join("\n")}
 </section>
-${result.finding ? findingSection(result.finding) : `<section><p class="passed">No history the spec's model cannot explain was found.</p></section>`}
+${result.finding ? findingSection(result.finding) : noFindingSection(result)}
 </main>
 </body>
 </html>
 `;
 }
 
+function verdictClass(result: ExploreResult): string {
+  if (result.finding) return "failed";
+  return result.interruptedBy !== undefined ? "warning" : "passed";
+}
+
+/** Nothing found; a run cut short says so, since what it covered is not a pass. */
+function noFindingSection(result: ExploreResult): string {
+  if (result.interruptedBy !== undefined)
+    return `<section><p class="warning">Interrupted by ${escapeHtml(result.interruptedBy)}: nothing found in what was covered, which is not a pass.</p></section>`;
+  return `<section><p class="passed">No history the spec's model cannot explain was found.</p></section>`;
+}
+
 function endedText(result: ExploreResult): string {
   if (result.ended === "budget") return `the budget (${formatMs(result.budgetMs)}) was spent`;
   if (result.ended === "orders") return "the orders given were used up";
+  if (result.ended === "interrupted") return `interrupted by ${result.interruptedBy}`;
   return "stopped at a finding";
 }
 

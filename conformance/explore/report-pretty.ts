@@ -22,6 +22,14 @@ export function renderExplorePretty(result: ExploreResult, { color }: { color: b
       `largest staleness a list needed: ${formatMs(result.largestStaleMs)}${result.allowStaleMs > 0 ? ` (allowed: ${formatMs(result.allowStaleMs)})` : ""}`,
     );
   if (result.finding) lines.push("", ...findingLines(result.finding, paint));
+  else if (result.interruptedBy !== undefined)
+    lines.push(
+      "",
+      paint(
+        33,
+        `INTERRUPTED by ${result.interruptedBy}: nothing found in what was covered, which is not a pass`,
+      ),
+    );
   else lines.push("", paint(32, "PASS: no history the spec's model cannot explain was found"));
   return `${lines.join("\n")}\n`;
 }
@@ -31,6 +39,7 @@ function endedLine(result: ExploreResult): string {
   if (result.ended === "budget") return `${searched}: the budget (${formatMs(result.budgetMs)}) was spent`;
   if (result.ended === "orders")
     return `${searched}: the orders given were used up before the budget was spent`;
+  if (result.ended === "interrupted") return `${searched}: interrupted by ${result.interruptedBy}`;
   return `${searched}: stopped at a finding`;
 }
 
@@ -70,6 +79,7 @@ export function reproducedText(finding: ShrunkFinding): string {
 export function shrinkEndText(finding: ShrunkFinding): string {
   if (finding.shrinkEnded === "minimal") return "1-minimal: without any one step every try passed";
   if (finding.shrinkEnded === "budget") return "shrinking stopped at its budget, smaller may exist";
+  if (finding.shrinkEnded === "interrupted") return "shrinking was interrupted, smaller may exist";
   return "shrinking stopped when the orders ran out, smaller may exist";
 }
 

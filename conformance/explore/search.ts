@@ -29,6 +29,8 @@ export interface SearchSettings {
   allowStaleMs: number;
   /** Histories played at once, each on orders of its own. */
   parallel: number;
+  /** Aborted by a stop signal: no history starts after it, and the search ends with what it covered. */
+  stop?: AbortSignal | undefined;
 }
 
 /** A program as it was played once: its history and the checker's verdict on it. */
@@ -68,13 +70,13 @@ export interface ShrunkFinding {
   choices: readonly RunChoices[];
   ruledOut: readonly ChoiceRuledOut[];
   /** Why shrinking ended: no smaller program failed (1-minimal), or its budget or the orders ran out first. */
-  shrinkEnded: "minimal" | "budget" | "orders";
+  shrinkEnded: "minimal" | "budget" | "orders" | "interrupted";
 }
 
 export interface SearchResult {
   seed: number;
   /** Why the search ended. */
-  ended: "budget" | "orders" | "finding";
+  ended: "budget" | "orders" | "finding" | "interrupted";
   coverage: ExploreCoverage;
   largestStaleMs: number;
   finding?: ShrunkFinding;
@@ -98,7 +100,7 @@ export async function search(
   const player = new Player(driver, supply, settings, coverage);
   const found = await firstFailing(player, arbitrary, settings);
   const largestStaleMs = player.largestStaleMs;
-  if (found === "budget" || found === "orders")
+  if (found === "budget" || found === "orders" || found === "interrupted")
     return { seed: settings.seed, ended: found, coverage, largestStaleMs };
   const finding = await shrink(player, arbitrary, found, settings);
   return { seed: settings.seed, ended: "finding", coverage, largestStaleMs, finding };
@@ -112,18 +114,19 @@ async function firstFailing(
   player: Player,
   arbitrary: fc.Arbitrary<Program>,
   settings: SearchSettings,
-): Promise<PlayedHistory | "budget" | "orders"> {
+): Promise<PlayedHistory | "budget" | "orders" | "interrupted"> {
   const deadline = performance.now() + settings.budgetMs;
   let next = 0;
-  let ended: "budget" | "orders" | undefined;
+  let ended: "budget" | "orders" | "interrupted" | undefined;
   const failures: { n: number; played: PlayedHistory }[] = [];
   const worker = async () => {
     while (ended === undefined && failures.length === 0) {
-      if (performance.now() >= deadline) ended = "budget";
+      if (settings.stop?.aborted) ended = "interrupted";
+      else if (performance.now() >= deadline) ended = "budget";
       else {
         const n = next++;
-        const played = await player.play(nthProgram(arbitrary, settings.seed, n));
-        if (played === undefined) ended = "orders";
+        const played = await player.play(nthProgram(arbitrary, settings.seed, n), deadline);
+        if (played === undefined) ended = settings.stop?.aborted ? "interrupted" : outOf(deadline);
         else if (!played.verdict.ok) failures.push({ n, played });
       }
     }
@@ -131,6 +134,11 @@ async function firstFailing(
   await Promise.all(Array.from({ length: Math.max(1, settings.parallel) }, worker));
   const earliest = failures.sort((a, b) => a.n - b.n)[0];
   return earliest?.played ?? ended ?? "budget";
+}
+
+/** Why orders stopped coming: the time was up while provisioning, or there were no more. */
+function outOf(deadline: number): "budget" | "orders" {
+  return performance.now() >= deadline ? "budget" : "orders";
 }
 
 /** A combination of the run's open choices that a history of the run cannot be explained under, at any staleness. */
@@ -158,13 +166,16 @@ class Player {
     private readonly coverage: ExploreCoverage,
   ) {}
 
-  /** One run of a program on orders no earlier run cancelled; undefined when the orders are used up. */
-  async play(program: Program): Promise<PlayedHistory | undefined> {
+  /**
+   * One run of a program on orders no earlier run cancelled; undefined when the orders are used up, or
+   * `until` passed while more were being provisioned.
+   */
+  async play(program: Program, until?: number): Promise<PlayedHistory | undefined> {
     const kinds = this.settings.shape.slots.kinds;
     const used = slotsUsed(program);
     const pendingSlots = used.filter((slot) => kinds[slot] === "pending");
     const shippedSlots = used.filter((slot) => kinds[slot] === "shipped");
-    const pending = await this.supply.pending(pendingSlots.length);
+    const pending = await this.supply.pending(pendingSlots.length, until);
     if (pending === undefined) return undefined;
     const shipped = await this.supply.shipped(shippedSlots.length);
     const ids: (string | undefined)[] = kinds.map(() => undefined);
@@ -214,9 +225,13 @@ class Player {
    * Up to `times` runs, `parallel` at once, stopping at the first round with a failure; undefined when the
    * orders ran out first.
    */
-  async firstFailure(program: Program, times: number): Promise<PlayedHistory | "passed" | undefined> {
+  async firstFailure(
+    program: Program,
+    times: number,
+    until: number,
+  ): Promise<PlayedHistory | "passed" | undefined> {
     for (let run = 0; run < times; run += this.settings.parallel) {
-      const round = await this.playMany(program, Math.min(this.settings.parallel, times - run));
+      const round = await this.playMany(program, Math.min(this.settings.parallel, times - run), until);
       const failed = round.find((played) => played !== undefined && !played.verdict.ok);
       if (failed !== undefined) return failed;
       if (round.includes(undefined)) return undefined;
@@ -225,8 +240,8 @@ class Player {
   }
 
   /** The program played `times` times at once, each run on orders of its own. */
-  playMany(program: Program, times: number): Promise<(PlayedHistory | undefined)[]> {
-    return Promise.all(Array.from({ length: times }, () => this.play(program)));
+  playMany(program: Program, times: number, until?: number): Promise<(PlayedHistory | undefined)[]> {
+    return Promise.all(Array.from({ length: times }, () => this.play(program, until)));
   }
 }
 
@@ -251,14 +266,14 @@ async function shrink(
       const key = JSON.stringify(candidate);
       if (tried.has(key) || stepCount(candidate) === 0) continue;
       tried.add(key);
-      if (performance.now() >= deadline) {
-        shrinkEnded = "budget";
+      if (settings.stop?.aborted || performance.now() >= deadline) {
+        shrinkEnded = settings.stop?.aborted ? "interrupted" : "budget";
         break shrinking;
       }
       candidatesTried++;
-      const outcome = await player.firstFailure(candidate, settings.replays);
+      const outcome = await player.firstFailure(candidate, settings.replays, deadline);
       if (outcome === undefined) {
-        shrinkEnded = "orders";
+        shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
         break shrinking;
       }
       if (outcome !== "passed") {
@@ -268,7 +283,7 @@ async function shrink(
     }
     break;
   }
-  const reproduced = await replay(player, minimal.program, settings.finalReplays, settings.parallel);
+  const reproduced = await replay(player, minimal.program, settings);
   const { possible, ruledOut } = player.choices;
   return { original, minimal, reproduced, candidatesTried, shrinkEnded, choices: possible, ruledOut };
 }
@@ -282,13 +297,13 @@ function* candidatesOf(arbitrary: fc.Arbitrary<Program>, program: Program): Iter
 async function replay(
   player: Player,
   program: Program,
-  times: number,
-  parallel: number,
+  settings: SearchSettings,
 ): Promise<{ failed: number; of: number }> {
+  const times = settings.finalReplays;
   let failed = 0;
   let of = 0;
-  while (of < times) {
-    const round = await player.playMany(program, Math.min(parallel, times - of));
+  while (of < times && !settings.stop?.aborted) {
+    const round = await player.playMany(program, Math.min(settings.parallel, times - of));
     for (const played of round) {
       if (played === undefined) continue;
       of++;

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type ExploreTarget, startExploreTarget } from "../../test-support/explore-target.ts";
 import { freePort } from "../../test-support/free-port.ts";
@@ -52,6 +54,17 @@ describe("petstore-conformance explore", () => {
     assert.match(unreachable.stderr, /ECONNREFUSED/);
   });
 
+  it("exits 2 asking whether --base-url is right when the list answers 404", async () => {
+    const ids = idsFile("no-v1.json", { pending: ["1"] });
+    const noV1 = target.url.replace(/\/v1$/, "");
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", noV1, "--api-key", target.key, "--order-ids", ids, "--budget", "1s"],
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, /^error: GET \S+\/store\/orders was answered 404: is --base-url right\?/m);
+  });
+
   it("refuses an --order-ids file whose ids are not strings of digits", async () => {
     const ids = idsFile("numbers.json", '{"pending": [9007199254740993]}');
     const { code, stderr } = await cli([
@@ -65,6 +78,116 @@ describe("petstore-conformance explore", () => {
     ]);
     assert.equal(code, 2);
     assert.match(stderr, /pending\[0\] must be a string of digits/);
+  });
+
+  it("plays programs that need no more pending orders than the run was given", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("one.json", { pending: correct.create(1, 0).pending });
+      const { code, stdout, stderr } = await cli(
+        ["explore", "--base-url", correct.url, "--api-key", correct.key, "--order-ids", ids, "--seed", "7"],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /covered 1 histories/);
+    } finally {
+      await correct.close();
+    }
+  });
+
+  it("exits 2 with one line saying what to do when it judged no history", async () => {
+    const hooks = idsFile("dry.mjs", "export function provision() { return {}; }\n");
+    // A seed whose early programs include one of lists alone: it plays, but judges none of the run's orders.
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", target.url, "--api-key", target.key, "--hooks", hooks].concat([
+        "--budget",
+        "1s",
+        "--seed",
+        "214294615",
+      ]),
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    const errors = stderr.split("\n").filter((line) => line.startsWith("error:"));
+    assert.equal(errors.length, 1);
+    assert.match(errors[0] as string, /judged no history: .*give more pending orders .*or fewer --clients/);
+  });
+
+  it("exits 2 naming the orders given as pending that the first list does not show", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const given = correct.create(4, 0);
+      const ids = idsFile("absent.json", { pending: [...given.pending, "9223372036854775807"] });
+      const { code, stderr } = await cli(
+        [
+          "explore",
+          "--base-url",
+          correct.url,
+          "--api-key",
+          correct.key,
+          "--order-ids",
+          ids,
+          "--budget",
+          "1s",
+        ],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 2, stderr);
+      assert.match(
+        stderr,
+        /^error: orders given as pending are not in the list: 9223372036854775807; check --order-ids FILE$/m,
+      );
+      const hooks = idsFile("absent.mjs", 'export function beforeRun() { return { pending: ["5"] }; }\n');
+      const fromHook = await cli(
+        ["explore", "--base-url", correct.url, "--api-key", correct.key, "--hooks", hooks],
+        NO_PROXY_ENV,
+      );
+      assert.equal(fromHook.code, 2, fromHook.stderr);
+      assert.match(fromHook.stderr, /not in the list: 5; check the beforeRun hook's pending ids$/m);
+    } finally {
+      await correct.close();
+    }
+  });
+
+  it("writes the reports asked for, marked interrupted, and exits 130 on Ctrl-C", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("many.json", correct.create(5000, 2));
+      const report = join(folder, "interrupted.json");
+      const bin = fileURLToPath(new URL("../bin.ts", import.meta.url));
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", bin, "explore", "--base-url", correct.url, "--api-key", correct.key].concat([
+          "--order-ids",
+          ids,
+          "--budget",
+          "10m",
+          "--reporter",
+          `json:${report}`,
+          "--reporter",
+          `html:${report}.html`,
+        ]),
+        { env: { ...process.env, ...NO_PROXY_ENV }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stdout = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      // Stopped once some histories were played, so that the report has something covered to say.
+      while (correct.deletes.length < 50 && child.exitCode === null) await sleep(20);
+      child.kill("SIGINT");
+      assert.equal(await exited, 130);
+      assert.match(stdout, /INTERRUPTED by SIGINT/);
+      const json = JSON.parse(readFileSync(report, "utf8"));
+      assert.equal(json.interrupted, "SIGINT");
+      assert.equal(json.ended, "interrupted");
+      assert.equal(json.passed, false);
+      assert.ok(json.coverage.histories > 0);
+      assert.match(readFileSync(`${report}.html`, "utf8"), /Interrupted by SIGINT: nothing found/);
+    } finally {
+      await correct.close();
+    }
   });
 
   it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline and a script", async () => {

@@ -41,6 +41,36 @@ describe("explore's orders", () => {
     assert.deepEqual(await supply.shipped(2), ["9", "9"]);
   });
 
+  it("refuses ids a provision hook gave before: a hook with nothing new has no more orders", async () => {
+    let calls = 0;
+    const supply = createOrderSupply(
+      { pending: ["1"], shipped: [], missing: [] },
+      {
+        provision: () => {
+          if (++calls > 100) throw new Error("asked the hook over and over");
+          return { pending: ["3", "1"] };
+        },
+      },
+      context,
+      [],
+    );
+    assert.deepEqual(await supply.pending(2), ["1", "3"]);
+    assert.equal(await supply.pending(1), undefined);
+    assert.ok(calls <= 2);
+  });
+
+  it("stops asking the provision hook once the run's time is up", async () => {
+    let next = 1;
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      { provision: () => ({ pending: [String(next++)] }) },
+      context,
+      [],
+    );
+    assert.equal(await supply.pending(3, performance.now() - 1), undefined);
+    assert.equal(next, 1);
+  });
+
   it("calls the provision hook once at a time when histories played at once ask together", async () => {
     let calls = 0;
     let inFlight = 0;

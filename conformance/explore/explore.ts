@@ -11,7 +11,6 @@ import { loadHooks, runHook } from "../target/hooks.ts";
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
-import type { TargetReach } from "../target/reach-options.ts";
 import { keyRefused, runProblem } from "../target/run-problems.ts";
 import { secretHider } from "../target/secret-hider.ts";
 import {
@@ -22,6 +21,7 @@ import {
   TargetUnreachableError,
   targetWarnings,
 } from "../target/target.ts";
+import type { TargetReach } from "../target/target-reach.ts";
 import { type Driver, listedOf, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
 import { type SlotKind, slotPlan } from "./program.ts";

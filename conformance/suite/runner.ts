@@ -40,7 +40,6 @@ import {
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
-import type { TargetReach } from "../target/reach-options.ts";
 import { redactSecrets } from "../target/redact.ts";
 import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
 import {
@@ -51,6 +50,7 @@ import {
   TargetUnreachableError,
   targetWarnings,
 } from "../target/target.ts";
+import type { TargetReach } from "../target/target-reach.ts";
 import { checkRule, ordersHave, type RuleContext, ruleSnapshots } from "./rules.ts";
 import {
   type AuthVariant,

@@ -1,23 +1,22 @@
 import { randomInt } from "node:crypto";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
-import { SESSION_NAME } from "../../contract/session.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
-import { headerSecrets } from "../target/credentials.ts";
 import type { ConformanceHooks, HookContext } from "../target/hook-types.ts";
-import { loadHooks, runHook } from "../target/hooks.ts";
+import { runHook } from "../target/hooks.ts";
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
-import { maskedHeaders } from "../target/masked-headers.ts";
+import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
+import { checkCaller, reachTarget } from "../target/reached-target.ts";
 import { keyRefused, runProblem } from "../target/run-problems.ts";
 import { secretHider } from "../target/secret-hider.ts";
 import {
   ConformanceUsageError,
   DEFAULT_TIMEOUT_MS,
   parseTargetUrl,
-  routeTo,
+  type routeTo,
   TargetUnreachableError,
   targetWarnings,
 } from "../target/target.ts";
@@ -154,28 +153,8 @@ interface Prepared {
 
 async function prepare(options: ExploreOptions, names: SettingNames): Promise<Prepared> {
   const baseUrl = parseTargetUrl(options.baseUrl, names);
-  if (!options.apiKey) throw new ConformanceUsageError(`an API key is required: ${names.apiKey}`);
-  if (options.session !== undefined && !SESSION_NAME.test(options.session))
-    throw new ConformanceUsageError(
-      `${names.session} must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'`,
-    );
-  const env = options.env ?? process.env;
-  const route = routeTo(baseUrl, env, options.proxy, names);
-  const masked = maskedHeaders(options.headers, options.showHeaders, names);
-  const hooks =
-    typeof options.hooks === "string" ? await loadHooks(options.hooks, names.hooks) : (options.hooks ?? {});
-  const hookContext: HookContext = {
-    baseUrl: baseUrl.href,
-    apiKey: options.apiKey,
-    ...(options.session !== undefined ? { session: options.session } : {}),
-    fetch: globalThis.fetch,
-  };
-  const secrets = [
-    options.apiKey,
-    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
-    env.PETSTORE_CONTROL_TOKEN ?? "",
-    process.env.PETSTORE_CONTROL_TOKEN ?? "",
-  ].filter((secret) => secret !== "");
+  checkCaller(options, names);
+  const { env, route, masked, hooks, hookContext, secrets } = await reachTarget(baseUrl, options, names);
   const warnings = [
     ...ignoredProxyVariables(env),
     ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),

@@ -26,27 +26,26 @@ import {
   type ReproduceAs,
   renderReplays,
 } from "../reports/reproduction.ts";
-import { BASIC_PROBE_USER, headerSecrets } from "../target/credentials.ts";
+import { BASIC_PROBE_USER } from "../target/credentials.ts";
 import { createHealth } from "../target/health.ts";
 import {
   type ConformanceHooks,
   type HookContext,
   HookError,
   hookId,
-  loadHooks,
   type ProvidedIds,
   runHook,
 } from "../target/hooks.ts";
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
-import { maskedHeaders } from "../target/masked-headers.ts";
+import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
+import { checkCaller, reachTarget } from "../target/reached-target.ts";
 import { redactSecrets } from "../target/redact.ts";
 import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
 import {
   ConformanceUsageError,
   DEFAULT_TIMEOUT_MS,
   parseTargetUrl,
-  routeTo,
   TargetUnreachableError,
   targetWarnings,
 } from "../target/target.ts";
@@ -188,26 +187,10 @@ interface PreparedRun {
 async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
   const names = options.settingNames ?? RUN_OPTION_NAMES;
   const baseUrl = parseTargetUrl(options.baseUrl, names);
-  if (!options.apiKey) throw new ConformanceUsageError(`an API key is required: ${names.apiKey}`);
-  if (options.session !== undefined && !SESSION_NAME.test(options.session)) {
-    throw new ConformanceUsageError(
-      `${names.session} must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'`,
-    );
-  }
+  checkCaller(options, names);
   const scenarios = options.scenarios ?? SCENARIOS;
   const selected = selectScenarios(scenarios, options.only, options.skip, names);
-  const env = options.env ?? process.env;
-  const route = routeTo(baseUrl, env, options.proxy, names);
-  const masked = maskedHeaders(options.headers, options.showHeaders, names);
-  const hooks =
-    typeof options.hooks === "string" ? await loadHooks(options.hooks, names.hooks) : (options.hooks ?? {});
-  const hookContext: HookContext = {
-    baseUrl: baseUrl.href,
-    apiKey: options.apiKey,
-    ...(options.session !== undefined ? { session: options.session } : {}),
-    fetch: globalThis.fetch,
-  };
-  const secrets = secretsOf(options.apiKey, masked, env);
+  const { env, route, masked, hooks, hookContext, secrets } = await reachTarget(baseUrl, options, names);
   const provided = await runHook(
     "beforeRun",
     () => hooks.beforeRun?.(hookContext),
@@ -251,19 +234,6 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
 }
 
 /** The key, masked --header values, the mock's control token: what no report, message or hook error shows. */
-function secretsOf(
-  apiKey: string,
-  masked: ReturnType<typeof maskedHeaders>,
-  env: NodeJS.ProcessEnv,
-): string[] {
-  return [
-    apiKey,
-    ...masked.entries.flatMap(([name, value]) => headerSecrets(name.toLowerCase(), value)),
-    env.PETSTORE_CONTROL_TOKEN ?? "",
-    process.env.PETSTORE_CONTROL_TOKEN ?? "",
-  ].filter((secret) => secret !== "");
-}
-
 /** The session the run is sent in: the one given, else the one the beforeRun hook made its orders in. */
 function sessionOf(
   options: ConformanceOptions,

@@ -1,27 +1,11 @@
-import fastXmlBuilder, { type XMLBuilderConstructor } from "fast-xml-builder";
 import { printable } from "../../common/printable.ts";
 import { describeFinding } from "../model/linearizability.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
+import { type Element, junitXml } from "../reports/junit-xml.ts";
 import type { ExploreResult } from "./explore.ts";
 import { coverageLine, reproducedText } from "./report-pretty.ts";
 
 const SUITE = "petstore-conformance explore";
-
-// As the suite's JUnit reporter: the ES build's default export is the class, the CommonJS build's `default` is.
-const XMLBuilder: XMLBuilderConstructor =
-  typeof fastXmlBuilder === "function"
-    ? fastXmlBuilder
-    : (fastXmlBuilder as unknown as { default: XMLBuilderConstructor }).default;
-
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  format: true,
-  suppressBooleanAttributes: false,
-  suppressEmptyNode: true,
-  processEntities: true,
-});
-
-type Element = { [name: string]: string | number | Element | Element[] };
 
 /** JUnit XML: one testcase per property the checker judges histories by, failed when a finding breaks it. */
 export function renderExploreJunit(result: ExploreResult): string {
@@ -52,8 +36,7 @@ export function renderExploreJunit(result: ExploreResult): string {
     "@_name": name,
     "@_value": printable(value),
   });
-  const xml = builder.build({
-    "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
+  const xml = junitXml({
     testsuites: {
       "@_name": SUITE,
       ...totals,

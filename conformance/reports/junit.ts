@@ -1,29 +1,10 @@
-import fastXmlBuilder, { type XMLBuilderConstructor } from "fast-xml-builder";
 import { oneLinePerCheck } from "./check-lines.ts";
 import { describeCheck, endedLine } from "./describe.ts";
+import { type Element, junitXml } from "./junit-xml.ts";
 import { printableReport } from "./printable-report.ts";
 import type { CheckResult, Report } from "./report.ts";
 
 const SUITE = "petstore-conformance";
-
-// Attributes and text are escaped by the builder (& < > ' "); a value "true" stays an attribute with a
-// value, since XML has no bare attributes.
-// Its ES build's default export is the class; its CommonJS build (the one this library's own CommonJS
-// build requires) is an object whose `default` is, and Node's interop hands over that object.
-const XMLBuilder: XMLBuilderConstructor =
-  typeof fastXmlBuilder === "function"
-    ? fastXmlBuilder
-    : (fastXmlBuilder as unknown as { default: XMLBuilderConstructor }).default;
-
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  format: true,
-  suppressBooleanAttributes: false,
-  suppressEmptyNode: true,
-  processEntities: true,
-});
-
-type Element = { [name: string]: string | number | Element | Element[] };
 
 /** JUnit XML: one testcase per scenario, as CI tools (GitLab, Jenkins, GitHub reporters) load it. */
 export function renderJunit(shown: Report): string {
@@ -37,8 +18,7 @@ export function renderJunit(shown: Report): string {
     "@_skipped": report.scenarios.filter((scenario) => scenario.status === "skipped").length,
     "@_time": (report.durationMs / 1000).toFixed(3),
   };
-  const xml = builder.build({
-    "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
+  const xml = junitXml({
     testsuites: {
       "@_name": SUITE,
       ...totals,

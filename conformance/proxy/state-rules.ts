@@ -24,7 +24,8 @@ import { TRAFFIC_RULES } from "./state-rules/traffic-rules.ts";
  * mock session) apart, within bounds: its last list, kept as the judge read it (exact ids and record
  * digests, whatever its size), and what cancels and refusals did to its orders. The least recently used
  * views and the oldest orders are forgotten first. Beside the rules, each view's history of each cancelled
- * order is checked against the spec's model, as explore checks its histories (state-rules/live-history.ts).
+ * order is checked against the spec's model, as explore checks its histories (state-rules/live-history.ts),
+ * under the open choices the view's traffic has not ruled out (state-rules/view-choices.ts).
  * The rules themselves are objects in state-rules/: the
  * keeper asks each of them about what the traffic showed and counts how often each was put to the test.
  */
@@ -331,7 +332,7 @@ export class TrafficState {
       this.#history.cut = false;
       this.#note(
         "history-window-cut",
-        "the live history checked against the spec's model was cut to stay within the proxy's memory budget: the oldest orders' stories were forgotten, and an order seen again starts in an unknown state",
+        "the live history checked against the spec's model was cut to stay within the proxy's memory budget: the oldest orders' stories were forgotten, and an order seen again starts in an unknown state (past them, the oldest views' open choices, decided again from later traffic)",
       );
     }
   }

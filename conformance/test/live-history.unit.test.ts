@@ -177,6 +177,127 @@ describe("the proxy's live history, checked against the spec's model", () => {
   });
 });
 
+describe("the open choices, decided once per view as explore decides them per run", () => {
+  it("flags a second cancel answered 404 where another order's was 409, naming both orders' exchanges", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", 204, next(1));
+    assert.deepEqual(findingsOf(history.cancel("k", "5", 409, next(2))), []);
+    history.cancel("k", "6", 204, next(3));
+    const [finding, ...more] = findingsOf(history.cancel("k", "6", 404, next(4)));
+    assert.deepEqual(more, []);
+    assert.equal(finding?.rule, "cancel-answer-matches-state");
+    assert.equal(
+      finding?.message,
+      "cancel-answer-matches-state (violation): order 6: #1 client 4 cancel 404 40 ms–45 ms (§3, §4.2: a cancel " +
+        "answers 204 for a pending order, 409 for one that is not pending and 404 for one the store does not have); " +
+        "exchanges #4; this deployment showed a second cancel answers 409 for order 5 at exchange #2",
+    );
+    assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [2, 4]);
+  });
+
+  it("flags a cancelled order still listed once another order of the view left the list when cancelled", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", 204, next(1));
+    history.cancel("k", "6", 204, next(2));
+    // Both stories checked by one list: order 6 leaving the list decides the choice, and order 5 is judged again.
+    const [finding, ...more] = findingsOf(history.list("k", listed([5]), next(3)));
+    assert.deepEqual(more, []);
+    assert.equal(finding?.rule, "stale-read");
+    assert.match(
+      finding?.message ?? "",
+      /^stale-read \(stale read, stale by 15 ms\): order 5: .*; this deployment showed cancelled orders leave the list for order 6 at exchange #3$/,
+    );
+    assert.equal(history.choicesOf("k").length, 2);
+  });
+
+  it("judges the view's kept stories again when a later order decides a choice", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", 204, next(1));
+    // Order 5 listed after its cancel fits either choice (staying listed, or a stale read): it decides nothing.
+    assert.deepEqual(findingsOf(history.list("k", listed([5, 6]), next(2))), []);
+    assert.equal(history.choicesOf("k").length, 4);
+    history.cancel("k", "6", 204, next(3));
+    // This list says nothing new of order 5; order 6 leaving it decides the choice, and order 5's story is judged again.
+    const [finding, ...more] = findingsOf(history.list("k", listed([5]), next(4)));
+    assert.deepEqual(more, []);
+    assert.equal(finding?.orderId, "5");
+    assert.match(
+      finding?.message ?? "",
+      /^stale-read \(stale read, stale by 5 ms\): order 5: .*; exchanges #1, #2; this deployment showed cancelled orders leave the list for order 6 at exchange #4$/,
+    );
+    assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [2, 4]);
+  });
+
+  it("keeps each view's choices apart", () => {
+    const history = new LiveHistory();
+    history.cancel("a", "5", 204, next(1));
+    history.cancel("a", "5", 409, next(2));
+    history.cancel("b", "6", 204, next(3));
+    assert.deepEqual(findingsOf(history.cancel("b", "6", 404, next(4))), []);
+    assert.deepEqual(
+      history.choicesOf("a").map((choices) => choices.secondCancelStatus),
+      [409, 409],
+    );
+    assert.deepEqual(
+      history.choicesOf("b").map((choices) => choices.secondCancelStatus),
+      [404, 404],
+    );
+  });
+
+  it("reads a 404 for an order never listed as an absent order, which decides nothing", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", 204, next(1));
+    history.cancel("k", "5", 409, next(2));
+    assert.deepEqual(findingsOf(history.cancel("k", "7", 404, next(3))), []);
+    assert.deepEqual(findingsOf(history.list("k", listed([5]), next(4))), []);
+  });
+
+  it("charges the choices ruled out and forgets them after every story", () => {
+    const account = new MemoryBudget(1024 * 1024);
+    const history = new LiveHistory(undefined, account);
+    history.cancel("k", "5", 204, next(1));
+    history.cancel("k", "5", 409, next(2));
+    assert.equal(account.held, history.bytes);
+    history.cancel("k", "6", 204, next(3));
+    const withStories = history.bytes;
+    history.forgetOldest(1);
+    history.forgetOldest(1);
+    assert.equal(history.stories, 0);
+    assert.ok(history.bytes > 0 && history.bytes < withStories, "the view's choices outlive its stories");
+    assert.equal(history.choicesOf("k").length, 2);
+    history.forgetOldest(1);
+    assert.equal(history.bytes, 0);
+    assert.equal(account.held, 0);
+    assert.equal(history.choicesOf("k").length, 4);
+  });
+
+  it("never crashes on a deployment that decides per order, and flags only orders the view's choices cannot explain", () => {
+    const decision = fc.record({ listed: fc.boolean(), second: fc.constantFrom(404, 409) });
+    fc.assert(
+      fc.property(fc.array(decision, { minLength: 1, maxLength: 6 }), fc.boolean(), (orders, listFirst) => {
+        const history = new LiveHistory();
+        let seq = 1;
+        const found: StoryChecked[] = [];
+        const cancelOf = (order: number) => {
+          found.push(...history.cancel("k", String(order + 1), 204, next(seq++)));
+          found.push(...history.cancel("k", String(order + 1), orders[order]?.second ?? 409, next(seq++)));
+        };
+        const listAll = () => {
+          const shown = orders.flatMap((order, index) => (order.listed ? [index + 1] : []));
+          found.push(...history.list("k", listed(shown), next(seq++)));
+        };
+        orders.forEach((_, index) => {
+          cancelOf(index);
+          if (listFirst) listAll();
+        });
+        listAll();
+        const differ = (key: "listed" | "second") => new Set(orders.map((order) => order[key])).size > 1;
+        assert.equal(findingsOf(found).length > 0, differ("listed") || differ("second"));
+      }),
+    );
+  });
+});
+
 describe("the live history in the state keeper", () => {
   const cancel = (state: TrafficState, orderId: string, ref: ExchangeRef): StateFinding[] =>
     state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: ref });

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { tempFolder } from "../../common/temp-folder.ts";
@@ -16,6 +18,44 @@ function failures(report: Report): string[] {
     .flatMap((scenario) => scenario.checks)
     .filter((check) => check.status === "failed")
     .map((check) => `${check.id}: ${check.message}`);
+}
+
+/**
+ * A backend that decides the spec's open choice per order, which the spec allows only once per deployment:
+ * the first order stays listed once cancelled, the second leaves the list.
+ */
+async function startInconsistentUpstream(
+  ids: readonly [string, string],
+): Promise<{ url: string; close(): Promise<void> }> {
+  const cancelled = new Set<string>();
+  const record = (id: string) =>
+    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
+  const server: Server = createServer((request, response) => {
+    const id = /^\/v1\/store\/orders\/(\d+)$/.exec(request.url ?? "")?.[1];
+    if (request.method === "DELETE" && id !== undefined && ids.includes(id)) {
+      if (!cancelled.has(id)) {
+        cancelled.add(id);
+        response.writeHead(204).end();
+        return;
+      }
+      response.writeHead(409, { "content-type": "application/json" });
+      response.end(JSON.stringify({ code: "conflict", message: "Order cannot be cancelled.", status: 409 }));
+      return;
+    }
+    const listedIds = ids.filter((each) => each === ids[0] || !cancelled.has(each));
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(`[${listedIds.map(record).join(",")}]`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Runs `clients` concurrent loops of requests through the proxy, each from its own list of steps. */
@@ -60,6 +100,50 @@ describe("the proxy checks live traffic with the spec's model", () => {
         failure,
         /^state\.cancel-once: cancel-once \(violation\): order \d+: #\d client \d+ cancel 204 [\d.]+ ms–[\d.]+ ms; #\d client \d+ cancel 204 /,
       );
+  });
+
+  it("flags a backend whose cancelled orders stay listed for one order and leave the list for another", async () => {
+    const stays = "9007199254740993";
+    const leaves = "9007199254740995";
+    const upstream = await startInconsistentUpstream([stays, leaves]);
+    const json = join(folder, "inconsistent-choices.json");
+    const proxy = await startSourceProxy([
+      "--upstream",
+      upstream.url,
+      "--fail-on-violation",
+      "--reporter",
+      `json:${json}`,
+    ]);
+    let code: number | null;
+    try {
+      const headers = { authorization: "Bearer some-key" };
+      const list = () => fetch(`${proxy.url}/store/orders`, { headers }).then((answer) => answer.text());
+      const cancel = (id: string) =>
+        fetch(`${proxy.url}/store/orders/${id}`, { method: "DELETE", headers }).then((answer) =>
+          answer.text(),
+        );
+      // One step at a time: #1 list, #2 cancel, #3 list, #4 cancel, #5 list.
+      await list();
+      await cancel(stays);
+      await list();
+      await cancel(leaves);
+      await list();
+    } finally {
+      ({ code } = await proxy.stop("SIGTERM"));
+      await upstream.close();
+    }
+    const found = failures(JSON.parse(readFileSync(json, "utf8")) as Report);
+    assert.deepEqual(
+      found.map((failure) => failure.replace(/: .*; (this deployment showed)/, ": …; $1")),
+      [
+        `state.stale-read: …; this deployment showed cancelled orders leave the list for order ${leaves} at exchange #5 GET /v1/store/orders → 200`,
+      ],
+    );
+    assert.match(
+      found[0] ?? "",
+      new RegExp(`^state\\.stale-read: stale-read \\(stale read, stale by [\\d.]+ ms\\): order ${stays}: `),
+    );
+    assert.equal(code, 1, "a finding fails the proxy's gate");
   });
 
   it("finds nothing in the mock under concurrent lists and cancels", async () => {

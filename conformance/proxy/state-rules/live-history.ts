@@ -1,17 +1,33 @@
 import type { MemoryBudget } from "../../judging/memory-budget.ts";
 import type { OrderIndex } from "../../judging/order-index.ts";
 import type { History, HistoryOperation } from "../../model/history.ts";
-import { checkHistory, describeFinding, type HistoryRule } from "../../model/linearizability.ts";
+import {
+  describeFinding,
+  type HistoryFinding,
+  type HistoryRule,
+  type HistoryVerdict,
+} from "../../model/linearizability.ts";
+import { ALL_RUN_CHOICES } from "../../model/spec-model.ts";
+import { checkStory } from "./story-check.ts";
 import type { ExchangeRef } from "./traffic-rule.ts";
+import {
+  type ChoiceRuledOut,
+  describeShownElsewhere,
+  RULED_OUT_BYTES,
+  VIEW_CHOICES_BYTES,
+  ViewChoices,
+} from "./view-choices.ts";
 
 /**
  * The proxy's observed history, per view of the store and per order, checked against the spec's model
  * (model/linearizability.ts) as explore's histories are. An order's story starts with the first cancel of
  * it the proxy sees, in a state the proxy cannot know (the model's `unknown`), and holds that cancel, the
- * later ones and what each later list showed of the order. Each order is judged apart, whenever its story
- * grows, under whichever of the spec's open choices explains it. Stories are kept within a byte budget
- * charged to the process's account; past it the oldest stories are forgotten whole, so that an order is
- * only judged on a story the window holds from its start.
+ * later ones and what each later list showed of the order. Each order is judged apart, whenever its story grows, under the open choices its
+ * view has not ruled out (view-choices.ts): a deployment decides them once for every order, so a story
+ * that narrows them has every other story of its view judged again. Stories and what each view ruled out
+ * are kept within a byte budget charged to the process's account; past it the oldest stories are
+ * forgotten whole, so that an order is only judged on a story the window holds from its start, and then
+ * the oldest views' choices.
  */
 
 /** A finding of the model in one order's story, worded as explore words it, with the exchanges it names. */
@@ -56,6 +72,8 @@ export class LiveHistory {
   readonly #stories = new Map<string, Story>();
   /** Each view's stories by order, to project a list onto them. */
   readonly #byView = new Map<string, Map<string, Story>>();
+  /** The open choices each view has narrowed, oldest first; a view not here has ruled out none. */
+  readonly #choices = new Map<string, ViewChoices>();
   #bytes = 0;
   /** Whether a story was forgotten to stay within the budget. */
   cut = false;
@@ -73,9 +91,9 @@ export class LiveHistory {
     const { sentAt, answeredAt } = this.#instants(at);
     this.#add(story, { op: "cancel", client: at.seq, orderId, sentAt, answeredAt, status }, at);
     story.lastCancelAnsweredAt = Math.max(story.lastCancelAnsweredAt, answeredAt);
-    const checked = this.#check(story);
+    const checked = this.#checkInView(view, [story]);
     this.#keepWithinBudget();
-    return [checked];
+    return checked;
   }
 
   /** A list read whole in a view: what it showed of each order with a story there, checked where it says something new. */
@@ -83,17 +101,42 @@ export class LiveHistory {
     const stories = this.#byView.get(view);
     if (!stories) return [];
     const { sentAt, answeredAt } = this.#instants(at);
-    const checked: StoryChecked[] = [];
-    for (const story of [...stories.values()]) {
+    const grown: Story[] = [];
+    for (const story of stories.values()) {
       const digest = orders.recordDigest(story.orderId);
       if (this.#saysNothingNew(story, digest, sentAt)) continue;
-      const shown = new Map<string, number>();
-      if (digest !== undefined) shown.set(story.orderId, this.#record(story, digest));
-      this.#add(story, { op: "list", client: at.seq, sentAt, answeredAt, status: 200, shown }, at);
-      story.lastList = story.operations.length - 1;
-      checked.push(this.#check(story));
+      this.#addList(story, digest, sentAt, answeredAt, at);
+      grown.push(story);
     }
+    const checked = this.#checkInView(view, grown);
     this.#keepWithinBudget();
+    return checked;
+  }
+
+  #addList(
+    story: Story,
+    digest: string | undefined,
+    sentAt: number,
+    answeredAt: number,
+    at: ExchangeRef,
+  ): void {
+    const shown = new Map<string, number>();
+    if (digest !== undefined) shown.set(story.orderId, this.#record(story, digest));
+    this.#add(story, { op: "list", client: at.seq, sentAt, answeredAt, status: 200, shown }, at);
+    story.lastList = story.operations.length - 1;
+  }
+
+  /**
+   * Checks the stories that grew; when one narrows its view's choices, every story of the view is judged
+   * again under what is left (at most once per combination ruled out).
+   */
+  #checkInView(view: string, grown: readonly Story[]): StoryChecked[] {
+    let possible = this.#choices.get(view)?.possible;
+    const checked = grown.map((story) => this.#check(story));
+    while (this.#choices.get(view)?.possible !== possible) {
+      possible = this.#choices.get(view)?.possible;
+      for (const story of [...(this.#byView.get(view)?.values() ?? [])]) checked.push(this.#check(story));
+    }
     return checked;
   }
 
@@ -161,27 +204,71 @@ export class LiveHistory {
     this.account?.take(bytes);
   }
 
-  /** Checks the story against the model; a story with a finding is forgotten, so the next one starts anew. */
+  #chargeChoices(choices: ViewChoices, bytes: number): void {
+    choices.bytes += bytes;
+    this.#bytes += bytes;
+    this.account?.take(bytes);
+  }
+
+  /**
+   * Checks the story against the model under its view's choices left, and narrows them to those that
+   * explain it; a story with a finding is forgotten, so the next one starts anew.
+   */
   #check(story: Story): StoryChecked {
     const history: History = {
       given: { pending: [], shipped: [], missing: [], unknown: [story.orderId] },
       records: story.records,
       operations: story.operations,
     };
-    const verdict = checkHistory(history);
-    const findings = verdict.findings.map((finding): StoryFinding => {
-      const refs = finding.operations.map((index) => story.refs[index] as ExchangeRef);
-      const labels = refs.map((ref) => ref.label).join(", ");
-      return {
-        rule: finding.rule,
-        orderId: story.orderId,
-        message: `${describeFinding(finding, history)}; exchanges ${labels}`,
-        earlier: refs[0] as ExchangeRef,
-        later: refs[refs.length - 1] as ExchangeRef,
-      };
-    });
+    const choices = this.#choices.get(story.view);
+    const verdict = checkStory(story.orderId, history, choices?.possible ?? ALL_RUN_CHOICES);
+    if (verdict.consistentChoices.length > 0) this.#narrow(story, history, verdict.consistentChoices);
+    const shownElsewhere = verdict.ok ? [] : (choices?.shownElsewhere(story.orderId, history) ?? []);
+    const findings = verdict.findings.map((finding) =>
+      this.#storyFinding(story, history, finding, shownElsewhere),
+    );
     if (findings.length > 0) this.#forget(story);
     return { orderId: story.orderId, findings };
+  }
+
+  #narrow(story: Story, history: History, consistent: HistoryVerdict["consistentChoices"]): void {
+    let choices = this.#choices.get(story.view);
+    const fresh = choices === undefined;
+    choices ??= new ViewChoices();
+    const ruledOut = choices.narrow(consistent, story.orderId, history, story.refs);
+    if (ruledOut.length === 0) return;
+    if (fresh) {
+      this.#choices.set(story.view, choices);
+      this.#chargeChoices(choices, VIEW_CHOICES_BYTES + story.view.length * 2);
+    }
+    for (const ruled of ruledOut)
+      this.#chargeChoices(choices, RULED_OUT_BYTES + (ruled.orderId.length + ruled.at.label.length) * 2);
+  }
+
+  /**
+   * A finding in explore's words, with the exchanges it names; when a choice the view ruled out would
+   * explain the story, where the deployment showed otherwise, and that exchange as the earlier one.
+   */
+  #storyFinding(
+    story: Story,
+    history: History,
+    finding: HistoryFinding,
+    shownElsewhere: readonly ChoiceRuledOut[],
+  ): StoryFinding {
+    const refs = finding.operations.map((index) => story.refs[index] as ExchangeRef);
+    const labels = refs.map((ref) => ref.label).join(", ");
+    const message = `${describeFinding(finding, history)}; exchanges ${labels}`;
+    const earlier = refs[0] as ExchangeRef;
+    const later = refs[refs.length - 1] as ExchangeRef;
+    const shown = shownElsewhere[0];
+    if (shown === undefined) return { rule: finding.rule, orderId: story.orderId, message, earlier, later };
+    return {
+      rule: finding.rule,
+      orderId: story.orderId,
+      message: `${message}; ${describeShownElsewhere(shownElsewhere)}`,
+      earlier: shown.at.seq < later.seq ? shown.at : later,
+      later: shown.at.seq < later.seq ? later : shown.at,
+    };
   }
 
   #forget(story: Story): void {
@@ -199,12 +286,15 @@ export class LiveHistory {
     );
   }
 
-  /** Forgets the oldest stories until the history is within its budget (and the account within its limit). */
+  /** Forgets the oldest stories, then the oldest views' choices, until within the budget (and the account's limit). */
   #keepWithinBudget(): void {
-    while (this.#over() && this.#stories.size > 0) this.forgetOldest(1);
+    while (this.#over() && this.#stories.size + this.#choices.size > 0) this.forgetOldest(1);
   }
 
-  /** Forgets the oldest stories until `bytes` are given back, or none is left; says the window was cut. */
+  /**
+   * Forgets the oldest stories, then the oldest views' choices, until `bytes` are given back or nothing is
+   * left; says the window was cut. Choices go last: they are small, and what the deployment decided.
+   */
   forgetOldest(bytes: number): void {
     let given = 0;
     for (const story of this.#stories.values()) {
@@ -213,9 +303,17 @@ export class LiveHistory {
       this.#forget(story);
       this.cut = true;
     }
+    for (const [view, choices] of this.#choices) {
+      if (given >= bytes) return;
+      given += choices.bytes;
+      this.#choices.delete(view);
+      this.#bytes -= choices.bytes;
+      this.account?.give(choices.bytes);
+      this.cut = true;
+    }
   }
 
-  /** Bytes the stories hold, for the bounds' tests. */
+  /** Bytes the stories and the views' choices hold, for the bounds' tests. */
   get bytes(): number {
     return this.#bytes;
   }
@@ -223,5 +321,10 @@ export class LiveHistory {
   /** Stories kept, for the bounds' tests. */
   get stories(): number {
     return this.#stories.size;
+  }
+
+  /** The open choices a view has not ruled out, for the tests. */
+  choicesOf(view: string): ViewChoices["possible"] {
+    return this.#choices.get(view)?.possible ?? ALL_RUN_CHOICES;
   }
 }

@@ -195,7 +195,8 @@ export class TrafficState {
     const findings: StateFinding[] = [];
     const cancel = { orderId, status, outcome, at, order: memory };
     for (const rule of this.#rules) this.#count(rule, rule.onCancel?.(cancel), findings);
-    this.#judgeStories(this.#history.cancel(event.view, orderId, status, at), findings);
+    const before = view.last && { index: view.last.orders.index, at: view.last.at };
+    this.#judgeStories(this.#history.cancel(event.view, orderId, status, at, before), findings);
     if (outcome === "cancelled") {
       memory.cancelled ??= at;
     } else if (outcome === "not-pending" || outcome === "not-found") {

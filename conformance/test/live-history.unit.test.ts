@@ -298,6 +298,32 @@ describe("the open choices, decided once per view as explore decides them per ru
   });
 });
 
+describe("the latest list before an order's first cancel", () => {
+  it("starts the order's story, so a record changed across the first cancel is flagged", () => {
+    const history = new LiveHistory();
+    const before = { index: listed([5]), at: next(1) };
+    assert.deepEqual(findingsOf(history.cancel("k", "5", 204, next(2), before)), []);
+    const [finding] = findingsOf(history.list("k", listed([[5, 2]]), next(3)));
+    assert.equal(finding?.rule, "cancel-leaves-fields");
+    assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [1, 3]);
+  });
+
+  it("starts the order's story, so an order that vanished after a 409 is flagged", () => {
+    const history = new LiveHistory();
+    const before = { index: listed([5]), at: next(1) };
+    history.cancel("k", "5", 409, next(2), before);
+    assert.equal(findingsOf(history.list("k", listed([]), next(3))).length, 1);
+  });
+
+  it("adds nothing for an order the list did not show: it may have been placed since", () => {
+    const history = new LiveHistory();
+    const held = new LiveHistory();
+    history.cancel("k", "5", 204, next(2), { index: listed([6]), at: next(1) });
+    held.cancel("k", "5", 204, next(2));
+    assert.equal(history.bytes, held.bytes);
+  });
+});
+
 describe("the live history in the state keeper", () => {
   const cancel = (state: TrafficState, orderId: string, ref: ExchangeRef): StateFinding[] =>
     state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: ref });
@@ -342,6 +368,30 @@ describe("the live history in the state keeper", () => {
     assert.match(findings[0]?.message ?? "", /^stale-read \(stale read, stale by 15 ms\): order 5: /);
     assert.ok(state.evaluations["stale-read"] >= 3);
     assert.equal(state.evaluations["cancel-answer-matches-state"], state.evaluations["stale-read"]);
+  });
+
+  it("judges an order across its first cancel with a list that overlapped it, which the lists' rules cannot", () => {
+    const state = new TrafficState();
+    const list = (orders: Array<[number, number]>, ref: ExchangeRef) =>
+      state.observe({
+        kind: "list",
+        view: "k",
+        session: "",
+        orders: () => ({ index: listed(orders) }),
+        at: ref,
+      });
+    // The first list was still being answered when the cancel began: the lists' rules cannot put the cancel between them.
+    assert.deepEqual(list([[5, 1]], at(1, 0, 12)), []);
+    assert.deepEqual(cancel(state, "5", at(2, 10, 15)), []);
+    const findings = list([[5, 2]], at(3, 20, 25));
+    assert.deepEqual(
+      findings.map((finding) => finding.rule),
+      ["cancel-leaves-fields"],
+    );
+    assert.match(
+      findings[0]?.message ?? "",
+      /^cancel-leaves-fields \(violation\): order 5: .*; exchanges #1, #3$/,
+    );
   });
 
   it("says so when the live history's window was cut", () => {

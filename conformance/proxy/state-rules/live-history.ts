@@ -21,8 +21,9 @@ import {
 /**
  * The proxy's observed history, per view of the store and per order, checked against the spec's model
  * (model/linearizability.ts) as explore's histories are. An order's story starts with the first cancel of
- * it the proxy sees, in a state the proxy cannot know (the model's `unknown`), and holds that cancel, the
- * later ones and what each later list showed of the order. Each order is judged apart, whenever its story grows, under the open choices its
+ * it the proxy sees, in a state the proxy cannot know (the model's `unknown`), and holds the view's latest
+ * list before it when that list showed the order, that cancel, the later ones and what each later list
+ * showed of the order. Each order is judged apart, whenever its story grows, under the open choices its
  * view has not ruled out (view-choices.ts): a deployment decides them once for every order, so a story
  * that narrows them has every other story of its view judged again. Stories and what each view ruled out
  * are kept within a byte budget charged to the process's account; past it the oldest stories are
@@ -49,6 +50,12 @@ export interface StoryChecked {
 const OPERATION_BYTES = 160;
 const RECORD_BYTES = 64;
 const STORY_BYTES = 256;
+
+/** A list the state keeper holds for a view: the orders it showed, with their record digests. */
+export interface ListSeen {
+  index: OrderIndex;
+  at: ExchangeRef;
+}
 
 export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
 
@@ -83,11 +90,14 @@ export class LiveHistory {
     private readonly account?: MemoryBudget,
   ) {}
 
-  /** A cancel answered in a view: starts the order's story, or adds to it, and checks it. */
-  cancel(view: string, orderId: string, status: number, at: ExchangeRef): StoryChecked[] {
+  /**
+   * A cancel answered in a view: starts the order's story, or adds to it, and checks it. `before`: the
+   * view's latest list, which starts a new story when it showed the order.
+   */
+  cancel(view: string, orderId: string, status: number, at: ExchangeRef, before?: ListSeen): StoryChecked[] {
     const key = `${view}\n${orderId}`;
     let story = this.#stories.get(key);
-    if (!story) story = this.#begin(key, view, orderId);
+    if (!story) story = this.#begin(key, view, orderId, before);
     const { sentAt, answeredAt } = this.#instants(at);
     this.#add(story, { op: "cancel", client: at.seq, orderId, sentAt, answeredAt, status }, at);
     story.lastCancelAnsweredAt = Math.max(story.lastCancelAnsweredAt, answeredAt);
@@ -157,7 +167,7 @@ export class LiveHistory {
     return { sentAt: at.startedAt, answeredAt: Math.max(at.endedAt, at.startedAt) };
   }
 
-  #begin(key: string, view: string, orderId: string): Story {
+  #begin(key: string, view: string, orderId: string, before: ListSeen | undefined): Story {
     const story: Story = {
       key,
       view,
@@ -178,6 +188,11 @@ export class LiveHistory {
     }
     stories.set(orderId, story);
     this.#charge(story, STORY_BYTES + key.length * 2);
+    const digest = before?.index.recordDigest(orderId);
+    if (before !== undefined && digest !== undefined) {
+      const { sentAt, answeredAt } = this.#instants(before.at);
+      this.#addList(story, digest, sentAt, answeredAt, before.at);
+    }
     return story;
   }
 

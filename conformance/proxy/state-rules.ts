@@ -296,8 +296,8 @@ export class TrafficState {
   /**
    * Each order's story just checked puts the model's own rules to the test. A finding of the model under a
    * rule the traffic rules found in the same exchange for the same order takes its place, in explore's
-   * words; one under another rule for an order they already flagged is left out, so that one defect is
-   * reported once.
+   * words (a changed record's with the rule's, which show both records); one under another rule for an
+   * order they already flagged is left out, so that one defect is reported once.
    */
   #judgeStories(checked: readonly StoryChecked[], findings: StateFinding[]): void {
     for (const story of checked) {
@@ -311,7 +311,9 @@ export class TrafficState {
         const same = findings.findIndex(
           (finding) => finding.rule === found.rule && concerns(finding, found.orderId),
         );
-        if (same !== -1) findings[same] = model;
+        // The model keeps records as digests: the rule's own words, which show both records, follow.
+        const records = found.rule === "cancel-leaves-fields" ? `; ${findings[same]?.message}` : "";
+        if (same !== -1) findings[same] = { ...model, message: `${model.message}${records}` };
         return same === -1 && !findings.some((finding) => concerns(finding, found.orderId));
       });
       const own = new Set<string>();

@@ -236,8 +236,8 @@ describe("state findings from scripted traffic name both exchanges", () => {
     assert.equal(finding.length, 1);
     assert.match(
       finding[0] ?? "",
-      // In explore's words: the model's finding on the order's live history.
-      /^cancel-once \(violation\): order 5: #0 client 2 cancel 204 [\d.]+ ms–[\d.]+ ms; #1 client 3 cancel 204 [\d.]+ ms–[\d.]+ ms \(§3 rule 1, §4\.2: .*\); exchanges #2 DELETE \/v1\/store\/orders\/5 → 204, #3 DELETE \/v1\/store\/orders\/5 → 204$/,
+      // In explore's words: the model's finding on the order's live history (#0: the list before, which showed it).
+      /^cancel-once \(violation\): order 5: #1 client 2 cancel 204 [\d.]+ ms–[\d.]+ ms; #2 client 3 cancel 204 [\d.]+ ms–[\d.]+ ms \(§3 rule 1, §4\.2: .*\); exchanges #2 DELETE \/v1\/store\/orders\/5 → 204, #3 DELETE \/v1\/store\/orders\/5 → 204$/,
     );
   });
 

@@ -82,7 +82,7 @@ export class LiveHistory {
   /** The open choices each view has narrowed, oldest first; a view not here has ruled out none. */
   readonly #choices = new Map<string, ViewChoices>();
   #bytes = 0;
-  /** Whether a story was forgotten to stay within the budget. */
+  /** Whether a story, or a view's choices, was forgotten to stay within the budget. */
   cut = false;
 
   constructor(
@@ -92,7 +92,7 @@ export class LiveHistory {
 
   /**
    * A cancel answered in a view: starts the order's story, or adds to it, and checks it. `before`: the
-   * view's latest list, which starts a new story when it showed the order.
+   * view's latest list, with which a new story starts when it showed the order.
    */
   cancel(view: string, orderId: string, status: number, at: ExchangeRef, before?: ListSeen): StoryChecked[] {
     const key = `${view}\n${orderId}`;

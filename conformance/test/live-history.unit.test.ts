@@ -228,6 +228,19 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [2, 4]);
   });
 
+  it("judges again only the stories that passed under nothing left", () => {
+    const history = new LiveHistory();
+    for (let order = 1; order <= 50; order++) history.cancel("k", String(order), 204, next(order));
+    history.list("k", listed(Array.from({ length: 50 }, (_, index) => index + 1)), next(51));
+    history.cancel("k", "99", 204, next(52));
+    // Cancelled orders still listed pass whatever a second cancel answers: deciding that judges none again.
+    assert.deepEqual(
+      history.cancel("k", "99", 409, next(53)).map((checked) => checked.orderId),
+      ["99"],
+    );
+    assert.equal(history.choicesOf("k").length, 2);
+  });
+
   it("keeps each view's choices apart", () => {
     const history = new LiveHistory();
     history.cancel("a", "5", 204, next(1));

@@ -7,7 +7,7 @@ import {
   type HistoryRule,
   type HistoryVerdict,
 } from "../../model/linearizability.ts";
-import { ALL_RUN_CHOICES } from "../../model/spec-model.ts";
+import { ALL_RUN_CHOICES, type RunChoices } from "../../model/spec-model.ts";
 import { checkStory } from "./story-check.ts";
 import type { ExchangeRef } from "./traffic-rule.ts";
 import {
@@ -71,6 +71,8 @@ interface Story {
   /** The last list kept, and the latest answer of a cancel kept: a list like the last one after both says nothing new. */
   lastList: number;
   lastCancelAnsweredAt: number;
+  /** The combinations of the open choices its last check passed under: only a story none of them is left for needs judging again. */
+  passing: readonly RunChoices[];
   bytes: number;
 }
 
@@ -137,15 +139,19 @@ export class LiveHistory {
   }
 
   /**
-   * Checks the stories that grew; when one narrows its view's choices, every story of the view is judged
-   * again under what is left (at most once per combination ruled out).
+   * Checks the stories that grew; when one narrows its view's choices, every story of the view that passed
+   * only under combinations now ruled out is judged again under what is left.
    */
   #checkInView(view: string, grown: readonly Story[]): StoryChecked[] {
-    let possible = this.#choices.get(view)?.possible;
+    const left = () => this.#choices.get(view)?.possible ?? ALL_RUN_CHOICES;
+    let judgedUnder = left();
     const checked = grown.map((story) => this.#check(story));
-    while (this.#choices.get(view)?.possible !== possible) {
-      possible = this.#choices.get(view)?.possible;
-      for (const story of [...(this.#byView.get(view)?.values() ?? [])]) checked.push(this.#check(story));
+    // Each turn follows a narrowing, and a view's choices narrow at most three times.
+    while (left() !== judgedUnder) {
+      const possible = left();
+      judgedUnder = possible;
+      for (const story of [...(this.#byView.get(view)?.values() ?? [])])
+        if (!story.passing.some((choices) => possible.includes(choices))) checked.push(this.#check(story));
     }
     return checked;
   }
@@ -178,6 +184,7 @@ export class LiveHistory {
       recordIds: new Map(),
       lastList: -1,
       lastCancelAnsweredAt: Number.NEGATIVE_INFINITY,
+      passing: [],
       bytes: 0,
     };
     this.#stories.set(key, story);
@@ -238,6 +245,7 @@ export class LiveHistory {
     const choices = this.#choices.get(story.view);
     const verdict = checkStory(story.orderId, history, choices?.possible ?? ALL_RUN_CHOICES);
     if (verdict.consistentChoices.length > 0) this.#narrow(story, history, verdict.consistentChoices);
+    story.passing = verdict.ok ? verdict.choices : [];
     const shownElsewhere = verdict.ok ? [] : (choices?.shownElsewhere(story.orderId, history) ?? []);
     const findings = verdict.findings.map((finding) =>
       this.#storyFinding(story, history, finding, shownElsewhere),

@@ -296,7 +296,7 @@ export class TrafficState {
   /**
    * Each order's story just checked puts the model's own rules to the test. A finding of the model under a
    * rule the traffic rules found in the same exchange for the same order takes its place, in explore's
-   * words (a changed record's with the rule's, which show both records); one under another rule for an
+   * words (a changed record's with the rule's when they show both records); one under another rule for an
    * order they already flagged is left out, so that one defect is reported once.
    */
   #judgeStories(checked: readonly StoryChecked[], findings: StateFinding[]): void {
@@ -311,9 +311,14 @@ export class TrafficState {
         const same = findings.findIndex(
           (finding) => finding.rule === found.rule && concerns(finding, found.orderId),
         );
-        // The model keeps records as digests: the rule's own words, which show both records, follow.
-        const records = found.rule === "cancel-leaves-fields" ? `; ${findings[same]?.message}` : "";
-        if (same !== -1) findings[same] = { ...model, message: `${model.message}${records}` };
+        // The model keeps records as digests: the rule's own words follow when they show both records.
+        const ruleWords = findings[same]?.message ?? "";
+        const showsRecords = found.rule === "cancel-leaves-fields" && !ruleWords.includes(DIGESTS_ONLY);
+        if (same !== -1)
+          findings[same] = {
+            ...model,
+            message: showsRecords ? `${model.message}; ${ruleWords}` : model.message,
+          };
         return same === -1 && !findings.some((finding) => concerns(finding, found.orderId));
       });
       const own = new Set<string>();
@@ -474,6 +479,8 @@ function isNote(found: RuleFinding | RuleNote): found is RuleNote {
   return "note" in found;
 }
 
+const DIGESTS_ONLY = "keep digests, not records";
+
 /** An order's record in two lists, for a finding that shows both, or why only digests were kept. */
 function recordsOf(
   id: string,
@@ -484,5 +491,5 @@ function recordsOf(
   const now = later.orders.records?.get(id);
   return was !== undefined && now !== undefined
     ? `${was} (${earlier.at.label}), then ${now} (${later.at.label})`
-    : `its record differs between ${earlier.at.label} and ${later.at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders, or whose records are too large to keep, keep digests, not records)`;
+    : `its record differs between ${earlier.at.label} and ${later.at.label} (lists of more than ${RECORDS_KEPT_UP_TO} orders, or whose records are too large to keep, ${DIGESTS_ONLY})`;
 }

@@ -21,14 +21,14 @@ import {
 /**
  * The proxy's observed history, per view of the store and per order, checked against the spec's model
  * (model/linearizability.ts) as explore's histories are. An order's story starts with the first cancel of
- * it the proxy sees, in a state the proxy cannot know (the model's `unknown`), and holds the view's latest
- * list before it when that list showed the order, that cancel, the later ones and what each later list
- * showed of the order. Each order is judged apart, whenever its story grows, under the open choices its
+ * it the proxy sees, in a state the proxy cannot know (the model's `unknown`, or absent: story-check.ts),
+ * and holds the view's latest list before it when that list showed the order, that cancel, the later ones
+ * and what each later list showed of the order. Each order is judged apart, whenever its story grows, under the open choices its
  * view has not ruled out (view-choices.ts): a deployment decides them once for every order, so a story
- * that narrows them has every other story of its view judged again. Stories and what each view ruled out
- * are kept within a byte budget charged to the process's account; past it the oldest stories are
- * forgotten whole, so that an order is only judged on a story the window holds from its start, and then
- * the oldest views' choices.
+ * that narrows them has the view's other stories that passed only under what it ruled out judged again.
+ * Stories and what each view ruled out are kept within a byte budget charged to the process's account;
+ * past it the oldest stories are forgotten whole, so that an order is only judged on a story the window
+ * holds from its start, and then the oldest views' choices.
  */
 
 /** A finding of the model in one order's story, worded as explore words it, with the exchanges it names. */
@@ -71,7 +71,7 @@ interface Story {
   /** The last list kept, and the latest answer of a cancel kept: a list like the last one after both says nothing new. */
   lastList: number;
   lastCancelAnsweredAt: number;
-  /** The combinations of the open choices its last check passed under: only a story none of them is left for needs judging again. */
+  /** The combinations of the open choices its last check passed under, to judge it again when none is left. */
   passing: readonly RunChoices[];
   bytes: number;
 }

@@ -43,7 +43,10 @@ export function linearizationLines(drawing: OrderLinearizationDrawing, timeline:
     ];
   const steps = drawing.prefix.map((step) => `#${step.operation} (→ ${statusName(step.after)})`);
   const last = drawing.prefix[drawing.prefix.length - 1]?.after ?? drawing.start;
-  const fits = `longest linearization of ${name}: ${steps.length > 0 ? steps.join(", ") : "none"}; then ${name} is ${describeStates(last, drawing.choices)}`;
+  const fits =
+    steps.length > 0
+      ? `longest linearization of ${name}: ${steps.join(", ")}; then ${name} is ${describeStates(last, drawing.choices)}`
+      : `no operation of ${name} can come first: ${name} starts ${describeStates(last, drawing.choices)}`;
   const failures = drawing.failures
     .map((failure) => `${operationLabel(timeline, failure.operation)} (${failure.reason})`)
     .join("; ");

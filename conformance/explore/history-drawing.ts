@@ -171,7 +171,10 @@ function stateLane(
   if (!drawing.linearizable) {
     const stop = edges[edges.length - 1] as number;
     const leftHalf = stop < (LABEL + WIDTH) / 2;
-    const text = `✗ every linearization fails after ${drawing.prefix.length > 0 ? `${name}${drawing.prefix.length}` : "the start"}`;
+    const text =
+      drawing.prefix.length > 0
+        ? `✗ every linearization fails after ${name}${drawing.prefix.length}`
+        : "✗ no operation can come first";
     parts.push(
       `<g class="stop"><title>${escapeHtml(`every linearization of ${name} fails after ${drawing.prefix.length} of its ${drawing.operations.length} operations`)}</title><text x="${(leftHalf ? stop + 3 : stop - 3).toFixed(1)}" y="${y + 36}" text-anchor="${leftHalf ? "start" : "end"}" class="reason">${escapeHtml(text)}</text></g>`,
     );

@@ -105,13 +105,23 @@ function linearizationSection(drawing: OrderLinearizationDrawing, timeline: Time
     (failure) =>
       `<li class="failed">${escapeHtml(operationLabel(timeline, failure.operation))}: ${escapeHtml(failure.reason)}</li>`,
   );
-  const ending = drawing.linearizable
-    ? "<p>Every operation fits this sequence: what breaks the rule is the order's record, which the model never changes.</p>"
-    : `<p>Every linearization fails after ${drawing.prefix.length} of its ${drawing.operations.length} operations, at one of these (one that is also in the sequence above stops another sequence as long, which took a different operation in its place):</p><ul>${failures.join("")}</ul>`;
+  const start = `<p>At the start ${name} is ${escapeHtml(describeStates(drawing.start, drawing.choices))}.`;
+  const sequence =
+    steps.length > 0
+      ? `${start} The longest sequence the model accepts:</p>\n<ol>${steps.join("")}</ol>`
+      : `${start} No operation of ${name} can come first.</p>`;
+  if (drawing.linearizable)
+    return `<h3>Linearizations of order ${name}</h3>\n${sequence}\n<p>Every operation fits this sequence: what breaks the rule is the order's record, which the model never changes.</p>`;
+  const inSequence = drawing.failures.some((failure) =>
+    drawing.prefix.some((step) => step.operation === failure.operation),
+  );
+  const another = inSequence
+    ? " (one that is also in the sequence above stops another sequence as long, which took a different operation in its place)"
+    : "";
   return `<h3>Linearizations of order ${name}</h3>
-<p>At the start ${name} is ${escapeHtml(describeStates(drawing.start, drawing.choices))}. The longest sequence the model accepts:</p>
-<ol>${steps.join("") || "<li>none: not even the first operation fits</li>"}</ol>
-${ending}`;
+${sequence}
+<p>Every linearization fails after ${drawing.prefix.length} of its ${drawing.operations.length} operations, at ${drawing.failures.length > 1 ? "one of these" : "this one"}${another}:</p>
+<ul>${failures.join("")}</ul>`;
 }
 
 const STYLE = `

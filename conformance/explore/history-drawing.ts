@@ -153,7 +153,8 @@ function stateLane(
   const label = `<text x="4" y="${y + 17}" class="lane">order ${escapeHtml(name)}</text>`;
   if (!drawing.drawn)
     return `${label}<text x="${LABEL}" y="${y + 17}" class="reason">${escapeHtml(`not drawn: ${drawing.reason}`)}</text>`;
-  const edges = [LABEL, ...drawing.prefix.map((_, at) => points.get(`${name}${at + 1}`)?.x ?? LABEL)];
+  // The lane changes at the points themselves; a stale list's lies before its bar, and its line slants back to it.
+  const edges = [LABEL, ...drawing.prefix.map((step) => scale.x(step.atMs))];
   const statuses = [drawing.start, ...drawing.prefix.map((step) => step.after)];
   const parts = [label];
   statuses.forEach((status, at) => {
@@ -166,7 +167,7 @@ function stateLane(
   for (const [at, point] of drawing.prefix.map((_, at) => [at, points.get(`${name}${at + 1}`)] as const))
     if (point !== undefined)
       parts.push(
-        `<line x1="${point.x.toFixed(1)}" x2="${point.x.toFixed(1)}" y1="${point.y.toFixed(1)}" y2="${y + 4}" class="point-line"/><text x="${(point.x + 3).toFixed(1)}" y="${y + 2}" class="step">${escapeHtml(`${name}${at + 1}`)}</text>`,
+        `<line x1="${point.x.toFixed(1)}" x2="${(edges[at + 1] as number).toFixed(1)}" y1="${point.y.toFixed(1)}" y2="${y + 4}" class="point-line"/><text x="${((edges[at + 1] as number) + 3).toFixed(1)}" y="${y + 2}" class="step">${escapeHtml(`${name}${at + 1}`)}</text>`,
       );
   if (!drawing.linearizable) {
     const stop = edges[edges.length - 1] as number;

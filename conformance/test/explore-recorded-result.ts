@@ -7,7 +7,7 @@ import type { ExploreResult } from "../explore/explore.ts";
 import type { PlayedHistory, ShrunkFinding } from "../explore/search.ts";
 import type { History } from "../model/history.ts";
 import { checkHistory } from "../model/linearizability.ts";
-import { ALL_RUN_CHOICES } from "../model/spec-model.ts";
+import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";
 
 export const RECORDED_ORDER = "9007199254740993";
 
@@ -23,7 +23,7 @@ export function twoCancelsHistory(): History {
   };
 }
 
-function played(history: History): PlayedHistory {
+function played(history: History, allowStaleMs: number, choices: readonly RunChoices[]): PlayedHistory {
   return {
     program: [
       [
@@ -33,18 +33,26 @@ function played(history: History): PlayedHistory {
       [{ wait: 10, action: { op: "cancel", slot: 0 } }],
     ],
     history,
-    verdict: checkHistory(history),
+    verdict: checkHistory(history, { allowStaleMs, choices }),
   };
 }
 
-export function recordedResult(overrides: Partial<ExploreResult> = {}): ExploreResult {
-  const minimal = played(twoCancelsHistory());
+/**
+ * A run whose minimal history is `history` (two 204s by default), judged under `choices` with the staleness
+ * the overrides allow.
+ */
+export function recordedResult(
+  overrides: Partial<ExploreResult> = {},
+  history: History = twoCancelsHistory(),
+  choices: readonly RunChoices[] = ALL_RUN_CHOICES,
+): ExploreResult {
+  const minimal = played(history, overrides.allowStaleMs ?? 0, choices);
   const finding: ShrunkFinding = {
     original: minimal,
     minimal,
     reproduced: { failed: 3, of: 5 },
     candidatesTried: 4,
-    choices: ALL_RUN_CHOICES,
+    choices,
     ruledOut: [],
     shrinkEnded: "minimal",
   };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { renderExploreHtml } from "../explore/report-html.ts";
-import { recordedResult } from "./explore-recorded-result.ts";
+import { RECORDED_ORDER, recordedResult, twoCancelsHistory } from "./explore-recorded-result.ts";
 
 describe("explore's HTML report", () => {
   it("draws where every linearization fails: the failing bars in red with the reason, the points and states", () => {
@@ -45,5 +45,37 @@ describe("explore's HTML report", () => {
     history.operations = [...Array.from({ length: 17 }, () => list), ...history.operations.slice(1)];
     const html = renderExploreHtml(result);
     assert.match(html, /not drawn: too many operations to draw \(19, at most 16\)/);
+  });
+
+  it("draws an allowed stale list's point where it read, before its bar, the statuses in time order", () => {
+    const history = twoCancelsHistory();
+    // The first cancel answered at 30 ms; a list sent 2 ms later still showed the order, which cancelled
+    // orders leave: a read 2 ms stale, within the 5 ms allowed.
+    const staleList = {
+      ...history.operations[0],
+      sentAt: 32,
+      answeredAt: 34,
+    } as (typeof history.operations)[number];
+    const operations = [
+      history.operations[1],
+      staleList,
+      { ...history.operations[2], sentAt: 40, answeredAt: 41 },
+    ];
+    const html = renderExploreHtml(
+      recordedResult({ allowStaleMs: 5 }, { ...history, operations } as typeof history, [
+        { cancelledOrdersListed: false, secondCancelStatus: 409 },
+      ]),
+    );
+    assert.match(html, new RegExp(`order ${RECORDED_ORDER}`));
+    const edges = [
+      ...html.matchAll(/<g class="state state-\w+"><title>[^<]*<\/title><rect x="([\d.]+)"/g),
+    ].map((match) => Number(match[1]));
+    assert.equal(edges.length, 3);
+    assert.deepEqual(
+      edges,
+      [...edges].sort((a, b) => a - b),
+    );
+    assert.match(html, /● A1 → pending/);
+    assert.match(html, /✗ A: a second 204: the order was no longer pending/);
   });
 });

@@ -53,7 +53,7 @@ async function writeExploreReports(
   for (const reporter of options.reporters) {
     if (reporter.file === undefined) continue;
     try {
-      writeWholeFile(reporter.file, await render(result, reporter.name, false));
+      writeWholeFile(reporter.file, await render(result, reporter.name, false, options));
     } catch (error) {
       unwritten++;
       process.stderr.write(
@@ -62,11 +62,17 @@ async function writeExploreReports(
     }
   }
   const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
-  process.stdout.write(await render(result, toStdout, process.stdout.isTTY === true && !env.NO_COLOR));
+  const color = process.stdout.isTTY === true && !env.NO_COLOR;
+  process.stdout.write(await render(result, toStdout, color, options));
   return unwritten;
 }
 
-async function render(result: ExploreResult, reporter: ExploreReporterName, color: boolean): Promise<string> {
+async function render(
+  result: ExploreResult,
+  reporter: ExploreReporterName,
+  color: boolean,
+  options: ExploreCliOptions,
+): Promise<string> {
   switch (reporter) {
     case "json":
       return (await import("./report-json.ts")).renderExploreJson(result);
@@ -75,7 +81,8 @@ async function render(result: ExploreResult, reporter: ExploreReporterName, colo
     case "html":
       return (await import("./report-html.ts")).renderExploreHtml(result);
     case "script":
-      return (await import("./report-script.ts")).renderExploreScript(result);
+      // The script sends the run's session and headers again: names and shown values from the run's options.
+      return (await import("./report-script.ts")).renderExploreScript(result, options.run);
     case "pretty":
       return (await import("./report-pretty.ts")).renderExplorePretty(result, { color });
   }

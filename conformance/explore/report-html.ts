@@ -1,13 +1,11 @@
-import { printable } from "../../common/printable.ts";
 import { describeFinding } from "../model/linearizability.ts";
+import type { OrderLinearizationDrawing } from "../model/partial-linearization.ts";
 import type { ExploreResult } from "./explore.ts";
-import { coverageLine, reproducedText, shrinkEndText } from "./report-pretty.ts";
+import { describeStates, findingLinearizations, operationLabel } from "./finding-linearizations.ts";
+import { escapeHtml, HISTORY_DRAWING_LEGEND, HISTORY_DRAWING_STYLE, svgHistory } from "./history-drawing.ts";
+import { count, coverageLine, reproducedText, shrinkEndText } from "./report-pretty.ts";
 import type { ShrunkFinding } from "./search.ts";
 import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
-
-const WIDTH = 900;
-const LABEL = 90;
-const ROW = 26;
 
 /**
  * One page, readable without script: what was searched and covered, and for a finding its minimal history
@@ -26,7 +24,7 @@ export function renderExploreHtml(result: ExploreResult): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Explore: ${escapeHtml(verdict)}: ${escapeHtml(result.target)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${HISTORY_DRAWING_STYLE}</style>
 </head>
 <body>
 <main>
@@ -40,7 +38,7 @@ export function renderExploreHtml(result: ExploreResult): string {
 </dl>
 ${result.warnings.map((warning) => `<p class="warning">warning: ${escapeHtml(warning)}</p>`).join("\n")}
 </section>
-${result.finding ? findingSection(result.finding) : noFindingSection(result)}
+${result.finding ? findingSection(result.finding, result.allowStaleMs) : noFindingSection(result)}
 </main>
 </body>
 </html>
@@ -66,18 +64,21 @@ function endedText(result: ExploreResult): string {
   return "stopped at a finding";
 }
 
-function findingSection(finding: ShrunkFinding): string {
+function findingSection(finding: ShrunkFinding, allowStaleMs: number): string {
   const { minimal } = finding;
   const involved = new Set(minimal.verdict.findings.flatMap((one) => one.operations));
   const timeline = timelineOf(minimal.history, involved);
+  const drawings = findingLinearizations(finding, allowStaleMs);
   const lines = minimal.verdict.findings.map(
     (one) => `<li>${escapeHtml(describeFinding(one, minimal.history))}</li>`,
   );
   return `<section class="finding">
 <h2>A history the spec's model cannot explain</h2>
 <ul>${lines.join("")}</ul>
-<p>Minimal history: ${minimal.history.operations.length} operations, ${minimal.program.length} clients; ${escapeHtml(reproducedText(finding))}; ${escapeHtml(shrinkEndText(finding))}.</p>
-${svgTimeline(timeline)}
+<p>Minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}; ${escapeHtml(reproducedText(finding))}; ${escapeHtml(shrinkEndText(finding))}.</p>
+${svgHistory(timeline, drawings)}
+${HISTORY_DRAWING_LEGEND}
+${drawings.map((drawing) => linearizationSection(drawing, timeline)).join("\n")}
 <p>Orders: ${[...timeline.names].map(([id, name]) => `${escapeHtml(name)} = <code>${escapeHtml(id)}</code>`).join(", ")}</p>
 <table><thead><tr><th>#</th><th>Client</th><th>Operation</th><th>Sent</th><th>Answered</th></tr></thead><tbody>
 ${timeline.lanes
@@ -92,36 +93,35 @@ ${timeline.lanes
 </section>`;
 }
 
-/** Porcupine's way of drawing a history: lanes of bars on one time axis, labelled, with a title for each bar. */
-function svgTimeline(timeline: Timeline): string {
-  const rows = timeline.lanes.reduce((sum, lane) => sum + lane.bars.length, 0);
-  const height = (rows + 1) * ROW + 10;
-  const scale = (WIDTH - LABEL - 10) / Math.max(timeline.endMs, 1);
-  const x = (ms: number) => (LABEL + ms * scale).toFixed(1);
-  const parts: string[] = [
-    `<text x="${LABEL}" y="14" class="axis">0 ms</text>`,
-    `<text x="${WIDTH - 10}" y="14" class="axis" text-anchor="end">${escapeHtml(formatMs(timeline.endMs))}</text>`,
-  ];
-  let row = 1;
-  for (const lane of timeline.lanes) {
-    parts.push(`<text x="4" y="${row * ROW + 17}" class="lane">client ${lane.client}</text>`);
-    for (const bar of lane.bars) {
-      const y = row * ROW + 4;
-      const end = bar.toMs === null ? timeline.endMs : bar.toMs;
-      const width = Math.max(2, (end - bar.fromMs) * scale);
-      const title = `#${bar.index} ${bar.label} (${formatMs(bar.fromMs)}–${bar.toMs === null ? "no answer" : formatMs(bar.toMs)})`;
-      parts.push(
-        `<g class="${bar.involved ? "bar involved" : "bar"}${bar.toMs === null ? " open" : ""}"><title>${escapeHtml(title)}</title><rect x="${x(bar.fromMs)}" y="${y}" width="${width.toFixed(1)}" height="${ROW - 8}" rx="3"/><text x="${x(bar.fromMs)}" y="${y + 13}" dx="4">${escapeHtml(`#${bar.index} ${bar.label}`)}</text></g>`,
-      );
-      row++;
-    }
-  }
-  return `<svg role="img" aria-label="timeline of the minimal history" viewBox="0 0 ${WIDTH} ${height}" width="100%" xmlns="http://www.w3.org/2000/svg">${parts.join("")}</svg>`;
-}
-
-/** A value as HTML text: markup escaped, and what reorders, hides or breaks text shown as escapes. */
-function escapeHtml(text: string): string {
-  return printable(text, true).replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+/** One order's longest linearization step by step, then where every linearization fails and why. */
+function linearizationSection(drawing: OrderLinearizationDrawing, timeline: Timeline): string {
+  const name = escapeHtml(timeline.names.get(drawing.orderId) ?? drawing.orderId);
+  if (!drawing.drawn) return `<p>Order ${name}: not drawn, ${escapeHtml(drawing.reason)}.</p>`;
+  const steps = drawing.prefix.map(
+    (step, at) =>
+      `<li><b>${name}${at + 1}</b> ${escapeHtml(operationLabel(timeline, step.operation))}, at ${escapeHtml(formatMs(step.atMs))}: then ${escapeHtml(describeStates(step.after, drawing.choices))}</li>`,
+  );
+  const failures = drawing.failures.map(
+    (failure) =>
+      `<li class="failed">${escapeHtml(operationLabel(timeline, failure.operation))}: ${escapeHtml(failure.reason)}</li>`,
+  );
+  const start = `<p>At the start ${name} is ${escapeHtml(describeStates(drawing.start, drawing.choices))}.`;
+  const sequence =
+    steps.length > 0
+      ? `${start} The longest sequence the model accepts:</p>\n<ol>${steps.join("")}</ol>`
+      : `${start} No operation of ${name} can come first.</p>`;
+  if (drawing.linearizable)
+    return `<h3>Linearizations of order ${name}</h3>\n${sequence}\n<p>Every operation fits this sequence: what breaks the rule is the order's record, which the model never changes.</p>`;
+  const inSequence = drawing.failures.some((failure) =>
+    drawing.prefix.some((step) => step.operation === failure.operation),
+  );
+  const another = inSequence
+    ? " (one that is also in the sequence above stops another sequence as long, which took a different operation in its place)"
+    : "";
+  return `<h3>Linearizations of order ${name}</h3>
+${sequence}
+<p>Every linearization fails after ${drawing.prefix.length} of its ${drawing.operations.length} operations, at ${drawing.failures.length > 1 ? "one of these" : "this one"}${another}:</p>
+<ul>${failures.join("")}</ul>`;
 }
 
 const STYLE = `
@@ -132,9 +132,7 @@ section{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:.75re
 .summary{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}.summary dt{font-weight:600}.summary dd{margin:0}
 .warning{color:#8a4500}.passed{color:#0a6b2d}.failed{color:#b00020}
 .finding{border-left:6px solid #b00020}
-svg text{font:12px ui-monospace,Menlo,monospace;fill:#1b1f24}svg .axis{fill:#57606a}
-.bar rect{fill:#dbe9f7;stroke:#3b6ea5}.bar.involved rect{fill:#f9d7dc;stroke:#b00020}.bar.open rect{stroke-dasharray:4 3}
 table{border-collapse:collapse}th,td{text-align:left;padding:.2rem .8rem .2rem 0;border-bottom:1px solid #eaeef2}
-tr.involved td{color:#b00020;font-weight:600}
+tr.involved td,li.failed{color:#b00020;font-weight:600}h3{font-size:1rem;margin:.8rem 0 .2rem}
 code{font-family:ui-monospace,Menlo,monospace}
 `;

@@ -1,5 +1,6 @@
 import type { History } from "../model/history.ts";
 import type { ExploreResult } from "./explore.ts";
+import { findingLinearizations, linearizationJson } from "./finding-linearizations.ts";
 import type { PlayedHistory } from "./search.ts";
 
 /**
@@ -35,6 +36,10 @@ export function renderExploreJson(result: ExploreResult): string {
               shrinkEnded: finding.shrinkEnded,
               program: finding.minimal.program,
               history: historyJson(finding.minimal),
+              linearization: linearizationJson(
+                findingLinearizations(finding, result.allowStaleMs),
+                finding.minimal.history,
+              ),
               original: {
                 program: finding.original.program,
                 findings: finding.original.verdict.findings,

@@ -7,29 +7,19 @@ import { coverageLine, reproducedText } from "./report-pretty.ts";
 
 const SUITE = "petstore-conformance explore";
 
-/** JUnit XML: one testcase per property the checker judges histories by, failed when a finding breaks it. */
+/**
+ * JUnit XML: one testcase per property the checker judges histories by, failed when a finding breaks it.
+ * A run cut short by a stop has a case of its own with an <error>, as the suite's interrupted run has, and
+ * the properties no finding broke are skipped: what it covered is not a pass.
+ */
 export function renderExploreJunit(result: ExploreResult): string {
-  const rules = Object.entries(rulesJudgedBy("history"));
-  const minimal = result.finding?.minimal;
-  const findings = minimal?.verdict.findings ?? [];
-  const testcases = rules.map(([rule, spec]): Element => {
-    const element: Element = { "@_classname": SUITE, "@_name": `${rule}: ${spec}` };
-    const broken = findings.filter((finding) => finding.rule === rule);
-    if (broken.length > 0 && minimal && result.finding) {
-      const lines = broken.map((finding) => describeFinding(finding, minimal.history));
-      element.failure = {
-        "@_message": printable(`${lines[0]} (${reproducedText(result.finding)})`),
-        "@_type": "HistoryFinding",
-        "#text": printable(lines.join("\n"), true),
-      };
-    }
-    return element;
-  });
+  const interrupted = interruptedCase(result);
+  const testcases = [...(interrupted ? [interrupted] : []), ...propertyCases(result)];
   const totals = {
     "@_tests": testcases.length,
     "@_failures": testcases.filter((testcase) => testcase.failure !== undefined).length,
-    "@_errors": 0,
-    "@_skipped": 0,
+    "@_errors": testcases.filter((testcase) => testcase.error !== undefined).length,
+    "@_skipped": testcases.filter((testcase) => testcase.skipped !== undefined).length,
     "@_time": (result.durationMs / 1000).toFixed(3),
   };
   const property = (name: string, value: string): Element => ({
@@ -57,4 +47,40 @@ export function renderExploreJunit(result: ExploreResult): string {
     },
   }) as string;
   return `${xml.trimEnd()}\n`;
+}
+
+function propertyCases(result: ExploreResult): Element[] {
+  const minimal = result.finding?.minimal;
+  const findings = minimal?.verdict.findings ?? [];
+  return Object.entries(rulesJudgedBy("history")).map(([rule, spec]): Element => {
+    const element: Element = { "@_classname": SUITE, "@_name": `${rule}: ${spec}` };
+    const broken = findings.filter((finding) => finding.rule === rule);
+    if (broken.length > 0 && minimal && result.finding) {
+      const lines = broken.map((finding) => describeFinding(finding, minimal.history));
+      element.failure = {
+        "@_message": printable(`${lines[0]} (${reproducedText(result.finding)})`),
+        "@_type": "HistoryFinding",
+        "#text": printable(lines.join("\n"), true),
+      };
+    } else if (result.interruptedBy !== undefined)
+      element.skipped = {
+        "@_message": `not judged to the end: interrupted by ${printable(result.interruptedBy)}`,
+      };
+    return element;
+  });
+}
+
+/** The stop that cut the run short, as CI tools show a run's own error. */
+function interruptedCase(result: ExploreResult): Element | undefined {
+  if (result.interruptedBy === undefined) return undefined;
+  const by = printable(result.interruptedBy);
+  return {
+    "@_classname": SUITE,
+    "@_name": "run: interrupted",
+    error: {
+      "@_message": `interrupted by ${by}`,
+      "@_type": "Interrupted",
+      "#text": `interrupted by ${by}: ${coverageLine(result)}; ${result.finding ? "a finding, its shrinking cut short" : "nothing found in what was covered, which is not a pass"}`,
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { printable } from "../../common/printable.ts";
 import { describeChoices, describeFinding } from "../model/linearizability.ts";
 import type { ExploreResult } from "./explore.ts";
+import { findingLinearizations, linearizationLines } from "./finding-linearizations.ts";
 import { stepCount } from "./program.ts";
 import type { ShrunkFinding } from "./search.ts";
 import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
@@ -21,7 +22,7 @@ export function renderExplorePretty(result: ExploreResult, { color }: { color: b
     lines.push(
       `largest staleness a list needed: ${formatMs(result.largestStaleMs)}${result.allowStaleMs > 0 ? ` (allowed: ${formatMs(result.allowStaleMs)})` : ""}`,
     );
-  if (result.finding) lines.push("", ...findingLines(result.finding, paint));
+  if (result.finding) lines.push("", ...findingLines(result.finding, result.allowStaleMs, paint));
   else if (result.interruptedBy !== undefined)
     lines.push(
       "",
@@ -48,7 +49,11 @@ export function coverageLine(result: ExploreResult): string {
   return `covered ${c.histories} histories, ${c.operations} operations, ${c.orders} orders, up to ${c.clients} clients; overlap: ${c.concurrentPairs} pairs of concurrent operations on one order, ${c.listsConcurrentWithCancels} lists concurrent with a cancel`;
 }
 
-function findingLines(finding: ShrunkFinding, paint: (code: number, text: string) => string): string[] {
+function findingLines(
+  finding: ShrunkFinding,
+  allowStaleMs: number,
+  paint: (code: number, text: string) => string,
+): string[] {
   const { minimal } = finding;
   const verdict = minimal.verdict;
   const involved = new Set(verdict.findings.flatMap((one) => one.operations));
@@ -62,6 +67,9 @@ function findingLines(finding: ShrunkFinding, paint: (code: number, text: string
     `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${finding.candidatesTried} smaller programs tried; ${shrinkEndText(finding)})`,
     ...timelineLines(timeline, paint),
     `  orders: ${[...timeline.names].map(([id, name]) => `${name} = ${printable(id)}`).join(", ")}`,
+    ...findingLinearizations(finding, allowStaleMs).flatMap((drawing) =>
+      linearizationLines(drawing, timeline).map((line) => `  ${printable(line)}`),
+    ),
   ];
 }
 
@@ -105,6 +113,6 @@ function timelineLines(timeline: Timeline, paint: (code: number, text: string) =
   return lines;
 }
 
-function count(n: number, noun: string): string {
+export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

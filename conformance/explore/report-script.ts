@@ -1,25 +1,34 @@
-import type { ExploreResult } from "./explore.ts";
+import { headerVariable } from "../reports/reproduction.ts";
+import type { ExploreOptions, ExploreResult } from "./explore.ts";
 import { type Program, type SlotKind, slotsUsed } from "./program.ts";
+
+/** What the run sent on every request besides the key, as far as playing it again needs it. */
+export type ScriptReach = Pick<ExploreOptions, "session" | "headers" | "showHeaders">;
 
 /**
  * A plain Node script (no dependency) that plays the minimal program again with the same concurrency: one
- * lane per client, each step after its pause, every answer printed with its instants. The key is read from
- * PETSTORE_API_KEY, never written into it; fresh orders are given as a JSON argument.
+ * lane per client, each step after its pause, every answer printed with its instants. It sends what the
+ * run sent on every request: its X-Mock-Session, and its --header and --header-from-env headers, those
+ * shown (--show-header) as they were, the others read at replay time from a variable named after the
+ * header, as the suite's reproductions do. The key is read from PETSTORE_API_KEY. No secret is written
+ * into it; fresh orders are given as a JSON argument.
  */
-export function renderExploreScript(result: ExploreResult): string {
+export function renderExploreScript(result: ExploreResult, reach: ScriptReach = {}): string {
   const finding = result.finding;
   if (!finding) return "// explore found nothing: there is no program to play again.\n";
   const program: Program = finding.minimal.program;
   const kinds = kindsOf(result.slotKinds, program);
   const given = finding.minimal.history.given;
   const ids = { pending: given.pending, shipped: given.shipped, missing: given.missing };
+  const headers = replayedHeaders(reach);
+  const variables = headers.flatMap(([name, value]) => ("variable" in value ? [[name, value.variable]] : []));
   return `#!/usr/bin/env node
 // Plays again the minimal program petstore-conformance explore found (seed ${result.seed}), with the same
 // concurrency: each client's steps in order, each after its pause, all clients at once.
 //
-//   PETSTORE_API_KEY=… node ${"this-script.mjs"} ['{"pending":["…"],"shipped":["…"],"missing":["…"]}']
+//   PETSTORE_API_KEY=…${variables.map(([, variable]) => ` ${variable}=…`).join("")} node ${"this-script.mjs"} ['{"pending":["…"],"shipped":["…"],"missing":["…"]}']
 //
-// PETSTORE_BASE_URL overrides the target. Without the argument it uses the orders of the failing run, which
+${headerComment(headers)}// PETSTORE_BASE_URL overrides the target. Without the argument it uses the orders of the failing run, which
 // that run has cancelled already: give fresh pending orders to see the failure again.
 const target = process.env.PETSTORE_BASE_URL || ${JSON.stringify(result.target)};
 const key = process.env.PETSTORE_API_KEY;
@@ -27,10 +36,39 @@ if (!key) {
   console.error("set PETSTORE_API_KEY to the API key");
   process.exit(2);
 }
+const runHeaders = ${JSON.stringify(Object.fromEntries(headers.map(([name, value]) => [name, value])))};
+for (const [name, value] of Object.entries(runHeaders)) {
+  if (!("variable" in value)) continue;
+  if (!process.env[value.variable]) {
+    console.error(\`set \${value.variable} to the value of the \${name} header the run sent\`);
+    process.exit(2);
+  }
+}
 const program = ${JSON.stringify(program)};
 const slotKinds = ${JSON.stringify(kinds)};
 const ids = process.argv[2] ? JSON.parse(process.argv[2]) : ${JSON.stringify(ids)};
 ${REPLAY_BODY}`;
+}
+
+type ScriptHeader = [string, { text: string } | { variable: string }];
+
+/** The run's session and headers: a masked header's value never, only the variable it is read from. */
+function replayedHeaders(reach: ScriptReach): ScriptHeader[] {
+  const shown = new Set((reach.showHeaders ?? []).map((name) => name.toLowerCase()));
+  const headers: ScriptHeader[] = Object.entries(reach.headers ?? {}).map(([name, value]) =>
+    shown.has(name.toLowerCase()) ? [name, { text: value }] : [name, { variable: headerVariable(name) }],
+  );
+  if (reach.session !== undefined) headers.push(["X-Mock-Session", { text: reach.session }]);
+  return headers;
+}
+
+/** The usage comment's lines on the headers: names only (HTTP tokens), never a value. */
+function headerComment(headers: readonly ScriptHeader[]): string {
+  if (headers.length === 0) return "";
+  const each = headers.map(([name, value]) =>
+    "variable" in value ? `${name} from $${value.variable}` : `${name} as the run sent it`,
+  );
+  return `// Every request carries the run's headers besides the key: ${each.join(", ")}.\n//\n`;
 }
 
 /** Each slot's kind where the program uses it, null elsewhere: the failing run filled them in this order. */
@@ -39,7 +77,7 @@ function kindsOf(slotKinds: readonly SlotKind[], program: Program): (SlotKind | 
   return slotKinds.map((kind, slot) => (used.has(slot) ? kind : null));
 }
 
-// What plays the program; it reads `program`, `slotKinds`, `ids`, `target` and `key` declared above it.
+// What plays the program; it reads `program`, `slotKinds`, `ids`, `target`, `key` and `runHeaders` declared above it.
 const REPLAY_BODY = `const taken = { pending: 0, shipped: 0, missing: 0 };
 const slotIds = slotKinds.map((kind) => (kind === null ? undefined : String(ids[kind]?.[taken[kind]++] ?? "")));
 const orders = slotIds.filter(Boolean);
@@ -47,6 +85,8 @@ const start = performance.now();
 const since = () => (performance.now() - start).toFixed(1);
 const base = target.replace(/\\/+$/, "");
 const headers = { authorization: \`Bearer \${key}\` };
+for (const [name, value] of Object.entries(runHeaders))
+  headers[name] = "variable" in value ? process.env[value.variable] : value.text;
 
 async function step(client, action) {
   const sentAt = since();

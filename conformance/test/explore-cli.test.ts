@@ -166,6 +166,8 @@ describe("petstore-conformance explore", () => {
           `json:${report}`,
           "--reporter",
           `html:${report}.html`,
+          "--reporter",
+          `junit:${report}.xml`,
         ]),
         { env: { ...process.env, ...NO_PROXY_ENV }, stdio: ["ignore", "pipe", "pipe"] },
       );
@@ -185,6 +187,10 @@ describe("petstore-conformance explore", () => {
       assert.equal(json.passed, false);
       assert.ok(json.coverage.histories > 0);
       assert.match(readFileSync(`${report}.html`, "utf8"), /Interrupted by SIGINT: nothing found/);
+      // Not an empty or passing suite: a case of its own says the run was interrupted.
+      const xml = readFileSync(`${report}.xml`, "utf8");
+      assert.match(xml, /<testcase[^>]*name="run: interrupted"[^>]*>\s*<error[^>]*type="Interrupted"/);
+      assert.match(xml, /errors="1"/);
     } finally {
       await correct.close();
     }

@@ -1,0 +1,18 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { renderExplorePretty } from "../explore/report-pretty.ts";
+import { recordedResult } from "./explore-recorded-result.ts";
+
+describe("explore's terminal report", () => {
+  it("says under the timeline where every linearization fails", () => {
+    const text = renderExplorePretty(recordedResult(), { color: false });
+    assert.match(
+      text,
+      /^ {2}longest linearization of A: #0 \(→ pending\), #1 \(→ cancelled\); then A is cancelled \(not pending; listed; a cancel answers 409\)$/m,
+    );
+    assert.match(
+      text,
+      /^ {2}every linearization of A fails at: #1 cancel A → 204 \(a second 204: the order was no longer pending\); #2 cancel A → 204 \(a second 204: the order was no longer pending\)$/m,
+    );
+  });
+});

@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { tempFolder } from "../../common/temp-folder.ts";
+import { type ExploreTarget, startExploreTarget } from "../../test-support/explore-target.ts";
+import { cli, NO_PROXY_ENV } from "./run-cli.ts";
+
+const GATE_TOKEN = "gate-secret-4711";
+const SESSION = "replay-session";
+
+/**
+ * A gateway in front of the target: it passes on only requests that carry the run's token and session
+ * header, and answers 403 to the others.
+ */
+async function startGate(target: ExploreTarget): Promise<{ url: string; server: Server }> {
+  const upstream = new URL(target.url);
+  const server = createServer((incoming, answer) => {
+    if (
+      incoming.headers["x-gateway-token"] !== GATE_TOKEN ||
+      incoming.headers["x-mock-session"] !== SESSION
+    ) {
+      answer.writeHead(403).end();
+      return;
+    }
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (response) => {
+        answer.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(answer);
+      },
+    );
+    forwarded.on("error", () => answer.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
+}
+
+function runScript(path: string, ids: object, env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(
+      process.execPath,
+      [path, JSON.stringify(ids)],
+      { env: { ...process.env, ...NO_PROXY_ENV, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+describe("explore's reproduction script", () => {
+  let target: ExploreTarget;
+  let gate: { url: string; server: Server };
+  before(async () => {
+    target = await startExploreTarget({ defect: "number-id-cache" });
+    gate = await startGate(target);
+  });
+  after(async () => {
+    gate.server.closeAllConnections();
+    gate.server.close();
+    await target.close();
+  });
+
+  it("sends the run's session and headers again, each secret read from its variable, never written", async () => {
+    const folder = tempFolder("explore-script-");
+    const ids = join(folder, "ids.json");
+    const script = join(folder, "replay.mjs");
+    writeFileSync(ids, JSON.stringify(target.create(8, 2)));
+    const run = await cli(
+      [
+        "explore",
+        ...["--base-url", gate.url, "--api-key", target.key, "--order-ids", ids, "--seed", "7"],
+        ...["--session", SESSION, "--header-from-env", "X-Gateway-Token=GATE_TOKEN"],
+        ...["--budget", "5s", "--shrink-budget", "5s", "--replays", "2", "--reporter", `script:${script}`],
+      ],
+      { ...NO_PROXY_ENV, GATE_TOKEN: GATE_TOKEN },
+    );
+    assert.equal(run.code, 1, run.stderr + run.stdout);
+    const text = readFileSync(script, "utf8");
+    assert.doesNotMatch(text, new RegExp(`${GATE_TOKEN}|${target.key}`));
+    assert.match(text, /^\/\/ {3}PETSTORE_API_KEY=… X_GATEWAY_TOKEN=… node /m);
+    assert.match(text, /X-Gateway-Token from \$X_GATEWAY_TOKEN, X-Mock-Session as the run sent it/);
+
+    const fresh = target.create(4, 1);
+    const replayed = await runScript(script, fresh, {
+      PETSTORE_API_KEY: target.key,
+      X_GATEWAY_TOKEN: GATE_TOKEN,
+    });
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.match(replayed.stdout, /cancel \d+ -> (204|409)/);
+    assert.doesNotMatch(replayed.stdout, /-> 403/);
+
+    const withoutToken = await runScript(script, fresh, {
+      PETSTORE_API_KEY: target.key,
+      X_GATEWAY_TOKEN: "",
+    });
+    assert.equal(withoutToken.code, 2);
+    assert.match(
+      withoutToken.stderr,
+      /^set X_GATEWAY_TOKEN to the value of the X-Gateway-Token header the run sent$/m,
+    );
+  });
+});

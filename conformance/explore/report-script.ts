@@ -1,9 +1,10 @@
-import { headerVariable } from "../reports/reproduction.ts";
+import { API_KEY_VARIABLE, headerVariable, type ReplayValue, replayValue } from "../reports/reproduction.ts";
 import type { ExploreOptions, ExploreResult } from "./explore.ts";
 import { type Program, type SlotKind, slotsUsed } from "./program.ts";
 
 /** What the run sent on every request besides the key, as far as playing it again needs it. */
-export type ScriptReach = Pick<ExploreOptions, "session" | "headers" | "showHeaders">;
+export type ScriptReach = Partial<Pick<ExploreOptions, "apiKey">> &
+  Pick<ExploreOptions, "session" | "headers" | "showHeaders">;
 
 /**
  * A plain Node script (no dependency) that plays the minimal program again with the same concurrency: one
@@ -21,12 +22,14 @@ export function renderExploreScript(result: ExploreResult, reach: ScriptReach = 
   const given = finding.minimal.history.given;
   const ids = { pending: given.pending, shipped: given.shipped, missing: given.missing };
   const headers = replayedHeaders(reach);
-  const variables = headers.flatMap(([name, value]) => ("variable" in value ? [[name, value.variable]] : []));
+  const variables = [
+    ...new Set(headers.flatMap(([, value]) => ("variable" in value ? [value.variable] : []))),
+  ].filter((variable) => variable !== API_KEY_VARIABLE);
   return `#!/usr/bin/env node
 // Plays again the minimal program petstore-conformance explore found (seed ${result.seed}), with the same
 // concurrency: each client's steps in order, each after its pause, all clients at once.
 //
-//   PETSTORE_API_KEY=…${variables.map(([, variable]) => ` ${variable}=…`).join("")} node ${"this-script.mjs"} ['{"pending":["…"],"shipped":["…"],"missing":["…"]}']
+//   PETSTORE_API_KEY=…${variables.map((variable) => ` ${variable}=…`).join("")} node ${"this-script.mjs"} ['{"pending":["…"],"shipped":["…"],"missing":["…"]}']
 //
 ${headerComment(headers)}// PETSTORE_BASE_URL overrides the target. Without the argument it uses the orders of the failing run, which
 // that run has cancelled already: give fresh pending orders to see the failure again.
@@ -50,15 +53,31 @@ const ids = process.argv[2] ? JSON.parse(process.argv[2]) : ${JSON.stringify(ids
 ${REPLAY_BODY}`;
 }
 
-type ScriptHeader = [string, { text: string } | { variable: string }];
+type ScriptHeader = [string, ReplayValue];
 
-/** The run's session and headers: a masked header's value never, only the variable it is read from. */
+/**
+ * The run's session and headers: a masked header's value never, only the variable it is read from; a shown
+ * value or the session that holds the key or a masked value is rebuilt from its variable, and one that still
+ * holds a secret anywhere is read from its own variable whole.
+ */
 function replayedHeaders(reach: ScriptReach): ScriptHeader[] {
   const shown = new Set((reach.showHeaders ?? []).map((name) => name.toLowerCase()));
-  const headers: ScriptHeader[] = Object.entries(reach.headers ?? {}).map(([name, value]) =>
-    shown.has(name.toLowerCase()) ? [name, { text: value }] : [name, { variable: headerVariable(name) }],
+  const entries = Object.entries(reach.headers ?? {});
+  const secrets = new Map<string, string>(reach.apiKey ? [[reach.apiKey, API_KEY_VARIABLE]] : []);
+  for (const [name, value] of entries)
+    if (!shown.has(name.toLowerCase()) && value !== "") secrets.set(value, headerVariable(name));
+  const replayed = (name: string, value: string): ScriptHeader => {
+    const replay = replayValue(value, secrets);
+    const holdsSecret = "text" in replay && [...secrets.keys()].some((secret) => value.includes(secret));
+    return [name, holdsSecret ? { variable: headerVariable(name), prefix: "" } : replay];
+  };
+  const headers = entries.map(
+    ([name, value]): ScriptHeader =>
+      shown.has(name.toLowerCase())
+        ? replayed(name, value)
+        : [name, { variable: headerVariable(name), prefix: "" }],
   );
-  if (reach.session !== undefined) headers.push(["X-Mock-Session", { text: reach.session }]);
+  if (reach.session !== undefined) headers.push(replayed("X-Mock-Session", reach.session));
   return headers;
 }
 
@@ -66,7 +85,7 @@ function replayedHeaders(reach: ScriptReach): ScriptHeader[] {
 function headerComment(headers: readonly ScriptHeader[]): string {
   if (headers.length === 0) return "";
   const each = headers.map(([name, value]) =>
-    "variable" in value ? `${name} from $${value.variable}` : `${name} as the run sent it`,
+    "text" in value ? `${name} as the run sent it` : `${name} from $${value.variable}`,
   );
   return `// Every request carries the run's headers besides the key: ${each.join(", ")}.\n//\n`;
 }
@@ -86,7 +105,12 @@ const since = () => (performance.now() - start).toFixed(1);
 const base = target.replace(/\\/+$/, "");
 const headers = { authorization: \`Bearer \${key}\` };
 for (const [name, value] of Object.entries(runHeaders))
-  headers[name] = "variable" in value ? process.env[value.variable] : value.text;
+  headers[name] =
+    "text" in value
+      ? value.text
+      : "basicUser" in value
+        ? \`Basic \${Buffer.from(\`\${value.basicUser}:\${process.env[value.variable]}\`).toString("base64")}\`
+        : value.prefix + process.env[value.variable];
 
 async function step(client, action) {
   const sentAt = since();

@@ -12,6 +12,13 @@ export const KIND_STRING = 1;
 export const KIND_TRUE = 2;
 export const KIND_FALSE = 3;
 export const KIND_NULL = 4;
+/**
+ * An integer of 16 to 19 digits, beyond what a double holds exactly: only its digits (`starts`..`ends`),
+ * and only for a reader that asked for them (`flatLongIntegers`).
+ */
+export const KIND_LONG_INTEGER = 5;
+/** The most digits a KIND_LONG_INTEGER has: int64's. */
+export const MAX_LONG_INTEGER_DIGITS = 19;
 
 export const MAX_FLAT_FIELDS = 16;
 

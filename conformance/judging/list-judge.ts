@@ -8,6 +8,7 @@ import {
   type FlatFields,
   type FlatRecordPlan,
   KIND_FALSE,
+  KIND_LONG_INTEGER,
   KIND_NUMBER,
   KIND_STRING,
   KIND_TRUE,
@@ -88,6 +89,12 @@ export interface ListJudgeOptions {
   orderPlan?: FlatRecordPlan | undefined;
   /** Ids (canonical digits) whose records are kept whole for messages. */
   watch?: ReadonlySet<string>;
+  /**
+   * Judge the watched orders only (explore's reading: its model needs no more): of every other order, only
+   * that it is an object with an exact int64 id, with no schema check and no digest. `orders`, `records`
+   * and the problem tallies then hold the watched orders alone; `count` and `unindexed` still count all.
+   */
+  watchedOnly?: boolean;
   /** Problems of each kind kept in full (default 10). */
   keep?: number;
   /**
@@ -130,6 +137,7 @@ export class ListJudge {
   readonly #validate: ValidateFunction;
   readonly #plan: FlatRecordPlan | undefined;
   readonly #watch: ReadonlySet<string>;
+  readonly #watchedOnly: boolean;
   /** The watched ids' low halves: most orders are passed over by one look-up of a number. */
   readonly #watchLows = new Set<number>();
   readonly #keep: number;
@@ -180,6 +188,7 @@ export class ListJudge {
     this.#validate = options.validateOrder;
     this.#plan = options.orderPlan;
     this.#watch = options.watch ?? new Set();
+    this.#watchedOnly = options.watchedOnly ?? false;
     for (const id of this.#watch) {
       const halves = halvesOfText(id);
       if (halves) this.#watchLows.add(halves.lo);
@@ -191,7 +200,10 @@ export class ListJudge {
     this.#allRecords = this.#keepRecordsUpTo > 0;
     this.#stream = new JsonStream({
       onElement: (value, index) => this.#judgeOrder(value, index),
-      ...(this.#plan ? { onFlatElement: (fields: FlatFields) => this.#judgeFlatOrder(fields) } : {}),
+      ...(this.#plan || this.#watchedOnly
+        ? { onFlatElement: (fields: FlatFields) => this.#judgeFlatOrder(fields) }
+        : {}),
+      ...(this.#watchedOnly ? { flatLongIntegers: true } : {}),
       ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
       ...(options.maxStringBytes !== undefined ? { maxStringBytes: options.maxStringBytes } : {}),
       ...(options.maxNumberChars !== undefined ? { maxNumberChars: options.maxNumberChars } : {}),
@@ -333,6 +345,7 @@ export class ListJudge {
   }
 
   #judgeOrder(order: unknown, index: number): void {
+    if (this.#watchedOnly && this.#passedOver(order)) return;
     this.#seen++;
     const exact = this.#stream.exactNumbers;
     // Most orders hold no LosslessNumber; those are validated as they are, without a projected copy.
@@ -398,6 +411,7 @@ export class ListJudge {
    * the ordinary way.
    */
   #judgeFlatOrder(fields: FlatFields): boolean {
+    if (this.#watchedOnly) return this.#flatPassedOver(fields);
     if (this.#allRecords || !(this.#plan as FlatRecordPlan).valid(fields)) return false;
     const { keyHashesA, keyHashesB, id, status } = this.#shape.of(fields);
     if (status) return false;
@@ -445,6 +459,39 @@ export class ListJudge {
     return true;
   }
 
+  /**
+   * Watched-only: an order that is not watched, passed over once its id is known to be an int64 or counted
+   * as unindexed; false for a watched one, which is judged in full.
+   */
+  #passedOver(order: unknown): boolean {
+    const halves = idHalves(isRecord(order) ? order.id : undefined);
+    if (halves !== undefined && this.#watchLows.has(halves.lo)) {
+      if (this.#watch.has(bigintOf(halves.hi, halves.lo).toString())) return false;
+    }
+    this.#seen++;
+    if (halves === undefined) this.#unindexed++;
+    return true;
+  }
+
+  /**
+   * `#passedOver` from a flat order's bytes, with no object made: false (read it the ordinary way) for an
+   * order that may be watched.
+   */
+  #flatPassedOver(fields: FlatFields): boolean {
+    const id = fields.indexOf("id");
+    const kind = id === -1 ? -1 : fields.kinds[id];
+    if (kind === KIND_NUMBER) {
+      const value = fields.numbers[id] as number;
+      if (this.#watchLows.has(value >= 0 ? value | 0 : halvesOfNumber(value).lo)) return false;
+    } else if (kind === KIND_LONG_INTEGER) {
+      const digits = fields.text(id);
+      if (this.#watch.has(digits)) return false;
+      if (!isInt64Digits(digits)) this.#unindexed++;
+    } else this.#unindexed++;
+    this.#seen++;
+    return true;
+  }
+
   /** Indexes a listed order; a repeated id is counted and named instead. */
   #indexed(hi: number, lo: number, digestA: number, digestB: number): boolean {
     if (this.#orders.size >= this.#maxIndexed) {
@@ -480,6 +527,14 @@ export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): List
  */
 export function judgeFault(error: unknown): string {
   return `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** Canonical integer digits of at most 19 digits (a sign aside), within int64. */
+function isInt64Digits(digits: string): boolean {
+  const negative = digits.startsWith("-");
+  const length = digits.length - (negative ? 1 : 0);
+  if (length < 19) return true;
+  return negative ? digits <= "-9223372036854775808" : digits <= "9223372036854775807";
 }
 
 function describeOrder(index: number, id: unknown, record: Record<string, unknown> | undefined): string {

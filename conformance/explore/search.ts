@@ -188,7 +188,7 @@ class Player {
     const missingSlot = kinds.indexOf("missing");
     if (missingSlot !== -1) ids[missingSlot] = this.supply.missing[0];
     const history = await playProgram(this.driver, program, { kinds, ids });
-    await this.supply.release(pending);
+    await this.supply.release([...pending, ...shipped]);
     const verdict = checkHistory(history, {
       allowStaleMs: this.settings.allowStaleMs,
       choices: this.#choices,

@@ -138,6 +138,8 @@ export class ListJudge {
   readonly #plan: FlatRecordPlan | undefined;
   readonly #watch: ReadonlySet<string>;
   readonly #watchedOnly: boolean;
+  /** Watched-only: the watched orders found, as (hi, lo, digestA, digestB) quads, indexed at the end. */
+  readonly #watchedFound: number[] = [];
   /** The watched ids' low halves: most orders are passed over by one look-up of a number. */
   readonly #watchLows = new Set<number>();
   readonly #keep: number;
@@ -229,7 +231,7 @@ export class ListJudge {
     } catch (error) {
       this.#stop(error);
     }
-    if (this.#excerpt !== undefined) return;
+    if (this.#excerpt !== undefined || (this.#watchedOnly && this.#faultAt === undefined)) return;
     if (this.#faultAt !== undefined) this.#keepExcerpt(chunk);
     else this.#keepTail(chunk);
   }
@@ -327,6 +329,7 @@ export class ListJudge {
 
   #verdict(count: number, rest: Partial<ListVerdict>): ListVerdict {
     this.#finishExcerpt();
+    this.#indexWatchedFound();
     return {
       bytes: this.#bytes,
       ...(this.#limit ? { limit: this.#limit } : this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
@@ -484,12 +487,39 @@ export class ListJudge {
       const value = fields.numbers[id] as number;
       if (this.#watchLows.has(value >= 0 ? value | 0 : halvesOfNumber(value).lo)) return false;
     } else if (kind === KIND_LONG_INTEGER) {
-      const digits = fields.text(id);
-      if (this.#watch.has(digits)) return false;
-      if (!isInt64Digits(digits)) this.#unindexed++;
+      const lo = longIntegerLow(fields, id);
+      if (lo === undefined || this.#watchLows.has(lo)) {
+        const digits = fields.text(id);
+        if (this.#watch.has(digits)) return false;
+        if (!isInt64Digits(digits)) this.#unindexed++;
+      }
     } else this.#unindexed++;
     this.#seen++;
     return true;
+  }
+
+  /** Watched-only: a watched order kept aside; false when its id was found before. */
+  #watchedAdded(hi: number, lo: number, digestA: number, digestB: number): boolean {
+    const found = this.#watchedFound;
+    for (let at = 0; at < found.length; at += 4) if (found[at] === hi && found[at + 1] === lo) return false;
+    found.push(hi, lo, digestA, digestB);
+    return true;
+  }
+
+  /**
+   * Watched-only: the watched orders found, indexed in ascending order of id, so that a handful of ids
+   * listed in any order makes the index no hash table.
+   */
+  #indexWatchedFound(): void {
+    const found = this.#watchedFound;
+    const quads = Array.from({ length: found.length / 4 }, (_, at) => found.slice(at * 4, at * 4 + 4));
+    quads.sort((a, b) => {
+      const [x, y] = [bigintOf(a[0] as number, a[1] as number), bigintOf(b[0] as number, b[1] as number)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    for (const [hi, lo, digestA, digestB] of quads)
+      this.#orders.add(hi as number, lo as number, digestA as number, digestB as number);
+    found.length = 0;
   }
 
   /** Indexes a listed order; a repeated id is counted and named instead. */
@@ -498,7 +528,10 @@ export class ListJudge {
       this.#indexFull = true;
       return false;
     }
-    if (this.#orders.add(hi, lo, digestA, digestB)) return true;
+    const added = this.#watchedOnly
+      ? this.#watchedAdded(hi, lo, digestA, digestB)
+      : this.#orders.add(hi, lo, digestA, digestB);
+    if (added) return true;
     this.#fault();
     const key = bigintOf(hi, lo).toString();
     const times = this.#repeats.get(key);
@@ -527,6 +560,25 @@ export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): List
  */
 export function judgeFault(error: unknown): string {
   return `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * The low 32 bits of a positive KIND_LONG_INTEGER within int64, from its digits with no string made;
+ * undefined for a negative one or one past int64, left to its text.
+ */
+function longIntegerLow(fields: FlatFields, field: number): number | undefined {
+  const bytes = fields.bytes;
+  const start = fields.starts[field] as number;
+  const end = fields.ends[field] as number;
+  if (bytes[start] === 0x2d) return undefined;
+  // The digits as high × 10^9 + low: high below 2^34, low below 2^30, each exact.
+  let high = 0;
+  let low = 0;
+  for (let at = start; at < end - 9; at++) high = high * 10 + ((bytes[at] as number) - 0x30);
+  for (let at = end - 9; at < end; at++) low = low * 10 + ((bytes[at] as number) - 0x30);
+  if (high > 9223372036 || (high === 9223372036 && low > 854775807)) return undefined;
+  // Of high × 10^9 only the part of high below 2^32 reaches the low 32 bits.
+  return (Math.imul((high % 4294967296) | 0, 1_000_000_000) + low) | 0;
 }
 
 /** Canonical integer digits of at most 19 digits (a sign aside), within int64. */

@@ -257,6 +257,22 @@ describe("ListJudge watching its watched orders only", () => {
     );
   });
 
+  test("finds a watched id of any length among others", () => {
+    const bigId = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String);
+    fc.assert(
+      fc.property(bigId, fc.array(bigId, { maxLength: 5 }), (watched, others) => {
+        const listed = [...others, watched].map((id) => `{"id":${id},"petId":1}`).join(",");
+        const verdict = judgeInPieces(Buffer.from(`[${listed}]`), [], {
+          watch: new Set([watched]),
+          watchedOnly: true,
+        });
+        assert.equal(verdict.records.get(watched), `{"id":${watched},"petId":1}`);
+        assert.equal(verdict.unindexed, 0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   test("checks a watched order against the schema, and no other", () => {
     const verdict = judgeInPieces(
       Buffer.from(

@@ -13,7 +13,7 @@ import {
   KIND_STRING,
   KIND_TRUE,
 } from "../../contract/flat-record.ts";
-import { bigintOf, halvesOfNumber, halvesOfText } from "../../contract/int64-index.ts";
+import { bigintOf, halvesOfNumber, halvesOfText, type IdHalves } from "../../contract/int64-index.ts";
 import {
   JsonStream,
   JsonStreamError,
@@ -140,6 +140,8 @@ export class ListJudge {
   readonly #watchedOnly: boolean;
   /** Watched-only: the watched orders found, as (hi, lo, digestA, digestB) quads, indexed at the end. */
   readonly #watchedFound: number[] = [];
+  /** A flat order's digest, written by flatDigest. */
+  readonly #digest = new Int32Array(2);
   /** The watched ids' low halves: most orders are passed over by one look-up of a number. */
   readonly #watchLows = new Set<number>();
   readonly #keep: number;
@@ -418,36 +420,8 @@ export class ListJudge {
     if (this.#allRecords || !(this.#plan as FlatRecordPlan).valid(fields)) return false;
     const { keyHashesA, keyHashesB, id, status } = this.#shape.of(fields);
     if (status) return false;
-    let a = 0;
-    let b = 0;
-    for (let field = 0; field < fields.count; field++) {
-      const kind = fields.kinds[field];
-      let valueA: number;
-      let valueB: number;
-      if (kind === KIND_NUMBER) {
-        const value = fields.numbers[field] as number;
-        valueA = numberLaneA(value);
-        valueB = numberLaneB(value);
-      } else if (kind === KIND_STRING) {
-        // The string's bytes are ASCII: each is the character code hashText reads.
-        const bytes = fields.bytes;
-        const start = fields.starts[field] as number;
-        const end = fields.ends[field] as number;
-        valueA = STRING_SEED_A;
-        valueB = STRING_SEED_B;
-        for (let i = start; i < end; i++) {
-          const code = bytes[i] as number;
-          valueA = Math.imul(valueA ^ code, 0x01000193);
-          valueB = Math.imul(valueB ^ code, 0x5bd1e995) ^ (valueB >>> 15);
-        }
-        valueA ^= end - start;
-      } else {
-        const literal = kind === KIND_TRUE ? TRUE_HASH : kind === KIND_FALSE ? FALSE_HASH : NULL_HASH;
-        [valueA, valueB] = literal;
-      }
-      a = (a + mix(keyHashesA[field] as number, valueA)) | 0;
-      b = (b + mix(keyHashesB[field] as number, valueB)) | 0;
-    }
+    flatDigest(fields, keyHashesA, keyHashesB, this.#digest);
+    const [a, b] = this.#digest as unknown as [number, number];
     if (id === -1 || fields.kinds[id] !== KIND_NUMBER) return false;
     const value = fields.numbers[id] as number;
     let hi: number;
@@ -485,16 +459,35 @@ export class ListJudge {
     const kind = id === -1 ? -1 : fields.kinds[id];
     if (kind === KIND_NUMBER) {
       const value = fields.numbers[id] as number;
-      if (this.#watchLows.has(value >= 0 ? value | 0 : halvesOfNumber(value).lo)) return false;
+      const lo = value >= 0 ? value | 0 : halvesOfNumber(value).lo;
+      if (this.#watchLows.has(lo) && this.#watch.has(String(value)))
+        return this.#flatWatched(fields, halvesOfNumber(value));
     } else if (kind === KIND_LONG_INTEGER) {
       const lo = longIntegerLow(fields, id);
       if (lo === undefined || this.#watchLows.has(lo)) {
         const digits = fields.text(id);
-        if (this.#watch.has(digits)) return false;
+        if (this.#watch.has(digits)) return this.#flatWatched(fields, halvesOfText(digits));
         if (!isInt64Digits(digits)) this.#unindexed++;
       }
     } else this.#unindexed++;
     this.#seen++;
+    return true;
+  }
+
+  /**
+   * Watched-only: a watched flat order judged from its bytes, as `#judgeOrder` would judge it, when the
+   * plan promises it valid and it has no status field; false for anything else, read as an object and
+   * judged in full for the messages.
+   */
+  #flatWatched(fields: FlatFields, halves: IdHalves | undefined): boolean {
+    if (halves === undefined || this.#plan === undefined || !this.#plan.valid(fields)) return false;
+    const { keyHashesA, keyHashesB, status } = this.#shape.of(fields);
+    if (status) return false;
+    flatDigest(fields, keyHashesA, keyHashesB, this.#digest);
+    this.#seen++;
+    const { hi, lo } = halves;
+    if (this.#indexed(hi, lo, this.#digest[0] as number, this.#digest[1] as number))
+      this.#records.set(bigintOf(hi, lo).toString(), flatRecordText(fields));
     return true;
   }
 
@@ -560,6 +553,67 @@ export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): List
  */
 export function judgeFault(error: unknown): string {
   return `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * A flat order's digest into `out`, the same as digestOf gives the order read as an object: a long
+ * integer hashes as its LosslessNumber does.
+ */
+function flatDigest(
+  fields: FlatFields,
+  keyHashesA: Int32Array,
+  keyHashesB: Int32Array,
+  out: Int32Array,
+): void {
+  let a = 0;
+  let b = 0;
+  for (let field = 0; field < fields.count; field++) {
+    const kind = fields.kinds[field];
+    let valueA: number;
+    let valueB: number;
+    if (kind === KIND_NUMBER) {
+      const value = fields.numbers[field] as number;
+      valueA = numberLaneA(value);
+      valueB = numberLaneB(value);
+    } else if (kind === KIND_STRING) {
+      // The string's bytes are ASCII: each is the character code hashText reads.
+      const bytes = fields.bytes;
+      const start = fields.starts[field] as number;
+      const end = fields.ends[field] as number;
+      valueA = STRING_SEED_A;
+      valueB = STRING_SEED_B;
+      for (let i = start; i < end; i++) {
+        const code = bytes[i] as number;
+        valueA = Math.imul(valueA ^ code, 0x01000193);
+        valueB = Math.imul(valueB ^ code, 0x5bd1e995) ^ (valueB >>> 15);
+      }
+      valueA ^= end - start;
+    } else if (kind === KIND_LONG_INTEGER) {
+      [valueA, valueB] = hashText(`\u0001${fields.text(field)}`, 0x9747b28c, 0x6a09e667);
+    } else {
+      const literal = kind === KIND_TRUE ? TRUE_HASH : kind === KIND_FALSE ? FALSE_HASH : NULL_HASH;
+      [valueA, valueB] = literal;
+    }
+    a = (a + mix(keyHashesA[field] as number, valueA)) | 0;
+    b = (b + mix(keyHashesB[field] as number, valueB)) | 0;
+  }
+  out[0] = a;
+  out[1] = b;
+}
+
+/** A flat order's text as recordText writes it: fields in sorted order, each value's JSON as it came. */
+function flatRecordText(fields: FlatFields): string {
+  const order = Array.from({ length: fields.count }, (_, field) => field).sort((x, y) =>
+    (fields.keys[x] as string) < (fields.keys[y] as string) ? -1 : 1,
+  );
+  let text = "{";
+  for (const [index, field] of order.entries()) {
+    let value = "";
+    for (let at = fields.jsonStart(field); at < fields.jsonEnd(field); at++)
+      value += String.fromCharCode(fields.bytes[at] as number);
+    text += `${index === 0 ? "" : ","}${JSON.stringify(fields.keys[field])}:${value}`;
+  }
+  return `${text}}`;
 }
 
 /**

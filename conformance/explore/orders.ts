@@ -125,6 +125,8 @@ export function createOrderSupply(
   // Every id offered so far, handed out or waiting: an id offered again is not a new order.
   const offered = new Set([...pending, ...allShipped]);
   const givenShipped = new Set(allShipped);
+  const toRelease: string[] = [];
+  let releasing: Promise<void> | undefined;
   let used = 0;
   let provisionDry = hooks.provision === undefined;
   let provisioning: Promise<void> | undefined;
@@ -176,7 +178,18 @@ export function createOrderSupply(
     async release(orderIds) {
       const done = orderIds.filter((id) => !givenShipped.has(id));
       if (hooks.release === undefined || done.length === 0) return;
-      await runHook("release", () => hooks.release?.(context, done), secrets);
+      toRelease.push(...done);
+      // One call at a time: histories that end while one is out are released together by the next.
+      while (toRelease.includes(done[0] as string) || releasing !== undefined) {
+        if (releasing === undefined) {
+          const batch = toRelease.splice(0);
+          releasing = runHook("release", () => hooks.release?.(context, batch), secrets).finally(() => {
+            releasing = undefined;
+          });
+        }
+        await releasing;
+        if (!toRelease.includes(done[0] as string)) return;
+      }
     },
     missing: [...new Set(given.missing)],
     pendingLimit: hooks.provision === undefined ? pending.length : Number.POSITIVE_INFINITY,

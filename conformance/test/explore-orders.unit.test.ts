@@ -119,6 +119,28 @@ describe("explore's orders", () => {
     assert.equal(calls, 1);
   });
 
+  it("releases the orders of histories that end together in one call at a time", async () => {
+    const calls: string[][] = [];
+    let inFlight = 0;
+    const supply = createOrderSupply(
+      { pending: ["1", "2", "3", "4", "5", "6"], shipped: [], missing: [] },
+      {
+        release: async (_context, ids) => {
+          inFlight++;
+          assert.equal(inFlight, 1, "two release calls at once");
+          calls.push([...ids]);
+          await new Promise((resolve) => setImmediate(resolve));
+          inFlight--;
+        },
+      },
+      context,
+      [],
+    );
+    await Promise.all([["1", "2"], ["3"], ["4", "5"], ["6"]].map((ids) => supply.release(ids)));
+    assert.deepEqual(calls.flat().sort(), ["1", "2", "3", "4", "5", "6"]);
+    assert.equal(calls.length, 2, "the first history's, then the three that ended while it was out");
+  });
+
   it("takes a hook's arrays and single ids as canonical digits, and refuses ids that are not", () => {
     assert.deepEqual(
       idsFromHook({ pending: ["007"], pendingOrderId: "8", shippedOrderId: "9", missing: ["10"] }),

@@ -659,7 +659,7 @@ export const CONTROL_CASES: ControlCase[] = [
     async run(api) {
       assertError(await api.send("GET", "/__control/nothing"), 404, "not_found");
       const cases: Array<[string, string, string]> = [
-        ["POST", "/__control/orders", "GET"],
+        ["DELETE", "/__control/orders", "GET, POST"],
         ["GET", "/__control/reset", "POST"],
         ["PATCH", "/__control/orders/1", "PUT, DELETE"],
         ["POST", "/__control/behaviour", "GET, PUT"],

@@ -33,6 +33,21 @@ export class ControlError extends Error {
   }
 }
 
+/** Orders and ids one `POST /__control/orders` takes at most, of each: `batch` sends more in several. */
+export const MAX_BATCH_ORDERS = 100;
+
+/** What `batch` does: orders created where no order has their id, then ids removed. */
+export interface OrderBatch {
+  create?: readonly (OrderInput & { id: OrderId })[];
+  remove?: readonly OrderId[];
+}
+
+/** The ids (digits) of the orders a batch created and removed, in the order given. */
+export interface OrderBatchResult {
+  created: string[];
+  removed: string[];
+}
+
 /** Which orders `ordersPage` asks for (the control API's GET /orders query). */
 export interface OrdersQuery {
   /** The id the page follows: a page's `next`; the list's start when absent. */
@@ -77,6 +92,11 @@ export interface ControlClient {
   /** Creates the order (appended to the list) or replaces it whole. */
   putOrder(order: OrderInput & { id: OrderId }): Promise<ClientOrder>;
   removeOrder(id: OrderId): Promise<void>;
+  /**
+   * Creates orders whose ids no order has (an order that has one is left as it is) and removes orders, in
+   * requests of at most MAX_BATCH_ORDERS of each rather than one request per order.
+   */
+  batch(batch: OrderBatch): Promise<OrderBatchResult>;
   reset(): Promise<void>;
   /** The world's rules; with an argument, replaces them first. */
   behaviour(next?: Behaviour): Promise<Behaviour>;
@@ -138,6 +158,16 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
     };
   };
 
+  const batchOnce = async (create: OrderBatch["create"], remove: OrderBatch["remove"]) => {
+    const body = `{"create":[${(create ?? []).map(orderJson).join(",")}],"remove":[${(remove ?? []).map(digits).join(",")}]}`;
+    const answer = parseExact(await call("POST", "/orders", body)) as Record<
+      "created" | "removed",
+      unknown[]
+    >;
+    const ids = (values: unknown[]) => values.map((id) => numberText(id as never));
+    return { created: ids(answer.created), removed: ids(answer.removed) };
+  };
+
   const sessionsPage = async (query: SessionsQuery = {}): Promise<SessionsPage> => {
     const params = new URLSearchParams();
     if (query.after !== undefined) params.set("after", query.after);
@@ -171,6 +201,17 @@ export function createControlClient(baseUrl: string, options: ControlClientOptio
       toClientOrder(parseExact(await call("PUT", orderPath(order.id), orderJson(order)))),
     removeOrder: async (id) => {
       await call("DELETE", orderPath(id));
+    },
+    batch: async ({ create = [], remove = [] }) => {
+      if (create.length <= MAX_BATCH_ORDERS && remove.length <= MAX_BATCH_ORDERS)
+        return batchOnce(create, remove);
+      // Every creation before any removal, as one request does them.
+      const result: OrderBatchResult = { created: [], removed: [] };
+      for (let from = 0; from < create.length; from += MAX_BATCH_ORDERS)
+        result.created.push(...(await batchOnce(create.slice(from, from + MAX_BATCH_ORDERS), [])).created);
+      for (let from = 0; from < remove.length; from += MAX_BATCH_ORDERS)
+        result.removed.push(...(await batchOnce([], remove.slice(from, from + MAX_BATCH_ORDERS))).removed);
+      return result;
     },
     reset: async () => {
       await call("POST", "/reset");

@@ -45,7 +45,14 @@ export interface paths {
          */
         get: operations["listControlOrders"];
         put?: never;
-        post?: never;
+        /**
+         * Create and remove many orders in one request
+         * @description Each order of `create` is created (appended to the list) when no order has its id; an order
+         *     that has it is left as it is, and its id is not in `created`. Then each id of `remove` is removed
+         *     when there is such an order. At most 100 of each: a run that makes and drops orders by the
+         *     hundred sends one request where it would send one per order.
+         */
+        post: operations["batchControlOrders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -200,6 +207,19 @@ export interface components {
             shipDate?: components["schemas"]["shipDate"];
             complete?: components["schemas"]["complete"];
             status?: components["schemas"]["OrderStatus"];
+        };
+        /** @description The body of `POST /orders`; unknown fields are refused. */
+        ControlOrderBatch: {
+            /** @description Orders to create, each with its `id` and `status`. */
+            create?: (components["schemas"]["ControlOrderInput"] & components["schemas"]["ControlOrder"])[];
+            /** @description Ids of orders to remove. */
+            remove?: components["schemas"]["id"][];
+        };
+        ControlOrderBatchResult: {
+            /** @description The ids of the orders created, in the order given (exact int64 digits). */
+            created: components["schemas"]["id"][];
+            /** @description The ids of the orders removed, in the order given. */
+            removed: components["schemas"]["id"][];
         };
         Behaviour: {
             /** @description Every API answer of the world waits this long (0 when absent). */
@@ -385,6 +405,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ControlOrder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    batchControlOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session whose world the request works on; without it, the default world. */
+                "X-Mock-Session"?: components["parameters"]["Session"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ControlOrderBatch"];
+            };
+        };
+        responses: {
+            /** @description What was done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ControlOrderBatchResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -355,6 +355,50 @@ export const controlDocument: unknown = {
             "$ref": "#/components/responses/Forbidden"
           }
         }
+      },
+      "post": {
+        "operationId": "batchControlOrders",
+        "summary": "Create and remove many orders in one request",
+        "description": "Each order of `create` is created (appended to the list) when no order has its id; an order\nthat has it is left as it is, and its id is not in `created`. Then each id of `remove` is removed\nwhen there is such an order. At most 100 of each: a run that makes and drops orders by the\nhundred sends one request where it would send one per order.\n",
+        "tags": [
+          "orders"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Session"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ControlOrderBatch"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "What was done.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ControlOrderBatchResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
       }
     },
     "/orders/{id}": {
@@ -836,6 +880,59 @@ export const controlDocument: unknown = {
           },
           "status": {
             "$ref": "#/components/schemas/OrderStatus"
+          }
+        }
+      },
+      "ControlOrderBatch": {
+        "type": "object",
+        "description": "The body of `POST /orders`; unknown fields are refused.",
+        "additionalProperties": false,
+        "properties": {
+          "create": {
+            "type": "array",
+            "maxItems": 100,
+            "description": "Orders to create, each with its `id` and `status`.",
+            "items": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/ControlOrderInput"
+                },
+                {
+                  "$ref": "#/components/schemas/ControlOrder"
+                }
+              ]
+            }
+          },
+          "remove": {
+            "type": "array",
+            "maxItems": 100,
+            "description": "Ids of orders to remove.",
+            "items": {
+              "$ref": "openapi.yaml#/components/schemas/Order/properties/id"
+            }
+          }
+        }
+      },
+      "ControlOrderBatchResult": {
+        "type": "object",
+        "required": [
+          "created",
+          "removed"
+        ],
+        "properties": {
+          "created": {
+            "type": "array",
+            "description": "The ids of the orders created, in the order given (exact int64 digits).",
+            "items": {
+              "$ref": "openapi.yaml#/components/schemas/Order/properties/id"
+            }
+          },
+          "removed": {
+            "type": "array",
+            "description": "The ids of the orders removed, in the order given.",
+            "items": {
+              "$ref": "openapi.yaml#/components/schemas/Order/properties/id"
+            }
           }
         }
       },

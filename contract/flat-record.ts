@@ -12,6 +12,13 @@ export const KIND_STRING = 1;
 export const KIND_TRUE = 2;
 export const KIND_FALSE = 3;
 export const KIND_NULL = 4;
+/**
+ * An integer of 16 to 19 digits, beyond what a double holds exactly: only its digits (`starts`..`ends`),
+ * and only for a reader that asked for them (`flatLongIntegers`).
+ */
+export const KIND_LONG_INTEGER = 5;
+/** The most digits a KIND_LONG_INTEGER has: int64's. */
+export const MAX_LONG_INTEGER_DIGITS = 19;
 
 export const MAX_FLAT_FIELDS = 16;
 
@@ -70,14 +77,36 @@ const dateTime = formats["date-time"].validate;
 
 type PropertyCheck = (fields: FlatFields, field: number) => boolean;
 
+/** A number, or a long integer within int64 (whose exact value a schema check sees). */
+const wholeNumber: PropertyCheck = (fields, field) =>
+  fields.kinds[field] === KIND_NUMBER ||
+  (fields.kinds[field] === KIND_LONG_INTEGER && longIntegerWithinInt64(fields, field));
+
+/** A KIND_LONG_INTEGER's digits within int64. */
+function longIntegerWithinInt64(fields: FlatFields, field: number): boolean {
+  const bytes = fields.bytes;
+  const end = fields.ends[field] as number;
+  let start = fields.starts[field] as number;
+  const negative = bytes[start] === 0x2d;
+  if (negative) start++;
+  if (end - start < MAX_LONG_INTEGER_DIGITS) return true;
+  const bound = negative ? "9223372036854775808" : "9223372036854775807";
+  for (let at = 0; at < MAX_LONG_INTEGER_DIGITS; at++) {
+    const digit = bytes[start + at] as number;
+    const most = bound.charCodeAt(at);
+    if (digit !== most) return digit < most;
+  }
+  return true;
+}
+
 const CHECKS: Record<string, PropertyCheck> = {
-  integer: (fields, field) => fields.kinds[field] === KIND_NUMBER,
-  "integer/int64": (fields, field) => fields.kinds[field] === KIND_NUMBER,
+  integer: wholeNumber,
+  "integer/int64": wholeNumber,
   "integer/int32": (fields, field) => {
     const value = fields.numbers[field] as number;
     return fields.kinds[field] === KIND_NUMBER && value >= INT32_MIN && value <= INT32_MAX;
   },
-  number: (fields, field) => fields.kinds[field] === KIND_NUMBER,
+  number: wholeNumber,
   string: (fields, field) => fields.kinds[field] === KIND_STRING,
   "string/date-time": (fields, field) =>
     fields.kinds[field] === KIND_STRING &&

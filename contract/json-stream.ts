@@ -2,11 +2,13 @@ import { LosslessNumber } from "lossless-json";
 import {
   FlatFields,
   KIND_FALSE,
+  KIND_LONG_INTEGER,
   KIND_NULL,
   KIND_NUMBER,
   KIND_STRING,
   KIND_TRUE,
   MAX_FLAT_FIELDS,
+  MAX_LONG_INTEGER_DIGITS,
 } from "./flat-record.ts";
 
 /**
@@ -29,6 +31,11 @@ export interface JsonStreamOptions {
    * with no object made. Returning false hands the element to `onElement` instead, read the ordinary way.
    */
   onFlatElement?: (fields: FlatFields, index: number) => boolean;
+  /**
+   * Flat elements may hold integers of 16 to 19 digits, as KIND_LONG_INTEGER (their digits, no value):
+   * for a reader that needs no more of them than their text.
+   */
+  flatLongIntegers?: boolean;
   /** The root object's field whose array is streamed; without it, a root array is streamed. */
   field?: string;
   /** Containers nested deeper than this are refused (default 64). */
@@ -177,6 +184,7 @@ function describeByte(byte: number): string {
 export class JsonStream {
   readonly #onElement: JsonStreamOptions["onElement"];
   readonly #onFlatElement: JsonStreamOptions["onFlatElement"];
+  readonly #flatLongIntegers: boolean;
   readonly #flat = new FlatFields();
   readonly #field: string | undefined;
   readonly #maxDepth: number;
@@ -228,6 +236,7 @@ export class JsonStream {
   constructor(options: JsonStreamOptions) {
     this.#onElement = options.onElement;
     this.#onFlatElement = options.onFlatElement;
+    this.#flatLongIntegers = options.flatLongIntegers ?? false;
     this.#field = options.field;
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#maxStringBytes = options.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
@@ -599,12 +608,13 @@ export class JsonStream {
         i = this.#digits(chunk, i);
         const value = this.#digitsValue;
         const digits = i - digitsStart;
-        if (i === length || digits === 0 || digits > 15) return -1;
+        const long = digits > 15 && digits <= MAX_LONG_INTEGER_DIGITS && this.#flatLongIntegers;
+        if (i === length || digits === 0 || (digits > 15 && !long)) return -1;
         if (chunk[digitsStart] === 0x30 && (digits > 1 || negative)) return -1;
         const next = chunk[i] as number;
         if (next === 0x2e || next === 0x65 || next === 0x45) return -1;
-        fields.kinds[count] = KIND_NUMBER;
-        fields.numbers[count] = negative ? -value : value;
+        fields.kinds[count] = long ? KIND_LONG_INTEGER : KIND_NUMBER;
+        fields.numbers[count] = long ? Number.NaN : negative ? -value : value;
         fields.starts[count] = negative ? digitsStart - 1 : digitsStart;
         fields.ends[count] = i;
       } else {

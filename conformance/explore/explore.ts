@@ -36,11 +36,11 @@ export interface ExploreOptions extends TargetReach {
   hooks?: string | ConformanceHooks;
   /** Clients at once (default 8). */
   clients?: number;
-  /** Histories played at once, each on orders of its own (default 4). */
+  /** Histories played at once, each on orders of its own (default 8). */
   parallel?: number;
   /** Steps of one client at most (default 6). */
   steps?: number;
-  /** Longest pause before a step, in ms (default 20). */
+  /** Longest pause before a step, in ms (default 5). */
   maxWaitMs?: number;
   /** Programs come from it; random (and printed) when absent. */
   seed?: number;
@@ -81,9 +81,11 @@ export interface ExploreResult extends SearchResult {
 
 export const EXPLORE_DEFAULTS = {
   clients: 8,
-  parallel: 4,
+  // Enough histories at once to keep two cores busy against a local mock; pauses short beside a request's
+  // time, so that operations meet on an order (a pass counts how often they did).
+  parallel: 8,
   steps: 6,
-  maxWaitMs: 20,
+  maxWaitMs: 5,
   budgetMs: 60_000,
   shrinkBudgetMs: 60_000,
   replays: 5,

@@ -19,8 +19,9 @@ export interface OrderIds {
 
 /**
  * Where explore's orders come from. Pending orders are handed out once each (a history cancels them);
- * shipped orders are handed out fresh while there are, then again (a deployment that keeps its rule leaves
- * them as they were); missing ids are reused. Explore never names an id that did not come from here.
+ * shipped orders are handed out fresh while there are, then those given (not provisioned) again (a
+ * deployment that keeps its rule leaves them as they were); missing ids are reused. Explore never names
+ * an id that did not come from here.
  */
 export interface OrderSupply {
   /**
@@ -34,14 +35,18 @@ export interface OrderSupply {
   readonly hasShipped: boolean;
   /** Pending orders the run can ever have: those given, or unbounded with a provision hook. */
   readonly pendingLimit: number;
-  /** Pending orders whose history is over: the release hook, when there is one, may remove them. */
+  /**
+   * A history's orders, once it is over: the release hook, when there is one, may remove its pending
+   * orders and the shipped ones provisioned for it (shipped orders given are kept, to be handed out again).
+   */
   release(orderIds: readonly string[]): Promise<void>;
   /** Pending orders handed out so far. */
   readonly used: number;
 }
 
-// Asked of a provision hook at once, so that a run does not call it once per history.
-const PROVISION_BATCH = 32;
+// Asked of a provision hook at once, so that a run does not call it once per history; few, since orders
+// waiting for a history lengthen every list.
+const PROVISION_BATCH = 16;
 const MAX_IDS_FILE_BYTES = 64 * 1024 * 1024;
 
 /** The ids of `--order-ids FILE`: `{ "pending": [...], "shipped": [...], "missing": [...] }`. */
@@ -114,9 +119,14 @@ export function createOrderSupply(
 ): OrderSupply {
   const pending = [...new Set(given.pending)];
   const freshShipped = [...new Set(given.shipped)];
+  // Handed out again once the fresh ones are used up: the shipped orders given, never those provisioned,
+  // which are released with their history.
   const allShipped = [...freshShipped];
   // Every id offered so far, handed out or waiting: an id offered again is not a new order.
   const offered = new Set([...pending, ...allShipped]);
+  const givenShipped = new Set(allShipped);
+  const toRelease: string[] = [];
+  let releasing: Promise<void> | undefined;
   let used = 0;
   let provisionDry = hooks.provision === undefined;
   let provisioning: Promise<void> | undefined;
@@ -145,7 +155,6 @@ export function createOrderSupply(
     if (newPending.length === 0 && newShipped.length === 0) provisionDry = true;
     pending.push(...newPending);
     freshShipped.push(...newShipped);
-    allShipped.push(...newShipped);
   };
   return {
     async pending(count, until = Number.POSITIVE_INFINITY) {
@@ -167,8 +176,20 @@ export function createOrderSupply(
       return Array.from({ length: count }, (_, at) => allShipped[at % allShipped.length] as string);
     },
     async release(orderIds) {
-      if (hooks.release === undefined || orderIds.length === 0) return;
-      await runHook("release", () => hooks.release?.(context, orderIds), secrets);
+      const done = orderIds.filter((id) => !givenShipped.has(id));
+      if (hooks.release === undefined || done.length === 0) return;
+      toRelease.push(...done);
+      // One call at a time: histories that end while one is out are released together by the next.
+      while (toRelease.includes(done[0] as string) || releasing !== undefined) {
+        if (releasing === undefined) {
+          const batch = toRelease.splice(0);
+          releasing = runHook("release", () => hooks.release?.(context, batch), secrets).finally(() => {
+            releasing = undefined;
+          });
+        }
+        await releasing;
+        if (!toRelease.includes(done[0] as string)) return;
+      }
     },
     missing: [...new Set(given.missing)],
     pendingLimit: hooks.provision === undefined ? pending.length : Number.POSITIVE_INFINITY,

@@ -167,8 +167,8 @@ class Player {
   ) {}
 
   /**
-   * One run of a program on orders no earlier run cancelled; undefined when the orders are used up, or
-   * `until` passed while more were being provisioned.
+   * One run of a program on orders no earlier run cancelled, starting no step past `until`; undefined
+   * when the orders are used up, or `until` passed while more were being provisioned.
    */
   async play(program: Program, until?: number): Promise<PlayedHistory | undefined> {
     const kinds = this.settings.shape.slots.kinds;
@@ -187,8 +187,8 @@ class Player {
     });
     const missingSlot = kinds.indexOf("missing");
     if (missingSlot !== -1) ids[missingSlot] = this.supply.missing[0];
-    const history = await playProgram(this.driver, program, { kinds, ids });
-    await this.supply.release(pending);
+    const history = await playProgram(this.driver, program, { kinds, ids }, until);
+    await this.supply.release([...pending, ...shipped]);
     const verdict = checkHistory(history, {
       allowStaleMs: this.settings.allowStaleMs,
       choices: this.#choices,

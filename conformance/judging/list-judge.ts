@@ -8,11 +8,12 @@ import {
   type FlatFields,
   type FlatRecordPlan,
   KIND_FALSE,
+  KIND_LONG_INTEGER,
   KIND_NUMBER,
   KIND_STRING,
   KIND_TRUE,
 } from "../../contract/flat-record.ts";
-import { bigintOf, halvesOfNumber, halvesOfText } from "../../contract/int64-index.ts";
+import { bigintOf, halvesOfNumber, halvesOfText, type IdHalves } from "../../contract/int64-index.ts";
 import {
   JsonStream,
   JsonStreamError,
@@ -88,6 +89,12 @@ export interface ListJudgeOptions {
   orderPlan?: FlatRecordPlan | undefined;
   /** Ids (canonical digits) whose records are kept whole for messages. */
   watch?: ReadonlySet<string>;
+  /**
+   * Judge the watched orders only (explore's reading: its model needs no more): of every other order, only
+   * that it is an object with an exact int64 id, with no schema check and no digest. `orders`, `records`
+   * and the problem tallies then hold the watched orders alone; `count` and `unindexed` still count all.
+   */
+  watchedOnly?: boolean;
   /** Problems of each kind kept in full (default 10). */
   keep?: number;
   /**
@@ -130,6 +137,11 @@ export class ListJudge {
   readonly #validate: ValidateFunction;
   readonly #plan: FlatRecordPlan | undefined;
   readonly #watch: ReadonlySet<string>;
+  readonly #watchedOnly: boolean;
+  /** Watched-only: the watched orders found, as (hi, lo, digestA, digestB) quads, indexed at the end. */
+  readonly #watchedFound: number[] = [];
+  /** A flat order's digest, written by flatDigest. */
+  readonly #digest = new Int32Array(2);
   /** The watched ids' low halves: most orders are passed over by one look-up of a number. */
   readonly #watchLows = new Set<number>();
   readonly #keep: number;
@@ -180,6 +192,7 @@ export class ListJudge {
     this.#validate = options.validateOrder;
     this.#plan = options.orderPlan;
     this.#watch = options.watch ?? new Set();
+    this.#watchedOnly = options.watchedOnly ?? false;
     for (const id of this.#watch) {
       const halves = halvesOfText(id);
       if (halves) this.#watchLows.add(halves.lo);
@@ -191,7 +204,10 @@ export class ListJudge {
     this.#allRecords = this.#keepRecordsUpTo > 0;
     this.#stream = new JsonStream({
       onElement: (value, index) => this.#judgeOrder(value, index),
-      ...(this.#plan ? { onFlatElement: (fields: FlatFields) => this.#judgeFlatOrder(fields) } : {}),
+      ...(this.#plan || this.#watchedOnly
+        ? { onFlatElement: (fields: FlatFields) => this.#judgeFlatOrder(fields) }
+        : {}),
+      ...(this.#watchedOnly ? { flatLongIntegers: true } : {}),
       ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
       ...(options.maxStringBytes !== undefined ? { maxStringBytes: options.maxStringBytes } : {}),
       ...(options.maxNumberChars !== undefined ? { maxNumberChars: options.maxNumberChars } : {}),
@@ -217,7 +233,7 @@ export class ListJudge {
     } catch (error) {
       this.#stop(error);
     }
-    if (this.#excerpt !== undefined) return;
+    if (this.#excerpt !== undefined || (this.#watchedOnly && this.#faultAt === undefined)) return;
     if (this.#faultAt !== undefined) this.#keepExcerpt(chunk);
     else this.#keepTail(chunk);
   }
@@ -315,6 +331,7 @@ export class ListJudge {
 
   #verdict(count: number, rest: Partial<ListVerdict>): ListVerdict {
     this.#finishExcerpt();
+    this.#indexWatchedFound();
     return {
       bytes: this.#bytes,
       ...(this.#limit ? { limit: this.#limit } : this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
@@ -333,6 +350,7 @@ export class ListJudge {
   }
 
   #judgeOrder(order: unknown, index: number): void {
+    if (this.#watchedOnly && this.#passedOver(order)) return;
     this.#seen++;
     const exact = this.#stream.exactNumbers;
     // Most orders hold no LosslessNumber; those are validated as they are, without a projected copy.
@@ -398,39 +416,12 @@ export class ListJudge {
    * the ordinary way.
    */
   #judgeFlatOrder(fields: FlatFields): boolean {
+    if (this.#watchedOnly) return this.#flatPassedOver(fields);
     if (this.#allRecords || !(this.#plan as FlatRecordPlan).valid(fields)) return false;
     const { keyHashesA, keyHashesB, id, status } = this.#shape.of(fields);
     if (status) return false;
-    let a = 0;
-    let b = 0;
-    for (let field = 0; field < fields.count; field++) {
-      const kind = fields.kinds[field];
-      let valueA: number;
-      let valueB: number;
-      if (kind === KIND_NUMBER) {
-        const value = fields.numbers[field] as number;
-        valueA = numberLaneA(value);
-        valueB = numberLaneB(value);
-      } else if (kind === KIND_STRING) {
-        // The string's bytes are ASCII: each is the character code hashText reads.
-        const bytes = fields.bytes;
-        const start = fields.starts[field] as number;
-        const end = fields.ends[field] as number;
-        valueA = STRING_SEED_A;
-        valueB = STRING_SEED_B;
-        for (let i = start; i < end; i++) {
-          const code = bytes[i] as number;
-          valueA = Math.imul(valueA ^ code, 0x01000193);
-          valueB = Math.imul(valueB ^ code, 0x5bd1e995) ^ (valueB >>> 15);
-        }
-        valueA ^= end - start;
-      } else {
-        const literal = kind === KIND_TRUE ? TRUE_HASH : kind === KIND_FALSE ? FALSE_HASH : NULL_HASH;
-        [valueA, valueB] = literal;
-      }
-      a = (a + mix(keyHashesA[field] as number, valueA)) | 0;
-      b = (b + mix(keyHashesB[field] as number, valueB)) | 0;
-    }
+    flatDigest(fields, keyHashesA, keyHashesB, this.#digest);
+    const [a, b] = this.#digest as unknown as [number, number];
     if (id === -1 || fields.kinds[id] !== KIND_NUMBER) return false;
     const value = fields.numbers[id] as number;
     let hi: number;
@@ -445,13 +436,95 @@ export class ListJudge {
     return true;
   }
 
+  /**
+   * Watched-only: an order that is not watched, passed over once its id is known to be an int64 or counted
+   * as unindexed; false for a watched one, which is judged in full.
+   */
+  #passedOver(order: unknown): boolean {
+    const halves = idHalves(isRecord(order) ? order.id : undefined);
+    if (halves !== undefined && this.#watchLows.has(halves.lo)) {
+      if (this.#watch.has(bigintOf(halves.hi, halves.lo).toString())) return false;
+    }
+    this.#seen++;
+    if (halves === undefined) this.#unindexed++;
+    return true;
+  }
+
+  /**
+   * `#passedOver` from a flat order's bytes, with no object made: false (read it the ordinary way) for an
+   * order that may be watched.
+   */
+  #flatPassedOver(fields: FlatFields): boolean {
+    const id = fields.indexOf("id");
+    const kind = id === -1 ? -1 : fields.kinds[id];
+    if (kind === KIND_NUMBER) {
+      const value = fields.numbers[id] as number;
+      const lo = value >= 0 ? value | 0 : halvesOfNumber(value).lo;
+      if (this.#watchLows.has(lo) && this.#watch.has(String(value)))
+        return this.#flatWatched(fields, halvesOfNumber(value));
+    } else if (kind === KIND_LONG_INTEGER) {
+      const lo = longIntegerLow(fields, id);
+      if (lo === undefined || this.#watchLows.has(lo)) {
+        const digits = fields.text(id);
+        if (this.#watch.has(digits)) return this.#flatWatched(fields, halvesOfText(digits));
+        if (!isInt64Digits(digits)) this.#unindexed++;
+      }
+    } else this.#unindexed++;
+    this.#seen++;
+    return true;
+  }
+
+  /**
+   * Watched-only: a watched flat order judged from its bytes, as `#judgeOrder` would judge it, when the
+   * plan promises it valid and it has no status field; false for anything else, read as an object and
+   * judged in full for the messages.
+   */
+  #flatWatched(fields: FlatFields, halves: IdHalves | undefined): boolean {
+    if (halves === undefined || this.#plan === undefined || !this.#plan.valid(fields)) return false;
+    const { keyHashesA, keyHashesB, status } = this.#shape.of(fields);
+    if (status) return false;
+    flatDigest(fields, keyHashesA, keyHashesB, this.#digest);
+    this.#seen++;
+    const { hi, lo } = halves;
+    if (this.#indexed(hi, lo, this.#digest[0] as number, this.#digest[1] as number))
+      this.#records.set(bigintOf(hi, lo).toString(), flatRecordText(fields));
+    return true;
+  }
+
+  /** Watched-only: a watched order kept aside; false when its id was found before. */
+  #watchedAdded(hi: number, lo: number, digestA: number, digestB: number): boolean {
+    const found = this.#watchedFound;
+    for (let at = 0; at < found.length; at += 4) if (found[at] === hi && found[at + 1] === lo) return false;
+    found.push(hi, lo, digestA, digestB);
+    return true;
+  }
+
+  /**
+   * Watched-only: the watched orders found, indexed in ascending order of id, so that a handful of ids
+   * listed in any order makes the index no hash table.
+   */
+  #indexWatchedFound(): void {
+    const found = this.#watchedFound;
+    const quads = Array.from({ length: found.length / 4 }, (_, at) => found.slice(at * 4, at * 4 + 4));
+    quads.sort((a, b) => {
+      const [x, y] = [bigintOf(a[0] as number, a[1] as number), bigintOf(b[0] as number, b[1] as number)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    for (const [hi, lo, digestA, digestB] of quads)
+      this.#orders.add(hi as number, lo as number, digestA as number, digestB as number);
+    found.length = 0;
+  }
+
   /** Indexes a listed order; a repeated id is counted and named instead. */
   #indexed(hi: number, lo: number, digestA: number, digestB: number): boolean {
     if (this.#orders.size >= this.#maxIndexed) {
       this.#indexFull = true;
       return false;
     }
-    if (this.#orders.add(hi, lo, digestA, digestB)) return true;
+    const added = this.#watchedOnly
+      ? this.#watchedAdded(hi, lo, digestA, digestB)
+      : this.#orders.add(hi, lo, digestA, digestB);
+    if (added) return true;
     this.#fault();
     const key = bigintOf(hi, lo).toString();
     const times = this.#repeats.get(key);
@@ -480,6 +553,94 @@ export function judgeListBody(body: Uint8Array, options: ListJudgeOptions): List
  */
 export function judgeFault(error: unknown): string {
   return `the list could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * A flat order's digest into `out`, the same as digestOf gives the order read as an object: a long
+ * integer hashes as its LosslessNumber does.
+ */
+function flatDigest(
+  fields: FlatFields,
+  keyHashesA: Int32Array,
+  keyHashesB: Int32Array,
+  out: Int32Array,
+): void {
+  let a = 0;
+  let b = 0;
+  for (let field = 0; field < fields.count; field++) {
+    const kind = fields.kinds[field];
+    let valueA: number;
+    let valueB: number;
+    if (kind === KIND_NUMBER) {
+      const value = fields.numbers[field] as number;
+      valueA = numberLaneA(value);
+      valueB = numberLaneB(value);
+    } else if (kind === KIND_STRING) {
+      // The string's bytes are ASCII: each is the character code hashText reads.
+      const bytes = fields.bytes;
+      const start = fields.starts[field] as number;
+      const end = fields.ends[field] as number;
+      valueA = STRING_SEED_A;
+      valueB = STRING_SEED_B;
+      for (let i = start; i < end; i++) {
+        const code = bytes[i] as number;
+        valueA = Math.imul(valueA ^ code, 0x01000193);
+        valueB = Math.imul(valueB ^ code, 0x5bd1e995) ^ (valueB >>> 15);
+      }
+      valueA ^= end - start;
+    } else if (kind === KIND_LONG_INTEGER) {
+      [valueA, valueB] = hashText(`\u0001${fields.text(field)}`, 0x9747b28c, 0x6a09e667);
+    } else {
+      const literal = kind === KIND_TRUE ? TRUE_HASH : kind === KIND_FALSE ? FALSE_HASH : NULL_HASH;
+      [valueA, valueB] = literal;
+    }
+    a = (a + mix(keyHashesA[field] as number, valueA)) | 0;
+    b = (b + mix(keyHashesB[field] as number, valueB)) | 0;
+  }
+  out[0] = a;
+  out[1] = b;
+}
+
+/** A flat order's text as recordText writes it: fields in sorted order, each value's JSON as it came. */
+function flatRecordText(fields: FlatFields): string {
+  const order = Array.from({ length: fields.count }, (_, field) => field).sort((x, y) =>
+    (fields.keys[x] as string) < (fields.keys[y] as string) ? -1 : 1,
+  );
+  let text = "{";
+  for (const [index, field] of order.entries()) {
+    let value = "";
+    for (let at = fields.jsonStart(field); at < fields.jsonEnd(field); at++)
+      value += String.fromCharCode(fields.bytes[at] as number);
+    text += `${index === 0 ? "" : ","}${JSON.stringify(fields.keys[field])}:${value}`;
+  }
+  return `${text}}`;
+}
+
+/**
+ * The low 32 bits of a positive KIND_LONG_INTEGER within int64, from its digits with no string made;
+ * undefined for a negative one or one past int64, left to its text.
+ */
+function longIntegerLow(fields: FlatFields, field: number): number | undefined {
+  const bytes = fields.bytes;
+  const start = fields.starts[field] as number;
+  const end = fields.ends[field] as number;
+  if (bytes[start] === 0x2d) return undefined;
+  // The digits as high × 10^9 + low: high below 2^34, low below 2^30, each exact.
+  let high = 0;
+  let low = 0;
+  for (let at = start; at < end - 9; at++) high = high * 10 + ((bytes[at] as number) - 0x30);
+  for (let at = end - 9; at < end; at++) low = low * 10 + ((bytes[at] as number) - 0x30);
+  if (high > 9223372036 || (high === 9223372036 && low > 854775807)) return undefined;
+  // Of high × 10^9 only the part of high below 2^32 reaches the low 32 bits.
+  return (Math.imul((high % 4294967296) | 0, 1_000_000_000) + low) | 0;
+}
+
+/** Canonical integer digits of at most 19 digits (a sign aside), within int64. */
+function isInt64Digits(digits: string): boolean {
+  const negative = digits.startsWith("-");
+  const length = digits.length - (negative ? 1 : 0);
+  if (length < 19) return true;
+  return negative ? digits <= "-9223372036854775808" : digits <= "9223372036854775807";
 }
 
 function describeOrder(index: number, id: unknown, record: Record<string, unknown> | undefined): string {

@@ -51,28 +51,32 @@ export async function beforeRun(context: HookContext): Promise<ProvidedIds> {
 
 /**
  * Fresh orders for explore, as many as it asks for, created in the run's session below the ids handed out
- * so far: explore cancels each pending order in one history only.
+ * so far: explore cancels each pending order in one history only. One control request makes them all (an
+ * id some order has already is skipped, and the next one below tried).
  */
 export async function provision(context: HookContext, wanted: ProvisionRequest): Promise<ProvisionedOrders> {
   const control = controlOf(context);
-  const ids = await freeIds(control, wanted.pending + wanted.shipped, worldOf(context));
+  const world = worldOf(context);
   const shipDate = new Date().toISOString();
-  const create = (id: string, status: "pending" | "shipped") =>
-    control.putOrder({ id, petId: 1, quantity: 1, shipDate, complete: status === "shipped", status });
-  for (let from = 0; from < ids.length; from += MAX_LOOKUPS_AT_ONCE)
-    await Promise.all(
-      ids
-        .slice(from, from + MAX_LOOKUPS_AT_ONCE)
-        .map((id, at) => create(id, from + at < wanted.pending ? "pending" : "shipped")),
-    );
-  return { pending: ids.slice(0, wanted.pending), shipped: ids.slice(wanted.pending) };
+  const order = (id: string, status: "pending" | "shipped") =>
+    ({ id, petId: 1, quantity: 1, shipDate, complete: status === "shipped", status }) as const;
+  const made = { pending: [] as string[], shipped: [] as string[] };
+  for (;;) {
+    const pending = nextIds(world, wanted.pending - made.pending.length);
+    const shipped = nextIds(world, wanted.shipped - made.shipped.length);
+    if (pending.length + shipped.length === 0) return made;
+    const { created } = await control.batch({
+      create: [...pending.map((id) => order(id, "pending")), ...shipped.map((id) => order(id, "shipped"))],
+    });
+    const createdIds = new Set(created);
+    made.pending.push(...pending.filter((id) => createdIds.has(id)));
+    made.shipped.push(...shipped.filter((id) => createdIds.has(id)));
+  }
 }
 
 /** Orders explore is done with, removed from the run's session so that its list stays as short as at the start. */
 export async function release(context: HookContext, orderIds: readonly string[]): Promise<void> {
-  const control = controlOf(context);
-  for (let from = 0; from < orderIds.length; from += MAX_LOOKUPS_AT_ONCE)
-    await Promise.all(orderIds.slice(from, from + MAX_LOOKUPS_AT_ONCE).map((id) => control.removeOrder(id)));
+  await controlOf(context).batch({ remove: orderIds });
 }
 
 function worldOf(context: HookContext): string {
@@ -112,6 +116,13 @@ async function freeIds(control: ControlClient, count: number, world: string): Pr
 }
 
 const MAX_LOOKUPS_AT_ONCE = 64;
+
+/** The next `count` ids below those handed out in this world, handed out now whether free or not. */
+function nextIds(world: string, count: number): string[] {
+  const next = lowestHandedOut.get(world) ?? INT64_MAX;
+  lowestHandedOut.set(world, next - BigInt(count));
+  return Array.from({ length: count }, (_, at) => (next - BigInt(at)).toString());
+}
 
 // Where the next search for free ids starts, per mock and session: an id handed out once is not handed
 // out again while it is still free (an order explore was told is missing, a provisioned order not yet made).

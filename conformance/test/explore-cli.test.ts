@@ -89,7 +89,8 @@ describe("petstore-conformance explore", () => {
         NO_PROXY_ENV,
       );
       assert.equal(code, 0, stderr);
-      assert.match(stdout, /covered 1 histories/);
+      // Programs of lists alone may be played beside the one that used the order.
+      assert.match(stdout, /covered \d+ histories, \d+ operations, 1 orders/);
     } finally {
       await correct.close();
     }

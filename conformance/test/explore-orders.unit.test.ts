@@ -20,7 +20,7 @@ describe("explore's orders", () => {
     assert.deepEqual(await supply.shipped(1), []);
   });
 
-  it("asks the provision hook for more as often as needed, and reuses shipped orders once all are handed out", async () => {
+  it("asks the provision hook for more as often as needed, and hands out a provisioned shipped order once", async () => {
     let next = 100;
     const asked: number[] = [];
     const supply = createOrderSupply(
@@ -38,7 +38,29 @@ describe("explore's orders", () => {
     assert.deepEqual(await supply.pending(3), ["100", "101", "102"]);
     assert.deepEqual(await supply.pending(2), undefined);
     assert.ok(asked.length >= 3);
-    assert.deepEqual(await supply.shipped(2), ["9", "9"]);
+    assert.deepEqual(await supply.shipped(1), ["9"]);
+    assert.deepEqual(await supply.shipped(1), [], "released with its history, it may be gone");
+  });
+
+  it("reuses the shipped orders given, and releases only a history's pending and provisioned orders", async () => {
+    const released: string[][] = [];
+    const supply = createOrderSupply(
+      { pending: [], shipped: ["7"], missing: [] },
+      {
+        provision: (_context, wanted) => ({ pending: wanted.pending > 0 ? ["1", "2"] : [], shipped: ["8"] }),
+        release: (_context, ids) => {
+          released.push([...ids]);
+        },
+      },
+      context,
+      [],
+    );
+    const pending = (await supply.pending(2)) ?? [];
+    const shipped = [...(await supply.shipped(1)), ...(await supply.shipped(1))];
+    assert.deepEqual(shipped.sort(), ["7", "8"]);
+    await supply.release([...pending, ...shipped]);
+    assert.deepEqual(released, [["1", "2", "8"]]);
+    assert.deepEqual(await supply.shipped(2), ["7", "7"], "the given one, again and again");
   });
 
   it("refuses ids a provision hook gave before: a hook with nothing new has no more orders", async () => {
@@ -90,11 +112,33 @@ describe("explore's orders", () => {
       context,
       [],
     );
-    const handed = await Promise.all(Array.from({ length: 6 }, () => supply.pending(3)));
+    const handed = await Promise.all(Array.from({ length: 5 }, () => supply.pending(3)));
     const ids = handed.flatMap((got) => got ?? []);
-    assert.equal(ids.length, 18);
-    assert.equal(new Set(ids).size, 18);
+    assert.equal(ids.length, 15);
+    assert.equal(new Set(ids).size, 15);
     assert.equal(calls, 1);
+  });
+
+  it("releases the orders of histories that end together in one call at a time", async () => {
+    const calls: string[][] = [];
+    let inFlight = 0;
+    const supply = createOrderSupply(
+      { pending: ["1", "2", "3", "4", "5", "6"], shipped: [], missing: [] },
+      {
+        release: async (_context, ids) => {
+          inFlight++;
+          assert.equal(inFlight, 1, "two release calls at once");
+          calls.push([...ids]);
+          await new Promise((resolve) => setImmediate(resolve));
+          inFlight--;
+        },
+      },
+      context,
+      [],
+    );
+    await Promise.all([["1", "2"], ["3"], ["4", "5"], ["6"]].map((ids) => supply.release(ids)));
+    assert.deepEqual(calls.flat().sort(), ["1", "2", "3", "4", "5", "6"]);
+    assert.equal(calls.length, 2, "the first history's, then the three that ended while it was out");
   });
 
   it("takes a hook's arrays and single ids as canonical digits, and refuses ids that are not", () => {

@@ -79,7 +79,7 @@ describe("explore against the project's mock", () => {
 });
 
 describe("explore's release hook against the project's mock", () => {
-  it("is given each history's pending orders once it is over, and mock-control removes them", async () => {
+  it("is given each history's pending and provisioned shipped orders once it is over, and mock-control removes them", async () => {
     const mock = await startMockProcess(["--quiet"]);
     try {
       const released: string[] = [];
@@ -98,7 +98,7 @@ describe("explore's release hook against the project's mock", () => {
         budgetMs: 500,
       });
       assert.equal(result.finding, undefined);
-      assert.equal(released.length, result.coverage.orders);
+      assert.ok(released.length >= result.coverage.orders, "every pending order used, and shipped ones");
       assert.equal(new Set(released).size, released.length);
       const control = createControlClient(mock.url, { session: "explore-release" });
       for (const id of released.slice(0, 8)) assert.equal(await control.order(id), undefined, id);

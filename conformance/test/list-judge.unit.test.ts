@@ -231,6 +231,74 @@ describe("the streaming list judge", () => {
   });
 });
 
+describe("ListJudge watching its watched orders only", () => {
+  const watch = new Set(["3", "9007199254740993", "9223372036854775807", "-9223372036854775808"]);
+
+  test("says what the full judge says of the list as a whole and of each watched order", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof({ weight: 4, arbitrary: list }, { weight: 1, arbitrary: broken }),
+        cuts,
+        (text, pieces) => {
+          const bytes = Buffer.from(text, "utf8");
+          const full = judgeInPieces(bytes, pieces, { orderPlan, watch });
+          const lean = judgeInPieces(bytes, pieces, { orderPlan, watch, watchedOnly: true });
+          assert.equal(lean.syntax === undefined, full.syntax === undefined);
+          assert.equal(lean.notArray === undefined, full.notArray === undefined);
+          assert.equal(lean.count, full.count);
+          assert.equal(lean.unindexed, full.unindexed);
+          for (const id of watch) {
+            assert.equal(lean.orders.has(id), full.orders.has(id), id);
+            assert.equal(lean.records.get(id), full.records.get(id), id);
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("finds a watched id of any length among others", () => {
+    const bigId = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String);
+    fc.assert(
+      fc.property(bigId, fc.array(bigId, { maxLength: 5 }), (watched, others) => {
+        const listed = [...others, watched].map((id) => `{"id":${id},"petId":1}`).join(",");
+        const verdict = judgeInPieces(Buffer.from(`[${listed}]`), [], {
+          watch: new Set([watched]),
+          watchedOnly: true,
+        });
+        assert.equal(verdict.records.get(watched), `{"id":${watched},"petId":1}`);
+        assert.equal(verdict.unindexed, 0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("checks a watched order against the schema, and no other", () => {
+    const verdict = judgeInPieces(
+      Buffer.from(
+        '[{"id":9223372036854775807,"quantity":"2"},{"id":9223372036854775806,"quantity":"2"},{"id":4,"quantity":"2"},{"id":3,"petId":1}]',
+      ),
+      [],
+      { orderPlan, watch: new Set(["9223372036854775807", "3"]), watchedOnly: true },
+    );
+    assert.equal(verdict.invalid.count, 1);
+    assert.match(verdict.invalid.first[0] ?? "", /^orders\[0\] \(id 9223372036854775807\): quantity/);
+    assert.equal(verdict.records.get("3"), '{"id":3,"petId":1}');
+    assert.equal(verdict.unindexed, 0);
+  });
+
+  test("counts an id beyond int64, or no integer, as unindexed, however the list is cut", () => {
+    for (const id of ["9223372036854775808", "-9223372036854775809", "12345678901234567890", '"5"', "1.5"]) {
+      const bytes = Buffer.from(`[{"id":1},{"id":${id},"petId":1},{"id":2}]`);
+      for (const cut of [0, 12, 20]) {
+        const verdict = judgeInPieces(bytes, [cut], { watch, watchedOnly: true });
+        assert.equal(verdict.unindexed, 1, `${id} cut at ${cut}`);
+        assert.equal(verdict.count, 3);
+      }
+    }
+  });
+});
+
 describe("ListJudge with a memory account", () => {
   test("an order needing more than the account has left ends the judging there: judged in part, over the memory budget", () => {
     const memory = new MemoryBudget(1024 * 1024);

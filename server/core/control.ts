@@ -16,7 +16,13 @@ import {
 import { journalJson } from "./journal.ts";
 import { parseOrderId } from "./order-id.ts";
 import { MAX_PAGE_ORDERS, type OrdersQuery } from "./order-page.ts";
-import { orderKey, type StoredOrderRecord, storedValue, withStatusListJson } from "./order-record.ts";
+import {
+  orderKey,
+  type SeedOrder,
+  type StoredOrderRecord,
+  storedValue,
+  withStatusListJson,
+} from "./order-record.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./order-status.ts";
 import { SESSION_NAME } from "./sessions.ts";
 import { type SyncOrAsync, then } from "./sync-or-async.ts";
@@ -50,6 +56,7 @@ export interface ControlContext {
   /** Checks the control token; undefined when none is required (loopback). */
   authenticate?: (header: string | undefined) => AuthResult;
   validateOrderInput: ValidateFunction;
+  validateOrderBatch: ValidateFunction;
   validateBehaviour: ValidateFunction;
   forcible(operation: OperationId): readonly number[];
   sessions(now: number, query: SessionsQuery): SyncOrAsync<SessionsPage>;
@@ -126,7 +133,9 @@ export function handleControl(
 
   switch (route) {
     case "/orders":
-      return only("GET", () => ordersPage(world, request, cors));
+      return only("GET, POST", () =>
+        method === "POST" ? orderBatch(context, world, request, cors) : ordersPage(world, request, cors),
+      );
     case "/reset":
       return only("POST", () => then(world.reset(), noContent));
     case "/requests":
@@ -332,6 +341,55 @@ function orderRoute(
   );
 }
 
+/**
+ * POST /orders: the orders of `create` made where no order has their id (one that has it is left as it
+ * is), then the ids of `remove` removed; at most 100 of each, the schema's bound. The answer names the
+ * ids created and removed.
+ */
+function orderBatch(
+  context: ControlContext,
+  world: World,
+  request: MockRequest,
+  cors: Readonly<Record<string, string>>,
+): SyncOrAsync<MockResponse> {
+  const body = readJsonBody(request, context.validateOrderBatch);
+  if (typeof body === "string") return invalid(body, cors);
+  const batch = body as { create?: Record<string, unknown>[]; remove?: unknown[] };
+  const orders: SeedOrder[] = [];
+  for (const [at, fields] of (batch.create ?? []).entries()) {
+    const record = toRecord(fields, `create[${at}].`);
+    if (typeof record === "string") return invalid(record, cors);
+    orders.push({ record: record as StoredOrderRecord, status: fields.status as OrderStatus });
+  }
+  const ids: bigint[] = [];
+  for (const [at, value] of (batch.remove ?? []).entries()) {
+    const stored = storedValue(value);
+    if ("problem" in stored) return invalid(`field "remove[${at}]": ${stored.problem}`, cors);
+    ids.push(stored.value as bigint);
+  }
+  return applyBatch(world, orders, ids).then(({ created, removed }) =>
+    jsonResponse(200, `{"created":[${created.join(",")}],"removed":[${removed.join(",")}]}`, cors),
+  );
+}
+
+/** One step at a time, as the world's own steps: a shared store makes each one atomic, not the batch. */
+async function applyBatch(
+  world: World,
+  orders: readonly SeedOrder[],
+  ids: readonly bigint[],
+): Promise<{ created: bigint[]; removed: bigint[] }> {
+  const created: bigint[] = [];
+  const removed: bigint[] = [];
+  for (const order of orders) {
+    const id = order.record.id as bigint;
+    if ((await world.controlOrderJson(id)) !== undefined) continue;
+    await world.putOrder(order);
+    created.push(id);
+  }
+  for (const id of ids) if (await world.removeOrder(id)) removed.push(id);
+  return { created, removed };
+}
+
 function orderJson(
   world: World,
   id: bigint,
@@ -407,13 +465,13 @@ function describeSchemaError(error: ErrorObject | undefined): string {
 }
 
 /** Order fields as a stored record: integers exact as bigint, written as plain digits. */
-function toRecord(fields: Record<string, unknown>): Partial<StoredOrderRecord> | string {
+function toRecord(fields: Record<string, unknown>, within = ""): Partial<StoredOrderRecord> | string {
   const record: Record<string, unknown> = {};
   for (const field of ORDER_FIELDS) {
     const value = fields[field];
     if (value === undefined) continue;
     const stored = storedValue(value);
-    if ("problem" in stored) return `field "${field}": ${stored.problem}`;
+    if ("problem" in stored) return `field "${within}${field}": ${stored.problem}`;
     record[field] = stored.value;
   }
   return record as Partial<StoredOrderRecord>;

@@ -213,6 +213,7 @@ function controlContextOf(
         : {}),
       ...(options.control.assets ? { assets: options.control.assets } : {}),
       validateOrderInput: options.control.contract.schema("ControlOrderInput"),
+      validateOrderBatch: options.control.contract.schema("ControlOrderBatch"),
       validateBehaviour: options.control.contract.schema("Behaviour"),
       forcible,
       sessions: (now, query) => state.sessions(now, query),

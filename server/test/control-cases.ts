@@ -156,6 +156,49 @@ export const CONTROL_CASES: ControlCase[] = [
     },
   },
   {
+    name: "POST /__control/orders creates orders whose ids are free and removes others, in one request, bounded",
+    async run(api) {
+      const order = (id: string, status = "pending") =>
+        `{"id":${id},"petId":1,"quantity":1,"shipDate":"2026-11-02T10:00:00Z","complete":false,"status":"${status}"}`;
+      const batch = (body: string) => api.send("POST", "/__control/orders", { body });
+      const done = await batch(
+        `{"create":[${order("9223372036854775806")},${order("1", "pending")},${order("424242", "shipped")}],"remove":[2,${BIG_PENDING},31337]}`,
+      );
+      assert.equal(done.status, 200, done.text);
+      assert.equal(done.headers["content-type"], "application/json; charset=utf-8");
+      assert.equal(done.text, `{"created":[9223372036854775806,424242],"removed":[2,${BIG_PENDING}]}`);
+      const all = orders(await api.send("GET", "/__control/orders"));
+      const byId = new Map(all.map((listed) => [listed.id, listed]));
+      assert.equal(byId.get("9223372036854775806")?.status, "pending");
+      assert.equal(byId.get("424242")?.status, "shipped");
+      assert.equal(byId.get("1")?.status, "shipped", "an order that had the id is left as it was");
+      assert.ok(!byId.has("2") && !byId.has(BIG_PENDING));
+      assert.equal(all.at(-1)?.id, "424242", "created orders are appended");
+      const elsewhere = ids(await api.send("GET", "/__control/orders", { defaultWorld: true }));
+      assert.ok(!elsewhere.includes("424242"), "only the session's world changed");
+
+      const many = Array.from({ length: 101 }, (_, at) => String(500 + at));
+      assertError(
+        await batch(`{"remove":[${many.join(",")}]}`),
+        400,
+        "invalid_control_request",
+        /^Invalid control request: field "remove": must NOT have more than 100 items\.$/,
+      );
+      assert.equal((await batch(`{"remove":[${many.slice(0, 100).join(",")}]}`)).status, 200);
+      for (const [body, mentions] of [
+        [`{"create":[{"id":7}]}`, /"create\[0\]": must have required property 'status'|status/],
+        [`{"create":[${order("7").replace("}", ',"note":1}')}]}`, /note/],
+        [`{"remove":["7"]}`, /remove\[0\]/],
+        [`{"remove":[1.5]}`, /remove\[0\]/],
+        [`{"delete":[7]}`, /delete/],
+        ["[]", /object/],
+      ] as const) {
+        assertError(await batch(body), 400, "invalid_control_request", mentions);
+      }
+      assert.equal((await api.send("PATCH", "/__control/orders")).status, 405);
+    },
+  },
+  {
     name: "GET /__control/orders?after=ID: orders removed between pages, the cursor's own included, skip nothing",
     async run(api) {
       const page = async (query: string) => {
@@ -616,7 +659,7 @@ export const CONTROL_CASES: ControlCase[] = [
     async run(api) {
       assertError(await api.send("GET", "/__control/nothing"), 404, "not_found");
       const cases: Array<[string, string, string]> = [
-        ["POST", "/__control/orders", "GET"],
+        ["DELETE", "/__control/orders", "GET, POST"],
         ["GET", "/__control/reset", "POST"],
         ["PATCH", "/__control/orders/1", "PUT, DELETE"],
         ["POST", "/__control/behaviour", "GET, PUT"],

@@ -51,6 +51,19 @@ describe("createControlClient against the real process", () => {
     assert.equal((await client.orders()).find((order) => order.id === "9007199254740993")?.status, "pending");
   });
 
+  it("creates and removes orders by the hundred in a few requests, ids exact", async () => {
+    const client = createControlClient(mock.url, { session: "client-batch" });
+    const ids = Array.from({ length: 250 }, (_, at) => (9223372036854775000n - BigInt(at)).toString());
+    const order = (id: string) => ({ id, petId: 1, status: "pending" as const });
+    const made = await client.batch({ create: [...ids.map(order), order("1")] });
+    assert.deepEqual(made, { created: ids, removed: [] }, "order 1 was there already");
+    assert.equal((await client.orders()).length, 262);
+    assert.equal(await cancel(ids[249] as string, "client-batch"), 204);
+    const gone = await client.batch({ create: [order("5")], remove: [...ids.slice(0, 150), "424242"] });
+    assert.deepEqual(gone, { created: [], removed: ids.slice(0, 150) });
+    assert.equal((await client.orders()).length, 112);
+  });
+
   it("sets behaviour, reads and clears the journal, and throws the Error record of a refusal", async () => {
     const client = createControlClient(`${new URL(mock.url).origin}/__control`, { session: "client-rules" });
     const rules = await client.behaviour({ rules: [{ operation: "cancelOrder", status: 503, times: 1 }] });

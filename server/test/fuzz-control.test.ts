@@ -85,6 +85,33 @@ const orderBody = fc.oneof(
   ),
   fc.json(),
 );
+const batchBody = fc.oneof(
+  fc
+    .record({
+      create: fc.array(
+        fc.record({
+          id: fc.constantFrom(...ORDER_IDS),
+          petId: fc.nat(),
+          status: fc.constantFrom(...STATUSES),
+        }),
+        { maxLength: 4 },
+      ),
+      remove: fc.array(fc.constantFrom(...ORDER_IDS), { maxLength: 4 }),
+    })
+    .map(
+      ({ create, remove }) =>
+        `{"create":[${create.map((order) => `{"id":${order.id},"petId":${order.petId},"status":"${order.status}"}`).join(",")}],"remove":[${remove.join(",")}]}`,
+    ),
+  fc.constantFrom(
+    `{"remove":[${Array.from({ length: 101 }, (_, at) => at).join(",")}]}`,
+    '{"create":[{"id":1}]}',
+    '{"remove":["1"]}',
+    '{"remove":[1e3]}',
+    "[]",
+    "{",
+  ),
+  fc.json(),
+);
 const behaviourBody = fc.oneof(
   fc
     .record({
@@ -111,6 +138,7 @@ const controlRequest = fc.oneof(
       path: `/__control/orders/${id}`,
       ...(method === "PUT" ? { body } : {}),
     })),
+  batchBody.map((body) => ({ method: "POST", path: "/__control/orders", body })),
   fc.constantFrom("POST", "GET").map((method) => ({ method, path: "/__control/reset" })),
   fc.constantFrom("GET", "DELETE").map((method) => ({ method, path: "/__control/requests" })),
   fc.tuple(fc.constantFrom("GET", "PUT"), behaviourBody).map(([method, body]) => ({
@@ -198,7 +226,7 @@ describe(`the control API, sessions and Prefer under random requests (fast-check
         const after = await ordersOf(request.session);
         const changing =
           (request.method === "DELETE" && request.path.startsWith("/v1/") && answer.status === 204) ||
-          (request.path.startsWith("/__control/orders/") && [200, 201, 204].includes(answer.status)) ||
+          (request.path.startsWith("/__control/orders") && [200, 201, 204].includes(answer.status)) ||
           (request.path === "/__control/reset" && answer.status === 204);
         if (!changing) assert.equal(after, before, "orders changed through a call that does not change them");
       }),

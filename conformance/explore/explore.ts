@@ -120,7 +120,12 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     };
     await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);
-    const result = await search(driver, supply, settings);
+    const result = await search(driver, supply, settings).catch(async (error: unknown) => {
+      await supply.settle().catch(() => {});
+      throw error;
+    });
+    // Releases run behind the histories: the run is over when they are done, and a failed one fails it.
+    await supply.settle();
     const interrupted = result.ended === "interrupted" || result.finding?.shrinkEnded === "interrupted";
     if (result.coverage.orders === 0 && !interrupted)
       throw new ConformanceUsageError(nothingJudged(result, options, prepared));

@@ -40,6 +40,11 @@ export interface OrderSupply {
    * orders and the shipped ones provisioned for it (shipped orders given are kept, to be handed out again).
    */
   release(orderIds: readonly string[]): Promise<void>;
+  /**
+   * Once the search is over: every release done, the pending orders provisioned and never handed out
+   * released too; throws the release hook's error when one of its calls failed.
+   */
+  settle(): Promise<void>;
   /** Pending orders handed out so far. */
   readonly used: number;
 }
@@ -47,6 +52,8 @@ export interface OrderSupply {
 // Asked of a provision hook at once, so that a run does not call it once per history; few, since orders
 // waiting for a history lengthen every list.
 const PROVISION_BATCH = 16;
+// Fewer pending orders waiting than this, and the next batch is asked for before a history needs it.
+const PROVISION_AHEAD = 8;
 const MAX_IDS_FILE_BYTES = 64 * 1024 * 1024;
 
 /** The ids of `--order-ids FILE`: `{ "pending": [...], "shipped": [...], "missing": [...] }`. */
@@ -117,89 +124,159 @@ export function createOrderSupply(
   context: HookContext,
   secrets: readonly string[],
 ): OrderSupply {
-  const pending = [...new Set(given.pending)];
-  const freshShipped = [...new Set(given.shipped)];
+  return new OrderStock(given, hooks, context, secrets);
+}
+
+/**
+ * Neither asking for orders nor giving them back holds up a history: the next batch is asked for while
+ * enough are still waiting, and releases go out behind the histories, one call at a time with every
+ * order that ended meanwhile. A hook's error is thrown to the next caller, or by `settle`.
+ */
+class OrderStock implements OrderSupply {
+  readonly #pending: string[];
+  readonly #freshShipped: string[];
   // Handed out again once the fresh ones are used up: the shipped orders given, never those provisioned,
   // which are released with their history.
-  const allShipped = [...freshShipped];
+  readonly #givenShipped: readonly string[];
   // Every id offered so far, handed out or waiting: an id offered again is not a new order.
-  const offered = new Set([...pending, ...allShipped]);
-  const givenShipped = new Set(allShipped);
-  const toRelease: string[] = [];
-  let releasing: Promise<void> | undefined;
-  let used = 0;
-  let provisionDry = hooks.provision === undefined;
-  let provisioning: Promise<void> | undefined;
-  // Histories played at once ask together: one call at a time, the others wait for its orders and look
-  // again before asking.
-  const provision = async (wanted: ProvisionRequest) => {
-    if (provisioning !== undefined) return provisioning;
-    provisioning = provisionNow(wanted);
-    try {
-      await provisioning;
-    } finally {
-      provisioning = undefined;
+  readonly #offered: Set<string>;
+  // Provisioned and not yet handed out: released by `settle` if no history takes them.
+  readonly #provisionedPending = new Set<string>();
+  readonly #toRelease: string[] = [];
+  #releasing: Promise<void> | undefined;
+  #provisioning: Promise<void> | undefined;
+  #provisionDry: boolean;
+  #failure: Error | undefined;
+  #used = 0;
+  readonly missing: readonly string[];
+  readonly pendingLimit: number;
+
+  constructor(
+    given: OrderIds,
+    private readonly hooks: ConformanceHooks,
+    private readonly context: HookContext,
+    private readonly secrets: readonly string[],
+  ) {
+    this.#pending = [...new Set(given.pending)];
+    this.#freshShipped = [...new Set(given.shipped)];
+    this.#givenShipped = [...this.#freshShipped];
+    this.#offered = new Set([...this.#pending, ...this.#givenShipped]);
+    this.#provisionDry = hooks.provision === undefined;
+    this.missing = [...new Set(given.missing)];
+    this.pendingLimit = hooks.provision === undefined ? this.#pending.length : Number.POSITIVE_INFINITY;
+  }
+
+  get hasShipped(): boolean {
+    return this.#givenShipped.length > 0 || this.hooks.provision !== undefined;
+  }
+
+  get used(): number {
+    return this.#used;
+  }
+
+  async pending(count: number, until = Number.POSITIVE_INFINITY): Promise<string[] | undefined> {
+    this.#throwFailure();
+    while (this.#pending.length < count && !this.#provisionDry) {
+      if (performance.now() >= until) return undefined;
+      await this.#provision({ pending: Math.max(count, PROVISION_BATCH), shipped: 0 });
     }
-  };
-  const provisionNow = async (wanted: ProvisionRequest) => {
-    const got = await runHook("provision", () => hooks.provision?.(context, wanted), secrets);
+    if (this.#pending.length < count) return undefined;
+    const taken = this.#pending.splice(0, count);
+    for (const id of taken) this.#provisionedPending.delete(id);
+    this.#used += count;
+    if (this.#pending.length < PROVISION_AHEAD && !this.#provisionDry && this.#provisioning === undefined)
+      this.#provision({ pending: PROVISION_BATCH, shipped: 0 }).catch((error: Error) => this.#fail(error));
+    return taken;
+  }
+
+  async shipped(count: number): Promise<string[]> {
+    this.#throwFailure();
+    while (this.#freshShipped.length < count && !this.#provisionDry && this.#provisioning !== undefined)
+      await this.#provisioning;
+    if (this.#freshShipped.length < count && !this.#provisionDry)
+      await this.#provision({ pending: 0, shipped: Math.max(count, PROVISION_BATCH) });
+    if (this.#freshShipped.length >= count) return this.#freshShipped.splice(0, count);
+    const again = this.#givenShipped;
+    if (again.length === 0) return [];
+    return Array.from({ length: count }, (_, at) => again[at % again.length] as string);
+  }
+
+  async release(orderIds: readonly string[]): Promise<void> {
+    this.#throwFailure();
+    const given = new Set(this.#givenShipped);
+    const done = orderIds.filter((id) => !given.has(id));
+    if (this.hooks.release === undefined || done.length === 0) return;
+    this.#toRelease.push(...done);
+    this.#releasing ??= this.#drainReleases().finally(() => {
+      this.#releasing = undefined;
+    });
+  }
+
+  async settle(): Promise<void> {
+    await this.#provisioning?.catch(() => {});
+    const unused = this.#pending.filter((id) => this.#provisionedPending.has(id));
+    if (this.hooks.release !== undefined && unused.length > 0) {
+      this.#pending.splice(0);
+      this.#toRelease.push(...unused);
+      this.#releasing ??= this.#drainReleases().finally(() => {
+        this.#releasing = undefined;
+      });
+    }
+    while (this.#releasing !== undefined) await this.#releasing;
+    this.#throwFailure();
+  }
+
+  /** One release call at a time, each with every order queued while the one before was out. */
+  async #drainReleases(): Promise<void> {
+    while (this.#toRelease.length > 0 && this.#failure === undefined) {
+      const batch = this.#toRelease.splice(0);
+      try {
+        await runHook("release", () => this.hooks.release?.(this.context, batch), this.secrets);
+      } catch (error) {
+        this.#fail(error as Error);
+      }
+    }
+  }
+
+  /** Histories played at once ask together: one call at a time, the others wait for its orders and look again. */
+  async #provision(wanted: ProvisionRequest): Promise<void> {
+    if (this.#provisioning !== undefined) return this.#provisioning;
+    this.#provisioning = this.#provisionNow(wanted);
+    try {
+      await this.#provisioning;
+    } finally {
+      this.#provisioning = undefined;
+    }
+  }
+
+  async #provisionNow(wanted: ProvisionRequest): Promise<void> {
+    const got = await runHook("provision", () => this.hooks.provision?.(this.context, wanted), this.secrets);
     const ids = provisioned(got);
     // Ids it gave before are refused: a hook that has nothing new has no more orders, else a run would ask forever.
     const fresh = (id: string) => {
-      if (offered.has(id)) return false;
-      offered.add(id);
+      if (this.#offered.has(id)) return false;
+      this.#offered.add(id);
       return true;
     };
     const newPending = ids.pending.filter(fresh);
     const newShipped = ids.shipped.filter(fresh);
-    if (newPending.length === 0 && newShipped.length === 0) provisionDry = true;
-    pending.push(...newPending);
-    freshShipped.push(...newShipped);
-  };
-  return {
-    async pending(count, until = Number.POSITIVE_INFINITY) {
-      while (pending.length < count && !provisionDry) {
-        if (performance.now() >= until) return undefined;
-        await provision({ pending: Math.max(count, PROVISION_BATCH), shipped: 0 });
-      }
-      if (pending.length < count) return undefined;
-      const taken = pending.splice(0, count);
-      used += count;
-      return taken;
-    },
-    async shipped(count) {
-      while (freshShipped.length < count && !provisionDry && provisioning !== undefined) await provisioning;
-      if (freshShipped.length < count && !provisionDry)
-        await provision({ pending: 0, shipped: Math.max(count, PROVISION_BATCH) });
-      if (freshShipped.length >= count) return freshShipped.splice(0, count);
-      if (allShipped.length === 0) return [];
-      return Array.from({ length: count }, (_, at) => allShipped[at % allShipped.length] as string);
-    },
-    async release(orderIds) {
-      const done = orderIds.filter((id) => !givenShipped.has(id));
-      if (hooks.release === undefined || done.length === 0) return;
-      toRelease.push(...done);
-      // One call at a time: histories that end while one is out are released together by the next.
-      while (toRelease.includes(done[0] as string) || releasing !== undefined) {
-        if (releasing === undefined) {
-          const batch = toRelease.splice(0);
-          releasing = runHook("release", () => hooks.release?.(context, batch), secrets).finally(() => {
-            releasing = undefined;
-          });
-        }
-        await releasing;
-        if (!toRelease.includes(done[0] as string)) return;
-      }
-    },
-    missing: [...new Set(given.missing)],
-    pendingLimit: hooks.provision === undefined ? pending.length : Number.POSITIVE_INFINITY,
-    get hasShipped() {
-      return allShipped.length > 0 || hooks.provision !== undefined;
-    },
-    get used() {
-      return used;
-    },
-  };
+    if (newPending.length === 0 && newShipped.length === 0) this.#provisionDry = true;
+    for (const id of newPending) this.#provisionedPending.add(id);
+    this.#pending.push(...newPending);
+    this.#freshShipped.push(...newShipped);
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+  }
+
+  /** A hook's error from work done behind the histories, thrown once to whoever asks next. */
+  #throwFailure(): void {
+    const failure = this.#failure;
+    if (failure === undefined) return;
+    this.#failure = undefined;
+    throw failure;
+  }
 }
 
 function provisioned(got: ProvisionedOrders | undefined): OrderIds {

@@ -59,6 +59,7 @@ describe("explore's orders", () => {
     const shipped = [...(await supply.shipped(1)), ...(await supply.shipped(1))];
     assert.deepEqual(shipped.sort(), ["7", "8"]);
     await supply.release([...pending, ...shipped]);
+    await supply.settle();
     assert.deepEqual(released, [["1", "2", "8"]]);
     assert.deepEqual(await supply.shipped(2), ["7", "7"], "the given one, again and again");
   });
@@ -116,7 +117,61 @@ describe("explore's orders", () => {
     const ids = handed.flatMap((got) => got ?? []);
     assert.equal(ids.length, 15);
     assert.equal(new Set(ids).size, 15);
-    assert.equal(calls, 1);
+    assert.equal(calls, 2, "the batch the five histories shared, then the next asked ahead");
+  });
+
+  it("gives orders back behind the histories and asks for the next batch before one waits", async () => {
+    let next = 1;
+    const provisioned: number[] = [];
+    let openRelease: () => void = () => {};
+    const released: string[][] = [];
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      {
+        provision: (_context, wanted) => {
+          provisioned.push(wanted.pending);
+          return { pending: Array.from({ length: wanted.pending }, () => String(next++)) };
+        },
+        release: async (_context, ids) => {
+          await new Promise<void>((resolve) => {
+            openRelease = resolve;
+          });
+          released.push([...ids]);
+        },
+      },
+      context,
+      [],
+    );
+    const taken = (await supply.pending(10)) ?? [];
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(provisioned, [16, 16], "the second batch asked for with 6 still waiting");
+    await supply.release(taken);
+    assert.deepEqual(released, [], "the history goes on while its orders are given back");
+    const settled = supply.settle();
+    openRelease();
+    await new Promise((resolve) => setImmediate(resolve));
+    openRelease();
+    await settled;
+    assert.deepEqual(released[0], taken);
+    assert.equal(released[1]?.length, 22, "the orders provisioned and never handed out, released at the end");
+  });
+
+  it("throws a failed release to the next caller, or from settle", async () => {
+    const supply = createOrderSupply(
+      { pending: ["1", "2", "3"], shipped: [], missing: [] },
+      {
+        release: () => {
+          throw new Error("the control API is gone");
+        },
+      },
+      context,
+      [],
+    );
+    await supply.release(["1"]);
+    await assert.rejects(supply.settle(), /the control API is gone/);
+    await supply.release(["2"]);
+    await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(supply.pending(1), /the control API is gone/);
   });
 
   it("releases the orders of histories that end together in one call at a time", async () => {
@@ -137,6 +192,7 @@ describe("explore's orders", () => {
       [],
     );
     await Promise.all([["1", "2"], ["3"], ["4", "5"], ["6"]].map((ids) => supply.release(ids)));
+    await supply.settle();
     assert.deepEqual(calls.flat().sort(), ["1", "2", "3", "4", "5", "6"]);
     assert.equal(calls.length, 2, "the first history's, then the three that ended while it was out");
   });

@@ -146,7 +146,7 @@ describe("explore's orders", () => {
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(provisioned, [16, 16], "the second batch asked for with 6 still waiting");
     await supply.release(taken);
-    assert.deepEqual(released, [], "the history goes on while its orders are given back");
+    assert.equal(released.length, 0, "the history goes on while its orders are given back");
     const settled = supply.settle();
     openRelease();
     await new Promise((resolve) => setImmediate(resolve));

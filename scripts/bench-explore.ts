@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { Agent, get } from "node:http";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { explore } from "../conformance/explore/explore.ts";
 import { type ExploreDefect, startExploreTarget } from "../test-support/explore-target.ts";
 import { startMockProcess } from "../test-support/spawn-mock.ts";
@@ -44,10 +48,68 @@ async function mockRows(): Promise<string[]> {
         `| mock (memory) | ${seed} | ${perSecond} | ${c.histories} | ${c.concurrentPairs} | ${c.listsConcurrentWithCancels} | ${result.finding ? "a finding" : "nothing"} |`,
       );
     }
+    rows.push("", ...(await floorRows(mock.url, `bench-explore-${SEEDS[0]}`)));
   } finally {
     await mock.stop();
   }
   return rows;
+}
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const FLOOR_CONNECTIONS = 64;
+const FLOOR_SECONDS = 5;
+
+/**
+ * What the same list of the same session costs without explore, as a floor for its operations a second on
+ * this machine: requests a second of autocannon and of a bare node:http client loop, 64 at once.
+ */
+async function floorRows(baseUrl: string, session: string): Promise<string[]> {
+  const url = `${baseUrl}/store/orders`;
+  const headers = { authorization: "Bearer dev-key-123", "x-mock-session": session };
+  const cannon = JSON.parse(
+    execFileSync(
+      join(ROOT, "tools/node_modules/.bin/autocannon"),
+      [
+        "-j",
+        "-c",
+        String(FLOOR_CONNECTIONS),
+        "-d",
+        String(FLOOR_SECONDS),
+        ...Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]),
+        url,
+      ],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+    ),
+  ) as { requests: { average: number } };
+  return [
+    "| The session's list without explore, 64 at once | Requests/s |",
+    "|---|---|",
+    `| autocannon (its own process) | ${Math.round(cannon.requests.average)} |`,
+    `| a bare node:http client loop (in this process) | ${await bareClientRate(url, headers)} |`,
+  ];
+}
+
+/** GETs of `url` back to back on 64 kept-alive connections for a few seconds: completed a second. */
+async function bareClientRate(url: string, headers: Record<string, string>): Promise<number> {
+  const agent = new Agent({ keepAlive: true });
+  const until = performance.now() + FLOOR_SECONDS * 1000;
+  let done = 0;
+  const once = () =>
+    new Promise<void>((resolve, reject) =>
+      get(url, { agent, headers }, (response) => {
+        response.resume();
+        response.on("end", resolve);
+      }).on("error", reject),
+    );
+  const loop = async () => {
+    while (performance.now() < until) {
+      await once();
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: FLOOR_CONNECTIONS }, loop));
+  agent.destroy();
+  return Math.round(done / FLOOR_SECONDS);
 }
 
 /** Each planted defect of the test backend: how long finding and shrinking took, how small and how often it failed again. */

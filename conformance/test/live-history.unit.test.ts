@@ -265,7 +265,7 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.deepEqual(findingsOf(history.list("k", listed([5]), next(4))), []);
   });
 
-  it("charges the choices ruled out and forgets them after every story", () => {
+  it("charges the choices ruled out and forgets them after every story, then which stories it forgot", () => {
     const account = new MemoryBudget(1024 * 1024);
     const history = new LiveHistory(undefined, account);
     history.cancel("k", "5", 204, next(1));
@@ -279,9 +279,12 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.ok(history.bytes > 0 && history.bytes < withStories, "the view's choices outlive its stories");
     assert.equal(history.choicesOf("k").length, 2);
     history.forgetOldest(1);
+    assert.equal(history.choicesOf("k").length, 4);
+    assert.ok(history.bytes > 0, "which orders' stories were forgotten outlives the choices");
+    assert.equal(account.held, history.bytes);
+    history.forgetOldest(1);
     assert.equal(history.bytes, 0);
     assert.equal(account.held, 0);
-    assert.equal(history.choicesOf("k").length, 4);
   });
 
   it("never crashes on a deployment that decides per order, and flags only orders the view's choices cannot explain", () => {

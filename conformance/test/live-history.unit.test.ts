@@ -553,6 +553,22 @@ describe("an order whose story was forgotten", () => {
     );
   });
 
+  it("judges its next story as if the forgotten cancels might take effect in it, when it began before them", () => {
+    const history = new LiveHistory(900);
+    // Order 1's 204 took effect at 35; a slow list read it at 25, still pending.
+    history.cancel("k", "1", 204, at(1, 10, 40));
+    history.cancel("k", "2", 204, at(2, 41, 42));
+    history.cancel("k", "3", 204, at(3, 43, 44));
+    assert.equal(history.cut, true, "order 1's story was forgotten");
+    assert.deepEqual(findingsOf(history.cancel("k", "1", 404, at(4, 36, 50))), []);
+    assert.deepEqual(findingsOf(history.list("k", listed([1, 2, 3]), at(5, 20, 60))), []);
+    // The 404 decides what a second cancel answers, and nothing of whether cancelled orders stay listed.
+    assert.deepEqual(
+      history.choicesOf("k").map((choices) => choices.cancelledOrdersListed),
+      [true, false],
+    );
+  });
+
   it("keeps what it remembers of forgotten orders within a share of the budget", () => {
     const account = new MemoryBudget(1024 * 1024);
     const history = new LiveHistory(16 * 1024, account);

@@ -43,15 +43,14 @@ export class ForgottenStories {
     if (this.bytes > this.share) this.#collapseAll();
   }
 
-  /** Whether a list begun at `startedAt` shows the order after every cancel of its forgotten stories. */
-  listCanStart(view: string, orderId: string, startedAt: number): boolean {
+  /**
+   * Until when the cancels of the order's forgotten stories may take effect: an operation begun after it
+   * sees the order as they left it. Minus infinity for an order never forgotten.
+   */
+  until(view: string, orderId: string): number {
     const record = this.#byView.get(view);
-    const until = Math.max(
-      this.#allUntil,
-      record?.allUntil ?? -Infinity,
-      record?.orders.get(orderId) ?? -Infinity,
-    );
-    return startedAt > until;
+    const ownUntil = record?.orders.get(orderId) ?? Number.NEGATIVE_INFINITY;
+    return Math.max(this.#allUntil, record?.allUntil ?? Number.NEGATIVE_INFINITY, ownUntil);
   }
 
   /** The order's story begins again, without the lists its forgotten cancels make unreliable. */

@@ -85,6 +85,10 @@ interface Story {
   passing: readonly RunChoices[];
   /** Last checked with a cancel still in flight standing in: judged again once none is. */
   provisional: boolean;
+  /** Until when cancels of the order in its forgotten stories may take effect (forgotten-stories.ts). */
+  forgottenUntil: number;
+  /** When its earliest operation was sent. */
+  earliestSentAt: number;
   bytes: number;
 }
 
@@ -232,6 +236,8 @@ export class LiveHistory {
       lastCancelAnsweredAt: Number.NEGATIVE_INFINITY,
       passing: [],
       provisional: false,
+      forgottenUntil: this.#forgotten.until(view, orderId),
+      earliestSentAt: Number.POSITIVE_INFINITY,
       bytes: 0,
     };
     this.#stories.set(key, story);
@@ -243,7 +249,7 @@ export class LiveHistory {
     stories.set(orderId, story);
     this.#charge(story, STORY_BYTES + key.length * 2);
     const digest = before?.index.recordDigest(orderId);
-    const reliable = before !== undefined && this.#forgotten.listCanStart(view, orderId, before.at.startedAt);
+    const reliable = before !== undefined && before.at.startedAt > story.forgottenUntil;
     this.#forgotten.begun(view, orderId);
     if (before !== undefined && digest !== undefined && reliable) {
       const { sentAt, answeredAt } = this.#instants(before.at);
@@ -254,6 +260,7 @@ export class LiveHistory {
 
   #add(story: Story, operation: HistoryOperation, at: ExchangeRef): void {
     story.operations.push(operation);
+    story.earliestSentAt = Math.min(story.earliestSentAt, operation.sentAt);
     story.refs.push(at);
     this.#charge(story, OPERATION_BYTES);
   }
@@ -291,7 +298,7 @@ export class LiveHistory {
     const verdict = checkStory(story.orderId, history, choices?.possible ?? ALL_RUN_CHOICES);
     if (verdict.consistentChoices.length > 0) this.#narrow(story, history, refs, verdict.consistentChoices);
     story.passing = verdict.ok ? verdict.choices : [];
-    story.provisional = refs.length > story.refs.length;
+    story.provisional = this.#inFlight(story.orderId);
     const shownElsewhere = verdict.ok ? [] : (choices?.shownElsewhere(story.orderId, history, refs) ?? []);
     const findings = verdict.findings.map((finding) =>
       this.#storyFinding(story, history, refs, finding, shownElsewhere),
@@ -301,16 +308,18 @@ export class LiveHistory {
   }
 
   /**
-   * The story as the model judges it: with a cancel of the order still in flight, one more cancel with no
-   * answer yet, sent when the proxy began, which may take effect at any moment or never. It stands for
-   * every cancel in flight, wherever it was sent: what passes with it passes whatever they do.
+   * The story as the model judges it: with a cancel of the order still in flight, or one of a forgotten
+   * story that may have taken effect after the story's earliest operation began, one more cancel with no
+   * answer, sent when the proxy began, which may take effect at any moment or never. It stands for every
+   * such cancel, wherever it was sent: what passes with it passes whatever they do.
    */
   #judged(story: Story): { history: History; refs: readonly ExchangeRef[] } {
     const given = { pending: [], shipped: [], missing: [], unknown: [story.orderId] };
-    if (!this.#inFlight(story.orderId))
+    const inFlight = this.#inFlight(story.orderId);
+    if (!inFlight && story.earliestSentAt >= story.forgottenUntil)
       return { history: { given, records: story.records, operations: story.operations }, refs: story.refs };
     const last = story.refs[story.refs.length - 1] as ExchangeRef;
-    const inFlight: HistoryOperation = {
+    const standIn: HistoryOperation = {
       op: "cancel",
       client: -1,
       orderId: story.orderId,
@@ -318,9 +327,10 @@ export class LiveHistory {
       answeredAt: null,
       status: null,
     };
-    const ref = { ...last, label: `a cancel of order ${story.orderId} still in flight at ${last.label}` };
+    const which = inFlight ? `still in flight at ${last.label}` : "the window forgot";
+    const ref = { ...last, label: `a cancel of order ${story.orderId} ${which}` };
     return {
-      history: { given, records: story.records, operations: [...story.operations, inFlight] },
+      history: { given, records: story.records, operations: [...story.operations, standIn] },
       refs: [...story.refs, ref],
     };
   }
@@ -378,7 +388,8 @@ export class LiveHistory {
   #forget(story: Story): void {
     // Nor may a list the story held start the next one: a finding may have flagged it.
     const lastSent = story.operations.reduce((latest, operation) => Math.max(latest, operation.sentAt), 0);
-    this.#forgotten.forgot(story.view, story.orderId, Math.max(story.lastCancelAnsweredAt, lastSent));
+    const until = Math.max(story.lastCancelAnsweredAt, lastSent, story.forgottenUntil);
+    this.#forgotten.forgot(story.view, story.orderId, until);
     this.#stories.delete(story.key);
     const stories = this.#byView.get(story.view);
     stories?.delete(story.orderId);

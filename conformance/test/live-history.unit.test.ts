@@ -524,6 +524,18 @@ describe("a correct store under concurrency, as the proxy sees it", () => {
   });
 });
 
+describe("an undecided cancel in a story", () => {
+  it("keeps no list polled again after it that says nothing new", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", null, next(1));
+    history.list("k", listed([5]), next(2));
+    const bytes = history.bytes;
+    for (let seq = 3; seq < 50; seq++)
+      assert.deepEqual(findingsOf(history.list("k", listed([5]), next(seq))), []);
+    assert.equal(history.bytes, bytes);
+  });
+});
+
 describe("an order whose story was forgotten", () => {
   it("starts its next story from no list older than the cancels forgotten with it", () => {
     // Cancelled orders leave the list, a second cancel answers 404; a window that holds two stories.

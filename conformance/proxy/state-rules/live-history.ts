@@ -78,9 +78,14 @@ interface Story {
   refs: ExchangeRef[];
   records: string[];
   recordIds: Map<string, number>;
-  /** The last list kept, and the latest answer of a cancel kept: a list like the last one after both says nothing new. */
+  /**
+   * The last list kept, and when the last cancel kept was over at the proxy (answered or not): a list like
+   * the last one after both says nothing new. Leaving it out may miss a finding, never make one.
+   */
   lastList: number;
   lastCancelAnsweredAt: number;
+  /** Until when its cancels may take effect: infinite once one was undecided. */
+  settledAt: number;
   /** The combinations of the open choices its last check passed under, to judge it again when none is left. */
   passing: readonly RunChoices[];
   /** Last checked with a cancel still in flight standing in: judged again once none is. */
@@ -138,9 +143,10 @@ export class LiveHistory {
     const { sentAt, answeredAt } = this.#instants(at);
     const answered = status === null ? null : answeredAt;
     this.#add(story, { op: "cancel", client: at.seq, orderId, sentAt, answeredAt: answered, status }, at);
+    story.lastCancelAnsweredAt = Math.max(story.lastCancelAnsweredAt, answeredAt);
     // An answer that decides nothing leaves the cancel free to take effect at any later moment.
     const settled = cancelStatusDecides(status) ? answeredAt : Number.POSITIVE_INFINITY;
-    story.lastCancelAnsweredAt = Math.max(story.lastCancelAnsweredAt, settled);
+    story.settledAt = Math.max(story.settledAt, settled);
     const checked = this.#checkInView(view, [story]);
     this.#keepWithinBudget();
     return checked;
@@ -234,6 +240,7 @@ export class LiveHistory {
       recordIds: new Map(),
       lastList: -1,
       lastCancelAnsweredAt: Number.NEGATIVE_INFINITY,
+      settledAt: Number.NEGATIVE_INFINITY,
       passing: [],
       provisional: false,
       forgottenUntil: this.#forgotten.until(view, orderId),
@@ -388,7 +395,7 @@ export class LiveHistory {
   #forget(story: Story): void {
     // Nor may a list the story held start the next one: a finding may have flagged it.
     const lastSent = story.operations.reduce((latest, operation) => Math.max(latest, operation.sentAt), 0);
-    const until = Math.max(story.lastCancelAnsweredAt, lastSent, story.forgottenUntil);
+    const until = Math.max(story.settledAt, lastSent, story.forgottenUntil);
     this.#forgotten.forgot(story.view, story.orderId, until);
     this.#stories.delete(story.key);
     const stories = this.#byView.get(story.view);

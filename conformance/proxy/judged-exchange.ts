@@ -117,13 +117,18 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     judged.notJudged = notJudged;
     return judged;
   }
-  if (judged.upstreamError !== undefined) return judged;
   const reading = context.read({
     method: forwarded.method,
     path: pathname.slice(PROXY_BASE_PATH.length),
     hasQuery: queryAt !== -1,
     token: forwarded.token,
   });
+  if (judged.upstreamError !== undefined) {
+    // A cancel with no answer may still have taken effect: the state rules hold it as undecided.
+    if (reading && isCancelOperation(reading.expectation.operation))
+      judged.findings = cancelFindings(forwarded, reading, null, judged.ref, context);
+    return judged;
+  }
   if (!reading) {
     judged.notJudged = "no operation of openapi.yaml";
     return judged;
@@ -214,22 +219,34 @@ function stateFindings(
     else context.state.unobserved(ref, list.unindexed);
     return [];
   }
-  if (
-    isCancelOperation(operation) &&
-    reading.orderId !== undefined &&
-    status !== undefined &&
-    operation.responses.has(status)
-  ) {
-    return context.state.observe({
-      kind: "cancel",
-      view,
-      session,
-      orderId: reading.orderId,
-      status,
-      at: ref,
-    });
+  if (isCancelOperation(operation)) {
+    // A status the contract does not list for a cancel (a 5xx, a 429) says nothing of its effect.
+    const documented = status !== undefined && operation.responses.has(status) ? status : null;
+    return cancelFindings(forwarded, reading, documented, ref, context);
   }
   return [];
+}
+
+/** What the state rules find in a cancel answered with `status`, or null when its effect is undecided. */
+function cancelFindings(
+  forwarded: ForwardedExchange,
+  reading: RequestReading,
+  status: number | null,
+  at: ExchangeRef,
+  context: JudgeContext,
+): JudgedExchange["findings"] {
+  if (reading.orderId === undefined) return [];
+  const session = forwarded.session ?? "";
+  const view = forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`;
+  return context.state.observe({
+    kind: "cancel",
+    view,
+    session,
+    orderId: reading.orderId,
+    status,
+    ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
+    at,
+  });
 }
 
 /**

@@ -68,7 +68,13 @@ export type StateEvent =
       view: string | undefined;
       session: string;
       orderId: string;
-      status: number;
+      /**
+       * Null when no answer came, or the answer's status is none the contract lists for a cancel: it may or
+       * may not have taken effect.
+       */
+      status: number | null;
+      /** Whether another cancel of the order has been sent and not yet answered. */
+      cancelInFlight?: (orderId: string) => boolean;
       at: ExchangeRef;
     };
 
@@ -176,6 +182,7 @@ export class TrafficState {
 
   #cancel(event: Extract<StateEvent, { kind: "cancel" }>): StateFinding[] {
     const { orderId, status, at } = event;
+    if (status === null) return this.#undecidedCancel(event);
     const outcome = this.readCancel(status);
     if (outcome === "unauthenticated") {
       // Refused for the key, which is not the key of any view that lists: whichever view of the session
@@ -195,9 +202,10 @@ export class TrafficState {
     const findings: StateFinding[] = [];
     const cancel = { orderId, status, outcome, at, order: memory };
     for (const rule of this.#rules) this.#count(rule, rule.onCancel?.(cancel), findings);
-    const before = view.last && { index: view.last.orders.index, at: view.last.at };
-    this.#judgeStories(this.#history.cancel(event.view, orderId, status, at, before), findings);
-    if (outcome === "cancelled") {
+    this.#judgeStories(this.#storyOfCancel(view, event), findings);
+    if (outcome === "other") {
+      memory.undecided ??= at;
+    } else if (outcome === "cancelled") {
       memory.cancelled ??= at;
     } else if (outcome === "not-pending" || outcome === "not-found") {
       if (
@@ -208,6 +216,27 @@ export class TrafficState {
       if (view.last?.orders.index.has(orderId)) memory.refused ??= at;
     }
     return findings;
+  }
+
+  /**
+   * A cancel with no answer, or one the contract does not list: no rule reads it, but the order may have
+   * been cancelled by it at any moment since, and its story holds it so.
+   */
+  #undecidedCancel(event: Extract<StateEvent, { kind: "cancel" }>): StateFinding[] {
+    if (event.view === undefined) return [];
+    const view = this.#view(event.view, event.session);
+    this.#order(view, event.orderId).undecided ??= event.at;
+    view.touched = true;
+    const findings: StateFinding[] = [];
+    this.#judgeStories(this.#storyOfCancel(view, event), findings);
+    return findings;
+  }
+
+  /** The cancel in its order's story in the live history, which starts from the view's last list. */
+  #storyOfCancel(view: View, event: Extract<StateEvent, { kind: "cancel" }>): StoryChecked[] {
+    const before = view.last && { index: view.last.orders.index, at: view.last.at };
+    const { orderId, status, at, cancelInFlight } = event;
+    return this.#history.cancel(event.view ?? "", orderId, status, at, before, cancelInFlight);
   }
 
   /** A test of `rule` when the verdict is not undefined, with its finding when it did not hold. */
@@ -228,14 +257,17 @@ export class TrafficState {
     }
     // The same list as last time, with nothing done to its orders since: every rule holds as it did.
     if (last && !view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
-      this.#judgeStories(this.#history.list(event.view, last.orders.index, at), findings);
+      this.#judgeStories(
+        this.#history.list(event.view, last.orders.index, at, event.cancelInFlight),
+        findings,
+      );
       view.last = { orders: last.orders, at };
       return findings;
     }
     const current = event.orders();
     // Lists that overlapped show the store at moments in no known order: nothing to compare.
     if (last && endedBefore(last.at, at)) this.#compare(view, last, current, event, findings);
-    this.#judgeStories(this.#history.list(event.view, current.index, at), findings);
+    this.#judgeStories(this.#history.list(event.view, current.index, at, event.cancelInFlight), findings);
     for (const memory of view.orders.values()) memory.refused = undefined;
     this.#listed += current.index.size - (last?.orders.index.size ?? 0);
     view.last = { orders: current, at };

@@ -265,7 +265,7 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.deepEqual(findingsOf(history.list("k", listed([5]), next(4))), []);
   });
 
-  it("charges the choices ruled out and forgets them after every story", () => {
+  it("charges the choices ruled out and forgets them after every story, then which stories it forgot", () => {
     const account = new MemoryBudget(1024 * 1024);
     const history = new LiveHistory(undefined, account);
     history.cancel("k", "5", 204, next(1));
@@ -279,9 +279,12 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.ok(history.bytes > 0 && history.bytes < withStories, "the view's choices outlive its stories");
     assert.equal(history.choicesOf("k").length, 2);
     history.forgetOldest(1);
+    assert.equal(history.choicesOf("k").length, 4);
+    assert.ok(history.bytes > 0, "which orders' stories were forgotten outlives the choices");
+    assert.equal(account.held, history.bytes);
+    history.forgetOldest(1);
     assert.equal(history.bytes, 0);
     assert.equal(account.held, 0);
-    assert.equal(history.choicesOf("k").length, 4);
   });
 
   it("never crashes on a deployment that decides per order, and flags only orders the view's choices cannot explain", () => {
@@ -411,5 +414,250 @@ describe("the live history in the state keeper", () => {
     const state = new TrafficState({ historyBytes: 0 });
     cancel(state, "5", next(1));
     assert.match([...state.notes.values()][0]?.message ?? "", /live history .* was cut/);
+  });
+});
+
+/** What a state keeper is told, as the proxy tells it: each exchange once it is over. */
+class Traffic {
+  readonly state = new TrafficState();
+  readonly findings: StateFinding[] = [];
+  /** Cancels sent and not yet answered, by order. */
+  readonly #inFlight = new Map<string, number>();
+  readonly cancelInFlight = (orderId: string) => (this.#inFlight.get(orderId) ?? 0) > 0;
+
+  sent(orderId: string): void {
+    this.#inFlight.set(orderId, (this.#inFlight.get(orderId) ?? 0) + 1);
+  }
+
+  cancel(orderId: string, status: number | null, ref: ExchangeRef): void {
+    this.#inFlight.set(orderId, (this.#inFlight.get(orderId) ?? 1) - 1);
+    const { cancelInFlight } = this;
+    const event = {
+      kind: "cancel",
+      view: "k",
+      session: "",
+      orderId,
+      status,
+      cancelInFlight,
+      at: ref,
+    } as const;
+    this.findings.push(...this.state.observe(event));
+  }
+
+  list(ids: readonly number[], ref: ExchangeRef): void {
+    const orders = { index: listed(ids) };
+    const { cancelInFlight } = this;
+    const event = {
+      kind: "list",
+      view: "k",
+      session: "",
+      orders: () => orders,
+      cancelInFlight,
+      at: ref,
+    } as const;
+    this.findings.push(...this.state.observe(event));
+  }
+
+  get rules(): string[] {
+    return this.findings.map((finding) => `${finding.rule}: ${finding.message}`);
+  }
+}
+
+describe("a correct store under concurrency, as the proxy sees it", () => {
+  it("narrows nothing from a 404 answered while the 204 of the same order is still in flight", () => {
+    // Cancelled orders leave the list, a second cancel answers 404; the 404 comes back before the 204.
+    const traffic = new Traffic();
+    traffic.list([1, 2], at(1, 0, 5));
+    traffic.sent("1");
+    traffic.sent("1");
+    traffic.cancel("1", 404, at(3, 11, 30));
+    assert.equal(traffic.state.evaluations["stale-read"] > 0, true);
+    traffic.cancel("1", 204, at(2, 10, 40));
+    traffic.sent("2");
+    traffic.cancel("2", 204, at(4, 50, 55));
+    traffic.list([], at(5, 60, 65));
+    assert.deepEqual(traffic.rules, []);
+  });
+
+  it("narrows nothing from a slow list and a 404 answered while the 204 is in flight", () => {
+    // The 204 was sent at 0 and took effect at 20; the list read order 1 at 15; the 404 came at 25–30.
+    const traffic = new Traffic();
+    traffic.sent("1");
+    traffic.sent("1");
+    traffic.cancel("1", 404, at(3, 25, 30));
+    traffic.list([1, 2], at(2, 10, 35));
+    traffic.cancel("1", 204, at(1, 0, 100));
+    traffic.sent("2");
+    traffic.cancel("2", 204, at(4, 110, 115));
+    traffic.list([], at(5, 120, 125));
+    assert.deepEqual(traffic.rules, []);
+  });
+
+  for (const [answer, status] of [
+    ["no answer", null],
+    ["a 502", 502],
+  ] as const)
+    it(`reads a cancel with ${answer} as one that may have taken effect`, () => {
+      const traffic = new Traffic();
+      traffic.list([1, 2], next(1));
+      traffic.sent("1");
+      traffic.cancel("1", status, next(2));
+      traffic.sent("1");
+      traffic.cancel("1", 404, next(3));
+      traffic.sent("2");
+      traffic.cancel("2", 204, next(4));
+      traffic.list([], next(5));
+      assert.deepEqual(traffic.rules, []);
+    });
+
+  it("flags only the stale list when an order's next story would start from it", () => {
+    const traffic = new Traffic();
+    traffic.list([1, 2], next(1));
+    traffic.cancel("1", 204, next(2));
+    traffic.list([2], next(3));
+    traffic.list([1, 2], next(4));
+    traffic.cancel("1", 404, next(5));
+    assert.deepEqual(
+      traffic.findings.map((finding) => finding.rule),
+      ["stale-read"],
+    );
+  });
+});
+
+describe("an undecided cancel in a story", () => {
+  it("keeps no list polled again after it that says nothing new", () => {
+    const history = new LiveHistory();
+    history.cancel("k", "5", null, next(1));
+    history.list("k", listed([5]), next(2));
+    const bytes = history.bytes;
+    for (let seq = 3; seq < 50; seq++)
+      assert.deepEqual(findingsOf(history.list("k", listed([5]), next(seq))), []);
+    assert.equal(history.bytes, bytes);
+  });
+});
+
+describe("an order whose story was forgotten", () => {
+  it("starts its next story from no list older than the cancels forgotten with it", () => {
+    // Cancelled orders leave the list, a second cancel answers 404; a window that holds two stories.
+    const history = new LiveHistory(1900);
+    const before = { index: listed([1, 2, 3]), at: at(1, 0, 5) };
+    history.cancel("k", "1", 204, at(2, 10, 15), before);
+    history.cancel("k", "2", 204, at(3, 20, 25), before);
+    history.cancel("k", "3", 204, at(4, 30, 35), before);
+    assert.equal(history.cut, true, "order 1's story was forgotten");
+    assert.deepEqual(findingsOf(history.cancel("k", "1", 404, at(5, 40, 45), before)), []);
+    assert.equal(history.choicesOf("k").length, 4);
+    assert.deepEqual(findingsOf(history.list("k", listed([]), at(6, 50, 55))), []);
+  });
+
+  it("starts its next story from a list begun after them", () => {
+    const history = new LiveHistory(900);
+    history.cancel("k", "1", 204, at(1, 0, 5));
+    history.cancel("k", "2", 204, at(2, 10, 15));
+    history.cancel("k", "3", 204, at(3, 20, 25));
+    assert.equal(history.cut, true, "order 1's story was forgotten");
+    const after = { index: listed([[1, 1]]), at: at(4, 30, 35) };
+    history.cancel("k", "1", 409, at(5, 40, 45), after);
+    const findings = findingsOf(history.list("k", listed([[1, 2]]), at(6, 50, 55)));
+    assert.deepEqual(
+      findings.map((finding) => finding.rule),
+      ["cancel-leaves-fields"],
+    );
+  });
+
+  it("judges its next story as if the forgotten cancels might take effect in it, when it began before them", () => {
+    const history = new LiveHistory(900);
+    // Order 1's 204 took effect at 35; a slow list read it at 25, still pending.
+    history.cancel("k", "1", 204, at(1, 10, 40));
+    history.cancel("k", "2", 204, at(2, 41, 42));
+    history.cancel("k", "3", 204, at(3, 43, 44));
+    assert.equal(history.cut, true, "order 1's story was forgotten");
+    assert.deepEqual(findingsOf(history.cancel("k", "1", 404, at(4, 36, 50))), []);
+    assert.deepEqual(findingsOf(history.list("k", listed([1, 2, 3]), at(5, 20, 60))), []);
+    // The 404 decides what a second cancel answers, and nothing of whether cancelled orders stay listed.
+    assert.deepEqual(
+      history.choicesOf("k").map((choices) => choices.cancelledOrdersListed),
+      [true, false],
+    );
+  });
+
+  it("keeps what it remembers of forgotten orders within a share of the budget", () => {
+    const account = new MemoryBudget(1024 * 1024);
+    const history = new LiveHistory(16 * 1024, account);
+    for (let order = 1; order <= 2000; order++) history.cancel("k", String(order), 204, next(order));
+    assert.ok(history.bytes <= 16 * 1024, `${history.bytes} bytes`);
+    assert.equal(account.held, history.bytes);
+    // Every order forgotten counts as forgotten: the list older than the cancels starts no story.
+    const old = { index: listed([1]), at: next(0) };
+    assert.deepEqual(findingsOf(history.cancel("k", "1", 404, next(2001), old)), []);
+  });
+});
+
+describe("the live history of a correct store under concurrent traffic", () => {
+  /** A request of the traffic: when it was sent, when it took effect (or read the store), when it was over. */
+  const request = fc.record({
+    kind: fc.constantFrom("list", "cancel", "cancel"),
+    order: fc.integer({ min: 1, max: 3 }),
+    sentAt: fc.integer({ min: 0, max: 100 }),
+    effectAfter: fc.integer({ min: 0, max: 20 }),
+    answerAfter: fc.integer({ min: 0, max: 20 }),
+    /** A cancel whose answer is lost or is a 502: whether it took effect all the same. */
+    undecided: fc.constantFrom(undefined, undefined, undefined, "lost", "502"),
+    tookEffect: fc.boolean(),
+  });
+  const store = fc.record({
+    listed: fc.boolean(),
+    second: fc.constantFrom(404, 409),
+    statuses: fc.array(fc.constantFrom("pending", "pending", "shipped", "cancelled"), {
+      minLength: 3,
+      maxLength: 3,
+    }),
+  });
+
+  it("finds nothing, with answers arriving out of order and some cancels undecided", () => {
+    fc.assert(
+      fc.property(store, fc.array(request, { minLength: 1, maxLength: 16 }), (deployment, requests) => {
+        const traffic = new Traffic();
+        const status = new Map(deployment.statuses.map((each, index) => [index + 1, each]));
+        const timed = requests.map((each, seq) => ({
+          ...each,
+          seq: seq + 1,
+          effectAt: each.sentAt + each.effectAfter,
+          endedAt: each.sentAt + each.effectAfter + each.answerAfter,
+          answer: null as number | null,
+          shown: [] as number[],
+        }));
+        // The store applies each request at its moment, one at a time.
+        for (const each of [...timed].sort((a, b) => a.effectAt - b.effectAt)) {
+          if (each.kind === "list") {
+            each.shown = [...status]
+              .filter(([, was]) => was !== "cancelled" || deployment.listed)
+              .map(([id]) => id);
+            continue;
+          }
+          const was = status.get(each.order);
+          const effect = each.undecided === undefined || each.tookEffect;
+          if (effect && was === "pending") status.set(each.order, "cancelled");
+          each.answer = was === "pending" ? 204 : was === "shipped" ? 409 : deployment.second;
+          if (each.undecided === "lost") each.answer = null;
+          if (each.undecided === "502") each.answer = 502;
+        }
+        // The proxy sees each request come in, and each answer once it is over, in the order they end.
+        const events = timed.flatMap((each) => [
+          { at: each.sentAt, begins: true, each },
+          { at: each.endedAt, begins: false, each },
+        ]);
+        events.sort((a, b) => a.at - b.at || Number(a.begins) - Number(b.begins));
+        for (const { begins, each } of events) {
+          const ref = at(each.seq, each.sentAt, each.endedAt);
+          if (each.kind === "list") {
+            if (!begins) traffic.list(each.shown, ref);
+          } else if (begins) traffic.sent(String(each.order));
+          else traffic.cancel(String(each.order), each.answer, ref);
+        }
+        assert.deepEqual(traffic.rules, []);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -58,6 +58,52 @@ async function startInconsistentUpstream(
   };
 }
 
+/**
+ * A backend that keeps the spec (cancelled orders leave the list, a second cancel answers 404), except
+ * that the first cancel of `gateway` takes effect and is answered 502, and the first of `reset` takes
+ * effect and its connection is reset before any answer.
+ */
+async function startLossyUpstream(
+  ids: readonly string[],
+  gateway: string,
+  reset: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const cancelled = new Set<string>();
+  const record = (id: string) =>
+    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
+  const error = (status: number, code: string) => JSON.stringify({ code, message: "Not this time.", status });
+  const server: Server = createServer((request, response) => {
+    const id = /^\/v1\/store\/orders\/(\d+)$/.exec(request.url ?? "")?.[1];
+    if (request.method === "DELETE" && id !== undefined) {
+      const first = !cancelled.has(id);
+      cancelled.add(id);
+      if (first && id === reset) response.socket?.destroy();
+      else if (first && id === gateway)
+        response.writeHead(502, { "content-type": "application/json" }).end(error(502, "bad_gateway"));
+      else if (first) response.writeHead(204).end();
+      else response.writeHead(404, { "content-type": "application/json" }).end(error(404, "not_found"));
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      `[${ids
+        .filter((each) => !cancelled.has(each))
+        .map(record)
+        .join(",")}]`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** Runs `clients` concurrent loops of requests through the proxy, each from its own list of steps. */
 async function concurrently(clients: ReadonlyArray<ReadonlyArray<() => Promise<unknown>>>): Promise<void> {
   await Promise.all(
@@ -144,6 +190,33 @@ describe("the proxy checks live traffic with the spec's model", () => {
       new RegExp(`^state\\.stale-read: stale-read \\(stale read, stale by [\\d.]+ ms\\): order ${stays}: `),
     );
     assert.equal(code, 1, "a finding fails the proxy's gate");
+  });
+
+  it("reads a cancel answered 502, or not answered, as one that may have taken effect", async () => {
+    const [gateway, reset, other] = ["11", "12", "13"] as const;
+    const upstream = await startLossyUpstream([gateway, reset, other], gateway, reset);
+    const json = join(folder, "lossy.json");
+    const proxy = await startSourceProxy(["--upstream", upstream.url, "--reporter", `json:${json}`]);
+    try {
+      const headers = { authorization: "Bearer some-key" };
+      const list = () => fetch(`${proxy.url}/store/orders`, { headers }).then((answer) => answer.text());
+      const cancel = (id: string) =>
+        fetch(`${proxy.url}/store/orders/${id}`, { method: "DELETE", headers }).then((answer) =>
+          answer.text(),
+        );
+      // One step at a time: the orders listed, each cancelled (two of them lost), then listed no more.
+      await list();
+      for (const id of [gateway, gateway, reset, reset, other]) await cancel(id);
+      await list();
+    } finally {
+      await proxy.stop("SIGTERM");
+      await upstream.close();
+    }
+    const found = failures(JSON.parse(readFileSync(json, "utf8")) as Report);
+    assert.deepEqual(
+      found.filter((failure) => failure.startsWith("state.")),
+      [],
+    );
   });
 
   it("finds nothing in the mock under concurrent lists and cancels", async () => {

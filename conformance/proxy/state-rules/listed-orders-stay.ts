@@ -9,10 +9,15 @@ export const listedOrdersStay: TrafficRule<"listed-orders-stay"> = {
   onList: () => HOLDS,
   onOrderChange({ kind, id, earlier, later, order, refusedBetween, cancelInFlight }) {
     if (kind !== "vanished") return undefined;
-    if (order?.cancelled || cancelInFlight()) {
+    if (order?.cancelled || order?.undecided || cancelInFlight()) {
+      const cancel = order?.cancelled
+        ? `was cancelled (${order.cancelled.label})`
+        : order?.undecided
+          ? `may have been cancelled (${order.undecided.label})`
+          : "was cancelled (a cancel still in flight)";
       return {
         note: "cancelled-not-listed",
-        message: `order ${id} was cancelled (${order?.cancelled?.label ?? "a cancel still in flight"}) and is not in the later list ${later.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
+        message: `order ${id} ${cancel} and is not in the later list ${later.label}: the spec does not say whether cancelled orders stay listed, so this is not judged`,
       };
     }
     if (refusedBetween) return undefined;

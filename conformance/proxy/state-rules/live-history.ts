@@ -7,7 +7,8 @@ import {
   type HistoryRule,
   type HistoryVerdict,
 } from "../../model/linearizability.ts";
-import { ALL_RUN_CHOICES, type RunChoices } from "../../model/spec-model.ts";
+import { ALL_RUN_CHOICES, cancelStatusDecides, type RunChoices } from "../../model/spec-model.ts";
+import { ForgottenStories } from "./forgotten-stories.ts";
 import { checkStory } from "./story-check.ts";
 import type { ExchangeRef } from "./traffic-rule.ts";
 import {
@@ -22,13 +23,17 @@ import {
  * The proxy's observed history, per view of the store and per order, checked against the spec's model
  * (model/linearizability.ts) as explore's histories are. An order's story starts with the first cancel of
  * it the proxy sees, in a state the proxy cannot know (the model's `unknown`, or absent: story-check.ts),
- * and holds the view's latest list before it when that list showed the order, that cancel, the later ones
- * and what each later list showed of the order. Each order is judged apart, whenever its story grows, under the open choices its
- * view has not ruled out (view-choices.ts): a deployment decides them once for every order, so a story
- * that narrows them has the view's other stories that passed only under what it ruled out judged again.
- * Stories and what each view ruled out are kept within a byte budget charged to the process's account;
- * past it the oldest stories are forgotten whole, so that an order is only judged on a story the window
- * holds from its start, and then the oldest views' choices.
+ * and holds the view's latest list before it when that list showed the order (unless a forgotten story's
+ * cancels of the order may have taken effect after that list began: forgotten-stories.ts), that cancel,
+ * the later ones and what each later list showed of the order. A cancel whose answer says nothing of its
+ * effect (a status the model does not decide on, or none) may take effect at any moment after it was sent;
+ * while a cancel of the order is still in flight, the story is judged with such a cancel standing for it,
+ * and judged again once none is. Each order is judged apart, whenever its story grows, under the open
+ * choices its view has not ruled out (view-choices.ts): a deployment decides them once for every order,
+ * so a story that narrows them has the view's other stories that passed only under what it ruled out
+ * judged again. Stories and what each view ruled out are kept within a byte budget charged to the
+ * process's account; past it the oldest stories are forgotten whole, so that an order is only judged on a
+ * story the window holds from its start, and then the oldest views' choices.
  */
 
 /** A finding of the model in one order's story, worded as explore words it, with the exchanges it names. */
@@ -59,6 +64,11 @@ export interface ListSeen {
 
 export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
 
+/** Whether a cancel of the order has been sent and not yet answered. */
+export type CancelInFlight = (orderId: string) => boolean;
+
+const NOTHING_IN_FLIGHT: CancelInFlight = () => false;
+
 interface Story {
   key: string;
   view: string;
@@ -68,11 +78,22 @@ interface Story {
   refs: ExchangeRef[];
   records: string[];
   recordIds: Map<string, number>;
-  /** The last list kept, and the latest answer of a cancel kept: a list like the last one after both says nothing new. */
+  /**
+   * The last list kept, and when the last cancel kept was over at the proxy (answered or not): a list like
+   * the last one after both says nothing new. Leaving it out may miss a finding, never make one.
+   */
   lastList: number;
   lastCancelAnsweredAt: number;
+  /** Until when its cancels may take effect: infinite once one was undecided. */
+  settledAt: number;
   /** The combinations of the open choices its last check passed under, to judge it again when none is left. */
   passing: readonly RunChoices[];
+  /** Last checked with a cancel still in flight standing in: judged again once none is. */
+  provisional: boolean;
+  /** Until when cancels of the order in its forgotten stories may take effect (forgotten-stories.ts). */
+  forgottenUntil: number;
+  /** When its earliest operation was sent. */
+  earliestSentAt: number;
   bytes: number;
 }
 
@@ -84,39 +105,74 @@ export class LiveHistory {
   /** The open choices each view has narrowed, oldest first; a view not here has ruled out none. */
   readonly #choices = new Map<string, ViewChoices>();
   #bytes = 0;
+  /** Orders whose story was forgotten, so that a list older than its cancels does not start the next one. */
+  readonly #forgotten: ForgottenStories;
+  /** What the event being judged says of the cancels in flight. */
+  #inFlight: CancelInFlight = NOTHING_IN_FLIGHT;
   /** Whether a story, or a view's choices, was forgotten to stay within the budget. */
   cut = false;
 
   constructor(
     private readonly maxBytes: number = DEFAULT_HISTORY_BYTES,
     private readonly account?: MemoryBudget,
-  ) {}
+  ) {
+    this.#forgotten = new ForgottenStories(maxBytes / 16, (bytes) => {
+      this.#bytes += bytes;
+      if (bytes >= 0) this.account?.take(bytes);
+      else this.account?.give(-bytes);
+    });
+  }
 
   /**
-   * A cancel answered in a view: starts the order's story, or adds to it, and checks it. `before`: the
-   * view's latest list, with which a new story starts when it showed the order.
+   * A cancel answered in a view: starts the order's story, or adds to it, and checks it. `status`: null
+   * when no answer came. `before`: the view's latest list, with which a new story starts when it showed
+   * the order. `inFlight`: whether other cancels of an order are still on their way.
    */
-  cancel(view: string, orderId: string, status: number, at: ExchangeRef, before?: ListSeen): StoryChecked[] {
+  cancel(
+    view: string,
+    orderId: string,
+    status: number | null,
+    at: ExchangeRef,
+    before?: ListSeen,
+    inFlight: CancelInFlight = NOTHING_IN_FLIGHT,
+  ): StoryChecked[] {
+    this.#inFlight = inFlight;
     const key = `${view}\n${orderId}`;
     let story = this.#stories.get(key);
     if (!story) story = this.#begin(key, view, orderId, before);
     const { sentAt, answeredAt } = this.#instants(at);
-    this.#add(story, { op: "cancel", client: at.seq, orderId, sentAt, answeredAt, status }, at);
+    const answered = status === null ? null : answeredAt;
+    this.#add(story, { op: "cancel", client: at.seq, orderId, sentAt, answeredAt: answered, status }, at);
     story.lastCancelAnsweredAt = Math.max(story.lastCancelAnsweredAt, answeredAt);
+    // An answer that decides nothing leaves the cancel free to take effect at any later moment.
+    const settled = cancelStatusDecides(status) ? answeredAt : Number.POSITIVE_INFINITY;
+    story.settledAt = Math.max(story.settledAt, settled);
     const checked = this.#checkInView(view, [story]);
     this.#keepWithinBudget();
     return checked;
   }
 
-  /** A list read whole in a view: what it showed of each order with a story there, checked where it says something new. */
-  list(view: string, orders: OrderIndex, at: ExchangeRef): StoryChecked[] {
+  /**
+   * A list read whole in a view: what it showed of each order with a story there, checked where it says
+   * something new or where the story was last checked with a cancel in flight that no longer is.
+   */
+  list(
+    view: string,
+    orders: OrderIndex,
+    at: ExchangeRef,
+    inFlight: CancelInFlight = NOTHING_IN_FLIGHT,
+  ): StoryChecked[] {
+    this.#inFlight = inFlight;
     const stories = this.#byView.get(view);
     if (!stories) return [];
     const { sentAt, answeredAt } = this.#instants(at);
     const grown: Story[] = [];
     for (const story of stories.values()) {
       const digest = orders.recordDigest(story.orderId);
-      if (this.#saysNothingNew(story, digest, sentAt)) continue;
+      if (this.#saysNothingNew(story, digest, sentAt)) {
+        if (story.provisional && !inFlight(story.orderId)) grown.push(story);
+        continue;
+      }
       this.#addList(story, digest, sentAt, answeredAt, at);
       grown.push(story);
     }
@@ -184,7 +240,11 @@ export class LiveHistory {
       recordIds: new Map(),
       lastList: -1,
       lastCancelAnsweredAt: Number.NEGATIVE_INFINITY,
+      settledAt: Number.NEGATIVE_INFINITY,
       passing: [],
+      provisional: false,
+      forgottenUntil: this.#forgotten.until(view, orderId),
+      earliestSentAt: Number.POSITIVE_INFINITY,
       bytes: 0,
     };
     this.#stories.set(key, story);
@@ -196,7 +256,9 @@ export class LiveHistory {
     stories.set(orderId, story);
     this.#charge(story, STORY_BYTES + key.length * 2);
     const digest = before?.index.recordDigest(orderId);
-    if (before !== undefined && digest !== undefined) {
+    const reliable = before !== undefined && before.at.startedAt > story.forgottenUntil;
+    this.#forgotten.begun(view, orderId);
+    if (before !== undefined && digest !== undefined && reliable) {
       const { sentAt, answeredAt } = this.#instants(before.at);
       this.#addList(story, digest, sentAt, answeredAt, before.at);
     }
@@ -205,6 +267,7 @@ export class LiveHistory {
 
   #add(story: Story, operation: HistoryOperation, at: ExchangeRef): void {
     story.operations.push(operation);
+    story.earliestSentAt = Math.min(story.earliestSentAt, operation.sentAt);
     story.refs.push(at);
     this.#charge(story, OPERATION_BYTES);
   }
@@ -237,28 +300,58 @@ export class LiveHistory {
    * explain it; a story with a finding is forgotten, so the next one starts anew.
    */
   #check(story: Story): StoryChecked {
-    const history: History = {
-      given: { pending: [], shipped: [], missing: [], unknown: [story.orderId] },
-      records: story.records,
-      operations: story.operations,
-    };
+    const { history, refs } = this.#judged(story);
     const choices = this.#choices.get(story.view);
     const verdict = checkStory(story.orderId, history, choices?.possible ?? ALL_RUN_CHOICES);
-    if (verdict.consistentChoices.length > 0) this.#narrow(story, history, verdict.consistentChoices);
+    if (verdict.consistentChoices.length > 0) this.#narrow(story, history, refs, verdict.consistentChoices);
     story.passing = verdict.ok ? verdict.choices : [];
-    const shownElsewhere = verdict.ok ? [] : (choices?.shownElsewhere(story.orderId, history) ?? []);
+    story.provisional = this.#inFlight(story.orderId);
+    const shownElsewhere = verdict.ok ? [] : (choices?.shownElsewhere(story.orderId, history, refs) ?? []);
     const findings = verdict.findings.map((finding) =>
-      this.#storyFinding(story, history, finding, shownElsewhere),
+      this.#storyFinding(story, history, refs, finding, shownElsewhere),
     );
     if (findings.length > 0) this.#forget(story);
     return { orderId: story.orderId, findings };
   }
 
-  #narrow(story: Story, history: History, consistent: HistoryVerdict["consistentChoices"]): void {
+  /**
+   * The story as the model judges it: with a cancel of the order still in flight, or one of a forgotten
+   * story that may have taken effect after the story's earliest operation began, one more cancel with no
+   * answer, sent when the proxy began, which may take effect at any moment or never. It stands for every
+   * such cancel, wherever it was sent: what passes with it passes whatever they do.
+   */
+  #judged(story: Story): { history: History; refs: readonly ExchangeRef[] } {
+    const given = { pending: [], shipped: [], missing: [], unknown: [story.orderId] };
+    const inFlight = this.#inFlight(story.orderId);
+    if (!inFlight && story.earliestSentAt >= story.forgottenUntil)
+      return { history: { given, records: story.records, operations: story.operations }, refs: story.refs };
+    const last = story.refs[story.refs.length - 1] as ExchangeRef;
+    const standIn: HistoryOperation = {
+      op: "cancel",
+      client: -1,
+      orderId: story.orderId,
+      sentAt: 0,
+      answeredAt: null,
+      status: null,
+    };
+    const which = inFlight ? `still in flight at ${last.label}` : "the window forgot";
+    const ref = { ...last, label: `a cancel of order ${story.orderId} ${which}` };
+    return {
+      history: { given, records: story.records, operations: [...story.operations, standIn] },
+      refs: [...story.refs, ref],
+    };
+  }
+
+  #narrow(
+    story: Story,
+    history: History,
+    refs: readonly ExchangeRef[],
+    consistent: HistoryVerdict["consistentChoices"],
+  ): void {
     let choices = this.#choices.get(story.view);
     const fresh = choices === undefined;
     choices ??= new ViewChoices();
-    const ruledOut = choices.narrow(consistent, story.orderId, history, story.refs);
+    const ruledOut = choices.narrow(consistent, story.orderId, history, refs);
     if (ruledOut.length === 0) return;
     if (fresh) {
       this.#choices.set(story.view, choices);
@@ -275,14 +368,19 @@ export class LiveHistory {
   #storyFinding(
     story: Story,
     history: History,
+    storyRefs: readonly ExchangeRef[],
     finding: HistoryFinding,
     shownElsewhere: readonly ChoiceRuledOut[],
   ): StoryFinding {
-    const refs = finding.operations.map((index) => story.refs[index] as ExchangeRef);
+    const refs = finding.operations.map((index) => storyRefs[index] as ExchangeRef);
     const labels = refs.map((ref) => ref.label).join(", ");
     const message = `${describeFinding(finding, history)}; exchanges ${labels}`;
-    const earlier = refs[0] as ExchangeRef;
-    const later = refs[refs.length - 1] as ExchangeRef;
+    // The exchanges that were answered: a cancel in flight has none of its own yet.
+    const answered = finding.operations
+      .filter((index) => index < story.refs.length)
+      .map((index) => storyRefs[index] as ExchangeRef);
+    const earlier = (answered[0] ?? refs[0]) as ExchangeRef;
+    const later = (answered[answered.length - 1] ?? refs[refs.length - 1]) as ExchangeRef;
     const shown = shownElsewhere[0];
     if (shown === undefined) return { rule: finding.rule, orderId: story.orderId, message, earlier, later };
     return {
@@ -295,6 +393,10 @@ export class LiveHistory {
   }
 
   #forget(story: Story): void {
+    // Nor may a list the story held start the next one: a finding may have flagged it.
+    const lastSent = story.operations.reduce((latest, operation) => Math.max(latest, operation.sentAt), 0);
+    const until = Math.max(story.settledAt, lastSent, story.forgottenUntil);
+    this.#forgotten.forgot(story.view, story.orderId, until);
     this.#stories.delete(story.key);
     const stories = this.#byView.get(story.view);
     stories?.delete(story.orderId);
@@ -309,14 +411,19 @@ export class LiveHistory {
     );
   }
 
-  /** Forgets the oldest stories, then the oldest views' choices, until within the budget (and the account's limit). */
+  /**
+   * Forgets the oldest stories, then the oldest views' choices, then which orders' stories were forgotten
+   * (keeping one instant for all), until within the budget (and the account's limit).
+   */
   #keepWithinBudget(): void {
     while (this.#over() && this.#stories.size + this.#choices.size > 0) this.forgetOldest(1);
+    if (this.#over()) this.#forgotten.forgetEntries();
   }
 
   /**
    * Forgets the oldest stories, then the oldest views' choices, until `bytes` are given back or nothing is
-   * left; says the window was cut. Choices go last: they are small, and what the deployment decided.
+   * left, then which orders' stories were forgotten (keeping one instant for all); says the window was
+   * cut. Choices go late: they are small, and what the deployment decided.
    */
   forgetOldest(bytes: number): void {
     let given = 0;
@@ -334,6 +441,7 @@ export class LiveHistory {
       this.account?.give(choices.bytes);
       this.cut = true;
     }
+    if (given < bytes) this.#forgotten.forgetEntries();
   }
 
   /** Bytes the stories and the views' choices hold, for the bounds' tests. */

@@ -20,7 +20,7 @@ export const refusalsChangeNothing: TrafficRule<"refusals-change-nothing"> = {
   }) {
     if (!refusedBetween) return undefined;
     if (kind === "vanished") {
-      if (order?.cancelled || cancelInFlight()) return undefined;
+      if (order?.cancelled || order?.undecided || cancelInFlight()) return undefined;
       return {
         message: `order ${id} is missing from ${later.label} after the refused ${refusedBetween.label}; it was listed by ${earlier.label}`,
         earlier: refusedBetween,

@@ -37,6 +37,8 @@ export interface OrderMemory {
   conflicted?: ExchangeRef;
   /** A refusal since the order was last listed. */
   refused?: ExchangeRef;
+  /** The first cancel of it with no answer, or an answer that says nothing of its effect (a 5xx, a 429). */
+  undecided?: ExchangeRef;
 }
 
 /**

@@ -54,17 +54,20 @@ export class ViewChoices {
 
   /**
    * For a story with findings under the combinations left: the combinations ruled out that explain it
-   * whole, with where the deployment showed otherwise; none when no such combination does.
+   * whole, with where the deployment showed otherwise, leaving out those this very story ruled out;
+   * none when no such combination does.
    */
-  shownElsewhere(orderId: string, history: History): ChoiceRuledOut[] {
-    if (this.ruledOut.length === 0) return [];
+  shownElsewhere(orderId: string, history: History, refs: readonly ExchangeRef[]): ChoiceRuledOut[] {
+    const own = new Set(refs.map((ref) => ref.seq));
+    const elsewhere = this.ruledOut.filter((ruled) => ruled.orderId !== orderId || !own.has(ruled.at.seq));
+    if (elsewhere.length === 0) return [];
     const verdict = checkStory(
       orderId,
       history,
-      this.ruledOut.map((ruled) => ruled.choices),
+      elsewhere.map((ruled) => ruled.choices),
     );
     if (!verdict.ok) return [];
-    return this.ruledOut.filter((ruled) => verdict.choices.includes(ruled.choices));
+    return elsewhere.filter((ruled) => verdict.choices.includes(ruled.choices));
   }
 }
 
@@ -84,26 +87,36 @@ function exchangeRulingOut(
 
 /**
  * "this deployment showed cancelled orders stay listed for order 5 at exchange #7 …", once per order and
- * exchange: what the deployment showed where it ruled each combination out.
+ * exchange: what the deployment showed where it ruled combinations out.
  */
 export function describeShownElsewhere(ruledOut: readonly ChoiceRuledOut[]): string {
-  const said = new Set(
-    ruledOut.map(
-      (ruled) =>
-        `this deployment showed ${shownInstead(ruled.choices, ruled.left)} for order ${ruled.orderId} at exchange ${ruled.at.label}`,
-    ),
-  );
-  return [...said].join("; ");
+  const byExchange = new Map<string, ChoiceRuledOut[]>();
+  for (const ruled of ruledOut) {
+    const key = `${ruled.orderId}\n${ruled.at.seq}`;
+    const group = byExchange.get(key);
+    if (group) group.push(ruled);
+    else byExchange.set(key, [ruled]);
+  }
+  return [...byExchange.values()]
+    .map((group) => {
+      const { orderId, at, left } = group[group.length - 1] as ChoiceRuledOut;
+      const shown = shownInstead(
+        group.map((ruled) => ruled.choices),
+        left,
+      );
+      return `this deployment showed ${shown} for order ${orderId} at exchange ${at.label}`;
+    })
+    .join("; ");
 }
 
-/** How every combination left differs from the one ruled out, in the spec's words. */
-function shownInstead(ruled: RunChoices, left: readonly RunChoices[]): string {
+/** How every combination left differs from every one ruled out, in the spec's words. */
+function shownInstead(ruled: readonly RunChoices[], left: readonly RunChoices[]): string {
   const shown: string[] = [];
-  if (left.every((choices) => choices.cancelledOrdersListed !== ruled.cancelledOrdersListed))
-    shown.push(
-      ruled.cancelledOrdersListed ? "cancelled orders leave the list" : "cancelled orders stay listed",
-    );
-  if (left.every((choices) => choices.secondCancelStatus !== ruled.secondCancelStatus))
-    shown.push(`a second cancel answers ${ruled.secondCancelStatus === 409 ? 404 : 409}`);
+  const listedRuled = new Set(ruled.map((choices) => choices.cancelledOrdersListed));
+  const secondRuled = new Set(ruled.map((choices) => choices.secondCancelStatus));
+  if (listedRuled.size === 1 && left.every((choices) => !listedRuled.has(choices.cancelledOrdersListed)))
+    shown.push(listedRuled.has(true) ? "cancelled orders leave the list" : "cancelled orders stay listed");
+  if (secondRuled.size === 1 && left.every((choices) => !secondRuled.has(choices.secondCancelStatus)))
+    shown.push(`a second cancel answers ${secondRuled.has(409) ? 404 : 409}`);
   return shown.length > 0 ? shown.join(" and ") : left.map(describeChoices).join(" or ");
 }

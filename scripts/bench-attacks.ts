@@ -14,11 +14,13 @@ import { type RedisService, startRedis } from "../test-support/services.ts";
  * with `--baseline DIR`, for another checkout (with its node_modules) in the same run, one after the other.
  *
  *   npx tsx scripts/bench-attacks.ts [--baseline DIR]... [--list-wait-only | --memory-only | --redis-only]
- *     [--cases strings,orders,...] [--built]
+ *     [--cases strings,orders,...] [--built] [--built-only] [--built-baseline DIR]...
  *
  * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, wide, gzip,
  * million, suite-strings, suite-wide. `--built` adds this checkout's built command (`dist/`, made by
  * `npx tsup` beforehand) to the memory table's checkouts: what users run, beside the sources under tsx.
+ * `--built-only` measures the built commands alone; `--built-baseline DIR` adds DIR's built command (its
+ * `dist/`, a `package.json` and `node_modules` beside it) before this checkout's, to compare in one run.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -489,6 +491,7 @@ async function startProxy(
   upstream: string,
   args: string[],
   probe = false,
+  keepOutput = probe,
 ): Promise<Started> {
   const { loaders, entry } = conformanceCommand(checkout);
   const child = spawn(
@@ -508,7 +511,7 @@ async function startProxy(
     ],
     {
       cwd: typeof checkout === "string" ? checkout : checkout.dir,
-      stdio: ["ignore", probe ? "pipe" : "ignore", "pipe"],
+      stdio: ["ignore", keepOutput ? "pipe" : "ignore", "pipe"],
     },
   );
   let output = "";
@@ -659,7 +662,17 @@ export async function proxyListWait(
   return lines;
 }
 
-/** The proxy's peak RSS with `lists` of `shape` at once, at `args`; and whether it was alive after. */
+/** Waits until the proxy wrote `count` verdicts of lists, or a minute went by. */
+async function listVerdicts(proxy: Started, count: number): Promise<void> {
+  const verdicts = () => proxy.output().match(/"path":"[^"]*\/store\/orders"[^\n]*"verdict":/g)?.length ?? 0;
+  for (let waited = 0; verdicts() < count && waited < 60_000; waited += 20)
+    await new Promise((done) => setTimeout(done, 20));
+}
+
+/**
+ * The proxy's peak RSS with `lists` of `shape` at once, at `args`, read once their verdicts are in (the
+ * judging can outlast the client's last byte); and whether it was alive after.
+ */
 async function proxyPeak(
   checkout: Checkout,
   upstream: string,
@@ -667,10 +680,11 @@ async function proxyPeak(
   lists: number,
   args: string[],
 ): Promise<string> {
-  const proxy = await startProxy(checkout, `${upstream}/${shape}/v1`, args);
+  const proxy = await startProxy(checkout, `${upstream}/${shape}/v1`, args, false, true);
   try {
     const idle = peakMegabytes(proxy.child.pid);
     const read = await Promise.all(Array.from({ length: lists }, () => drain(proxy.url, "/store/orders")));
+    await listVerdicts(proxy, lists);
     const alive = proxy.child.exitCode === null && proxy.child.signalCode === null;
     const forwarded = Math.round(read.reduce((sum, bytes) => sum + bytes, 0) / 1e6);
     return `${peakMegabytes(proxy.child.pid)} MB (idle ${idle} MB; ${forwarded} MB forwarded)${alive ? "" : ", **died**"}`;
@@ -834,6 +848,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       "list-wait-only": { type: "boolean" },
       cases: { type: "string" },
       built: { type: "boolean" },
+      "built-only": { type: "boolean" },
+      "built-baseline": { type: "string", multiple: true },
     },
   });
   const only = values.cases === undefined ? undefined : new Set(values.cases.split(","));
@@ -844,9 +860,17 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     })),
     { name: "this checkout", dir: ROOT },
   ];
-  const memoryCheckouts = values.built
-    ? [...checkouts, { name: "this checkout, built (dist/)", dir: ROOT, built: true }]
-    : checkouts;
+  const builtCheckouts: Checkout[] = [
+    ...(values["built-baseline"] ?? []).map((baseline) => ({
+      name: `baseline, built (${baseline})`,
+      dir: resolve(baseline),
+      built: true,
+    })),
+    ...(values.built || values["built-only"]
+      ? [{ name: "this checkout, built (dist/)", dir: ROOT, built: true }]
+      : []),
+  ];
+  const memoryCheckouts = values["built-only"] ? builtCheckouts : [...checkouts, ...builtCheckouts];
   const lines: string[] = [];
   if (values["list-wait-only"]) lines.push(...(await proxyListWait(checkouts)));
   else if (only) lines.push(...(await proxyMemory(memoryCheckouts, only)));

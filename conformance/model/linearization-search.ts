@@ -68,7 +68,8 @@ function stepSet(set: StatusSet, observation: Observation, choices: RunChoices):
   return next;
 }
 
-function observationOf(operation: HistoryOperation, orderId: string): Observation | undefined {
+/** What one operation of the history tells of one order; undefined when it tells nothing. */
+export function observationOf(operation: HistoryOperation, orderId: string): Observation | undefined {
   if (operation.op === "cancel") {
     if (operation.orderId !== orderId) return undefined;
     const decided = cancelStatusDecides(operation.status) && operation.answeredAt !== null;

@@ -6,11 +6,10 @@
  * gives up on an order with more operations than a drawing can show.
  */
 
-import type { History, HistoryOperation } from "./history.ts";
-import { searchOrder } from "./linearization-search.ts";
+import type { History } from "./history.ts";
+import { observationOf, searchOrder } from "./linearization-search.ts";
 import {
   cancelAnswer,
-  cancelStatusDecides,
   listShows,
   type Observation,
   type OrderStatus,
@@ -97,16 +96,6 @@ export function partialLinearization(
     prefix: stepsOf(found.sequence, spans, start, choices),
     failures,
   };
-}
-
-function observationOf(operation: HistoryOperation, orderId: string): Observation | undefined {
-  if (operation.op === "cancel") {
-    if (operation.orderId !== orderId) return undefined;
-    const decided = cancelStatusDecides(operation.status) && operation.answeredAt !== null;
-    return decided ? { op: "cancel", status: operation.status as number } : { op: "cancel-undecided" };
-  }
-  if (operation.status !== 200 || operation.shown === null || operation.answeredAt === null) return undefined;
-  return { op: "list", shown: operation.shown.has(orderId) };
 }
 
 /** The order's operations as the search sees them: a stale list's span opens earlier, an unanswered cancel's never closes. */

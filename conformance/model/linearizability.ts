@@ -19,8 +19,8 @@ export interface HistoryFinding {
   /**
    * `violation`: no order of the operations explains them, however stale a list may be (two 204s, a 204
    * after a 409, an order that vanished without a 204, a record changed other than once at a shipping that
-   * a 409 followed). `stale`: they are explained
-   * once lists may show the order as it was a while before they began (a read replica that lags).
+   * a 409 followed). `stale`: they are explained once lists may show the order as it was a while before
+   * they began (a read replica that lags).
    */
   kind: "violation" | "stale";
   rule: HistoryRule;

@@ -8,7 +8,9 @@
  * each point lies within its operation's span (linearizability of complete spans is the existence of such
  * points). T exists when the change's cancel began before every "after" operation was answered; a list
  * that only the status before explains and began after that bound read the order stale, by the
- * difference. Lists are the only operations that may be stale: a cancel is a write.
+ * difference. Lists are the only operations that may be stale: a cancel is a write. A shipping outside
+ * the API answers every operation as starting shipped would, so it is judged only where it tells: with the
+ * record it may change (judgeRecordChange).
  */
 
 import type { History, HistoryOperation } from "./history.ts";

@@ -8,7 +8,7 @@
 import type { History } from "./history.ts";
 import { historyCoverage } from "./history-coverage.ts";
 import { type OrderSummary, summariseOrders } from "./order-summary.ts";
-import { judgeOrder, type OrderOutcome } from "./order-verdict.ts";
+import { judgeOrder, judgeRecordChange, type OrderOutcome } from "./order-verdict.ts";
 import { ALL_RUN_CHOICES, type RunChoices } from "./spec-model.ts";
 import { STATE_RULE_CATALOGUE, type StateRuleOf } from "./state-rule-catalogue.ts";
 
@@ -18,8 +18,9 @@ export type HistoryRule = StateRuleOf<"history">;
 export interface HistoryFinding {
   /**
    * `violation`: no order of the operations explains them, however stale a list may be (two 204s, a 204
-   * after a 409, an order that vanished without a 204, a changed record). `stale`: they are explained
-   * once lists may show the order as it was a while before they began (a read replica that lags).
+   * after a 409, an order that vanished without a 204, a record changed other than once at a shipping that
+   * a 409 followed). `stale`: they are explained once lists may show the order as it was a while before
+   * they began (a read replica that lags).
    */
   kind: "violation" | "stale";
   rule: HistoryRule;
@@ -56,7 +57,7 @@ export interface HistoryVerdict {
   /**
    * The combinations (of those it was judged under) that explain every order once lists may be as stale
    * as needed: what this history shows of the run's choices, whatever its stale reads. Empty when none does
-   * (a changed record is explained under none).
+   * (a changed record that no shipping explains is explained under none).
    */
   consistentChoices: readonly RunChoices[];
   /** The largest staleness a list needed under the chosen choices, in ms; 0 when every list was current. */
@@ -86,11 +87,12 @@ export function checkHistory(history: History, options: CheckOptions = {}): Hist
   const summaries = summariseOrders(history);
   const possible =
     options.choices !== undefined && options.choices.length > 0 ? options.choices : ALL_RUN_CHOICES;
-  const underEach = possible.map((choices) => judgeUnder(choices, summaries, history));
+  const recordChanges = new Map(summaries.map((summary) => [summary.orderId, judgeRecordChange(summary)]));
+  const underEach = possible.map((choices) => judgeUnder(choices, summaries, recordChanges, history));
   const passing = underEach.filter((run) => run.violations === 0 && run.largestStaleMs <= allowStaleMs);
   const candidates = passing.length > 0 ? passing : underEach;
   const chosen = candidates.reduce((best, run) => (fewerFindings(run, best) ? run : best));
-  const changed = changedRecords(summaries, history);
+  const changed = changedRecords(recordChanges, history);
   const findings = [...changed, ...findingsOf(chosen, allowStaleMs, history)];
   return {
     ok: findings.length === 0,
@@ -110,11 +112,18 @@ interface JudgedRun {
   largestStaleMs: number;
 }
 
-function judgeUnder(choices: RunChoices, summaries: readonly OrderSummary[], history: History): JudgedRun {
+/** A record change a shipping explains decides the order's outcome: the same under every choice. */
+function judgeUnder(
+  choices: RunChoices,
+  summaries: readonly OrderSummary[],
+  recordChanges: ReadonlyMap<string, OrderOutcome | undefined>,
+  history: History,
+): JudgedRun {
   let violations = 0;
   let largestStaleMs = 0;
   const outcomes = summaries.map((summary) => {
-    const outcome = judgeOrder(summary, choices, history);
+    const shipped = recordChanges.get(summary.orderId);
+    const outcome = shipped?.kind === "pass" ? shipped : judgeOrder(summary, choices, history);
     if (outcome.kind === "violation") violations++;
     else largestStaleMs = Math.max(largestStaleMs, outcome.staleMs);
     return { orderId: summary.orderId, outcome };
@@ -154,19 +163,19 @@ function findingsOf(run: JudgedRun, allowStaleMs: number, history: History): His
   return findings;
 }
 
-/** The model never changes a record: two lists that show one order with different records break it in any order. */
-function changedRecords(summaries: readonly OrderSummary[], history: History): HistoryFinding[] {
-  return summaries
-    .filter((summary) => summary.changedRecordList !== -1)
-    .map((summary) =>
-      finding(
-        "violation",
-        "cancel-leaves-fields",
-        summary.orderId,
-        [summary.firstRecordList, summary.changedRecordList],
-        history,
-      ),
-    );
+/**
+ * The model changes a record only at a shipping outside the API: two lists that show one order with
+ * different records break it in any order, unless such a shipping explains them (order-verdict.ts).
+ */
+function changedRecords(
+  recordChanges: ReadonlyMap<string, OrderOutcome | undefined>,
+  history: History,
+): HistoryFinding[] {
+  const findings: HistoryFinding[] = [];
+  for (const [orderId, outcome] of recordChanges)
+    if (outcome?.kind === "violation")
+      findings.push(finding("violation", outcome.rule, orderId, outcome.operations, history));
+  return findings;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 
 import type { History, HistoryOperation, ListOperation } from "./history.ts";
-import { cancelStatusDecides, type OrderStatus, startingStatuses } from "./spec-model.ts";
+import { cancelStatusDecides, mayShipUnseen, type OrderStatus, startingStatuses } from "./spec-model.ts";
 
 /** Operations of one observation, by index into `history.operations`; -1 when there is none. */
 export interface Extremes {
@@ -19,9 +19,20 @@ export interface Extremes {
   earliestAnsweredAt: number;
 }
 
+/** One record the lists showed of an order, with those lists. */
+export interface ShownRecord {
+  record: string | undefined;
+  lists: Extremes;
+}
+
+/** Distinct records kept per order: a third rules out every explanation, so more say nothing new. */
+const RECORDS_KEPT = 3;
+
 export interface OrderSummary {
   orderId: string;
   starts: readonly OrderStatus[];
+  /** Whether it may be shipped outside the API during the run (spec-model.ts: mayShipUnseen). */
+  mayShipUnseen: boolean;
   /** Cancels answered 204, in the history's order. */
   cancelled: number[];
   /** Cancels answered 409 and 404. */
@@ -35,8 +46,8 @@ export interface OrderSummary {
   /** The first list that showed the order, and the first that showed it with another record; -1 when none. */
   firstRecordList: number;
   changedRecordList: number;
-  /** The record the first list showed. */
-  firstRecord: string | undefined;
+  /** The distinct records lists showed, the first list's first; at most RECORDS_KEPT. */
+  records: ShownRecord[];
   /** Whether any operation concerned the order (a cancel of it, a list read whole). */
   concerned: boolean;
 }
@@ -63,10 +74,11 @@ function widen(extremes: Extremes, index: number, sentAt: number, answeredAt: nu
   }
 }
 
-function emptySummary(orderId: string, starts: readonly OrderStatus[]): OrderSummary {
+function emptySummary(orderId: string, given: History["given"]): OrderSummary {
   return {
     orderId,
-    starts,
+    starts: startingStatuses(orderId, given),
+    mayShipUnseen: mayShipUnseen(orderId, given),
     cancelled: [],
     conflicts: noExtremes(),
     notFound: noExtremes(),
@@ -75,7 +87,7 @@ function emptySummary(orderId: string, starts: readonly OrderStatus[]): OrderSum
     unshown: noExtremes(),
     firstRecordList: -1,
     changedRecordList: -1,
-    firstRecord: undefined,
+    records: [],
     concerned: false,
   };
 }
@@ -85,7 +97,7 @@ export function summariseOrders(history: History): OrderSummary[] {
   const { given } = history;
   const byId = new Map<string, OrderSummary>();
   for (const orderId of [...given.pending, ...given.shipped, ...given.missing, ...given.unknown])
-    if (!byId.has(orderId)) byId.set(orderId, emptySummary(orderId, startingStatuses(orderId, given)));
+    if (!byId.has(orderId)) byId.set(orderId, emptySummary(orderId, given));
   const summaries = [...byId.values()];
   history.operations.forEach((operation, index) => {
     if (!(operation.sentAt <= (operation.answeredAt ?? Number.POSITIVE_INFINITY)))
@@ -122,9 +134,14 @@ function addList(summary: OrderSummary, index: number, operation: ListOperation,
     return;
   }
   widen(summary.shown, index, operation.sentAt, answeredAt);
-  if (summary.firstRecordList === -1) {
-    summary.firstRecordList = index;
-    summary.firstRecord = history.records[record];
-  } else if (summary.changedRecordList === -1 && summary.firstRecord !== history.records[record])
+  const text = history.records[record];
+  let shownRecord = summary.records.find((kept) => kept.record === text);
+  if (shownRecord === undefined && summary.records.length < RECORDS_KEPT) {
+    shownRecord = { record: text, lists: noExtremes() };
+    summary.records.push(shownRecord);
+  }
+  if (shownRecord !== undefined) widen(shownRecord.lists, index, operation.sentAt, answeredAt);
+  if (summary.firstRecordList === -1) summary.firstRecordList = index;
+  else if (summary.changedRecordList === -1 && summary.records[0]?.record !== text)
     summary.changedRecordList = index;
 }

@@ -8,12 +8,14 @@
  * each point lies within its operation's span (linearizability of complete spans is the existence of such
  * points). T exists when the change's cancel began before every "after" operation was answered; a list
  * that only the status before explains and began after that bound read the order stale, by the
- * difference. Lists are the only operations that may be stale: a cancel is a write.
+ * difference. Lists are the only operations that may be stale: a cancel is a write. A shipping outside
+ * the API answers every operation as starting shipped would, so it is judged only where it tells: with the
+ * record it may change (judgeRecordChange).
  */
 
 import type { History, HistoryOperation } from "./history.ts";
 import type { HistoryRule } from "./linearizability.ts";
-import type { OrderSummary } from "./order-summary.ts";
+import type { OrderSummary, ShownRecord } from "./order-summary.ts";
 import { cancelAnswer, listShows, type OrderStatus, type RunChoices } from "./spec-model.ts";
 
 export type OrderOutcome =
@@ -127,6 +129,43 @@ function judgeFromPending(
   const staleList = summary.shown.latestSent;
   const staleMs = sent(operations, staleList) - answered(operations, bound);
   return staleMs > 0 ? { kind: "pass", staleMs, operations: [bound, staleList] } : CURRENT;
+}
+
+/**
+ * An order whose lists showed more than one record; undefined when they showed one. The model leaves a
+ * record as it is, save at a shipping outside the API (spec-model.ts: shipUnseen), at an instant S: every
+ * list of the record before lies at or before S, every list of the record after and every 409 at or after
+ * it. A shipping leaves nothing to the run's choices (no cancel takes effect, every list shows the order),
+ * so the outcome is the order's under every choice; a list of the record before that began after the
+ * bound read it stale.
+ */
+export function judgeRecordChange(summary: OrderSummary): OrderOutcome | undefined {
+  if (summary.changedRecordList === -1) return undefined;
+  const changed = violation("cancel-leaves-fields", [summary.firstRecordList, summary.changedRecordList]);
+  const [first, second, third] = summary.records;
+  if (first === undefined || second === undefined || third !== undefined) return changed;
+  // Only a 409 shows that the order left pending; a 204, a 404 or a list without it rules a shipping out.
+  const shippingFits =
+    summary.mayShipUnseen &&
+    summary.conflicts.count > 0 &&
+    summary.cancelled.length === 0 &&
+    summary.notFound.count === 0 &&
+    summary.unshown.count === 0;
+  if (!shippingFits) return changed;
+  const forwards = shippedBetween(first, second, summary);
+  const backwards = shippedBetween(second, first, summary);
+  return better(backwards, forwards) ? backwards : forwards;
+}
+
+/** The order shipped between the lists of `before` and those of `after`, before the first 409 was answered. */
+function shippedBetween(before: ShownRecord, after: ShownRecord, summary: OrderSummary): OrderOutcome {
+  const { conflicts } = summary;
+  const [bound, boundAt] =
+    conflicts.earliestAnsweredAt <= after.lists.earliestAnsweredAt
+      ? [conflicts.earliestAnswered, conflicts.earliestAnsweredAt]
+      : [after.lists.earliestAnswered, after.lists.earliestAnsweredAt];
+  const staleMs = before.lists.latestSentAt - boundAt;
+  return staleMs > 0 ? { kind: "pass", staleMs, operations: [bound, before.lists.latestSent] } : CURRENT;
 }
 
 function earliestAnswered(operations: readonly HistoryOperation[], candidates: readonly number[]): number {

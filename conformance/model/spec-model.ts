@@ -85,3 +85,22 @@ export function startingStatuses(orderId: string, given: GivenOrders): readonly 
   if (given.unknown.includes(orderId)) return ["pending", "shipped", "cancelled"];
   return [];
 }
+
+/**
+ * Whether the order may be shipped outside the API while the run watches it (§3 rule 2: how an order
+ * becomes shipped is not shown), which may set its record's `complete` and `shipDate` (§2): an order whose
+ * status the run was not told. One given as pending stays so until the run cancels it.
+ */
+export function mayShipUnseen(orderId: string, given: GivenOrders): boolean {
+  const starts = startingStatuses(orderId, given);
+  return starts.length > 1 && starts.includes("pending");
+}
+
+/**
+ * That shipping, which no operation of the run shows: a pending order becomes shipped, and its record may
+ * change then, once; from any other status it cannot happen (null). Only a 409 after it shows it happened,
+ * so a record change is read as a shipping only in a history with a 409 of the order.
+ */
+export function shipUnseen(status: OrderStatus): OrderStatus | null {
+  return status === "pending" ? "shipped" : null;
+}

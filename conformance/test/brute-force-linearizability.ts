@@ -2,16 +2,20 @@
  * The checker's independent twin, for small histories only: for each combination of the run's choices,
  * each order's operations are tried in every sequence consistent with real time (an operation answered
  * before another was sent comes first), each operation stepped through the spec's model, a cancel that
- * did not tell its effect both with and without it. Nothing of the checker's reasoning is shared.
+ * did not tell its effect both with and without it, and for an order the run was not told the status of,
+ * in a history with a 409 of it, a shipping outside the API at any moment or never, after which its record
+ * may differ. Nothing of the checker's reasoning is shared.
  */
 
 import type { History } from "../model/history.ts";
 import {
   ALL_RUN_CHOICES,
   cancelStatusDecides,
+  mayShipUnseen,
   type Observation,
   type OrderStatus,
   type RunChoices,
+  shipUnseen,
   startingStatuses,
   step,
 } from "../model/spec-model.ts";
@@ -19,7 +23,8 @@ import {
 interface Placed {
   start: number;
   end: number;
-  observation: Observation;
+  /** `ship`: the shipping outside the API, which no operation shows. */
+  observation: Observation | { op: "ship" };
   /** For a list that showed the order: its record's text. */
   record: string | undefined;
   mayBeSkipped: boolean;
@@ -52,6 +57,17 @@ export function orderExplainedByBruteForce(
   const placed = project(history, orderId, staleMs).map((one) =>
     judgeRecords ? one : { ...one, record: undefined },
   );
+  const conflicted = placed.some(
+    ({ observation }) => observation.op === "cancel" && observation.status === 409,
+  );
+  if (conflicted && mayShipUnseen(orderId, history.given))
+    placed.push({
+      start: Number.NEGATIVE_INFINITY,
+      end: Number.POSITIVE_INFINITY,
+      observation: { op: "ship" },
+      record: undefined,
+      mayBeSkipped: true,
+    });
   return startingStatuses(orderId, history.given).some((start) =>
     search(placed, 0, start, undefined, choices),
   );
@@ -104,6 +120,10 @@ function search(
     if (mustWait) return false;
     const without = done | (1 << index);
     if (candidate.mayBeSkipped && search(placed, without, status, record, choices)) return true;
+    if (candidate.observation.op === "ship") {
+      const shipped = shipUnseen(status);
+      return shipped !== null && search(placed, without, shipped, undefined, choices);
+    }
     const next = step(status, candidate.observation, choices);
     if (next === null) return false;
     if (candidate.record !== undefined && record !== undefined && candidate.record !== record) return false;

@@ -1,7 +1,7 @@
 /**
  * Small histories for comparing the checkers with brute force: random answers, and answers a deployment
- * following the model gives (lists read a few ms stale, cancels lost with or without effect), perhaps
- * with one answer changed.
+ * following the model gives (lists read a few ms stale, cancels lost with or without effect, perhaps an
+ * order shipped outside the API with its record changed), perhaps with one answer changed.
  */
 
 import fc from "fast-check";
@@ -16,6 +16,7 @@ import {
   ALL_RUN_CHOICES,
   cancelAnswer,
   listShows,
+  mayShipUnseen,
   type OrderStatus,
   type RunChoices,
   startingStatuses,
@@ -120,6 +121,9 @@ export const modelRun = fc
         freq: 4,
       },
     ),
+    shipping: fc.option(fc.record({ orderIndex: fc.nat(1), at: fc.integer({ min: 0, max: 18 }) }), {
+      freq: 4,
+    }),
   })
   .map(simulate);
 
@@ -136,9 +140,11 @@ type ModelRunInput = {
     staleBy: number;
   }>;
   change: { step: number; status: number; orderIndex: number } | null;
+  /** The warehouse ships this order, if the run was not told its status and it is pending then. */
+  shipping: { orderIndex: number; at: number } | null;
 };
 
-function simulate({ given, choices, unknownStarts, steps, change }: ModelRunInput): History {
+function simulate({ given, choices, unknownStarts, steps, change, shipping }: ModelRunInput): History {
   const ids = [...given.pending, ...given.shipped, ...given.missing, ...given.unknown];
   const timeline = new Map<string, Array<{ at: number; status: OrderStatus }>>();
   for (const [index, id] of ids.entries()) {
@@ -153,12 +159,17 @@ function simulate({ given, choices, unknownStarts, steps, change }: ModelRunInpu
   const byPoint = steps
     .map((step, index) => ({ ...step, index, at: step.span.sentAt + step.point * step.span.length }))
     .sort((a, b) => a.at - b.at);
+  const warehouse = shipper(shipping, ids, given, statusAt, timeline);
   const operations: HistoryOperation[] = new Array(steps.length);
   for (const step of byPoint) {
     const { sentAt, length } = step.span;
+    warehouse.shipIfDue(step.at);
     if (step.isList) {
+      const point = step.at - step.staleBy;
       const shown = ids.flatMap((id, index) =>
-        listShows(statusAt(id, step.at - step.staleBy), choices) ? [[id, index * 2] as [string, number]] : [],
+        listShows(statusAt(id, point), choices)
+          ? [[id, warehouse.recordAt(id, index, point)] as [string, number]]
+          : [],
       );
       operations[step.index] = {
         op: "list",
@@ -188,6 +199,33 @@ function simulate({ given, choices, unknownStarts, steps, change }: ModelRunInpu
   }
   if (change !== null) alter(operations, change);
   return { given, records: ["a1", "a1'", "a2", "a2'", "a3", "a3'"], operations };
+}
+
+/**
+ * The warehouse's shipping of one order the run was not told the status of, which the simulation reaches
+ * at its instant: none when the order is not pending then. Its record after the shipping is its other one.
+ */
+function shipper(
+  shipping: ModelRunInput["shipping"],
+  ids: readonly string[],
+  given: GivenOrders,
+  statusAt: (id: string, at: number) => OrderStatus,
+  timeline: Map<string, Array<{ at: number; status: OrderStatus }>>,
+) {
+  const shippedId = shipping === null ? undefined : ids[shipping.orderIndex];
+  let shippedAt = Number.POSITIVE_INFINITY;
+  let due = shipping !== null && shippedId !== undefined && mayShipUnseen(shippedId, given);
+  return {
+    shipIfDue(at: number): void {
+      if (!due || shipping === null || shippedId === undefined || shipping.at > at) return;
+      due = false;
+      if (statusAt(shippedId, shipping.at) !== "pending") return;
+      shippedAt = shipping.at;
+      timeline.get(shippedId)?.push({ at: shippedAt, status: "shipped" });
+    },
+    recordAt: (id: string, index: number, at: number) =>
+      index * 2 + (id === shippedId && at >= shippedAt ? 1 : 0),
+  };
 }
 
 function alter(

@@ -120,6 +120,67 @@ describe("checkHistory: hand-written histories", () => {
     );
   });
 
+  it("passes a record changed by a shipping outside the API that a 409 followed", () => {
+    // Listed pending, shipped by the warehouse (complete, shipDate), refused with 409, listed shipped.
+    const shipped = [list(0, 3, { [A]: 0 }), cancel(A, 4, 5, 409), list(6, 8, { [A]: 2 })];
+    assert.equal(checkHistory(history({ unknown: [A] }, shipped)).ok, true);
+    // The list of the new record may be answered before the 409: the shipping came before both.
+    const early = [list(0, 3, { [A]: 0 }), list(4, 5, { [A]: 2 }), cancel(A, 6, 8, 409)];
+    assert.equal(checkHistory(history({ unknown: [A] }, early)).ok, true);
+  });
+
+  it("finds a record change no shipping explains", () => {
+    const violation = (given: Partial<GivenOrders>, operations: HistoryOperation[]) => {
+      const found = onlyFinding(checkHistory(history(given, operations)));
+      return [found.kind, found.rule, found.operations];
+    };
+    const changed = ["violation", "cancel-leaves-fields", [0, 2]];
+    // No 409: nothing shows that the order left pending.
+    assert.deepEqual(
+      violation({ unknown: [A] }, [list(0, 3, { [A]: 0 }), cancel(A, 4, 5, 401), list(6, 8, { [A]: 2 })]),
+      changed,
+    );
+    // A 204: the order was pending when cancelled, and a cancelled order does not ship.
+    assert.deepEqual(
+      violation({ unknown: [A] }, [
+        list(0, 3, { [A]: 0 }),
+        cancel(A, 4, 5, 204),
+        cancel(A, 6, 7, 409),
+        list(8, 9, { [A]: 2 }),
+      ]),
+      ["violation", "cancel-leaves-fields", [0, 3]],
+    );
+    // Three records: a shipping changes the record once.
+    assert.deepEqual(
+      violation({ unknown: [A] }, [
+        list(0, 3, { [A]: 0 }),
+        cancel(A, 4, 5, 409),
+        list(6, 8, { [A]: 2 }),
+        list(9, 10, { [A]: 1 }),
+      ]),
+      ["violation", "cancel-leaves-fields", [0, 2]],
+    );
+    // An order given as shipped was never pending during the run.
+    assert.deepEqual(
+      violation({ shipped: [A] }, [list(0, 3, { [A]: 0 }), cancel(A, 4, 5, 409), list(6, 8, { [A]: 2 })]),
+      changed,
+    );
+  });
+
+  it("finds a list that began after the 409 was answered and still shows the record before the shipping", () => {
+    const operations = [
+      list(0, 3, { [A]: 0 }),
+      cancel(A, 4, 5, 409),
+      list(9, 10, { [A]: 0 }),
+      list(11, 12, { [A]: 2 }),
+    ];
+    const found = onlyFinding(checkHistory(history({ unknown: [A] }, operations)));
+    assert.deepEqual(
+      [found.kind, found.rule, found.staleMs, found.operations],
+      ["stale", "stale-read", 4, [1, 2]],
+    );
+  });
+
   it("tells a stale read from a violation and measures its window", () => {
     const operations = [cancel(A, 0, 10, 204), list(12, 14, {}), list(30, 40, { [A]: 0 })];
     const strict = checkHistory(history({ pending: [A] }, operations));

@@ -324,6 +324,16 @@ describe("the latest list before an order's first cancel", () => {
     assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [1, 3]);
   });
 
+  it("starts the order's story, in which a record changed across a 409 is the order's shipping", () => {
+    const history = new LiveHistory();
+    const before = { index: listed([5]), at: next(1) };
+    assert.deepEqual(findingsOf(history.cancel("k", "5", 409, next(2), before)), []);
+    assert.deepEqual(findingsOf(history.list("k", listed([[5, 2]]), next(3))), []);
+    // Shipped once: another record after that is a change no shipping explains.
+    const [finding] = findingsOf(history.list("k", listed([[5, 3]]), next(4)));
+    assert.equal(finding?.rule, "cancel-leaves-fields");
+  });
+
   it("starts the order's story, so an order that vanished after a 409 is flagged", () => {
     const history = new LiveHistory();
     const before = { index: listed([5]), at: next(1) };
@@ -557,7 +567,8 @@ describe("an order whose story was forgotten", () => {
     history.cancel("k", "3", 204, at(3, 20, 25));
     assert.equal(history.cut, true, "order 1's story was forgotten");
     const after = { index: listed([[1, 1]]), at: at(4, 30, 35) };
-    history.cancel("k", "1", 409, at(5, 40, 45), after);
+    // A 204, not a 409, so that no shipping outside the API explains the record that list #6 shows.
+    history.cancel("k", "1", 204, at(5, 40, 45), after);
     const findings = findingsOf(history.list("k", listed([[1, 2]]), at(6, 50, 55)));
     assert.deepEqual(
       findings.map((finding) => finding.rule),

@@ -267,15 +267,17 @@ export class TrafficState {
     const current = event.orders();
     // Lists that overlapped show the store at moments in no known order: nothing to compare.
     if (last && endedBefore(last.at, at)) this.#compare(view, last, current, event, findings);
-    this.#judgeStories(this.#history.list(event.view, current.index, at, event.cancelInFlight), findings);
     for (const memory of view.orders.values()) memory.refused = undefined;
     this.#listed += current.index.size - (last?.orders.index.size ?? 0);
     view.last = { orders: current, at };
     // A copy: the answer's bytes may share their memory with the rest of what the socket read.
     view.lastBytes = event.bytes ? Buffer.from(event.bytes) : undefined;
+    const keptBefore = this.#kept;
     this.#recount(view);
     view.touched = false;
-    this.#keepListsWithinBounds(view);
+    this.#keepListsWithinBounds(view, this.#kept - keptBefore);
+    // Once the list is kept: making room for its stories lets the kept lists go first, then the stories.
+    this.#judgeStories(this.#history.list(event.view, current.index, at, event.cancelInFlight), findings);
     return findings;
   }
 
@@ -393,11 +395,12 @@ export class TrafficState {
   }
 
   #within(): boolean {
-    return (
-      this.#listed <= this.#limits.listedOrders &&
-      this.#kept <= this.#limits.keptBytes &&
-      (this.account === undefined || this.account.held <= this.account.limit)
-    );
+    return this.#listed <= this.#limits.listedOrders && this.#kept <= this.#limits.keptBytes;
+  }
+
+  /** What is over the account's limit, at most `grown`: another holder's overshoot is not the lists' to make up. */
+  #accountDue(grown: number): number {
+    return this.account === undefined ? 0 : Math.min(this.account.held - this.account.limit, grown);
   }
 
   #forget(view: View): void {
@@ -408,23 +411,29 @@ export class TrafficState {
   }
 
   /**
-   * Past the bounds of what all views' last lists keep, the least recently used views' lists are forgotten;
-   * a list past them alone keeps its ids without records, then nothing (the next list is judged alone).
+   * Past the bounds of what all views' last lists keep, or past the account's limit by what the list added
+   * (`grown`), the least recently used views' lists are forgotten; a list past them alone keeps its ids
+   * without records, then nothing (the next list is judged alone).
    */
-  #keepListsWithinBounds(current: View): void {
+  #keepListsWithinBounds(current: View, grown: number): void {
+    let due = this.#accountDue(grown);
     for (const view of this.#views.values()) {
-      if (this.#within()) return;
-      if (view !== current && view.last) this.#forget(view);
+      if (this.#within() && due <= 0) return;
+      if (view === current || !view.last) continue;
+      due -= view.keptBytes;
+      this.#forget(view);
     }
-    if (this.#within() || !current.last) return;
+    if ((this.#within() && due <= 0) || !current.last) return;
+    const whole = current.keptBytes;
     current.last = { orders: { index: current.last.orders.index }, at: current.last.at };
     current.lastBytes = undefined;
     this.#recount(current);
+    due -= whole - current.keptBytes;
     this.#note(
       "list-kept-without-records",
       `a list too large to keep whole within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was kept as ids and digests only: a later change in one of its orders is found, but not shown`,
     );
-    if (this.#within()) return;
+    if (this.#within() && due <= 0) return;
     this.#forget(current);
     this.#note(
       "list-not-kept",

@@ -410,6 +410,43 @@ describe("the live history in the state keeper", () => {
     );
   });
 
+  it("keeps its stories while another holder has the account past its limit", () => {
+    const account = new MemoryBudget(1024 * 1024);
+    const state = new TrafficState({}, account);
+    const list = (ids: number[], seq: number) =>
+      state.observe({
+        kind: "list",
+        view: "k",
+        session: "",
+        orders: () => ({ index: listed(ids) }),
+        at: next(seq),
+      });
+    const ids = Array.from({ length: 100 }, (_, index) => index + 1);
+    list(ids, 1);
+    cancel(state, "1", next(2));
+    // A held answer's backlog takes past the limit, as it may (takeAnyway), while a list goes by: what the
+    // list's story grew by is made up for by the kept list, and order 1's story stays.
+    const other = account.limit - account.held + 1;
+    account.take(other);
+    assert.deepEqual(list(ids.slice(1), 3), []);
+    account.give(other);
+    assert.deepEqual(
+      list(ids, 4).map((finding) => finding.rule),
+      ["stale-read"],
+    );
+  });
+
+  it("gives back no more than it took when over the account's limit, the kept lists first", () => {
+    const account = new MemoryBudget(1024 * 1024);
+    const history = new LiveHistory(undefined, account);
+    for (let order = 1; order <= 50; order++) history.cancel("k", String(order), 204, next(order));
+    const stories = history.stories;
+    account.take(account.limit - account.held + 1);
+    history.cancel("k", "51", 204, next(51));
+    assert.ok(history.stories >= stories - 2, `${history.stories} of ${stories + 1} stories kept`);
+    assert.equal(history.cut, true);
+  });
+
   it("says so when the live history's window was cut", () => {
     const state = new TrafficState({ historyBytes: 0 });
     cancel(state, "5", next(1));

@@ -109,6 +109,8 @@ export class LiveHistory {
   readonly #forgotten: ForgottenStories;
   /** What the event being judged says of the cancels in flight. */
   #inFlight: CancelInFlight = NOTHING_IN_FLIGHT;
+  /** What the event being judged took from the account: all it may have to give back when that is over. */
+  #taken = 0;
   /** Whether a story, or a view's choices, was forgotten to stay within the budget. */
   cut = false;
 
@@ -118,8 +120,10 @@ export class LiveHistory {
   ) {
     this.#forgotten = new ForgottenStories(maxBytes / 16, (bytes) => {
       this.#bytes += bytes;
-      if (bytes >= 0) this.account?.take(bytes);
-      else this.account?.give(-bytes);
+      if (bytes >= 0) {
+        this.#taken += bytes;
+        this.account?.take(bytes);
+      } else this.account?.give(-bytes);
     });
   }
 
@@ -137,6 +141,7 @@ export class LiveHistory {
     inFlight: CancelInFlight = NOTHING_IN_FLIGHT,
   ): StoryChecked[] {
     this.#inFlight = inFlight;
+    this.#taken = 0;
     const key = `${view}\n${orderId}`;
     let story = this.#stories.get(key);
     if (!story) story = this.#begin(key, view, orderId, before);
@@ -163,6 +168,7 @@ export class LiveHistory {
     inFlight: CancelInFlight = NOTHING_IN_FLIGHT,
   ): StoryChecked[] {
     this.#inFlight = inFlight;
+    this.#taken = 0;
     const stories = this.#byView.get(view);
     if (!stories) return [];
     const { sentAt, answeredAt } = this.#instants(at);
@@ -286,12 +292,14 @@ export class LiveHistory {
   #charge(story: Story, bytes: number): void {
     story.bytes += bytes;
     this.#bytes += bytes;
+    this.#taken += bytes;
     this.account?.take(bytes);
   }
 
   #chargeChoices(choices: ViewChoices, bytes: number): void {
     choices.bytes += bytes;
     this.#bytes += bytes;
+    this.#taken += bytes;
     this.account?.take(bytes);
   }
 
@@ -406,18 +414,26 @@ export class LiveHistory {
   }
 
   #over(): boolean {
-    return (
-      this.#bytes > this.maxBytes || (this.account !== undefined && this.account.held > this.account.limit)
-    );
+    return this.#bytes > this.maxBytes;
   }
 
   /**
    * Forgets the oldest stories, then the oldest views' choices, then which orders' stories were forgotten
-   * (keeping one instant for all), until within the budget (and the account's limit).
+   * (keeping one instant for all), until within the budget. Past the account's limit it gives back what is
+   * over, at most what this event took: another holder's overshoot is not the history's to make up. The
+   * account's reclaim (the state keeper's) lets kept lists go before stories.
    */
   #keepWithinBudget(): void {
     while (this.#over() && this.#stories.size + this.#choices.size > 0) this.forgetOldest(1);
     if (this.#over()) this.#forgotten.forgetEntries();
+    const taken = this.#taken;
+    this.#taken = 0;
+    const account = this.account;
+    if (account === undefined) return;
+    const due = Math.min(account.held - account.limit, taken);
+    if (due <= 0) return;
+    if (account.reclaim) account.reclaim(due);
+    else this.forgetOldest(due);
   }
 
   /**

@@ -436,12 +436,13 @@ describe("the live history in the state keeper", () => {
     );
   });
 
-  it("gives back no more than it took when over the account's limit, the kept lists first", () => {
+  it("gives back no more than it took when over the account's limit", () => {
     const account = new MemoryBudget(1024 * 1024);
     const history = new LiveHistory(undefined, account);
     for (let order = 1; order <= 50; order++) history.cancel("k", String(order), 204, next(order));
     const stories = history.stories;
-    account.take(account.limit - account.held + 1);
+    // Another holder is over by more than the whole history holds: that is not the history's to make up.
+    account.take(account.limit - account.held + 64 * 1024);
     history.cancel("k", "51", 204, next(51));
     assert.ok(history.stories >= stories - 2, `${history.stories} of ${stories + 1} stories kept`);
     assert.equal(history.cut, true);

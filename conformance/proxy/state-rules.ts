@@ -1,7 +1,12 @@
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
-import { DEFAULT_HISTORY_BYTES, LiveHistory, type StoryChecked } from "./state-rules/live-history.ts";
+import {
+  DEFAULT_HISTORY_BYTES,
+  LiveHistory,
+  MAX_STORY_OPERATIONS,
+  type StoryChecked,
+} from "./state-rules/live-history.ts";
 import {
   type CancelReading,
   type ExchangeRef,
@@ -369,6 +374,13 @@ export class TrafficState {
             earlier: found.earlier,
             later: found.later,
           });
+    }
+    if (this.#history.capped) {
+      this.#history.capped = false;
+      this.#note(
+        "history-story-capped",
+        `an order's story in the live history reached ${MAX_STORY_OPERATIONS} operations and was forgotten, so that checking it stays cheap: the order's next story starts in an unknown state`,
+      );
     }
     if (this.#history.cut) {
       this.#history.cut = false;

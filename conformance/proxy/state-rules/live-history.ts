@@ -64,6 +64,13 @@ export interface ListSeen {
 
 export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Operations one story holds at most: each is checked whole whenever it grows, so a longer one (a client
+ * retrying a 409 again and again) would cost the event loop quadratic time. Past it the story is forgotten
+ * as a budget cut forgets one, and the order's next story starts in an unknown state.
+ */
+export const MAX_STORY_OPERATIONS = 256;
+
 /** Whether a cancel of the order has been sent and not yet answered. */
 export type CancelInFlight = (orderId: string) => boolean;
 
@@ -113,6 +120,8 @@ export class LiveHistory {
   #taken = 0;
   /** Whether a story, or a view's choices, was forgotten to stay within the budget. */
   cut = false;
+  /** Whether a story was forgotten for its length (MAX_STORY_OPERATIONS). */
+  capped = false;
 
   constructor(
     private readonly maxBytes: number = DEFAULT_HISTORY_BYTES,
@@ -144,6 +153,7 @@ export class LiveHistory {
     this.#taken = 0;
     const key = `${view}\n${orderId}`;
     let story = this.#stories.get(key);
+    if (story && this.#full(story)) story = undefined;
     if (!story) story = this.#begin(key, view, orderId, before);
     const { sentAt, answeredAt } = this.#instants(at);
     const answered = status === null ? null : answeredAt;
@@ -173,7 +183,8 @@ export class LiveHistory {
     if (!stories) return [];
     const { sentAt, answeredAt } = this.#instants(at);
     const grown: Story[] = [];
-    for (const story of stories.values()) {
+    for (const story of [...stories.values()]) {
+      if (this.#full(story)) continue;
       const digest = orders.recordDigest(story.orderId);
       if (this.#saysNothingNew(story, digest, sentAt)) {
         if (story.provisional && !inFlight(story.orderId)) grown.push(story);
@@ -185,6 +196,14 @@ export class LiveHistory {
     const checked = this.#checkInView(view, grown);
     this.#keepWithinBudget();
     return checked;
+  }
+
+  /** Whether the story holds as many operations as one may: then it is forgotten, and true. */
+  #full(story: Story): boolean {
+    if (story.operations.length < MAX_STORY_OPERATIONS) return false;
+    this.#forget(story);
+    this.capped = true;
+    return true;
   }
 
   #addList(

@@ -118,10 +118,17 @@ export const DEFAULT_STATE_LIMITS: StateLimits = {
   historyBytes: DEFAULT_HISTORY_BYTES,
 };
 
+/** What one order a cancel or a refusal touched costs the view beside its id: the entry and its memory. */
+const ORDER_MEMORY_BYTES = 192;
+
+const orderMemoryBytes = (id: string) => ORDER_MEMORY_BYTES + id.length * 2;
+
 interface View {
   session: string;
   /** Orders a cancel or a refusal touched; every other order is only in the last list. */
   orders: Map<string, OrderMemory>;
+  /** What `orders` holds, as charged to the account. */
+  ordersBytes: number;
   last?: { orders: ListedOrders; at: ExchangeRef };
   lastBytes?: Buffer;
   /** What `last` and `lastBytes` hold, as counted in the state's `keptBytes`. */
@@ -484,13 +491,13 @@ export class TrafficState {
       // Most recently used last, so that the cap forgets the views least used.
       this.#views.delete(key);
     } else {
-      view = { session, orders: new Map(), touched: false, keptBytes: 0 };
+      view = { session, orders: new Map(), ordersBytes: 0, touched: false, keptBytes: 0 };
       if (this.#views.size >= this.#limits.views) {
         const [oldest, forgotten] = this.#views.entries().next().value ?? [];
         if (oldest !== undefined) this.#views.delete(oldest);
         this.#listed -= forgotten?.last?.orders.index.size ?? 0;
         this.#kept -= forgotten?.keptBytes ?? 0;
-        this.account?.give(forgotten?.keptBytes ?? 0);
+        this.account?.give((forgotten?.keptBytes ?? 0) + (forgotten?.ordersBytes ?? 0));
       }
     }
     this.#views.set(key, view);
@@ -499,15 +506,56 @@ export class TrafficState {
 
   #order(view: View, id: string): OrderMemory {
     let memory = view.orders.get(id);
-    if (!memory) {
-      memory = {};
-      if (view.orders.size >= this.#limits.ordersPerView) {
-        const oldest = view.orders.keys().next().value;
-        if (oldest !== undefined) view.orders.delete(oldest);
-      }
-      view.orders.set(id, memory);
-    }
+    if (memory) return memory;
+    if (view.orders.size >= this.#limits.ordersPerView) this.#forgetOldestOrder(view);
+    const bytes = orderMemoryBytes(id);
+    this.#reserve(bytes);
+    memory = {};
+    view.orders.set(id, memory);
+    view.ordersBytes += bytes;
     return memory;
+  }
+
+  /**
+   * Takes room for an order's memory before it is made. When the account refuses, even once its reclaim
+   * let kept lists and stories go, the least recently used views' oldest orders go, as past the cap; with
+   * none left the memory is held all the same, since the cancel must be remembered to be judged soundly.
+   */
+  #reserve(bytes: number): void {
+    const account = this.account;
+    if (account === undefined) return;
+    while (!account.tryTake(bytes)) {
+      let oldest: View | undefined;
+      for (const view of this.#views.values())
+        if (view.orders.size > 0) {
+          oldest = view;
+          break;
+        }
+      if (oldest === undefined) {
+        account.take(bytes);
+        return;
+      }
+      this.#forgetOldestOrder(oldest);
+    }
+  }
+
+  /**
+   * Forgets the view's oldest order a cancel or a refusal touched. Its memory is what explains that order
+   * leaving a list, so the view's last list goes with a cancel or refusal of it: the next list is judged
+   * alone rather than flagged for an order its forgotten cancel explains.
+   */
+  #forgetOldestOrder(view: View): void {
+    const [id, memory] = view.orders.entries().next().value ?? [];
+    if (id === undefined || memory === undefined) return;
+    view.orders.delete(id);
+    const bytes = orderMemoryBytes(id);
+    view.ordersBytes -= bytes;
+    this.account?.give(bytes);
+    if ((memory.cancelled ?? memory.refused ?? memory.undecided) && view.last) this.#forget(view);
+    this.#note(
+      "orders-forgotten",
+      `orders a cancel or a refusal touched were forgotten, the oldest first (past ${this.#limits.ordersPerView} in a view, or the proxy's memory budget): a view's last list was forgotten with a cancel of them, so its next list was judged alone, and a cancel whose effect was undecided may read as missing later`,
+    );
   }
 
   /** Bytes the views' last lists hold, for the bounds' tests. */

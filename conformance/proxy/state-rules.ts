@@ -269,11 +269,12 @@ export class TrafficState {
     }
     // The same list as last time, with nothing done to its orders since: every rule holds as it did.
     if (last && !view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
+      // Kept before the stories grow: making room for them may forget it, and then it stays forgotten.
+      view.last = { orders: last.orders, at };
       this.#judgeStories(
         this.#history.list(event.view, last.orders.index, at, event.cancelInFlight),
         findings,
       );
-      view.last = { orders: last.orders, at };
       return findings;
     }
     const current = event.orders();

@@ -91,6 +91,35 @@ describe("what the state rules remember stays within its bounds", () => {
     assert.equal(roomy.held, one);
   });
 
+  it("counts a same list again kept that making room for its stories forgot", () => {
+    const account = new MemoryBudget(1 << 20);
+    const state = new TrafficState({}, account);
+    list(state, "k", [1, 2], 1);
+    // The cancel is still being answered while the next list is: that list says something new later.
+    state.observe({
+      kind: "cancel",
+      view: "k",
+      session: "",
+      orderId: "1",
+      status: 204,
+      at: { seq: 2, label: "#2", startedAt: 20, endedAt: 40 },
+    });
+    state.observe({
+      kind: "list",
+      view: "k",
+      session: "",
+      bytes: Buffer.from(String([1, 2])),
+      orders: () => listed([1, 2]),
+      at: { seq: 3, label: "#3", startedAt: 30, endedAt: 35 },
+    });
+    const other = account.limit - account.held + 1;
+    account.take(other);
+    list(state, "k", [1, 2], 5);
+    account.give(other);
+    list(state, "k", [2], 6);
+    assert.equal(state.remembered, 2, "order 2 listed, order 1 cancelled");
+  });
+
   it("forgets the least recently used view first, past the cap", () => {
     const state = new TrafficState({ views: 2, historyBytes: 0 });
     for (const view of ["a", "b", "c"]) {

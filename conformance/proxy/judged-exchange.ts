@@ -115,6 +115,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   const notJudged = unjudgeable(forwarded, pathname, judged);
   if (notJudged !== undefined) {
     judged.notJudged = notJudged;
+    unjudgedCancel(forwarded, pathname, judged, context);
     return judged;
   }
   const reading = context.read({
@@ -131,6 +132,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   }
   if (!reading) {
     judged.notJudged = "no operation of openapi.yaml";
+    unjudgedCancel(forwarded, pathname, judged, context);
     return judged;
   }
   const { expectation } = reading;
@@ -186,6 +188,33 @@ function unjudgeable(
     return `outside ${PROXY_BASE_PATH}`;
   if (forwarded.method === "OPTIONS") return "CORS preflight";
   return forwarded.notJudged;
+}
+
+/**
+ * A DELETE of an order that was forwarded but not judged (its client left, the proxy stopped or failed on
+ * it, or its path has a trailing slash that many servers route as the cancel all the same) may have
+ * cancelled the order upstream: the state holds it as a cancel whose effect is undecided, so that a later
+ * list without the order is no finding. Not judged, it carries no finding of its own.
+ */
+function unjudgedCancel(
+  forwarded: ForwardedExchange,
+  pathname: string,
+  judged: JudgedExchange,
+  context: JudgeContext,
+): void {
+  if (forwarded.method !== "DELETE" || !pathname.startsWith(`${PROXY_BASE_PATH}/`)) return;
+  const path = pathname.slice(PROXY_BASE_PATH.length);
+  const request = { method: forwarded.method, path, hasQuery: false, token: forwarded.token };
+  const reading =
+    context.read(request) ??
+    (path.endsWith("/") ? context.read({ ...request, path: path.replace(/\/+$/, "") }) : undefined);
+  if (!reading || !isCancelOperation(reading.expectation.operation)) return;
+  try {
+    cancelFindings(forwarded, reading, null, judged.ref, context);
+  } catch (error) {
+    // The exchange stays not judged; the reason says the state could not take it either.
+    judged.notJudged = `${judged.notJudged}; the state rules could not take it as a cancel: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 /** What the state rules find in this exchange: a whole list seen, or a cancel answered as documented. */

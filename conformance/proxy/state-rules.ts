@@ -1,7 +1,12 @@
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
-import { DEFAULT_HISTORY_BYTES, LiveHistory, type StoryChecked } from "./state-rules/live-history.ts";
+import {
+  DEFAULT_HISTORY_BYTES,
+  LiveHistory,
+  MAX_STORY_OPERATIONS,
+  type StoryChecked,
+} from "./state-rules/live-history.ts";
 import {
   type CancelReading,
   type ExchangeRef,
@@ -113,10 +118,17 @@ export const DEFAULT_STATE_LIMITS: StateLimits = {
   historyBytes: DEFAULT_HISTORY_BYTES,
 };
 
+/** What one order a cancel or a refusal touched costs the view beside its id: the entry and its memory. */
+const ORDER_MEMORY_BYTES = 192;
+
+const orderMemoryBytes = (id: string) => ORDER_MEMORY_BYTES + id.length * 2;
+
 interface View {
   session: string;
   /** Orders a cancel or a refusal touched; every other order is only in the last list. */
   orders: Map<string, OrderMemory>;
+  /** What `orders` holds, as charged to the account. */
+  ordersBytes: number;
   last?: { orders: ListedOrders; at: ExchangeRef };
   lastBytes?: Buffer;
   /** What `last` and `lastBytes` hold, as counted in the state's `keptBytes`. */
@@ -257,25 +269,28 @@ export class TrafficState {
     }
     // The same list as last time, with nothing done to its orders since: every rule holds as it did.
     if (last && !view.touched && event.bytes && view.lastBytes?.equals(event.bytes)) {
+      // Kept before the stories grow: making room for them may forget it, and then it stays forgotten.
+      view.last = { orders: last.orders, at };
       this.#judgeStories(
         this.#history.list(event.view, last.orders.index, at, event.cancelInFlight),
         findings,
       );
-      view.last = { orders: last.orders, at };
       return findings;
     }
     const current = event.orders();
     // Lists that overlapped show the store at moments in no known order: nothing to compare.
     if (last && endedBefore(last.at, at)) this.#compare(view, last, current, event, findings);
-    this.#judgeStories(this.#history.list(event.view, current.index, at, event.cancelInFlight), findings);
     for (const memory of view.orders.values()) memory.refused = undefined;
     this.#listed += current.index.size - (last?.orders.index.size ?? 0);
     view.last = { orders: current, at };
     // A copy: the answer's bytes may share their memory with the rest of what the socket read.
     view.lastBytes = event.bytes ? Buffer.from(event.bytes) : undefined;
+    const keptBefore = this.#kept;
     this.#recount(view);
     view.touched = false;
-    this.#keepListsWithinBounds(view);
+    this.#keepListsWithinBounds(view, this.#kept - keptBefore);
+    // Once the list is kept: making room for its stories lets the kept lists go first, then the stories.
+    this.#judgeStories(this.#history.list(event.view, current.index, at, event.cancelInFlight), findings);
     return findings;
   }
 
@@ -368,6 +383,13 @@ export class TrafficState {
             later: found.later,
           });
     }
+    if (this.#history.capped) {
+      this.#history.capped = false;
+      this.#note(
+        "history-story-capped",
+        `an order's story in the live history reached ${MAX_STORY_OPERATIONS} operations and was forgotten, so that checking it stays cheap: the order's next story starts in an unknown state`,
+      );
+    }
     if (this.#history.cut) {
       this.#history.cut = false;
       this.#note(
@@ -393,11 +415,12 @@ export class TrafficState {
   }
 
   #within(): boolean {
-    return (
-      this.#listed <= this.#limits.listedOrders &&
-      this.#kept <= this.#limits.keptBytes &&
-      (this.account === undefined || this.account.held <= this.account.limit)
-    );
+    return this.#listed <= this.#limits.listedOrders && this.#kept <= this.#limits.keptBytes;
+  }
+
+  /** What is over the account's limit, at most `grown`: another holder's overshoot is not the lists' to make up. */
+  #accountDue(grown: number): number {
+    return this.account === undefined ? 0 : Math.min(this.account.held - this.account.limit, grown);
   }
 
   #forget(view: View): void {
@@ -408,23 +431,29 @@ export class TrafficState {
   }
 
   /**
-   * Past the bounds of what all views' last lists keep, the least recently used views' lists are forgotten;
-   * a list past them alone keeps its ids without records, then nothing (the next list is judged alone).
+   * Past the bounds of what all views' last lists keep, or past the account's limit by what the list added
+   * (`grown`), the least recently used views' lists are forgotten; a list past them alone keeps its ids
+   * without records, then nothing (the next list is judged alone).
    */
-  #keepListsWithinBounds(current: View): void {
+  #keepListsWithinBounds(current: View, grown: number): void {
+    let due = this.#accountDue(grown);
     for (const view of this.#views.values()) {
-      if (this.#within()) return;
-      if (view !== current && view.last) this.#forget(view);
+      if (this.#within() && due <= 0) return;
+      if (view === current || !view.last) continue;
+      due -= view.keptBytes;
+      this.#forget(view);
     }
-    if (this.#within() || !current.last) return;
+    if ((this.#within() && due <= 0) || !current.last) return;
+    const whole = current.keptBytes;
     current.last = { orders: { index: current.last.orders.index }, at: current.last.at };
     current.lastBytes = undefined;
     this.#recount(current);
+    due -= whole - current.keptBytes;
     this.#note(
       "list-kept-without-records",
       `a list too large to keep whole within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was kept as ids and digests only: a later change in one of its orders is found, but not shown`,
     );
-    if (this.#within()) return;
+    if (this.#within() && due <= 0) return;
     this.#forget(current);
     this.#note(
       "list-not-kept",
@@ -463,13 +492,13 @@ export class TrafficState {
       // Most recently used last, so that the cap forgets the views least used.
       this.#views.delete(key);
     } else {
-      view = { session, orders: new Map(), touched: false, keptBytes: 0 };
+      view = { session, orders: new Map(), ordersBytes: 0, touched: false, keptBytes: 0 };
       if (this.#views.size >= this.#limits.views) {
         const [oldest, forgotten] = this.#views.entries().next().value ?? [];
         if (oldest !== undefined) this.#views.delete(oldest);
         this.#listed -= forgotten?.last?.orders.index.size ?? 0;
         this.#kept -= forgotten?.keptBytes ?? 0;
-        this.account?.give(forgotten?.keptBytes ?? 0);
+        this.account?.give((forgotten?.keptBytes ?? 0) + (forgotten?.ordersBytes ?? 0));
       }
     }
     this.#views.set(key, view);
@@ -478,15 +507,56 @@ export class TrafficState {
 
   #order(view: View, id: string): OrderMemory {
     let memory = view.orders.get(id);
-    if (!memory) {
-      memory = {};
-      if (view.orders.size >= this.#limits.ordersPerView) {
-        const oldest = view.orders.keys().next().value;
-        if (oldest !== undefined) view.orders.delete(oldest);
-      }
-      view.orders.set(id, memory);
-    }
+    if (memory) return memory;
+    if (view.orders.size >= this.#limits.ordersPerView) this.#forgetOldestOrder(view);
+    const bytes = orderMemoryBytes(id);
+    this.#reserve(bytes);
+    memory = {};
+    view.orders.set(id, memory);
+    view.ordersBytes += bytes;
     return memory;
+  }
+
+  /**
+   * Takes room for an order's memory before it is made. When the account refuses, even once its reclaim
+   * let kept lists and stories go, the least recently used views' oldest orders go, as past the cap; with
+   * none left the memory is held all the same, since the cancel must be remembered to be judged soundly.
+   */
+  #reserve(bytes: number): void {
+    const account = this.account;
+    if (account === undefined) return;
+    while (!account.tryTake(bytes)) {
+      let oldest: View | undefined;
+      for (const view of this.#views.values())
+        if (view.orders.size > 0) {
+          oldest = view;
+          break;
+        }
+      if (oldest === undefined) {
+        account.take(bytes);
+        return;
+      }
+      this.#forgetOldestOrder(oldest);
+    }
+  }
+
+  /**
+   * Forgets the view's oldest order a cancel or a refusal touched. Its memory is what explains that order
+   * leaving a list, so the view's last list goes with a cancel or refusal of it: the next list is judged
+   * alone rather than flagged for an order its forgotten cancel explains.
+   */
+  #forgetOldestOrder(view: View): void {
+    const [id, memory] = view.orders.entries().next().value ?? [];
+    if (id === undefined || memory === undefined) return;
+    view.orders.delete(id);
+    const bytes = orderMemoryBytes(id);
+    view.ordersBytes -= bytes;
+    this.account?.give(bytes);
+    if ((memory.cancelled ?? memory.refused ?? memory.undecided) && view.last) this.#forget(view);
+    this.#note(
+      "orders-forgotten",
+      `orders a cancel or a refusal touched were forgotten, the oldest first (past ${this.#limits.ordersPerView} in a view, or the proxy's memory budget): a view's last list was forgotten with a cancel of them, so its next list was judged alone, and a cancel whose effect was undecided may read as missing later`,
+    );
   }
 
   /** Bytes the views' last lists hold, for the bounds' tests. */

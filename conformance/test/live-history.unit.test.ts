@@ -5,7 +5,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import { judgeListBody } from "../judging/list-judge.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
-import { LiveHistory, type StoryChecked } from "../proxy/state-rules/live-history.ts";
+import { LiveHistory, MAX_STORY_OPERATIONS, type StoryChecked } from "../proxy/state-rules/live-history.ts";
 import type { ExchangeRef } from "../proxy/state-rules/traffic-rule.ts";
 import { RECORDS_KEPT_UP_TO, type StateFinding, TrafficState } from "../proxy/state-rules.ts";
 
@@ -131,6 +131,19 @@ describe("the proxy's live history, checked against the spec's model", () => {
     assert.equal(findingsOf(history.cancel("k", "100", 204, next(102)))[0]?.rule, "cancel-once");
     history.forgetOldest(Number.POSITIVE_INFINITY);
     assert.equal(account.held, 0);
+  });
+
+  it("holds at most MAX_STORY_OPERATIONS operations of one order, and no false alarm follows its forgetting", () => {
+    const history = new LiveHistory();
+    // A correct store: order 5 cancelled once, then cancelled again and again (404), listed no more.
+    assert.deepEqual(findingsOf(history.cancel("k", "5", 204, next(1))), []);
+    for (let seq = 2; seq < 4 * MAX_STORY_OPERATIONS; seq++) {
+      const checked =
+        seq % 7 === 0 ? history.list("k", listed([6]), next(seq)) : history.cancel("k", "5", 404, next(seq));
+      assert.deepEqual(findingsOf(checked), [], `at #${seq}`);
+    }
+    assert.equal(history.capped, true);
+    assert.ok(history.bytes < 80 * MAX_STORY_OPERATIONS * 4, `${history.bytes} bytes`);
   });
 
   it("forgets an order's story once it was flagged, so one defect is reported once", () => {
@@ -418,6 +431,54 @@ describe("the live history in the state keeper", () => {
       findings[0]?.message ?? "",
       /^cancel-leaves-fields \(violation\): order 5: .*; exchanges #1, #3$/,
     );
+  });
+
+  it("keeps its stories while another holder has the account past its limit", () => {
+    const account = new MemoryBudget(1024 * 1024);
+    const state = new TrafficState({}, account);
+    const list = (ids: number[], seq: number) =>
+      state.observe({
+        kind: "list",
+        view: "k",
+        session: "",
+        orders: () => ({ index: listed(ids) }),
+        at: next(seq),
+      });
+    const ids = Array.from({ length: 100 }, (_, index) => index + 1);
+    list(ids, 1);
+    cancel(state, "1", next(2));
+    // A held answer's backlog takes past the limit, as it may (takeAnyway), while a list goes by: what the
+    // list's story grew by is made up for by the kept list, and order 1's story stays.
+    const other = account.limit - account.held + 1;
+    account.take(other);
+    assert.deepEqual(list(ids.slice(1), 3), []);
+    account.give(other);
+    assert.deepEqual(
+      list(ids, 4).map((finding) => finding.rule),
+      ["stale-read"],
+    );
+  });
+
+  it("gives back no more than it took when over the account's limit", () => {
+    const account = new MemoryBudget(1024 * 1024);
+    const history = new LiveHistory(undefined, account);
+    for (let order = 1; order <= 50; order++) history.cancel("k", String(order), 204, next(order));
+    const stories = history.stories;
+    // Another holder is over by more than the whole history holds: that is not the history's to make up.
+    account.take(account.limit - account.held + 64 * 1024);
+    history.cancel("k", "51", 204, next(51));
+    assert.ok(history.stories >= stories - 2, `${history.stories} of ${stories + 1} stories kept`);
+    assert.equal(history.cut, true);
+  });
+
+  it("says so when an order's story grew too long to keep", () => {
+    const state = new TrafficState();
+    for (let seq = 1; seq <= 2 * MAX_STORY_OPERATIONS; seq++)
+      assert.deepEqual(
+        state.observe({ kind: "cancel", view: "k", session: "", orderId: "7", status: 409, at: next(seq) }),
+        [],
+      );
+    assert.match(state.notes.get("history-story-capped")?.message ?? "", /reached 256 operations/);
   });
 
   it("says so when the live history's window was cut", () => {

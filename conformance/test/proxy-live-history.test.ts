@@ -11,6 +11,7 @@ import { startMockProcess } from "../../test-support/spawn-mock.ts";
 import type { Report } from "../reports/report.ts";
 
 const folder = tempFolder("conformance-proxy-live-history-");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The failed checks of a proxy's JSON report, as `id: message`. */
 function failures(report: Report): string[] {
@@ -98,6 +99,58 @@ async function startLossyUpstream(
     url: `http://127.0.0.1:${port}/v1`,
     close: () =>
       new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A backend that keeps the spec (cancelled orders leave the list, a second cancel answers 404) and carries
+ * out a cancel as soon as it comes, but answers one of `/store/orders/{id}` only when told to, so that its
+ * client can leave first; one sent with a trailing slash it routes as the cancel and answers at once.
+ */
+async function startSlowCancelUpstream(ids: readonly string[]) {
+  const cancelled = new Set<string>();
+  let received = 0;
+  let closedUnanswered = 0;
+  const record = (id: string) =>
+    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
+  const server: Server = createServer((request, response) => {
+    const [, id, slash] = /^\/v1\/store\/orders\/(\d+)(\/?)$/.exec(request.url ?? "") ?? [];
+    if (request.method === "DELETE" && id !== undefined) {
+      const first = !cancelled.has(id);
+      cancelled.add(id);
+      received++;
+      if (slash === "" && first) {
+        response.on("close", () => {
+          if (!response.writableFinished) closedUnanswered++;
+        });
+        return;
+      }
+      if (first) response.writeHead(204).end();
+      else
+        response
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ code: "not_found", message: "No such order.", status: 404 }));
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      `[${ids
+        .filter((each) => !cancelled.has(each))
+        .map(record)
+        .join(",")}]`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    received: () => received,
+    closedUnanswered: () => closedUnanswered,
+    close: () =>
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -207,6 +260,45 @@ describe("the proxy checks live traffic with the spec's model", () => {
       // One step at a time: the orders listed, each cancelled (two of them lost), then listed no more.
       await list();
       for (const id of [gateway, gateway, reset, reset, other]) await cancel(id);
+      await list();
+    } finally {
+      await proxy.stop("SIGTERM");
+      await upstream.close();
+    }
+    const found = failures(JSON.parse(readFileSync(json, "utf8")) as Report);
+    assert.deepEqual(
+      found.filter((failure) => failure.startsWith("state.")),
+      [],
+    );
+  });
+
+  it("reads a cancel its client left, or sent with a trailing slash, as one that may have taken effect", async () => {
+    const [left, slashed, other] = ["21", "22", "23"] as const;
+    const upstream = await startSlowCancelUpstream([left, slashed, other]);
+    const json = join(folder, "unjudged-cancels.json");
+    const proxy = await startSourceProxy(["--upstream", upstream.url, "--reporter", `json:${json}`]);
+    try {
+      const headers = { authorization: "Bearer some-key" };
+      const list = () => fetch(`${proxy.url}/store/orders`, { headers }).then((answer) => answer.text());
+      const cancel = (path: string, signal?: AbortSignal) =>
+        fetch(`${proxy.url}/store/orders/${path}`, {
+          method: "DELETE",
+          headers,
+          ...(signal ? { signal } : {}),
+        })
+          .then((answer) => answer.text())
+          .catch(() => "the client left");
+      await list();
+      // The upstream carries the cancel out; its client leaves before the answer, as a page left would.
+      const leaving = new AbortController();
+      const gone = cancel(left, leaving.signal);
+      while (upstream.received() === 0) await sleep(10);
+      leaving.abort();
+      await gone;
+      while (upstream.closedUnanswered() === 0) await sleep(10);
+      await list();
+      await cancel(left);
+      await cancel(`${slashed}/`);
       await list();
     } finally {
       await proxy.stop("SIGTERM");

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { builtInContract } from "../../contract/built-in.ts";
 import { judgeListBody } from "../judging/list-judge.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { type ListedOrders, RECORDS_KEPT_UP_TO, TrafficState } from "../proxy/state-rules.ts";
 
 // Exchanges one after the other, each over before the next begins.
@@ -50,6 +51,73 @@ describe("what the state rules remember stays within its bounds", () => {
       state.observe({ kind: "cancel", view: "k", session: "", orderId, status: 204, at: at(seq) });
     assert.deepEqual(again("1", 2), [], "order 1 was forgotten");
     assert.equal(again("5", 3)[0]?.rule, "cancel-once");
+  });
+
+  it("flags no order whose cancel the cap forgot: the view's last list goes with it", () => {
+    const state = new TrafficState({ ordersPerView: 3 });
+    const ids = [1, 2, 3, 4];
+    list(state, "k", ids, 1);
+    for (const id of ids)
+      state.observe({
+        kind: "cancel",
+        view: "k",
+        session: "",
+        orderId: String(id),
+        status: 204,
+        at: at(id + 1),
+      });
+    assert.deepEqual(list(state, "k", [], 10), []);
+    assert.equal(state.notes.get("orders-forgotten")?.count, 1);
+  });
+
+  it("charges the orders a cancel touched to the account, and forgets the oldest when it refuses", () => {
+    const account = new MemoryBudget(64 * 1024);
+    const state = new TrafficState({ historyBytes: 0 }, account);
+    const cancel = (view: string, orderId: string, seq: number) =>
+      state.observe({ kind: "cancel", view, session: view, orderId, status: 404, at: at(seq) });
+    for (let order = 1; order <= 100; order++) cancel("a", String(1_000_000_000 + order), order);
+    assert.ok(account.held >= 100 * 192, `${account.held} bytes held for 100 orders`);
+    for (let order = 101; order <= 5000; order++)
+      cancel(`s${order % 7}`, String(1_000_000_000 + order), order);
+    assert.ok(account.held <= account.limit, `${account.held} bytes held`);
+    assert.ok(state.remembered < 5000);
+    assert.ok((state.notes.get("orders-forgotten")?.count ?? 0) > 0);
+    // Forgetting a view gives its orders' bytes back.
+    const roomy = new MemoryBudget(1 << 20);
+    const few = new TrafficState({ views: 1, historyBytes: 0 }, roomy);
+    few.observe({ kind: "cancel", view: "x", session: "", orderId: "1", status: 404, at: at(1) });
+    const one = roomy.held;
+    few.observe({ kind: "cancel", view: "y", session: "", orderId: "1", status: 404, at: at(2) });
+    assert.equal(roomy.held, one);
+  });
+
+  it("counts a same list again kept that making room for its stories forgot", () => {
+    const account = new MemoryBudget(1 << 20);
+    const state = new TrafficState({}, account);
+    list(state, "k", [1, 2], 1);
+    // The cancel is still being answered while the next list is: that list says something new later.
+    state.observe({
+      kind: "cancel",
+      view: "k",
+      session: "",
+      orderId: "1",
+      status: 204,
+      at: { seq: 2, label: "#2", startedAt: 20, endedAt: 40 },
+    });
+    state.observe({
+      kind: "list",
+      view: "k",
+      session: "",
+      bytes: Buffer.from(String([1, 2])),
+      orders: () => listed([1, 2]),
+      at: { seq: 3, label: "#3", startedAt: 30, endedAt: 35 },
+    });
+    const other = account.limit - account.held + 1;
+    account.take(other);
+    list(state, "k", [1, 2], 5);
+    account.give(other);
+    list(state, "k", [2], 6);
+    assert.equal(state.remembered, 2, "order 2 listed, order 1 cancelled");
   });
 
   it("forgets the least recently used view first, past the cap", () => {

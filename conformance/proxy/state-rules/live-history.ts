@@ -64,6 +64,13 @@ export interface ListSeen {
 
 export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Operations one story holds at most: each is checked whole whenever it grows, so a longer one (a client
+ * retrying a 409 again and again) would cost the event loop quadratic time. Past it the story is forgotten
+ * as a budget cut forgets one, and the order's next story starts in an unknown state.
+ */
+export const MAX_STORY_OPERATIONS = 256;
+
 /** Whether a cancel of the order has been sent and not yet answered. */
 export type CancelInFlight = (orderId: string) => boolean;
 
@@ -109,8 +116,12 @@ export class LiveHistory {
   readonly #forgotten: ForgottenStories;
   /** What the event being judged says of the cancels in flight. */
   #inFlight: CancelInFlight = NOTHING_IN_FLIGHT;
+  /** What the event being judged took from the account: all it may have to give back when that is over. */
+  #taken = 0;
   /** Whether a story, or a view's choices, was forgotten to stay within the budget. */
   cut = false;
+  /** Whether a story was forgotten for its length (MAX_STORY_OPERATIONS). */
+  capped = false;
 
   constructor(
     private readonly maxBytes: number = DEFAULT_HISTORY_BYTES,
@@ -118,8 +129,10 @@ export class LiveHistory {
   ) {
     this.#forgotten = new ForgottenStories(maxBytes / 16, (bytes) => {
       this.#bytes += bytes;
-      if (bytes >= 0) this.account?.take(bytes);
-      else this.account?.give(-bytes);
+      if (bytes >= 0) {
+        this.#taken += bytes;
+        this.account?.take(bytes);
+      } else this.account?.give(-bytes);
     });
   }
 
@@ -137,8 +150,10 @@ export class LiveHistory {
     inFlight: CancelInFlight = NOTHING_IN_FLIGHT,
   ): StoryChecked[] {
     this.#inFlight = inFlight;
+    this.#taken = 0;
     const key = `${view}\n${orderId}`;
     let story = this.#stories.get(key);
+    if (story && this.#full(story)) story = undefined;
     if (!story) story = this.#begin(key, view, orderId, before);
     const { sentAt, answeredAt } = this.#instants(at);
     const answered = status === null ? null : answeredAt;
@@ -163,11 +178,13 @@ export class LiveHistory {
     inFlight: CancelInFlight = NOTHING_IN_FLIGHT,
   ): StoryChecked[] {
     this.#inFlight = inFlight;
+    this.#taken = 0;
     const stories = this.#byView.get(view);
     if (!stories) return [];
     const { sentAt, answeredAt } = this.#instants(at);
     const grown: Story[] = [];
-    for (const story of stories.values()) {
+    for (const story of [...stories.values()]) {
+      if (this.#full(story)) continue;
       const digest = orders.recordDigest(story.orderId);
       if (this.#saysNothingNew(story, digest, sentAt)) {
         if (story.provisional && !inFlight(story.orderId)) grown.push(story);
@@ -179,6 +196,14 @@ export class LiveHistory {
     const checked = this.#checkInView(view, grown);
     this.#keepWithinBudget();
     return checked;
+  }
+
+  /** Whether the story holds as many operations as one may: then it is forgotten, and true. */
+  #full(story: Story): boolean {
+    if (story.operations.length < MAX_STORY_OPERATIONS) return false;
+    this.#forget(story);
+    this.capped = true;
+    return true;
   }
 
   #addList(
@@ -286,12 +311,14 @@ export class LiveHistory {
   #charge(story: Story, bytes: number): void {
     story.bytes += bytes;
     this.#bytes += bytes;
+    this.#taken += bytes;
     this.account?.take(bytes);
   }
 
   #chargeChoices(choices: ViewChoices, bytes: number): void {
     choices.bytes += bytes;
     this.#bytes += bytes;
+    this.#taken += bytes;
     this.account?.take(bytes);
   }
 
@@ -406,18 +433,26 @@ export class LiveHistory {
   }
 
   #over(): boolean {
-    return (
-      this.#bytes > this.maxBytes || (this.account !== undefined && this.account.held > this.account.limit)
-    );
+    return this.#bytes > this.maxBytes;
   }
 
   /**
    * Forgets the oldest stories, then the oldest views' choices, then which orders' stories were forgotten
-   * (keeping one instant for all), until within the budget (and the account's limit).
+   * (keeping one instant for all), until within the budget. Past the account's limit it gives back what is
+   * over, at most what this event took: another holder's overshoot is not the history's to make up. The
+   * account's reclaim (the state keeper's) lets kept lists go before stories.
    */
   #keepWithinBudget(): void {
     while (this.#over() && this.#stories.size + this.#choices.size > 0) this.forgetOldest(1);
     if (this.#over()) this.#forgotten.forgetEntries();
+    const taken = this.#taken;
+    this.#taken = 0;
+    const account = this.account;
+    if (account === undefined) return;
+    const due = Math.min(account.held - account.limit, taken);
+    if (due <= 0) return;
+    if (account.reclaim) account.reclaim(due);
+    else this.forgetOldest(due);
   }
 
   /**

@@ -56,7 +56,7 @@ describe("explore's orders", () => {
       [],
     );
     const pending = (await supply.pending(2)) ?? [];
-    const shipped = [...(await supply.shipped(1)), ...(await supply.shipped(1))];
+    const shipped = [...((await supply.shipped(1)) ?? []), ...((await supply.shipped(1)) ?? [])];
     assert.deepEqual(shipped.sort(), ["7", "8"]);
     await supply.release([...pending, ...shipped]);
     await supply.settle();

@@ -28,7 +28,8 @@ async function start(): Promise<number> {
     );
     if (typeof options === "number") return options;
     const { exploreMain } = await import("./explore/explore-cli.ts");
-    return exploreMain(options, process.env);
+    // Out once written: a hook call given up on (hung, or failed while others were out) may hold the loop.
+    return exitWhenWritten(await exploreMain(options, process.env));
   }
   let refused: ReportedUsageError | undefined;
   const options = readCommandLine(

@@ -5,7 +5,7 @@ import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
 import type { ConformanceHooks, HookContext } from "../target/hook-types.ts";
-import { runHook } from "../target/hooks.ts";
+import { HookError, runHook } from "../target/hooks.ts";
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
 import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
@@ -120,13 +120,13 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     };
     await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);
+    const grace = { ms: settings.hookGraceMs, name: "the run's request timeout" };
     const result = await search(driver, supply, settings).catch(async (error: unknown) => {
-      await supply.settle().catch(() => {});
+      await supply.settle(grace).catch(() => {});
       throw error;
     });
-    // Releases run behind the histories: the run is over when they are done, and a failed one fails it.
-    await supply.settle();
     const interrupted = result.ended === "interrupted" || result.finding?.shrinkEnded === "interrupted";
+    const hookWarnings = await settleAfter(result, supply, grace, interrupted);
     if (result.coverage.orders === 0 && !interrupted)
       throw new ConformanceUsageError(nothingJudged(result, options, prepared));
     hideSecretsIn(result, prepared.secrets);
@@ -135,7 +135,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       target: prepared.baseUrl.href,
       startedAt,
       durationMs: Math.round(performance.now() - started),
-      warnings: prepared.warnings,
+      warnings: [...prepared.warnings, ...hookWarnings],
       clients: settings.shape.clients,
       budgetMs: settings.budgetMs,
       allowStaleMs: settings.allowStaleMs,
@@ -145,6 +145,27 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   } finally {
     client.close();
   }
+}
+
+/**
+ * Releases run behind the histories: the run is over when they are done, or `grace` after. A hook that
+ * failed or did not return fails the run, unless it has a finding or was interrupted: the report is then
+ * written all the same, the hook's problem among its warnings.
+ */
+async function settleAfter(
+  result: SearchResult,
+  supply: OrderSupply,
+  grace: { ms: number; name: string },
+  interrupted: boolean,
+): Promise<string[]> {
+  const problems = result.hookFailure !== undefined ? [result.hookFailure] : [];
+  try {
+    await supply.settle(grace);
+  } catch (error) {
+    if (!(error instanceof HookError) || (result.finding === undefined && !interrupted)) throw error;
+    if (!problems.includes(error.message)) problems.push(error.message);
+  }
+  return problems;
 }
 
 interface Prepared {
@@ -272,6 +293,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
     allowStaleMs: options.allowStaleMs ?? 0,
     parallel: options.parallel ?? EXPLORE_DEFAULTS.parallel,
     stop: options.stop,
+    hookGraceMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
 }
 

@@ -25,12 +25,13 @@ export interface OrderIds {
  */
 export interface OrderSupply {
   /**
-   * `count` pending orders never handed out before, or undefined when there are no longer that many or
-   * `until` (a performance.now() instant) has passed while asking the provision hook for more.
+   * `count` pending orders never handed out before, or undefined when there are no longer that many, or
+   * when `until` (a performance.now() instant) passed or `stop` was aborted while the provision hook was
+   * asked for more (the call is left behind, never awaited past them).
    */
-  pending(count: number, until?: number): Promise<string[] | undefined>;
-  /** `count` shipped orders (none when none were given). */
-  shipped(count: number): Promise<string[]>;
+  pending(count: number, until?: number, stop?: AbortSignal): Promise<string[] | undefined>;
+  /** `count` shipped orders (none when none were given); undefined when `until` or `stop` came first. */
+  shipped(count: number, until?: number, stop?: AbortSignal): Promise<string[] | undefined>;
   readonly missing: readonly string[];
   readonly hasShipped: boolean;
   /** Pending orders the run can ever have: those given, or unbounded with a provision hook. */
@@ -42,9 +43,12 @@ export interface OrderSupply {
   release(orderIds: readonly string[]): Promise<void>;
   /**
    * Once the search is over: every release done, the pending orders provisioned and never handed out
-   * released too; throws the release hook's error when one of its calls failed.
+   * released too; throws the release hook's error when one of its calls failed, and a HookError when a
+   * provision or release call is still out `grace.ms` after settle was called (`grace.name` names it).
    */
-  settle(): Promise<void>;
+  settle(grace?: { ms: number; name: string }): Promise<void>;
+  /** Aborted, with the hook's error, as soon as a call made behind the histories fails. */
+  readonly broken: AbortSignal;
   /** Pending orders handed out so far. */
   readonly used: number;
 }
@@ -55,6 +59,7 @@ const PROVISION_BATCH = 16;
 // Fewer pending orders waiting than this, and the next batch is asked for before a history needs it.
 const PROVISION_AHEAD = 8;
 const MAX_IDS_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /** The ids of `--order-ids FILE`: `{ "pending": [...], "shipped": [...], "missing": [...] }`. */
 export function readOrderIdsFile(path: string, flag: string): OrderIds {
@@ -147,6 +152,7 @@ class OrderStock implements OrderSupply {
   #provisioning: Promise<void> | undefined;
   #provisionDry: boolean;
   #failure: Error | undefined;
+  readonly #broken = new AbortController();
   #used = 0;
   readonly missing: readonly string[];
   readonly pendingLimit: number;
@@ -174,11 +180,20 @@ class OrderStock implements OrderSupply {
     return this.#used;
   }
 
-  async pending(count: number, until = Number.POSITIVE_INFINITY): Promise<string[] | undefined> {
+  get broken(): AbortSignal {
+    return this.#broken.signal;
+  }
+
+  async pending(
+    count: number,
+    until = Number.POSITIVE_INFINITY,
+    stop?: AbortSignal,
+  ): Promise<string[] | undefined> {
     this.#throwFailure();
     while (this.#pending.length < count && !this.#provisionDry) {
-      if (performance.now() >= until) return undefined;
-      await this.#provision({ pending: Math.max(count, PROVISION_BATCH), shipped: 0 });
+      if (performance.now() >= until || stop?.aborted) return undefined;
+      const wanted = { pending: Math.max(count, PROVISION_BATCH), shipped: 0 };
+      if ((await settledWithin(this.#provision(wanted), until, stop)) === "late") return undefined;
     }
     if (this.#pending.length < count) return undefined;
     const taken = this.#pending.splice(0, count);
@@ -189,12 +204,17 @@ class OrderStock implements OrderSupply {
     return taken;
   }
 
-  async shipped(count: number): Promise<string[]> {
+  async shipped(
+    count: number,
+    until = Number.POSITIVE_INFINITY,
+    stop?: AbortSignal,
+  ): Promise<string[] | undefined> {
     this.#throwFailure();
     while (this.#freshShipped.length < count && !this.#provisionDry && this.#provisioning !== undefined)
-      await this.#provisioning;
+      if ((await settledWithin(this.#provisioning, until, stop)) === "late") return undefined;
+    const wanted = { pending: 0, shipped: Math.max(count, PROVISION_BATCH) };
     if (this.#freshShipped.length < count && !this.#provisionDry)
-      await this.#provision({ pending: 0, shipped: Math.max(count, PROVISION_BATCH) });
+      if ((await settledWithin(this.#provision(wanted), until, stop)) === "late") return undefined;
     if (this.#freshShipped.length >= count) return this.#freshShipped.splice(0, count);
     const again = this.#givenShipped;
     if (again.length === 0) return [];
@@ -212,8 +232,12 @@ class OrderStock implements OrderSupply {
     });
   }
 
-  async settle(): Promise<void> {
-    await this.#provisioning?.catch(() => {});
+  async settle(grace = { ms: Number.POSITIVE_INFINITY, name: "" }): Promise<void> {
+    const until = performance.now() + grace.ms;
+    const within = `within ${grace.ms} ms (${grace.name}) of the search's end`;
+    const provisioning = this.#provisioning?.catch(() => {});
+    if (provisioning && (await settledWithin(provisioning, until)) === "late")
+      throw new HookError(`the provision hook did not return ${within}`);
     const unused = this.#pending.filter((id) => this.#provisionedPending.has(id));
     if (this.hooks.release !== undefined && unused.length > 0) {
       this.#pending.splice(0);
@@ -222,7 +246,11 @@ class OrderStock implements OrderSupply {
         this.#releasing = undefined;
       });
     }
-    while (this.#releasing !== undefined) await this.#releasing;
+    while (this.#releasing !== undefined)
+      if ((await settledWithin(this.#releasing, until)) === "late")
+        throw new HookError(
+          `the release hook did not return ${within}; orders given to it or waiting for it may be left in the deployment`,
+        );
     this.#throwFailure();
   }
 
@@ -268,6 +296,7 @@ class OrderStock implements OrderSupply {
 
   #fail(error: Error): void {
     this.#failure ??= error;
+    this.#broken.abort(error);
   }
 
   /** A hook's error from work done behind the histories, thrown once to whoever asks next. */
@@ -276,6 +305,33 @@ class OrderStock implements OrderSupply {
     if (failure === undefined) return;
     this.#failure = undefined;
     throw failure;
+  }
+}
+
+/**
+ * Whether `work` settled (its error thrown) before `until` (a performance.now() instant) or `stop`; when
+ * not, it is left to go on unawaited, its outcome unheard.
+ */
+async function settledWithin(
+  work: Promise<unknown>,
+  until: number,
+  stop?: AbortSignal,
+): Promise<"settled" | "late"> {
+  if (stop?.aborted || performance.now() >= until) return "late";
+  let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
+  const late = new Promise<"late">((resolve) => {
+    const delay = until - performance.now();
+    // Past setTimeout's largest delay the bound is as good as none.
+    if (delay <= MAX_TIMER_DELAY_MS) timer = setTimeout(() => resolve("late"), Math.max(0, delay));
+    onStop = () => resolve("late");
+    stop?.addEventListener("abort", onStop, { once: true });
+  });
+  try {
+    return await Promise.race([work.then(() => "settled" as const), late]);
+  } finally {
+    clearTimeout(timer);
+    if (onStop) stop?.removeEventListener("abort", onStop);
   }
 }
 

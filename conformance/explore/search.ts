@@ -2,6 +2,7 @@ import type fc from "fast-check";
 import type { History } from "../model/history.ts";
 import { checkHistory, commonChoices, type HistoryVerdict } from "../model/linearizability.ts";
 import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";
+import { HookError } from "../target/hooks.ts";
 import { type Driver, playProgram } from "./driver.ts";
 import type { OrderSupply } from "./orders.ts";
 import {
@@ -31,6 +32,8 @@ export interface SearchSettings {
   parallel: number;
   /** Aborted by a stop signal: no history starts after it, and the search ends with what it covered. */
   stop?: AbortSignal | undefined;
+  /** How long a final replay, which has no budget of its own, waits for the provision hook's orders. */
+  hookGraceMs: number;
 }
 
 /** A program as it was played once: its history and the checker's verdict on it. */
@@ -69,8 +72,11 @@ export interface ShrunkFinding {
    */
   choices: readonly RunChoices[];
   ruledOut: readonly ChoiceRuledOut[];
-  /** Why shrinking ended: no smaller program failed (1-minimal), or its budget or the orders ran out first. */
-  shrinkEnded: "minimal" | "budget" | "orders" | "interrupted";
+  /**
+   * Why shrinking ended: no smaller program failed (1-minimal), or its budget or the orders ran out first,
+   * or a hook failed (the search's `hookFailure`).
+   */
+  shrinkEnded: "minimal" | "budget" | "orders" | "interrupted" | "hook";
 }
 
 export interface SearchResult {
@@ -80,6 +86,8 @@ export interface SearchResult {
   coverage: ExploreCoverage;
   largestStaleMs: number;
   finding?: ShrunkFinding;
+  /** The hook error that cut short the search, shrinking or the replays of a finding, which stands. */
+  hookFailure?: string;
 }
 
 /** Runs programs of the seed until one fails (then shrinks it), the budget is spent or the orders run out. */
@@ -102,13 +110,22 @@ export async function search(
   const largestStaleMs = player.largestStaleMs;
   if (found === "budget" || found === "orders" || found === "interrupted")
     return { seed: settings.seed, ended: found, coverage, largestStaleMs };
-  const finding = await shrink(player, arbitrary, found, settings);
-  return { seed: settings.seed, ended: "finding", coverage, largestStaleMs, finding };
+  const { finding, hookFailure } = await shrink(player, arbitrary, found, settings);
+  return {
+    seed: settings.seed,
+    ended: "finding",
+    coverage,
+    largestStaleMs,
+    finding,
+    ...(hookFailure !== undefined ? { hookFailure } : {}),
+  };
 }
 
 /**
  * The seed's programs in turn, `parallel` of them played at once, until one fails, the budget is spent or
- * the orders run out; of the failures found together, the one of the earliest program.
+ * the orders run out; of the failures found together, the one of the earliest program. An error stops
+ * every history and is thrown once they are all over, unless a failure was found: a hook's error then
+ * leaves it to `shrink`, which ends at once and reports it.
  */
 async function firstFailing(
   player: Player,
@@ -120,7 +137,7 @@ async function firstFailing(
   let ended: "budget" | "orders" | "interrupted" | undefined;
   const failures: { n: number; played: PlayedHistory }[] = [];
   const worker = async () => {
-    while (ended === undefined && failures.length === 0) {
+    while (ended === undefined && failures.length === 0 && !player.halted) {
       if (settings.stop?.aborted) ended = "interrupted";
       else if (performance.now() >= deadline) ended = "budget";
       else {
@@ -131,8 +148,9 @@ async function firstFailing(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, settings.parallel) }, worker));
+  await Promise.allSettled(Array.from({ length: Math.max(1, settings.parallel) }, worker));
   const earliest = failures.sort((a, b) => a.n - b.n)[0];
+  if (earliest === undefined || !(player.failure instanceof HookError)) player.throwFailure();
   return earliest?.played ?? ended ?? "budget";
 }
 
@@ -152,32 +170,77 @@ export interface ChoiceRuledOut {
  * each history narrows them to those that explain it at any staleness, and every later history is judged
  * under what is left, so a stale read counts even in a history that does not itself show whether
  * cancelled orders stay.
+ *
+ * The first error of a run, or of a hook behind the histories, halts them all: no history starts and no
+ * step is sent after it, and it is thrown to whoever plays next.
  */
 class Player {
   #choices: readonly RunChoices[] = ALL_RUN_CHOICES;
   readonly #ruledOut: ChoiceRuledOut[] = [];
+  readonly #halt = new AbortController();
+  readonly #halted: AbortSignal;
+  readonly #driver: Driver;
+  /** Aborted by the search's stop signal or once halted: no history asks for orders after it. */
+  readonly stop: AbortSignal;
   /** The largest staleness a list of the search needed. */
   largestStaleMs = 0;
 
   constructor(
-    private readonly driver: Driver,
+    driver: Driver,
     private readonly supply: OrderSupply,
     private readonly settings: SearchSettings,
     private readonly coverage: ExploreCoverage,
-  ) {}
+  ) {
+    const halted = AbortSignal.any([this.#halt.signal, supply.broken]);
+    this.#halted = halted;
+    this.stop = settings.stop ? AbortSignal.any([halted, settings.stop]) : halted;
+    // Asked before every step: a halted run's histories send nothing more.
+    const pace = async () => {
+      halted.throwIfAborted();
+      await driver.pace();
+      halted.throwIfAborted();
+    };
+    this.#driver = { ...driver, pace };
+  }
+
+  get halted(): boolean {
+    return this.#halted.aborted;
+  }
+
+  /** The error that halted the run, if one did. */
+  get failure(): unknown {
+    return this.#halted.aborted ? this.#halted.reason : undefined;
+  }
+
+  throwFailure(): void {
+    this.#halted.throwIfAborted();
+  }
 
   /**
    * One run of a program on orders no earlier run cancelled, starting no step past `until`; undefined
-   * when the orders are used up, or `until` passed while more were being provisioned.
+   * when the orders are used up, or `ordersUntil` passed or the stop came while more were being provisioned.
    */
-  async play(program: Program, until?: number): Promise<PlayedHistory | undefined> {
+  async play(program: Program, until?: number, ordersUntil = until): Promise<PlayedHistory | undefined> {
+    try {
+      return await this.#play(program, until, ordersUntil);
+    } catch (error) {
+      this.#halt.abort(error);
+      throw error;
+    }
+  }
+
+  async #play(program: Program, until?: number, ordersUntil?: number): Promise<PlayedHistory | undefined> {
     const kinds = this.settings.shape.slots.kinds;
     const used = slotsUsed(program);
     const pendingSlots = used.filter((slot) => kinds[slot] === "pending");
     const shippedSlots = used.filter((slot) => kinds[slot] === "shipped");
-    const pending = await this.supply.pending(pendingSlots.length, until);
+    const pending = await this.supply.pending(pendingSlots.length, ordersUntil, this.stop);
     if (pending === undefined) return undefined;
-    const shipped = await this.supply.shipped(shippedSlots.length);
+    const shipped = await this.supply.shipped(shippedSlots.length, ordersUntil, this.stop);
+    if (shipped === undefined) {
+      await this.supply.release(pending);
+      return undefined;
+    }
     const ids: (string | undefined)[] = kinds.map(() => undefined);
     pendingSlots.forEach((slot, at) => {
       ids[slot] = pending[at];
@@ -187,8 +250,13 @@ class Player {
     });
     const missingSlot = kinds.indexOf("missing");
     if (missingSlot !== -1) ids[missingSlot] = this.supply.missing[0];
-    const history = await playProgram(this.driver, program, { kinds, ids }, until);
-    await this.supply.release([...pending, ...shipped]);
+    const orders = [...pending, ...shipped];
+    const history = await playProgram(this.#driver, program, { kinds, ids }, until).catch((error) => {
+      // A history cut short gives its orders back all the same, when the hook still can.
+      this.supply.release(orders).catch(() => {});
+      throw error;
+    });
+    await this.supply.release(orders);
     const verdict = checkHistory(history, {
       allowStaleMs: this.settings.allowStaleMs,
       choices: this.#choices,
@@ -239,53 +307,108 @@ class Player {
     return "passed";
   }
 
-  /** The program played `times` times at once, each run on orders of its own. */
-  playMany(program: Program, times: number, until?: number): Promise<(PlayedHistory | undefined)[]> {
-    return Promise.all(Array.from({ length: times }, () => this.play(program, until)));
+  /**
+   * The program played `times` times at once, each run on orders of its own; the error that halted one
+   * is thrown once all are over.
+   */
+  async playMany(
+    program: Program,
+    times: number,
+    until?: number,
+    ordersUntil = until,
+  ): Promise<(PlayedHistory | undefined)[]> {
+    const runs = await Promise.allSettled(
+      Array.from({ length: times }, () => this.play(program, until, ordersUntil)),
+    );
+    this.throwFailure();
+    return runs.map((run) => (run.status === "fulfilled" ? run.value : undefined));
   }
+}
+
+/** How far shrinking got: the smallest failing program yet, and why it stopped. */
+interface Shrinking {
+  minimal: PlayedHistory;
+  candidatesTried: number;
+  shrinkEnded: ShrunkFinding["shrinkEnded"];
 }
 
 /**
  * Smaller programs, fast-check's candidates and the program less one step, each played several times on
  * fresh orders; the first that still fails is kept and shrunk in turn, until none does: removing any one
- * step then let every try pass. Then the minimal program is played again to say how often it fails.
+ * step then let every try pass. Then the minimal program is played again to say how often it fails. A
+ * hook that fails meanwhile ends both there: the smallest failing program yet is the finding.
  */
 async function shrink(
   player: Player,
   arbitrary: fc.Arbitrary<Program>,
   original: PlayedHistory,
   settings: SearchSettings,
-): Promise<ShrunkFinding> {
+): Promise<{ finding: ShrunkFinding; hookFailure?: string }> {
+  const shrinking: Shrinking = { minimal: original, candidatesTried: 0, shrinkEnded: "minimal" };
+  const reproduced = { failed: 0, of: 0 };
+  let hookFailure: string | undefined;
+  try {
+    await shrinkFurther(player, arbitrary, shrinking, settings);
+  } catch (error) {
+    hookFailure = hookFailureOf(error);
+    shrinking.shrinkEnded = "hook";
+  }
+  try {
+    if (hookFailure === undefined) await replay(player, shrinking.minimal.program, settings, reproduced);
+  } catch (error) {
+    hookFailure = hookFailureOf(error);
+  }
+  const { possible, ruledOut } = player.choices;
+  const { minimal, candidatesTried, shrinkEnded } = shrinking;
+  const finding = {
+    original,
+    minimal,
+    reproduced,
+    candidatesTried,
+    shrinkEnded,
+    choices: possible,
+    ruledOut,
+  };
+  return { finding, ...(hookFailure !== undefined ? { hookFailure } : {}) };
+}
+
+/** A hook's error, which leaves a finding standing, as its message; any other error is thrown on. */
+function hookFailureOf(error: unknown): string {
+  if (error instanceof HookError) return error.message;
+  throw error;
+}
+
+async function shrinkFurther(
+  player: Player,
+  arbitrary: fc.Arbitrary<Program>,
+  shrinking: Shrinking,
+  settings: SearchSettings,
+): Promise<void> {
   const deadline = performance.now() + settings.shrinkBudgetMs;
-  let minimal = original;
-  let candidatesTried = 0;
-  let shrinkEnded: ShrunkFinding["shrinkEnded"] = "minimal";
   const tried = new Set<string>();
-  shrinking: for (;;) {
-    for (const candidate of candidatesOf(arbitrary, minimal.program)) {
+  player.throwFailure();
+  smaller: for (;;) {
+    for (const candidate of candidatesOf(arbitrary, shrinking.minimal.program)) {
       const key = JSON.stringify(candidate);
       if (tried.has(key) || stepCount(candidate) === 0) continue;
       tried.add(key);
       if (settings.stop?.aborted || performance.now() >= deadline) {
-        shrinkEnded = settings.stop?.aborted ? "interrupted" : "budget";
-        break shrinking;
+        shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : "budget";
+        return;
       }
-      candidatesTried++;
+      shrinking.candidatesTried++;
       const outcome = await player.firstFailure(candidate, settings.replays, deadline);
       if (outcome === undefined) {
-        shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
-        break shrinking;
+        shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
+        return;
       }
       if (outcome !== "passed") {
-        minimal = outcome;
-        continue shrinking;
+        shrinking.minimal = outcome;
+        continue smaller;
       }
     }
-    break;
+    return;
   }
-  const reproduced = await replay(player, minimal.program, settings);
-  const { possible, ruledOut } = player.choices;
-  return { original, minimal, reproduced, candidatesTried, shrinkEnded, choices: possible, ruledOut };
 }
 
 function* candidatesOf(arbitrary: fc.Arbitrary<Program>, program: Program): Iterable<Program> {
@@ -293,23 +416,30 @@ function* candidatesOf(arbitrary: fc.Arbitrary<Program>, program: Program): Iter
   yield* withoutOneStep(program);
 }
 
-/** The minimal program played `times` times more, on fresh orders: how many of those runs failed. */
+/**
+ * The minimal program played `finalReplays` times more, on fresh orders: how many of those runs failed,
+ * counted into `reproduced` as they end. Each round waits for orders at most `hookGraceMs`.
+ */
 async function replay(
   player: Player,
   program: Program,
   settings: SearchSettings,
-): Promise<{ failed: number; of: number }> {
+  reproduced: { failed: number; of: number },
+): Promise<void> {
   const times = settings.finalReplays;
-  let failed = 0;
-  let of = 0;
-  while (of < times && !settings.stop?.aborted) {
-    const round = await player.playMany(program, Math.min(settings.parallel, times - of));
+  while (reproduced.of < times && !settings.stop?.aborted) {
+    const ordersUntil = performance.now() + settings.hookGraceMs;
+    const round = await player.playMany(
+      program,
+      Math.min(settings.parallel, times - reproduced.of),
+      undefined,
+      ordersUntil,
+    );
     for (const played of round) {
       if (played === undefined) continue;
-      of++;
-      if (!played.verdict.ok) failed++;
+      reproduced.of++;
+      if (!played.verdict.ok) reproduced.failed++;
     }
     if (round.includes(undefined)) break;
   }
-  return { failed, of };
 }

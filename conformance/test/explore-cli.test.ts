@@ -150,6 +150,58 @@ describe("petstore-conformance explore", () => {
     }
   });
 
+  it("exits 2 with a release hook's one-line error, its histories halted at once", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("halt.json", correct.create(400, 0));
+      // The hook marks the moment it throws with a cancel of its own (an id the run never holds), thrown
+      // once that request is written.
+      const hooks = idsFile(
+        "release-throws.mjs",
+        `import { request } from "node:http";
+let releases = 0;
+export async function release(context) {
+  if (++releases !== 2) return;
+  await new Promise((resolve, reject) => {
+    const marker = request(context.baseUrl + "/store/orders/7", {
+      method: "DELETE",
+      headers: { authorization: "Bearer " + context.apiKey },
+    });
+    marker.on("error", reject).on("response", (response) => response.resume());
+    marker.end(resolve);
+  });
+  throw new Error("release failed");
+}
+`,
+      );
+      const { code, stderr } = await cli(
+        ["explore", "--base-url", correct.url, "--api-key", correct.key, "--order-ids", ids].concat([
+          "--hooks",
+          hooks,
+          "--clients",
+          "4",
+          "--parallel",
+          "4",
+          "--budget",
+          "30s",
+          "--seed",
+          "1",
+        ]),
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 2, stderr);
+      const errors = stderr.split("\n").filter((line) => line.startsWith("error:"));
+      assert.deepEqual(errors, ["error: the release hook failed: release failed"]);
+      const marked = correct.deletes.indexOf("7");
+      assert.ok(marked >= 0, "the hook never threw");
+      // Each client of each history had at most one request out when the hook threw.
+      const after = correct.deletes.length - marked - 1;
+      assert.ok(after <= 4 * 4, `${after} cancels after the hook threw`);
+    } finally {
+      await correct.close();
+    }
+  });
+
   it("writes the reports asked for, marked interrupted, and exits 130 on Ctrl-C", async () => {
     const correct = await startExploreTarget();
     try {

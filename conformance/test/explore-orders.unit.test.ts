@@ -56,7 +56,7 @@ describe("explore's orders", () => {
       [],
     );
     const pending = (await supply.pending(2)) ?? [];
-    const shipped = [...(await supply.shipped(1)), ...(await supply.shipped(1))];
+    const shipped = [...((await supply.shipped(1)) ?? []), ...((await supply.shipped(1)) ?? [])];
     assert.deepEqual(shipped.sort(), ["7", "8"]);
     await supply.release([...pending, ...shipped]);
     await supply.settle();
@@ -168,10 +168,49 @@ describe("explore's orders", () => {
       [],
     );
     await supply.release(["1"]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.match(String(supply.broken.reason), /the control API is gone/, "said at once, to stop the search");
     await assert.rejects(supply.settle(), /the control API is gone/);
     await supply.release(["2"]);
     await new Promise((resolve) => setImmediate(resolve));
     await assert.rejects(supply.pending(1), /the control API is gone/);
+  });
+
+  it("gives up on a provision call that does not return at the stop or the deadline, and settle says so", async () => {
+    const stop = new AbortController();
+    const never = new Promise<never>(() => {});
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      {
+        provision: () => {
+          stop.abort();
+          return never;
+        },
+      },
+      context,
+      [],
+    );
+    assert.equal(await supply.pending(2, undefined, stop.signal), undefined);
+    assert.equal(await supply.shipped(1, undefined, stop.signal), undefined);
+    assert.equal(await supply.pending(2, performance.now() + 1), undefined, "the deadline bounds it too");
+    await assert.rejects(
+      supply.settle({ ms: 1, name: "the grace" }),
+      /^HookError: the provision hook did not return within 1 ms \(the grace\)/,
+    );
+  });
+
+  it("gives up on a release call that does not return, and says orders may be left", async () => {
+    const supply = createOrderSupply(
+      { pending: ["1"], shipped: [], missing: [] },
+      { release: () => new Promise<never>(() => {}) },
+      context,
+      [],
+    );
+    await supply.release((await supply.pending(1)) ?? []);
+    await assert.rejects(
+      supply.settle({ ms: 1, name: "the grace" }),
+      /the release hook did not return within 1 ms \(the grace\) .*may be left in the deployment/,
+    );
   });
 
   it("releases the orders of histories that end together in one call at a time", async () => {

@@ -88,6 +88,8 @@ export function shrinkEndText(finding: ShrunkFinding): string {
   if (finding.shrinkEnded === "minimal") return "1-minimal: without any one step every try passed";
   if (finding.shrinkEnded === "budget") return "shrinking stopped at its budget, smaller may exist";
   if (finding.shrinkEnded === "interrupted") return "shrinking was interrupted, smaller may exist";
+  if (finding.shrinkEnded === "hook")
+    return "shrinking stopped when a hook failed (see the warnings), smaller may exist";
   return "shrinking stopped when the orders ran out, smaller may exist";
 }
 

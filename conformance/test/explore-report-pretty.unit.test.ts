@@ -15,4 +15,12 @@ describe("explore's terminal report", () => {
       /^ {2}every linearization of A fails at: #1 cancel A → 204 \(a second 204: the order was no longer pending\); #2 cancel A → 204 \(a second 204: the order was no longer pending\)$/m,
     );
   });
+
+  it("says shrinking stopped at a hook's failure, not that the orders ran out", () => {
+    const result = recordedResult();
+    if (result.finding) result.finding.shrinkEnded = "hook";
+    const text = renderExplorePretty(result, { color: false });
+    assert.match(text, /shrinking stopped when a hook failed \(see the warnings\), smaller may exist/);
+    assert.doesNotMatch(text, /orders ran out/);
+  });
 });

@@ -325,6 +325,9 @@ function proxyServer(
  * own: one that throws is a fault in the report, and the steps after it still run.
  */
 class Finisher {
+  /** The last exchange's own credentials and their hider: a client sends the same ones again and again. */
+  #last: { own: readonly string[]; hide: (text: string) => string } | undefined;
+
   constructor(
     readonly secrets: TrafficSecrets,
     readonly context: JudgeContext,
@@ -336,7 +339,7 @@ class Finisher {
   finish({ forwarded, har: source, answer }: ExchangeOutcome): void {
     // What a server echoes back (a key in a message) is hidden before anyone sees the verdict: the
     // configured secrets and the credentials this exchange carried.
-    const hide = hiderFor(this.secrets, forwarded.secrets);
+    const hide = this.#hiderFor(forwarded.secrets);
     const step = (part: string, run: () => void) =>
       this.ledger.attempt(`#${forwarded.seq} ${forwarded.method}: ${part}`, run, hide);
     let judged: JudgedExchange | undefined;
@@ -352,6 +355,26 @@ class Finisher {
     if (har && source) step("HAR", () => har.add(harEntryOf(source, this.secrets.names, hide)));
     if (onExchange) step("live line", () => onExchange(verdict));
   }
+
+  /**
+   * The exchange's hider. One that cannot be made hides the exchange's texts whole: a report that says less
+   * is better than one that shows a credential.
+   */
+  #hiderFor(own: readonly string[]): (text: string) => string {
+    if (this.#last !== undefined && sameStrings(own, this.#last.own)) return this.#last.hide;
+    try {
+      this.#last = { own, hide: this.secrets.forExchange(own) };
+      return this.#last.hide;
+    } catch {
+      return () => "*** (hidden whole: the proxy could not prepare its secret hider for this exchange)";
+    }
+  }
+}
+
+function sameStrings(one: readonly string[], other: readonly string[]): boolean {
+  if (one.length !== other.length) return false;
+  for (let at = 0; at < one.length; at++) if (one[at] !== other[at]) return false;
+  return true;
 }
 
 /** A held answer passed on when it keeps the rules, replaced when it breaks one or could not be judged. */
@@ -371,18 +394,6 @@ function answerHeld(
   } catch (error) {
     answer.fail();
     throw error;
-  }
-}
-
-/**
- * The exchange's hider. One that cannot be made hides the exchange's texts whole: a report that says less
- * is better than one that shows a credential.
- */
-function hiderFor(secrets: TrafficSecrets, own: readonly string[]): (text: string) => string {
-  try {
-    return secrets.forExchange(own);
-  } catch {
-    return () => "*** (hidden whole: the proxy could not prepare its secret hider for this exchange)";
   }
 }
 

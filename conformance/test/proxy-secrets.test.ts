@@ -149,4 +149,34 @@ describe("the proxy hides every credential an upstream echoes", () => {
       await upstream.close();
     }
   });
+
+  it("in each exchange, its own credentials when they change from one exchange to the next", async () => {
+    const upstream = await startScriptedUpstream((received) => ({
+      status: 401,
+      // A Content-Type that is not JSON: the failed check's message, on the live line, quotes it.
+      headers: [["Content-Type", `text/plain; echo="${credentialsIn(received).join(" ")}"`]],
+      body: `{"code":"unauthorized","message":"no","status":401}`,
+    }));
+    const tokens = ["token/of+client=A", "token/of+client=B", "token/of+client=A", "token/of+client=C"];
+    try {
+      const proxy = await startProxy(["--upstream", upstream.url]);
+      for (const token of tokens) {
+        const answer = await fetch(`${proxy.url}/store/orders`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        await answer.arrayBuffer();
+      }
+      const { stdout } = await proxy.stop("SIGTERM");
+      const lines = stdout.split("\n").filter((line) => line.startsWith("{"));
+      assert.equal(lines.length, tokens.length, stdout);
+      for (const [at, line] of lines.entries()) {
+        assert.match(line, /echo=\\"\*\*\*\\"/, "the echo is in the line, hidden");
+        for (const token of tokens)
+          for (const form of echoedForms(token))
+            assert.ok(!line.includes(form), `${JSON.stringify(form)} is in line ${at + 1}: ${line}`);
+      }
+    } finally {
+      await upstream.close();
+    }
+  });
 });

@@ -83,7 +83,7 @@ const wholeNumber: PropertyCheck = (fields, field) =>
   (fields.kinds[field] === KIND_LONG_INTEGER && longIntegerWithinInt64(fields, field));
 
 /** A KIND_LONG_INTEGER's digits within int64. */
-function longIntegerWithinInt64(fields: FlatFields, field: number): boolean {
+export function longIntegerWithinInt64(fields: FlatFields, field: number): boolean {
   const bytes = fields.bytes;
   const end = fields.ends[field] as number;
   let start = fields.starts[field] as number;

@@ -12,6 +12,7 @@ import {
   KIND_NUMBER,
   KIND_STRING,
   KIND_TRUE,
+  longIntegerWithinInt64,
 } from "../../contract/flat-record.ts";
 import { bigintOf, halvesOfNumber, halvesOfText, type IdHalves } from "../../contract/int64-index.ts";
 import {
@@ -467,7 +468,7 @@ export class ListJudge {
       if (lo === undefined || this.#watchLows.has(lo)) {
         const digits = fields.text(id);
         if (this.#watch.has(digits)) return this.#flatWatched(fields, halvesOfText(digits));
-        if (!isInt64Digits(digits)) this.#unindexed++;
+        if (!longIntegerWithinInt64(fields, id)) this.#unindexed++;
       }
     } else this.#unindexed++;
     this.#seen++;
@@ -633,14 +634,6 @@ function longIntegerLow(fields: FlatFields, field: number): number | undefined {
   if (high > 9223372036 || (high === 9223372036 && low > 854775807)) return undefined;
   // Of high × 10^9 only the part of high below 2^32 reaches the low 32 bits.
   return (Math.imul((high % 4294967296) | 0, 1_000_000_000) + low) | 0;
-}
-
-/** Canonical integer digits of at most 19 digits (a sign aside), within int64. */
-function isInt64Digits(digits: string): boolean {
-  const negative = digits.startsWith("-");
-  const length = digits.length - (negative ? 1 : 0);
-  if (length < 19) return true;
-  return negative ? digits <= "-9223372036854775808" : digits <= "9223372036854775807";
 }
 
 function describeOrder(index: number, id: unknown, record: Record<string, unknown> | undefined): string {

@@ -227,9 +227,7 @@ class OrderStock implements OrderSupply {
     const done = orderIds.filter((id) => !given.has(id));
     if (this.hooks.release === undefined || done.length === 0) return;
     this.#toRelease.push(...done);
-    this.#releasing ??= this.#drainReleases().finally(() => {
-      this.#releasing = undefined;
-    });
+    this.#startReleasing();
   }
 
   async settle(grace = { ms: Number.POSITIVE_INFINITY, name: "" }): Promise<void> {
@@ -242,9 +240,7 @@ class OrderStock implements OrderSupply {
     if (this.hooks.release !== undefined && unused.length > 0) {
       this.#pending.splice(0);
       this.#toRelease.push(...unused);
-      this.#releasing ??= this.#drainReleases().finally(() => {
-        this.#releasing = undefined;
-      });
+      this.#startReleasing();
     }
     while (this.#releasing !== undefined)
       if ((await settledWithin(this.#releasing, until)) === "late")
@@ -252,6 +248,13 @@ class OrderStock implements OrderSupply {
           `the release hook did not return ${within}; orders given to it or waiting for it may be left in the deployment`,
         );
     this.#throwFailure();
+  }
+
+  /** Releases going out, unless they already are: the call under way takes what is queued next. */
+  #startReleasing(): void {
+    this.#releasing ??= this.#drainReleases().finally(() => {
+      this.#releasing = undefined;
+    });
   }
 
   /** One release call at a time, each with every order queued while the one before was out. */

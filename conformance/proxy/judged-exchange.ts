@@ -227,9 +227,7 @@ function stateFindings(
 ): JudgedExchange["findings"] {
   const { operation } = reading.expectation;
   const { status, ref } = judged;
-  const session = forwarded.session ?? "";
-  // The token itself keys the view in memory; it is never written anywhere.
-  const view = forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`;
+  const { view, session } = viewOf(forwarded);
   // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
   if (isListOperation(operation) && status === 200 && view !== undefined && forwarded.response) {
     if (!list || list.syntax !== undefined || list.limit !== undefined || list.notArray) return [];
@@ -256,6 +254,15 @@ function stateFindings(
   return [];
 }
 
+/**
+ * The view of the store an exchange belongs to: its key and its mock session. The token itself keys the
+ * view in memory; it is never written anywhere.
+ */
+function viewOf(forwarded: ForwardedExchange): { view: string | undefined; session: string } {
+  const session = forwarded.session ?? "";
+  return { view: forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`, session };
+}
+
 /** What the state rules find in a cancel answered with `status`, or null when its effect is undecided. */
 function cancelFindings(
   forwarded: ForwardedExchange,
@@ -265,8 +272,7 @@ function cancelFindings(
   context: JudgeContext,
 ): JudgedExchange["findings"] {
   if (reading.orderId === undefined) return [];
-  const session = forwarded.session ?? "";
-  const view = forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`;
+  const { view, session } = viewOf(forwarded);
   return context.state.observe({
     kind: "cancel",
     view,

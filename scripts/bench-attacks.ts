@@ -72,19 +72,27 @@ async function startMock(checkout: string, args: string[], fds?: number, probe =
           cwd: checkout,
           stdio: ["ignore", "pipe", "pipe"],
         });
+  const { url, output } = await listening(child, "the mock");
+  return started(child, url, output, "SIGKILL");
+}
+
+/**
+ * The address a started process says it listens on, in either stream, and everything it has written so far;
+ * rejects when it exits first.
+ */
+async function listening(child: ChildProcess, name: string): Promise<{ url: string; output: () => string }> {
   let output = "";
   const url = await new Promise<string>((done, fail) => {
-    child.stdout?.on("data", (chunk) => {
+    const read = (chunk: Buffer) => {
       output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      const match = /listening on (http:\/\/[^\s,]+)/.exec(output);
       if (match?.[1]) done(match[1]);
-    });
-    child.stderr?.on("data", (chunk) => {
-      output += chunk;
-    });
-    child.once("exit", (code) => fail(new Error(`the mock exited ${code}: ${output}`)));
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    child.once("exit", (code) => fail(new Error(`${name} exited ${code}: ${output}`)));
   });
-  return started(child, url, () => output, "SIGKILL");
+  return { url, output: () => output };
 }
 
 /** The mock's own process: through `sh -c … exec` it is the same pid. */
@@ -514,19 +522,8 @@ async function startProxy(
       stdio: ["ignore", keepOutput ? "pipe" : "ignore", "pipe"],
     },
   );
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  const url = await new Promise<string>((done, fail) => {
-    child.stderr?.on("data", (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/[^\s,]+)/.exec(output);
-      if (match?.[1]) done(match[1]);
-    });
-    child.once("exit", (code) => fail(new Error(`the proxy exited ${code}: ${output}`)));
-  });
-  return started(child, url, () => output, "SIGTERM");
+  const { url, output } = await listening(child, "the proxy");
+  return started(child, url, output, "SIGTERM");
 }
 
 /** GETs a list through `base` and reads it to its end, keeping nothing. */
@@ -552,19 +549,8 @@ async function startForwardingFloor(upstream: string): Promise<Started> {
     ["--import", "tsx", join(ROOT, "scripts/forwarding-floor-server.ts"), "--upstream", upstream],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
-  let output = "";
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout?.on("data", (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) done(match[1]);
-    });
-    child.stderr?.on("data", (chunk) => {
-      output += chunk;
-    });
-    child.once("exit", (code) => fail(new Error(`the forwarder exited ${code}: ${output}`)));
-  });
-  return started(child, url, () => output, "SIGTERM");
+  const { url, output } = await listening(child, "the forwarder");
+  return started(child, url, output, "SIGTERM");
 }
 
 /** Waits for the proxy's JSON line of the list (its verdict), written after `from` in its output. */

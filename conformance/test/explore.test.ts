@@ -139,6 +139,10 @@ describe("explore against backends with one concurrency defect", () => {
           hooks: provisionFrom(target),
           clients: 4,
           steps: 5,
+          // Fewer histories at once and longer pauses than the defaults: a rare defect (shifted pages) is
+          // then found on smaller programs, whose shrinking the bound below holds.
+          parallel: 4,
+          maxWaitMs: 20,
           budgetMs: SEARCH_MS,
           shrinkBudgetMs: 30_000,
           replays: 3,

@@ -36,12 +36,13 @@ import {
   type ProvidedIds,
   runHook,
 } from "../target/hooks.ts";
-import { createHttpClient, type HttpClient } from "../target/http-client.ts";
+import { createHttpClient, type HttpClient, type SendOptions } from "../target/http-client.ts";
 import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
 import { redactSecrets } from "../target/redact.ts";
 import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
+import { StartGate } from "../target/start-gate.ts";
 import {
   ConformanceUsageError,
   DEFAULT_TIMEOUT_MS,
@@ -862,14 +863,13 @@ class Session {
     const list = operationOfKind(this.operations, "list");
     const notAgain = this.#notReadAgain();
     const listsAmong = notAgain === undefined ? RACE_LISTS : 0;
+    const together = new StartGate(this.raceConcurrency + listsAmong);
     const [cancels, lists] = await Promise.all([
       Promise.all(
-        Array.from({ length: this.raceConcurrency }, () =>
-          this.send(operation, path, "valid", { fresh: true }),
-        ),
+        Array.from({ length: this.raceConcurrency }, () => this.send(operation, path, "valid", { together })),
       ),
       Promise.all(
-        Array.from({ length: listsAmong }, () => this.send(list, pathOf(list), "valid", { fresh: true })),
+        Array.from({ length: listsAmong }, () => this.send(list, pathOf(list), "valid", { together })),
       ),
     ]);
     const [first] = cancels;
@@ -907,7 +907,7 @@ class Session {
     operation: Operation,
     path: string,
     auth: AuthVariant,
-    options?: { fresh?: boolean },
+    options?: Pick<SendOptions, "fresh" | "together">,
   ): Promise<Exchange> {
     const headers: Record<string, string> = { accept: "application/json" };
     const authorization = this.authorization(auth);

@@ -7,6 +7,7 @@ import type { ListReading } from "../judging/identical-readings.ts";
 import { judgeFault } from "../judging/list-judge.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
+import { type StartGate, whenConnected } from "./start-gate.ts";
 
 /**
  * Bytes of an answer kept when it is not a list judged as it streams: an Error record or an empty body needs
@@ -58,6 +59,7 @@ export class HttpAttempt {
   #answered = false;
   #proxyRefused: number | undefined;
   #sentAt: number | undefined;
+  #atGate = false;
   // Before the answer: the request fails; once it is coming: what came is judged as cut.
   #limit: Exchange["limit"];
   readonly #deadline: NodeJS.Timeout;
@@ -72,6 +74,8 @@ export class HttpAttempt {
     private readonly target: AttemptTarget,
     private readonly request: RequestToSend,
     through: Agent,
+    /** Sent with a burst: its bytes wait until every connection of the burst is open. */
+    private readonly gate?: StartGate,
   ) {
     this.exchange = new Promise((resolve) => {
       this.#settle = resolve;
@@ -113,7 +117,23 @@ export class HttpAttempt {
     });
     outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${target.timeoutMs} ms`)));
     outgoing.on("error", (error: NodeJS.ErrnoException) => this.#onRequestError(error, outgoing));
-    outgoing.end();
+    if (this.gate === undefined) outgoing.end();
+    else this.#sendAtGate(outgoing, this.gate);
+  }
+
+  /** Arrives once its connection is open; sends when the gate opens, whether it arrived or not. */
+  #sendAtGate(outgoing: ClientRequest, gate: StartGate): void {
+    outgoing.once("socket", (socket) => whenConnected(socket, () => this.#arriveAtGate()));
+    void gate.opened.then(() => {
+      if (!this.#settled) outgoing.end();
+    });
+  }
+
+  /** Once: connected, or settled without ever connecting (so that the burst does not wait for it). */
+  #arriveAtGate(): void {
+    if (this.gate === undefined || this.#atGate) return;
+    this.#atGate = true;
+    this.gate.arrive();
   }
 
   /** No answer came: the failure, and whether it was a kept-alive connection the server had closed. */
@@ -177,6 +197,7 @@ export class HttpAttempt {
     if (this.#settled) return;
     this.#settled = true;
     clearTimeout(this.#deadline);
+    this.#arriveAtGate();
     this.#settle(exchange);
   }
 }

@@ -10,6 +10,7 @@ import { replayValue } from "../reports/reproduction.ts";
 import { maskedHeaderValue } from "./credentials.ts";
 import { type AttemptTarget, HttpAttempt, type RequestToSend } from "./http-attempt.ts";
 import { RetryPolicy, type TooManyRequestsLimits } from "./retry-policy.ts";
+import type { StartGate } from "./start-gate.ts";
 
 export { flattenHeaders, WHOLE_ANSWER_BYTES } from "./http-attempt.ts";
 
@@ -56,6 +57,8 @@ export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 ** 3;
 export interface SendOptions {
   /** On a connection of its own, outside --concurrency and without retries. */
   fresh?: boolean;
+  /** As `fresh`, and sent together with the other requests of this gate once all their connections are open. */
+  together?: StartGate;
   /** For a 200 answer: a judge its body streams into, instead of being kept. */
   listJudge?: () => ListReading;
 }
@@ -139,7 +142,8 @@ class KeepAliveClient implements HttpClient {
     sendOptions?: SendOptions,
   ): Promise<Exchange> {
     const request = this.#requestToSend(method, path, ownHeaders, sendOptions?.listJudge);
-    if (sendOptions?.fresh) return this.#attemptOnOwnConnection(request);
+    if (sendOptions?.fresh || sendOptions?.together)
+      return this.#attemptOnOwnConnection(request, sendOptions.together);
     return this.#withinConcurrency(() => this.#sendRetrying(request));
   }
 
@@ -187,18 +191,18 @@ class KeepAliveClient implements HttpClient {
     return this.#attemptOnOwnConnection(request);
   }
 
-  async #attemptOnOwnConnection(request: RequestToSend): Promise<Exchange> {
+  async #attemptOnOwnConnection(request: RequestToSend, gate?: StartGate): Promise<Exchange> {
     const own = await createAgent(this.#secure, { ...this.options, keepAlive: false });
     try {
-      return await this.#attempt(request, own);
+      return await this.#attempt(request, own, gate);
     } finally {
       own.destroy();
     }
   }
 
-  #attempt(request: RequestToSend, through: Agent): Promise<Exchange> {
+  #attempt(request: RequestToSend, through: Agent, gate?: StartGate): Promise<Exchange> {
     this.#count++;
-    return new HttpAttempt(this.#target, request, through).exchange;
+    return new HttpAttempt(this.#target, request, through, gate).exchange;
   }
 }
 

@@ -35,6 +35,12 @@ export function capturedOutput(child: ChildProcess): { stdout: () => string; std
   return { stdout: () => stdout, stderr: () => stderr };
 }
 
+/**
+ * How long a mock generating a million orders may take to listen: about 12 s on a quiet machine, and
+ * several times that while the rest of the suite runs beside it.
+ */
+export const MILLION_ORDERS_START_MS = 180_000;
+
 /** Starts `server/main.ts` as a real process on a free port and waits for its start-up line. */
 export function startMockProcess(
   args: readonly string[] = [],

@@ -6,7 +6,11 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { createControlClient } from "../../contract/control-client.ts";
 import { chromiumSkip, launchChromium, seriousAxeViolations } from "../../test-support/chromium.ts";
-import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
+import {
+  MILLION_ORDERS_START_MS,
+  type MockProcess,
+  startMockProcess,
+} from "../../test-support/spawn-mock.ts";
 import { AUTH, DEV_KEY } from "./support.ts";
 
 const skip = chromiumSkip;
@@ -224,7 +228,7 @@ describe("the dashboard over a world of a million orders, in Chromium", { skip }
   let browser: Browser;
   before(async () => {
     mkdirSync(OUTPUT, { recursive: true });
-    mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, 60_000);
+    mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, MILLION_ORDERS_START_MS);
     browser = await launchChromium();
   });
   after(async () => {

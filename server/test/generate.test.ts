@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { UsageError } from "../../common/command-line.ts";
 import { judgeListBody } from "../../conformance/judging/list-judge.ts";
 import { runConformance } from "../../conformance/suite/runner.ts";
-import { runMainToExit, startMockProcess } from "../../test-support/spawn-mock.ts";
+import { MILLION_ORDERS_START_MS, runMainToExit, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { generatedFixtureText, generateOrders } from "../core/generate.ts";
 import { createSeed } from "../core/seed.ts";
 import { createPetstoreMock } from "../in-process.ts";
@@ -149,7 +149,7 @@ describe("generated worlds", () => {
 
 describe("the mock with a million orders", () => {
   it("passes the whole conformance suite, every list judged whole", async () => {
-    const mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, 60_000);
+    const mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, MILLION_ORDERS_START_MS);
     try {
       const report = await runConformance({
         baseUrl: mock.url,

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
+import {
+  MILLION_ORDERS_START_MS,
+  type MockProcess,
+  startMockProcess,
+} from "../../test-support/spawn-mock.ts";
 import { wholeBytes } from "../core/exchange.ts";
 import type { SeedOrder } from "../core/order-record.ts";
 import { createSeed } from "../core/seed.ts";
@@ -94,7 +98,7 @@ describe("list-pieces", () => {
   describe("a real mock over a million orders", () => {
     let mock: MockProcess;
     before(async () => {
-      mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, 120_000);
+      mock = await startMockProcess(["--quiet", "--generate", "1000000"], {}, MILLION_ORDERS_START_MS);
     });
     after(() => mock.stop());
 

@@ -31,7 +31,7 @@ export class CancelTap implements ExchangeTap {
   constructor(readonly cancels: CancelsInFlight) {}
 
   onRequest(exchange: Exchange): void {
-    const { routed } = exchange;
+    const routed = exchange.routed ?? slashedCancel(exchange);
     if (!routed || !isCancelOperation(routed.operation)) return;
     // Keyed as the state rules name the order: its exact digits, however the path spelled them.
     const segment = orderIdSegment(routed.operation, routed.params);
@@ -45,4 +45,20 @@ export class CancelTap implements ExchangeTap {
     this.cancels.ended(this.#orderId);
     this.#orderId = undefined;
   }
+}
+
+/**
+ * A DELETE whose path ends in a slash: not the spec's route, but many servers route it as the cancel all
+ * the same, and the state rules take it as a cancel that may have taken effect.
+ */
+function slashedCancel(exchange: Exchange): Exchange["routed"] {
+  if (exchange.method !== "DELETE") return undefined;
+  const query = exchange.url.indexOf("?");
+  const path = query === -1 ? exchange.url : exchange.url.slice(0, query);
+  if (!path.endsWith("/")) return undefined;
+  const unslashed = path.replace(/\/+$/, "");
+  return exchange.context.settings.route(
+    "DELETE",
+    unslashed + (query === -1 ? "" : exchange.url.slice(query)),
+  );
 }

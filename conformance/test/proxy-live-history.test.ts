@@ -5,7 +5,6 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { startExploreTarget } from "../../test-support/explore-target.ts";
 import { startSourceProxy } from "../../test-support/proxy-process.ts";
 import { startMockProcess } from "../../test-support/spawn-mock.ts";
 import type { Report } from "../reports/report.ts";
@@ -158,6 +157,51 @@ async function startSlowCancelUpstream(ids: readonly string[], { holdSlashed = f
   };
 }
 
+/**
+ * A check-then-act backend whose race never depends on timing: the first cancel of an order reads it
+ * pending and waits for the second cancel of that order, which reads it pending too; both answer 204.
+ */
+async function startPairedCancelUpstream(ids: readonly string[]) {
+  const cancelled = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  const record = (id: string) =>
+    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
+  const server: Server = createServer((request, response) => {
+    const id = /^\/v1\/store\/orders\/(\d+)$/.exec(request.url ?? "")?.[1];
+    if (request.method === "DELETE" && id !== undefined) {
+      const answer = () => {
+        cancelled.add(id);
+        response.writeHead(204).end();
+      };
+      const first = waiting.get(id);
+      if (first === undefined) {
+        waiting.set(id, answer);
+        return;
+      }
+      first();
+      answer();
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      `[${ids
+        .filter((each) => !cancelled.has(each))
+        .map(record)
+        .join(",")}]`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** Runs `clients` concurrent loops of requests through the proxy, each from its own list of steps. */
 async function concurrently(clients: ReadonlyArray<ReadonlyArray<() => Promise<unknown>>>): Promise<void> {
   await Promise.all(
@@ -169,28 +213,28 @@ async function concurrently(clients: ReadonlyArray<ReadonlyArray<() => Promise<u
 
 describe("the proxy checks live traffic with the spec's model", () => {
   it("flags a backend that answers 204 twice for one order under concurrency, in explore's words", async () => {
-    const target = await startExploreTarget({ defect: "check-then-act" });
+    const ids = ["41", "42", "43"];
+    const upstream = await startPairedCancelUpstream(ids);
     const json = join(folder, "double-204.json");
     const proxy = await startSourceProxy([
       "--upstream",
-      target.url,
+      upstream.url,
       "--fail-on-violation",
       "--reporter",
       `json:${json}`,
     ]);
     let code: number | null;
     try {
-      const { pending } = target.create(6, 0);
-      const headers = { authorization: `Bearer ${target.key}` };
+      const headers = { authorization: "Bearer some-key" };
       const cancel = (id: string) => () =>
         fetch(`${proxy.url}/store/orders/${id}`, { method: "DELETE", headers }).then((answer) =>
           answer.text(),
         );
       // Two cancels of each order at once: the backend reads pending for both before either writes.
-      await concurrently([pending.map(cancel), pending.map(cancel)]);
+      await concurrently([ids.map(cancel), ids.map(cancel)]);
     } finally {
       ({ code } = await proxy.stop("SIGTERM"));
-      await target.close();
+      await upstream.close();
     }
     assert.equal(code, 1, "a finding fails the proxy's gate");
     const found = failures(JSON.parse(readFileSync(json, "utf8")) as Report);

@@ -157,6 +157,9 @@ describe("the mock with a million orders", () => {
         hooks: "mock-control",
         session: "a-million",
         raceConcurrency: 5,
+        // Five of these lists stream at once during the race; beside the rest of the suite a list can go
+        // longer than the default 10 s without a byte.
+        timeoutMs: 60_000,
         env: {},
       });
       const failures = report.scenarios.flatMap((s) => s.checks.filter((c) => c.status === "failed"));

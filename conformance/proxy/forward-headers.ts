@@ -46,14 +46,17 @@ function createFilter(drop: ReadonlySet<string>): HeaderFilter {
 
 /**
  * The names the Connection headers list that are not dropped anyway, if any: most list only
- * `keep-alive` or `close`, and then no other name needs lower-casing.
+ * `keep-alive`, and then no other name needs lower-casing.
  */
 function connectionNamed(raw: readonly string[], dropped: ReadonlySet<string>): Set<string> | undefined {
   let named: Set<string> | undefined;
   for (let index = 0; index < raw.length; index += 2) {
     const name = raw[index] as string;
-    if (name.length !== 10 || initialOf(name) !== CONNECTION || name.toLowerCase() !== "connection") continue;
-    for (const token of (raw[index + 1] as string).split(",")) {
+    if (name.length !== 10 || initialOf(name) !== CONNECTION) continue;
+    if (name !== "Connection" && name.toLowerCase() !== "connection") continue;
+    const value = raw[index + 1] as string;
+    if (value === "keep-alive") continue;
+    for (const token of value.split(",")) {
       const lower = token.trim().toLowerCase();
       if (dropped.has(lower)) continue;
       named ??= new Set();

@@ -76,8 +76,13 @@ export function createReader(
     },
   };
   const route = createRouter(operations);
+  // Clients poll: the same request as the last one is routed as it was (a route is only read).
+  let last: { method: string; path: string; routed: ReturnType<typeof route> } | undefined;
   return (request) => {
-    const routed = route(request.method, request.path);
+    const { method, path } = request;
+    if (last === undefined || last.method !== method || last.path !== path)
+      last = { method, path, routed: route(method, path) };
+    const routed = last.routed;
     if (routed === undefined) return undefined;
     if (routed.operation === list && lists) {
       if (request.token === undefined) return lists.refused;

@@ -238,9 +238,9 @@ function stateFindings(
         view,
         session,
         // A list judged as it streamed kept only its start: not the whole list to compare bytes with.
-        ...(forwarded.response.list === undefined ? { bytes: forwarded.response.bytes } : {}),
+        bytes: forwarded.response.list === undefined ? forwarded.response.bytes : undefined,
         orders: () => ({ index: list.orders, ...(list.allRecords ? { records: list.records } : {}) }),
-        ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
+        cancelInFlight: context.cancelInFlight,
         at: ref,
       });
     else context.state.unobserved(ref, list.unindexed);
@@ -260,8 +260,15 @@ function stateFindings(
  */
 function viewOf(forwarded: ForwardedExchange): { view: string | undefined; session: string } {
   const session = forwarded.session ?? "";
-  return { view: forwarded.token === undefined ? undefined : `${forwarded.token}\n${session}`, session };
+  const { token } = forwarded;
+  if (token === undefined) return { view: undefined, session };
+  // The same key and session as the last exchange's give the same string, already hashed as a map's key.
+  if (token !== lastView.token || session !== lastView.session)
+    lastView = { token, session, view: `${token}\n${session}` };
+  return lastView;
 }
+
+let lastView = { token: "", session: "", view: "\n" };
 
 /** What the state rules find in a cancel answered with `status`, or null when its effect is undecided. */
 function cancelFindings(
@@ -279,7 +286,7 @@ function cancelFindings(
     session,
     orderId: reading.orderId,
     status,
-    ...(context.cancelInFlight ? { cancelInFlight: context.cancelInFlight } : {}),
+    cancelInFlight: context.cancelInFlight,
     at,
   });
 }

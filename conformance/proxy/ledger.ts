@@ -82,9 +82,12 @@ export class TrafficLedger {
     const operation = judged.operation;
     this.#exchangesPerOperation.set(operation, (this.#exchangesPerOperation.get(operation) ?? 0) + 1);
     if (judged.status !== undefined) {
-      const seen = this.#coverage.get(operation) ?? new Map<number, number>();
+      let seen = this.#coverage.get(operation);
+      if (seen === undefined) {
+        seen = new Map<number, number>();
+        this.#coverage.set(operation, seen);
+      }
       seen.set(judged.status, (seen.get(judged.status) ?? 0) + 1);
-      this.#coverage.set(operation, seen);
     }
     this.#recordChecks(operation, judged);
     if (judged.unheld !== undefined && !judged.replaced && violates(judged)) {
@@ -128,11 +131,17 @@ export class TrafficLedger {
   }
 
   #recordChecks(operation: string, judged: JudgedExchange): void {
-    const tallies = this.#tallies.get(operation) ?? new Map<string, CheckTally>();
-    this.#tallies.set(operation, tallies);
+    let tallies = this.#tallies.get(operation);
+    if (tallies === undefined) {
+      tallies = new Map<string, CheckTally>();
+      this.#tallies.set(operation, tallies);
+    }
     for (const check of judged.checks) {
-      const tally = tallies.get(check.id) ?? { passed: 0, failed: 0, failures: [] };
-      tallies.set(check.id, tally);
+      let tally = tallies.get(check.id);
+      if (tally === undefined) {
+        tally = { passed: 0, failed: 0, failures: [] };
+        tallies.set(check.id, tally);
+      }
       if (check.spec !== undefined) tally.spec = check.spec;
       if (check.status === "failed") {
         tally.failed++;

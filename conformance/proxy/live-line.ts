@@ -29,15 +29,21 @@ export function liveLine(judged: JudgedExchange, options: { color: boolean }): s
 
 /** One exchange as a JSON line, for logs and machines; written by hand, as it is written for every exchange. */
 export function jsonLine(judged: JudgedExchange): string {
-  const failed = judged.checks.filter((check) => check.status === "failed");
+  // One pass over the checks: most exchanges pass them all, and then nothing more is made of them.
+  let failedCount = 0;
+  let firstSkipped: string | undefined;
+  for (const check of judged.checks) {
+    if (check.status === "failed") failedCount++;
+    else if (check.status === "skipped") firstSkipped ??= check.message;
+  }
   const verdict =
     judged.upstreamError !== undefined
       ? "no-answer"
       : judged.operation === undefined
         ? "not-judged"
-        : judged.findings.length > 0 || failed.length > 0
+        : judged.findings.length > 0 || failedCount > 0
           ? "failed"
-          : partlyJudged(judged) !== undefined
+          : (judged.notJudged ?? firstSkipped) !== undefined
             ? "partly-judged"
             : "passed";
   let line = `{"seq":${judged.ref.seq},"method":${JSON.stringify(judged.method)},"path":${JSON.stringify(judged.pathname)},"status":${judged.status ?? 502},"durationMs":${Math.round(judged.durationMs * 10) / 10},"verdict":"${verdict}"`;
@@ -45,13 +51,22 @@ export function jsonLine(judged: JudgedExchange): string {
   if (judged.notJudged) line += `,"notJudged":${JSON.stringify(judged.notJudged)}`;
   if (judged.upstreamError !== undefined) line += `,"upstreamError":${JSON.stringify(judged.upstreamError)}`;
   if (judged.replaced) line += `,"replaced":true`;
-  const failures = failed.map((check) => ({ id: check.id, message: check.message, spec: check.spec }));
-  const findings = judged.findings.map((finding) => ({
-    id: `state.${finding.rule}`,
-    message: finding.message,
-    exchanges: [finding.earlier.seq, finding.later.seq],
-  }));
-  return `${line},"failed":${failures.length === 0 ? "[]" : JSON.stringify(failures)},"findings":${findings.length === 0 ? "[]" : JSON.stringify(findings)}}\n`;
+  return `${line},"failed":${failedCount === 0 ? "[]" : failuresOf(judged)},"findings":${judged.findings.length === 0 ? "[]" : findingsOf(judged)}}\n`;
+}
+
+function failuresOf(judged: JudgedExchange): string {
+  const failed = judged.checks.filter((check) => check.status === "failed");
+  return JSON.stringify(failed.map((check) => ({ id: check.id, message: check.message, spec: check.spec })));
+}
+
+function findingsOf(judged: JudgedExchange): string {
+  return JSON.stringify(
+    judged.findings.map((finding) => ({
+      id: `state.${finding.rule}`,
+      message: finding.message,
+      exchanges: [finding.earlier.seq, finding.later.seq],
+    })),
+  );
 }
 
 /** Why a judged exchange was judged only in part (a check skipped on it: a list past a bound), if it was. */

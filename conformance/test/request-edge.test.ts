@@ -26,6 +26,13 @@ const hostLike = fc.oneof(
     .tuple(fc.constantFrom("localhost", "127.0.0.1", "[::1]", "[zz", "evil.test"), fc.integer())
     .map(([name, port]) => `${name}:${port}`),
 );
+// Mostly Hosts of names the proxy may answer to, with ports in and out of range, for repeats to be likely.
+const someHost = fc.oneof(
+  hostLike,
+  fc
+    .tuple(fc.constantFrom("localhost", "127.0.0.1", "[::1]", "evil.test"), fc.integer({ min: 0, max: 3 }))
+    .map(([name, port]) => (port === 0 ? name : `${name}:${[0, 4020, 65536][port - 1]}`)),
+);
 const targetLike = fc.oneof(
   text,
   text.map((rest) => `/${rest}`),
@@ -87,5 +94,43 @@ describe("the proxy's edge (checkRequest)", () => {
         .ok,
       true,
     );
+  });
+
+  it("a Host accepted once is remembered as its text only: the next request's Host is checked again", () => {
+    const edge: EdgeSettings = { ...settings };
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            someHost,
+            text.map((rest) => `/${rest}`),
+          ),
+          { maxLength: 6 },
+        ),
+        (requests) => {
+          for (const [host, target] of requests) {
+            const verdict = checkRequest(head(target, { host }), edge);
+            const fresh = checkRequest(head(target, { host }), { ...settings });
+            assert.deepEqual(verdict.ok, fresh.ok, host);
+            if (!verdict.ok || !fresh.ok) continue;
+            assert.equal(verdict.request.target, target);
+            // The URL, made when the HAR reads it, is the one the client's Host and target name.
+            assert.equal(verdict.request.url.href, new URL(`http://${host}${target}`).href);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    assert.equal(checkRequest(head("/v1/store/orders", { host: "localhost:4020" }), edge).ok, true);
+    assert.equal(checkRequest(head("/v1/store/orders", { host: "evil.test:4020" }), edge).ok, false);
+    assert.equal(checkRequest(head("/v1/store/orders", { host: "[zz:4020" }), edge).ok, false);
+  });
+
+  it("a Host the URL parser refuses is a bad host, even when its name looks allowed", () => {
+    const anyAddress: EdgeSettings = { ...settings, hosts: allowedHosts("0.0.0.0") };
+    for (const host of ["[::1:::]:4020", "[1.2.3]:4020", "127.0.0.1%zz:4020"]) {
+      const verdict = checkRequest(head("/v1/store/orders", { host }), anyAddress);
+      assert.ok(!verdict.ok && verdict.status === 400 && verdict.code === "bad_host", host);
+    }
   });
 });

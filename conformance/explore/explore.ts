@@ -107,6 +107,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const names = options.settingNames ?? RUN_OPTION_NAMES;
   const prepared = await prepare(options, names);
   const client = await openClient(options, prepared);
+  // The hooks' fetch shares the client's connections when it has them (undici's pool).
+  if ("fetch" in client) prepared.hookContext.fetch = client.fetch as typeof fetch;
   try {
     await probe(client, options.apiKey, prepared);
     const { supply, givenPending } = await supplyOf(options, prepared);

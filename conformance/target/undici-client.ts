@@ -36,7 +36,10 @@ export function undiciServes(baseUrl: URL, options: Pick<ClientOptions, "proxy" 
  * (explore): each answer is read by a dispatch handler straight into its reader, without a stream object
  * per answer. Paths go byte for byte; in-process interceptors of node:http do not see these requests.
  */
-export async function createUndiciClient(baseUrl: URL, options: ClientOptions): Promise<HttpClient> {
+export async function createUndiciClient(
+  baseUrl: URL,
+  options: ClientOptions,
+): Promise<HttpClient & { fetch: typeof fetch }> {
   // Loaded only by the runs that use it.
   const { Pool, Client } = await import("undici");
   const connect = { timeout: options.timeoutMs };
@@ -68,6 +71,12 @@ interface UndiciRequest {
 }
 
 class UndiciClient implements HttpClient {
+  /**
+   * fetch for hooks, on this client's pool for the mock's control API on the target's origin: a hook's
+   * control calls (mock-control's orders) then cost a dispatch, not the whole WHATWG fetch. Other calls go
+   * to `fetch`.
+   */
+  readonly fetch: typeof fetch = (input, init) => poolFetch(this.pool, this.baseUrl.origin, input, init);
   #count = 0;
   #retries = 0;
   readonly #target: UndiciTarget;
@@ -156,6 +165,52 @@ class UndiciClient implements HttpClient {
     this.#count++;
     return new UndiciAttempt(this.#target, request, through).exchange;
   }
+}
+
+/** A call fetch would make, answered from the pool when it is a plain one (string body) to the origin. */
+function poolFetch(
+  pool: Dispatcher,
+  origin: string,
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit | undefined,
+): Promise<Response> {
+  const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : undefined;
+  const body = init?.body ?? undefined;
+  const plain = init?.signal == null && init?.redirect === undefined && typeof (body ?? "") === "string";
+  // The mock's control API answers without redirects, which fetch would follow and this does not.
+  const control = url !== undefined && url.origin === origin && url.pathname.startsWith("/__control/");
+  if (!control || !plain) return fetch(input, init);
+  const headers = Object.fromEntries(new Headers(init?.headers).entries());
+  const method = (init?.method ?? "GET").toUpperCase() as Dispatcher.HttpMethod;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let status = 0;
+    let answerHeaders: Headers | undefined;
+    pool.dispatch(
+      {
+        path: `${(url as URL).pathname}${(url as URL).search}`,
+        method,
+        headers,
+        body: (body as string | undefined) ?? null,
+      },
+      {
+        // undici takes a handler of this kind by its onRequestStart.
+        onRequestStart: () => {},
+        onResponseStart: (_controller, code, got) => {
+          status = code;
+          if (code >= 200) answerHeaders = new Headers(flattenHeaders(got));
+        },
+        onResponseData: (_controller, chunk) => {
+          if (status >= 200) chunks.push(chunk);
+        },
+        onResponseEnd: () => {
+          const noBody = status === 204 || status === 205 || status === 304;
+          resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers: answerHeaders }));
+        },
+        onResponseError: (_controller, error) => reject(new TypeError("fetch failed", { cause: error })),
+      },
+    );
+  });
 }
 
 /**

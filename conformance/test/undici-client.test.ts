@@ -223,6 +223,26 @@ describe("the undici client", () => {
     });
   });
 
+  it("answers the hooks' control calls from its pool as fetch would, other calls by fetch itself", async () => {
+    const client = await createUndiciClient(base, { timeoutMs: 10_000 });
+    try {
+      const control = await client.fetch(`${base.origin}/__control/orders`, {
+        method: "POST",
+        headers: { "x-mock-session": "s" },
+        body: '{"remove":[]}',
+      });
+      assert.equal(control.status, 404);
+      assert.equal(await control.text(), "");
+      const sent = seen.at(-1);
+      assert.equal(sent?.path, "/__control/orders");
+      assert.match(sent?.head ?? "", /^x-mock-session: s$/m);
+      const other = await client.fetch(`${base.origin}/v1/length`);
+      assert.equal(await other.text(), "{}");
+    } finally {
+      client.close();
+    }
+  });
+
   it("serves plain HTTP straight to the target only", () => {
     assert.equal(undiciServes(new URL("http://a/v1"), {}), true);
     assert.equal(undiciServes(new URL("https://a/v1"), {}), false);

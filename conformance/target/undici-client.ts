@@ -321,7 +321,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     const code = (error as NodeJS.ErrnoException).code;
     const message = isTimeout(error)
       ? `no response within ${this.target.timeoutMs} ms`
-      : oneLine(error.message);
+      : (BROKEN_ANSWERS[error.message] ?? oneLine(error.message));
     this.#finish({
       request: this.request.recorded,
       error: code && !code.startsWith("UND_ERR") ? `${code}: ${message}` : message,
@@ -407,6 +407,12 @@ class UndiciBodyReader {
     return response;
   }
 }
+
+// undici's words for the answers it refuses to read, said the way a report reads.
+const BROKEN_ANSWERS: Readonly<Record<string, string>> = {
+  "bad response": "the target answered 100 Continue to a request that expected none",
+  "bad upgrade": "the target switched protocols (101) for a request that asked for no upgrade",
+};
 
 function isTimeout(error: Error): boolean {
   const code = (error as NodeJS.ErrnoException).code;

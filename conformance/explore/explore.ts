@@ -108,7 +108,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const prepared = await prepare(options, names);
   const client = await openClient(options, prepared);
   // The hooks' fetch shares the client's connections when it has them (undici's pool).
-  if ("fetch" in client) prepared.hookContext.fetch = client.fetch as typeof fetch;
+  if (client.fetch !== undefined) prepared.hookContext.fetch = client.fetch;
   try {
     await probe(client, options.apiKey, prepared);
     const { supply, givenPending } = await supplyOf(options, prepared);
@@ -197,7 +197,7 @@ async function prepare(options: ExploreOptions, names: SettingNames): Promise<Pr
  * Straight to a plain-HTTP target, undici's client: explore sends many small requests, and it reads each
  * answer for less than node:http does. Through a proxy or over TLS, the suite's client.
  */
-function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient> {
+function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient & { fetch?: typeof fetch }> {
   const settings = clientOptions(options, run);
   return undiciServes(run.baseUrl, settings)
     ? createUndiciClient(run.baseUrl, settings)

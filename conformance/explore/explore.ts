@@ -41,7 +41,7 @@ export interface ExploreOptions extends TargetReach {
   parallel?: number;
   /** Steps of one client at most (default 6). */
   steps?: number;
-  /** Longest pause before a step, in ms (default 2). */
+  /** Longest pause before a step, in ms (default 5). */
   maxWaitMs?: number;
   /** Programs come from it; random (and printed) when absent. */
   seed?: number;
@@ -86,7 +86,7 @@ export const EXPLORE_DEFAULTS = {
   // time, so that operations meet on an order (a pass counts how often they did).
   parallel: 8,
   steps: 6,
-  maxWaitMs: 2,
+  maxWaitMs: 5,
   budgetMs: 60_000,
   shrinkBudgetMs: 60_000,
   replays: 5,

@@ -28,12 +28,13 @@ export async function exploreCost(): Promise<string[]> {
 /** Explore against the local mock (memory), per seed: operations a second, overlap, and that it found nothing. */
 async function mockRows(): Promise<string[]> {
   const rows = [
-    "| Target | Seed | Operations/s | Histories | Overlapping pairs | Lists over a cancel | Found |",
-    "|---|---|---|---|---|---|---|",
+    "| Target | Seed | Operations/s | CPU per operation | Histories | Overlapping pairs | Lists over a cancel | Found |",
+    "|---|---|---|---|---|---|---|---|",
   ];
   const mock = await startMockProcess(["--quiet"]);
   try {
     for (const seed of SEEDS) {
+      const cpuBefore = process.cpuUsage();
       const result = await explore({
         baseUrl: mock.url,
         apiKey: "dev-key-123",
@@ -42,10 +43,12 @@ async function mockRows(): Promise<string[]> {
         seed,
         budgetMs: BUDGET_MS,
       });
+      const cpu = process.cpuUsage(cpuBefore);
       const c = result.coverage;
       const perSecond = Math.round(c.operations / (result.durationMs / 1000));
+      const cpuPerOperation = `${Math.round((cpu.user + cpu.system) / c.operations)} µs`;
       rows.push(
-        `| mock (memory) | ${seed} | ${perSecond} | ${c.histories} | ${c.concurrentPairs} | ${c.listsConcurrentWithCancels} | ${result.finding ? "a finding" : "nothing"} |`,
+        `| mock (memory) | ${seed} | ${perSecond} | ${cpuPerOperation} | ${c.histories} | ${c.concurrentPairs} | ${c.listsConcurrentWithCancels} | ${result.finding ? "a finding" : "nothing"} |`,
       );
     }
     rows.push("", ...(await floorRows(mock.url, `bench-explore-${SEEDS[0]}`)));
@@ -86,7 +89,27 @@ async function floorRows(baseUrl: string, session: string): Promise<string[]> {
     "|---|---|",
     `| autocannon (its own process) | ${Math.round(cannon.requests.average)} |`,
     `| a bare node:http client loop (in this process) | ${await bareClientRate(url, headers)} |`,
+    `| a bare undici client loop (in this process) | ${await bareUndiciRate(url, headers)} |`,
   ];
+}
+
+/** The same loop on undici's pool, the client explore uses against a plain-HTTP target. */
+async function bareUndiciRate(url: string, headers: Record<string, string>): Promise<number> {
+  const { Pool } = await import("undici");
+  const target = new URL(url);
+  const pool = new Pool(target.origin);
+  const until = performance.now() + FLOOR_SECONDS * 1000;
+  let done = 0;
+  const loop = async () => {
+    while (performance.now() < until) {
+      const { body } = await pool.request({ path: target.pathname, method: "GET", headers });
+      await body.dump();
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: FLOOR_CONNECTIONS }, loop));
+  await pool.destroy();
+  return Math.round(done / FLOOR_SECONDS);
 }
 
 /** GETs of `url` back to back on 64 kept-alive connections for a few seconds: completed a second. */

@@ -6,7 +6,7 @@ import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
 import type { ConformanceHooks, HookContext } from "../target/hook-types.ts";
 import { HookError, runHook } from "../target/hooks.ts";
-import { createHttpClient, type HttpClient } from "../target/http-client.ts";
+import { type ClientOptions, createHttpClient, type HttpClient } from "../target/http-client.ts";
 import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
@@ -21,6 +21,7 @@ import {
   targetWarnings,
 } from "../target/target.ts";
 import type { TargetReach } from "../target/target-reach.ts";
+import { createUndiciClient, undiciServes } from "../target/undici-client.ts";
 import { type Driver, listedOf, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
@@ -106,6 +107,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const names = options.settingNames ?? RUN_OPTION_NAMES;
   const prepared = await prepare(options, names);
   const client = await openClient(options, prepared);
+  // The hooks' fetch shares the client's connections when it has them (undici's pool).
+  if (client.fetch !== undefined) prepared.hookContext.fetch = client.fetch;
   try {
     await probe(client, options.apiKey, prepared);
     const { supply, givenPending } = await supplyOf(options, prepared);
@@ -190,8 +193,19 @@ async function prepare(options: ExploreOptions, names: SettingNames): Promise<Pr
   return { baseUrl, route, masked, hooks, hookContext, secrets, warnings, names };
 }
 
-function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient> {
-  return createHttpClient(run.baseUrl, {
+/**
+ * Straight to a plain-HTTP target, undici's client: explore sends many small requests, and it reads each
+ * answer for less than node:http does. Through a proxy or over TLS, the suite's client.
+ */
+function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient & { fetch?: typeof fetch }> {
+  const settings = clientOptions(options, run);
+  return undiciServes(run.baseUrl, settings)
+    ? createUndiciClient(run.baseUrl, settings)
+    : createHttpClient(run.baseUrl, settings);
+}
+
+function clientOptions(options: ExploreOptions, run: Prepared): ClientOptions {
+  return {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
     commonHeaders: {
@@ -211,7 +225,7 @@ function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient>
     },
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     names: run.names,
-  });
+  };
 }
 
 /** One list before anything else: a target that cannot be reached or refuses the key stops the run (exit 2). */

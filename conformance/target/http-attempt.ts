@@ -1,21 +1,14 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import type { RequestOptions as HttpsRequestOptions } from "node:https";
-import { formatBytes } from "../../common/byte-size.ts";
-import { utf8Problem } from "../../common/utf8-stream.ts";
-import { EXCERPT_CHARS, type Exchange, type ExchangeResponse } from "../judging/exchange.ts";
+import type { Exchange } from "../judging/exchange.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
-import { judgeFault } from "../judging/list-judge.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
+import { BodyReader, cutShort, readingStopped, unsent } from "./answer-body.ts";
 import { type StartGate, whenConnected } from "./start-gate.ts";
 
-/**
- * Bytes of an answer kept when it is not a list judged as it streams: an Error record or an empty body needs
- * far less, and this bounds what every request in flight can hold together.
- */
-export const WHOLE_ANSWER_BYTES = 1024 * 1024;
-// Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
-const EXCERPT_BYTES = EXCERPT_CHARS * 4;
+export { WHOLE_ANSWER_BYTES } from "./answer-body.ts";
+
 // A reused keep-alive connection the server had already closed: the request never reached it.
 const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
 
@@ -175,22 +168,13 @@ export class HttpAttempt {
       const stop = reader.add(chunk);
       if (stop === undefined) return;
       if (stop === "max-body") this.#limit = "max-body";
-      answer(this.#whyReadingStopped(stop, reader.bytes));
+      answer(readingStopped(stop, reader.bytes, this.target));
       incoming.destroy();
     });
     incoming.on("end", () => answer());
     incoming.on("error", (error) =>
       answer(cutShort(reader.bytes, incoming.headers["content-length"], error.message)),
     );
-  }
-
-  #whyReadingStopped(stop: NonNullable<ReturnType<BodyReader["add"]>>, bytes: number): string {
-    const { maxBodyBytes, names } = this.target;
-    if (stop === "max-body")
-      return `the body is larger than the ${formatBytes(maxBodyBytes)} ${names.maxBody} allows (stopped reading at ${bytes} bytes); raise ${names.maxBody} to judge it`;
-    if (stop === "not-a-list")
-      return `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${bytes} bytes)`;
-    return stop.unjudgeable;
   }
 
   #finish(exchange: Exchange): void {
@@ -200,86 +184,6 @@ export class HttpAttempt {
     this.#arriveAtGate();
     this.#settle(exchange);
   }
-}
-
-/**
- * One body as it arrives: kept as chunks, or streamed into a list judge keeping only its start, and never
- * past the limit.
- */
-class BodyReader {
-  bytes = 0;
-  readonly #chunks: Buffer[] = [];
-  #kept = 0;
-
-  constructor(
-    private readonly limit: number,
-    private readonly judge: ListReading | undefined,
-  ) {}
-
-  /**
-   * Why nothing more is read, once the body is past a limit (--max-body, or what an answer not a list
-   * holds) or the list cannot be judged at all.
-   */
-  add(chunk: Buffer): "max-body" | "not-a-list" | { unjudgeable: string } | undefined {
-    this.bytes += chunk.length;
-    if (this.bytes > this.limit) return "max-body";
-    if (this.judge) {
-      try {
-        this.judge.write(chunk);
-      } catch (error) {
-        // A fault met on this answer only: it fails this request, not the run.
-        return { unjudgeable: judgeFault(error) };
-      }
-      if (this.#kept < EXCERPT_BYTES) {
-        this.#chunks.push(chunk.subarray(0, EXCERPT_BYTES - this.#kept));
-        this.#kept += Math.min(chunk.length, EXCERPT_BYTES - this.#kept);
-      }
-      return undefined;
-    }
-    if (this.bytes > WHOLE_ANSWER_BYTES) return "not-a-list";
-    this.#chunks.push(chunk);
-    return undefined;
-  }
-
-  response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {
-    const bytes = Buffer.concat(this.#chunks);
-    const body = bytes.toString("utf8");
-    const notText = this.judge ? undefined : utf8Problem(bytes);
-    const response: ExchangeResponse = {
-      status,
-      headers,
-      body,
-      received: this.bytes,
-      ...(notText !== undefined ? { notUtf8: notText } : {}),
-    };
-    if (cut !== undefined) {
-      response.cut = cut;
-      this.judge?.abandon();
-    } else if (this.judge) {
-      try {
-        response.list = this.judge.end();
-      } catch (error) {
-        response.cut = judgeFault(error);
-      }
-    }
-    return response;
-  }
-}
-
-/** A request http.request refused to send, failed with its reason. */
-function unsent(recorded: RecordedRequest, error: unknown): Exchange {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = error instanceof Error ? error.message : String(error);
-  return {
-    request: recorded,
-    error: `the request could not be sent: ${reason}`,
-    ...(typeof code === "string" ? { errorCode: code } : {}),
-  };
-}
-
-function cutShort(received: number, contentLength: string | undefined, reason: string): string {
-  const expected = contentLength !== undefined ? ` of the ${contentLength} its Content-Length announced` : "";
-  return `the body broke off after ${received} bytes${expected} (${reason}); a cut body is not judged`;
 }
 
 export function flattenHeaders(headers: IncomingMessage["headers"]): Record<string, string> {

@@ -141,35 +141,17 @@ class KeepAliveClient implements HttpClient {
     ownHeaders: Record<string, string>,
     sendOptions?: SendOptions,
   ): Promise<Exchange> {
-    const request = this.#requestToSend(method, path, ownHeaders, sendOptions?.listJudge);
+    const request = requestToSend(
+      this.baseUrl,
+      this.options,
+      method,
+      path,
+      ownHeaders,
+      sendOptions?.listJudge,
+    );
     if (sendOptions?.fresh || sendOptions?.together)
       return this.#attemptOnOwnConnection(request, sendOptions.together);
     return this.#withinConcurrency(() => this.#sendRetrying(request));
-  }
-
-  #requestToSend(
-    method: string,
-    path: string,
-    ownHeaders: Record<string, string>,
-    listJudge: SendOptions["listJudge"],
-  ): RequestToSend {
-    const { options, baseUrl } = this;
-    const headers = { ...options.commonHeaders, ...ownHeaders };
-    const fullPath = `${baseUrl.pathname.replace(/\/+$/, "")}${path}`;
-    const recorded: RecordedRequest = {
-      method,
-      path: fullPath,
-      headers: maskHeaders(headers, options.secretHeaders),
-      replay: {
-        method,
-        url: `${baseUrl.origin}${fullPath}`,
-        headers: Object.entries(headers).map(([name, value]) => [
-          name,
-          replayValue(value, options.replaySecrets ?? new Map()),
-        ]),
-      },
-    };
-    return { method, fullPath, headers, recorded, listJudge };
   }
 
   /** The request sent, then sent again for as long as the retry policy says. */
@@ -204,6 +186,31 @@ class KeepAliveClient implements HttpClient {
     this.#count++;
     return new HttpAttempt(this.#target, request, through, gate).exchange;
   }
+}
+
+/** A request as every client sends and records it: under the base address, its secrets masked. */
+export function requestToSend(
+  baseUrl: URL,
+  options: Pick<ClientOptions, "commonHeaders" | "secretHeaders" | "replaySecrets">,
+  method: string,
+  path: string,
+  ownHeaders: Record<string, string>,
+  listJudge: SendOptions["listJudge"],
+): RequestToSend {
+  const headers = { ...options.commonHeaders, ...ownHeaders };
+  const fullPath = `${baseUrl.pathname.replace(/\/+$/, "")}${path}`;
+  const secrets = options.replaySecrets ?? new Map<string, string>();
+  const recorded: RecordedRequest = {
+    method,
+    path: fullPath,
+    headers: maskHeaders(headers, options.secretHeaders),
+    replay: {
+      method,
+      url: `${baseUrl.origin}${fullPath}`,
+      headers: Object.entries(headers).map(([name, value]) => [name, replayValue(value, secrets)]),
+    },
+  };
+  return { method, fullPath, headers, recorded, listJudge };
 }
 
 /** A URL's host name as sockets take it: IPv6 addresses without their brackets. */

@@ -1,27 +1,19 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
-import { formatBytes } from "../../common/byte-size.ts";
-import { utf8Problem } from "../../common/utf8-stream.ts";
-import { EXCERPT_CHARS, type Exchange, type ExchangeResponse } from "../judging/exchange.ts";
-import type { ListReading } from "../judging/identical-readings.ts";
-import { judgeFault } from "../judging/list-judge.ts";
+import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import type { RecordedRequest } from "../reports/report.ts";
-import { replayValue } from "../reports/reproduction.ts";
+import { BodyReader, cutShort, oneLine, readingStopped, unsent } from "./answer-body.ts";
+import type { RequestToSend } from "./http-attempt.ts";
 import {
   type ClientOptions,
   DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_BODY_BYTES,
   flattenHeaders,
   type HttpClient,
-  maskHeaders,
+  requestToSend,
   type SendOptions,
-  WHOLE_ANSWER_BYTES,
 } from "./http-client.ts";
 import { RetryPolicy } from "./retry-policy.ts";
-
-// Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
-const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 
 /**
  * Whether undici's client can take a run's requests: plain HTTP, straight to the target. Through a proxy
@@ -62,14 +54,6 @@ interface UndiciTarget {
   names: SettingNames;
 }
 
-interface UndiciRequest {
-  method: Dispatcher.HttpMethod;
-  fullPath: string;
-  headers: Record<string, string>;
-  recorded: RecordedRequest;
-  listJudge: (() => ListReading) | undefined;
-}
-
 class UndiciClient implements HttpClient {
   /**
    * fetch for hooks, on this client's pool for the mock's control API on the target's origin: a hook's
@@ -81,7 +65,6 @@ class UndiciClient implements HttpClient {
   #retries = 0;
   readonly #target: UndiciTarget;
   readonly #retryPolicy: RetryPolicy;
-  readonly #basePath: string;
 
   constructor(
     private readonly baseUrl: URL,
@@ -96,7 +79,6 @@ class UndiciClient implements HttpClient {
       names: options.names ?? RUN_OPTION_NAMES,
     };
     this.#retryPolicy = new RetryPolicy(options.retry);
-    this.#basePath = baseUrl.pathname.replace(/\/+$/, "");
   }
 
   get count(): number {
@@ -117,7 +99,14 @@ class UndiciClient implements HttpClient {
     ownHeaders: Record<string, string>,
     sendOptions?: SendOptions,
   ): Promise<Exchange> {
-    const request = this.#requestToSend(method, path, ownHeaders, sendOptions?.listJudge);
+    const request = requestToSend(
+      this.baseUrl,
+      this.options,
+      method,
+      path,
+      ownHeaders,
+      sendOptions?.listJudge,
+    );
     if (sendOptions?.fresh) return this.#attemptOnOwnConnection(request);
     let exchange = await this.#attempt(request, this.pool);
     for (let retried = 0; ; retried++) {
@@ -129,30 +118,7 @@ class UndiciClient implements HttpClient {
     }
   }
 
-  #requestToSend(
-    method: string,
-    path: string,
-    ownHeaders: Record<string, string>,
-    listJudge: SendOptions["listJudge"],
-  ): UndiciRequest {
-    const { options, baseUrl } = this;
-    const headers = { ...options.commonHeaders, ...ownHeaders };
-    const fullPath = `${this.#basePath}${path}`;
-    const secrets = options.replaySecrets ?? new Map<string, string>();
-    const recorded: RecordedRequest = {
-      method,
-      path: fullPath,
-      headers: maskHeaders(headers, options.secretHeaders),
-      replay: {
-        method,
-        url: `${baseUrl.origin}${fullPath}`,
-        headers: Object.entries(headers).map(([name, value]) => [name, replayValue(value, secrets)]),
-      },
-    };
-    return { method: method as Dispatcher.HttpMethod, fullPath, headers, recorded, listJudge };
-  }
-
-  async #attemptOnOwnConnection(request: UndiciRequest): Promise<Exchange> {
+  async #attemptOnOwnConnection(request: RequestToSend): Promise<Exchange> {
     const own = this.ownConnection();
     try {
       return await this.#attempt(request, own);
@@ -161,7 +127,7 @@ class UndiciClient implements HttpClient {
     }
   }
 
-  #attempt(request: UndiciRequest, through: Dispatcher): Promise<Exchange> {
+  #attempt(request: RequestToSend, through: Dispatcher): Promise<Exchange> {
     this.#count++;
     return new UndiciAttempt(this.#target, request, through).exchange;
   }
@@ -223,14 +189,14 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
   #settle: (exchange: Exchange) => void = () => {};
   #settled = false;
   #controller: Dispatcher.DispatchController | undefined;
-  #answer: { status: number; headers: Record<string, string>; reader: UndiciBodyReader } | undefined;
+  #answer: { status: number; headers: Record<string, string>; reader: BodyReader } | undefined;
   #sentAt: number | undefined;
   #limit: Exchange["limit"];
   readonly #deadline: NodeJS.Timeout;
 
   constructor(
     private readonly target: UndiciTarget,
-    private readonly request: UndiciRequest,
+    private readonly request: RequestToSend,
     through: Dispatcher,
   ) {
     this.exchange = new Promise((resolve) => {
@@ -239,7 +205,12 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     this.#deadline = setTimeout(() => this.#onDeadline(), target.deadlineMs);
     try {
       through.dispatch(
-        { path: request.fullPath, method: request.method, headers: request.headers, blocking: false },
+        {
+          path: request.fullPath,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: request.headers,
+          blocking: false,
+        },
         this,
       );
     } catch (error) {
@@ -261,7 +232,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
   ): void {
     if (status < 200) return;
     const judge = status === 200 ? this.request.listJudge?.() : undefined;
-    const reader = new UndiciBodyReader(this.target.maxBodyBytes, judge);
+    const reader = new BodyReader(this.target.maxBodyBytes, judge);
     this.#answer = { status, headers: flattenHeaders(headers), reader };
   }
 
@@ -271,7 +242,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     const stop = answer.reader.add(chunk);
     if (stop === undefined) return;
     if (stop === "max-body") this.#limit = "max-body";
-    this.#answered(this.#whyReadingStopped(stop, answer.reader.bytes));
+    this.#answered(readingStopped(stop, answer.reader.bytes, this.target));
     controller.abort(new Error("reading stopped"));
   }
 
@@ -330,81 +301,11 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     });
   }
 
-  #whyReadingStopped(stop: NonNullable<ReturnType<UndiciBodyReader["add"]>>, bytes: number): string {
-    const { maxBodyBytes, names } = this.target;
-    if (stop === "max-body")
-      return `the body is larger than the ${formatBytes(maxBodyBytes)} ${names.maxBody} allows (stopped reading at ${bytes} bytes); raise ${names.maxBody} to judge it`;
-    if (stop === "not-a-list")
-      return `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${bytes} bytes)`;
-    return stop.unjudgeable;
-  }
-
   #finish(exchange: Exchange): void {
     if (this.#settled) return;
     this.#settled = true;
     clearTimeout(this.#deadline);
     this.#settle(exchange);
-  }
-}
-
-/**
- * One body as it arrives: kept as chunks, or streamed into a list judge keeping only its start, and never
- * past the limit.
- */
-class UndiciBodyReader {
-  bytes = 0;
-  readonly #chunks: Buffer[] = [];
-  #kept = 0;
-
-  constructor(
-    private readonly limit: number,
-    private readonly judge: ListReading | undefined,
-  ) {}
-
-  /** Why nothing more is read: past a limit, or a list that cannot be judged at all. */
-  add(chunk: Buffer): "max-body" | "not-a-list" | { unjudgeable: string } | undefined {
-    this.bytes += chunk.length;
-    if (this.bytes > this.limit) return "max-body";
-    if (this.judge === undefined) {
-      if (this.bytes > WHOLE_ANSWER_BYTES) return "not-a-list";
-      this.#chunks.push(chunk);
-      return undefined;
-    }
-    try {
-      this.judge.write(chunk);
-    } catch (error) {
-      // A fault met on this answer only: it fails this request, not the run.
-      return { unjudgeable: judgeFault(error) };
-    }
-    if (this.#kept < EXCERPT_BYTES) {
-      const part = chunk.subarray(0, EXCERPT_BYTES - this.#kept);
-      this.#chunks.push(part);
-      this.#kept += part.length;
-    }
-    return undefined;
-  }
-
-  response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {
-    const bytes = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
-    const notText = this.judge ? undefined : utf8Problem(bytes);
-    const response: ExchangeResponse = {
-      status,
-      headers,
-      body: bytes.toString("utf8"),
-      received: this.bytes,
-      ...(notText !== undefined ? { notUtf8: notText } : {}),
-    };
-    if (cut !== undefined) {
-      response.cut = cut;
-      this.judge?.abandon();
-    } else if (this.judge) {
-      try {
-        response.list = this.judge.end();
-      } catch (error) {
-        response.cut = judgeFault(error);
-      }
-    }
-    return response;
   }
 }
 
@@ -426,24 +327,4 @@ function isTimeout(error: Error): boolean {
 /** undici checks a request's path, method and headers as it takes it, and reports a refusal as its error. */
 function refusedToSend(error: Error): boolean {
   return (error as NodeJS.ErrnoException).code === "UND_ERR_INVALID_ARG";
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
-}
-
-/** A request undici refused to send, failed with its reason. */
-function unsent(recorded: RecordedRequest, error: unknown): Exchange {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = error instanceof Error ? oneLine(error.message) : String(error);
-  return {
-    request: recorded,
-    error: `the request could not be sent: ${reason}`,
-    ...(typeof code === "string" ? { errorCode: code } : {}),
-  };
-}
-
-function cutShort(received: number, contentLength: string | undefined, reason: string): string {
-  const expected = contentLength !== undefined ? ` of the ${contentLength} its Content-Length announced` : "";
-  return `the body broke off after ${received} bytes${expected} (${reason}); a cut body is not judged`;
 }

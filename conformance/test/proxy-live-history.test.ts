@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -20,74 +20,29 @@ function failures(report: Report): string[] {
     .map((check) => `${check.id}: ${check.message}`);
 }
 
-/**
- * A backend that decides the spec's open choice per order, which the spec allows only once per deployment:
- * the first order stays listed once cancelled, the second leaves the list.
- */
-async function startInconsistentUpstream(
-  ids: readonly [string, string],
-): Promise<{ url: string; close(): Promise<void> }> {
-  const cancelled = new Set<string>();
-  const record = (id: string) =>
-    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
-  const server: Server = createServer((request, response) => {
-    const id = /^\/v1\/store\/orders\/(\d+)$/.exec(request.url ?? "")?.[1];
-    if (request.method === "DELETE" && id !== undefined && ids.includes(id)) {
-      if (!cancelled.has(id)) {
-        cancelled.add(id);
-        response.writeHead(204).end();
-        return;
-      }
-      response.writeHead(409, { "content-type": "application/json" });
-      response.end(JSON.stringify({ code: "conflict", message: "Order cannot be cancelled.", status: 409 }));
-      return;
-    }
-    const listedIds = ids.filter((each) => each === ids[0] || !cancelled.has(each));
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(`[${listedIds.map(record).join(",")}]`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** What a test backend does with a DELETE of `/store/orders/{id}` (`slash`: "/" when the path ended in one). */
+type OnCancel = (id: string, slash: string, response: ServerResponse, cancelled: Set<string>) => void;
 
 /**
- * A backend that keeps the spec (cancelled orders leave the list, a second cancel answers 404), except
- * that the first cancel of `gateway` takes effect and is answered 502, and the first of `reset` takes
- * effect and its connection is reset before any answer.
+ * A test backend over `ids`: its list shows those `listed` says (by default, those not cancelled), and
+ * `onCancel` answers each cancel, adding what it carried out to `cancelled`.
  */
-async function startLossyUpstream(
+async function startOrdersUpstream(
   ids: readonly string[],
-  gateway: string,
-  reset: string,
+  onCancel: OnCancel,
+  listed: (id: string, cancelled: Set<string>) => boolean = (id, cancelled) => !cancelled.has(id),
 ): Promise<{ url: string; close(): Promise<void> }> {
   const cancelled = new Set<string>();
   const record = (id: string) =>
     `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
-  const error = (status: number, code: string) => JSON.stringify({ code, message: "Not this time.", status });
   const server: Server = createServer((request, response) => {
-    const id = /^\/v1\/store\/orders\/(\d+)$/.exec(request.url ?? "")?.[1];
-    if (request.method === "DELETE" && id !== undefined) {
-      const first = !cancelled.has(id);
-      cancelled.add(id);
-      if (first && id === reset) response.socket?.destroy();
-      else if (first && id === gateway)
-        response.writeHead(502, { "content-type": "application/json" }).end(error(502, "bad_gateway"));
-      else if (first) response.writeHead(204).end();
-      else response.writeHead(404, { "content-type": "application/json" }).end(error(404, "not_found"));
-      return;
-    }
+    const [, id, slash] = /^\/v1\/store\/orders\/(\d+)(\/?)$/.exec(request.url ?? "") ?? [];
+    if (request.method === "DELETE" && id !== undefined)
+      return onCancel(id, slash ?? "", response, cancelled);
     response.writeHead(200, { "content-type": "application/json" });
     response.end(
       `[${ids
-        .filter((each) => !cancelled.has(each))
+        .filter((each) => listed(each, cancelled))
         .map(record)
         .join(",")}]`,
     );
@@ -97,11 +52,51 @@ async function startLossyUpstream(
   return {
     url: `http://127.0.0.1:${port}/v1`,
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function answerError(response: ServerResponse, status: number, code: string): void {
+  response
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ code, message: "Not this time.", status }));
+}
+
+/**
+ * A backend that decides the spec's open choice per order, which the spec allows only once per deployment:
+ * the first order stays listed once cancelled, the second leaves the list.
+ */
+function startInconsistentUpstream(ids: readonly [string, string]) {
+  return startOrdersUpstream(
+    ids,
+    (id, slash, response, cancelled) => {
+      if (slash !== "" || !ids.includes(id)) return answerError(response, 404, "not_found");
+      if (cancelled.has(id)) return answerError(response, 409, "conflict");
+      cancelled.add(id);
+      response.writeHead(204).end();
+    },
+    (id, cancelled) => id === ids[0] || !cancelled.has(id),
+  );
+}
+
+/**
+ * A backend that keeps the spec (cancelled orders leave the list, a second cancel answers 404), except
+ * that the first cancel of `gateway` takes effect and is answered 502, and the first of `reset` takes
+ * effect and its connection is reset before any answer.
+ */
+function startLossyUpstream(ids: readonly string[], gateway: string, reset: string) {
+  return startOrdersUpstream(ids, (id, slash, response, cancelled) => {
+    if (slash !== "") return answerError(response, 404, "not_found");
+    const first = !cancelled.has(id);
+    cancelled.add(id);
+    if (first && id === reset) response.socket?.destroy();
+    else if (first && id === gateway) answerError(response, 502, "bad_gateway");
+    else if (first) response.writeHead(204).end();
+    else answerError(response, 404, "not_found");
+  });
 }
 
 /**
@@ -111,95 +106,43 @@ async function startLossyUpstream(
  * (`holdSlashed`) never.
  */
 async function startSlowCancelUpstream(ids: readonly string[], { holdSlashed = false } = {}) {
-  const cancelled = new Set<string>();
   let received = 0;
   let closedUnanswered = 0;
-  const record = (id: string) =>
-    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
-  const server: Server = createServer((request, response) => {
-    const [, id, slash] = /^\/v1\/store\/orders\/(\d+)(\/?)$/.exec(request.url ?? "") ?? [];
-    if (request.method === "DELETE" && id !== undefined) {
-      const first = !cancelled.has(id);
-      cancelled.add(id);
-      received++;
-      if ((slash === "" || holdSlashed) && first) {
-        response.on("close", () => {
-          if (!response.writableFinished) closedUnanswered++;
-        });
-        return;
-      }
-      if (first) response.writeHead(204).end();
-      else
-        response
-          .writeHead(404, { "content-type": "application/json" })
-          .end(JSON.stringify({ code: "not_found", message: "No such order.", status: 404 }));
+  const upstream = await startOrdersUpstream(ids, (id, slash, response, cancelled) => {
+    const first = !cancelled.has(id);
+    cancelled.add(id);
+    received++;
+    if ((slash === "" || holdSlashed) && first) {
+      response.on("close", () => {
+        if (!response.writableFinished) closedUnanswered++;
+      });
       return;
     }
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(
-      `[${ids
-        .filter((each) => !cancelled.has(each))
-        .map(record)
-        .join(",")}]`,
-    );
+    if (first) response.writeHead(204).end();
+    else answerError(response, 404, "not_found");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    received: () => received,
-    closedUnanswered: () => closedUnanswered,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...upstream, received: () => received, closedUnanswered: () => closedUnanswered };
 }
 
 /**
  * A check-then-act backend whose race never depends on timing: the first cancel of an order reads it
  * pending and waits for the second cancel of that order, which reads it pending too; both answer 204.
  */
-async function startPairedCancelUpstream(ids: readonly string[]) {
-  const cancelled = new Set<string>();
+function startPairedCancelUpstream(ids: readonly string[]) {
   const waiting = new Map<string, () => void>();
-  const record = (id: string) =>
-    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
-  const server: Server = createServer((request, response) => {
-    const id = /^\/v1\/store\/orders\/(\d+)$/.exec(request.url ?? "")?.[1];
-    if (request.method === "DELETE" && id !== undefined) {
-      const answer = () => {
-        cancelled.add(id);
-        response.writeHead(204).end();
-      };
-      const first = waiting.get(id);
-      if (first === undefined) {
-        waiting.set(id, answer);
-        return;
-      }
-      first();
-      answer();
+  return startOrdersUpstream(ids, (id, _slash, response, cancelled) => {
+    const answer = () => {
+      cancelled.add(id);
+      response.writeHead(204).end();
+    };
+    const first = waiting.get(id);
+    if (first === undefined) {
+      waiting.set(id, answer);
       return;
     }
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(
-      `[${ids
-        .filter((each) => !cancelled.has(each))
-        .map(record)
-        .join(",")}]`,
-    );
+    first();
+    answer();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** Runs `clients` concurrent loops of requests through the proxy, each from its own list of steps. */

@@ -1,5 +1,17 @@
 /** What the proxy holds of all the answers in flight together, at most, before it holds less of each. */
 export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
+/** The most the forwarding's reserve takes of the account (see `forwardingReserve`). */
+const FORWARDING_RESERVE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What the process's forwarding keeps beyond the account's holders, reserved from the account up front:
+ * chunks forwarded and taken by the clients' connections stay in memory until the collector comes to them,
+ * whatever the traffic is judged with. 16 MiB, at most a quarter of the account.
+ */
+export function forwardingReserve(accountBytes: number): number {
+  return Math.min(FORWARDING_RESERVE_BYTES, Math.floor(accountBytes / 4));
+}
+
 /** What one order costs an id index of the judge or of a kept list: id, digests and the table's share. */
 export const INDEXED_ORDER_BYTES = 32;
 

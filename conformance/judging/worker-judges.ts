@@ -124,7 +124,7 @@ export class WorkerJudges implements ListJudges {
     const { account } = this.data;
     const budget = account && new MemoryBudget(account.limit, account.shared);
     const reserve = account ? threadReserve(account.limit, this.limits) : 0;
-    budget?.takeAnyway(reserve);
+    budget?.reserve(reserve);
     const worker = startWorker(
       account ? { ...this.data, account: { ...account, threadShare } } : this.data,
       this.limits,
@@ -140,7 +140,7 @@ export class WorkerJudges implements ListJudges {
       // What the thread's readers held of the account, it can no longer give back itself.
       if (budget && !gone) {
         budget.giveBackShare(threadShare);
-        budget.give(reserve);
+        budget.unreserve(reserve);
       }
       gone = true;
       for (const feed of [...this.#feeds.values()]) feed.lost(loss);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { forwardingReserve, MemoryBudget } from "../judging/memory-budget.ts";
+import { forwardingReserve, proxyAccount } from "../judging/memory-budget.ts";
 
 // The account's reserve for the forwarding: chunks already taken by the clients' connections stay in the
 // process until collected, and at 64MiB they grew it past the budget + 100 MiB outside the account.
@@ -14,12 +14,16 @@ describe("the memory account", () => {
     assert.equal(forwardingReserve(MiB), MiB / 4);
   });
 
-  it("refuses what the reserve leaves no room for, and gives back what was taken", () => {
-    const account = new MemoryBudget(64 * MiB);
-    account.take(forwardingReserve(account.limit));
+  it("gives the traffic the room the reserves leave, and refuses past it", () => {
+    const account = proxyAccount(64 * MiB);
+    assert.equal(account.held, 16 * MiB);
+    assert.equal(account.room, 48 * MiB);
     assert.equal(account.tryTake(48 * MiB), true);
     assert.equal(account.tryTake(1), false, "the rest is the reserve's");
     account.give(48 * MiB);
-    assert.equal(account.held, 16 * MiB);
+    account.reserve(MiB);
+    assert.equal(account.room, 47 * MiB);
+    account.unreserve(MiB);
+    assert.deepEqual([account.held, account.room], [16 * MiB, 48 * MiB]);
   });
 });

@@ -92,8 +92,10 @@ function peakBytes(pid: number | undefined): number {
  * to the verdicts was found within the budget + 100 MiB (the judges' thread and the bytes on their way to
  * clients are in the account).
  */
-async function atSmallBudget(send: (base: string) => Promise<number[]>): Promise<Report> {
-  const maxGrowth = BUDGET + 100 * MiB;
+async function atSmallBudget(
+  send: (base: string) => Promise<number[]>,
+  maxGrowth = BUDGET + 100 * MiB,
+): Promise<Report> {
   const upstream = await hostileUpstream();
   const reportFile = join(folder, `report-${Date.now()}.json`);
   const proxy = await startBuiltProxy([
@@ -142,7 +144,9 @@ function listBody(report: Report) {
 
 describe("the proxy's one memory budget (--max-memory)", () => {
   it("an order with 2,000,000 fields at 64MiB is not built: judged in part, over the memory budget", async () => {
-    const report = await atSmallBudget(async (base) => [await drain(base, "wide")]);
+    // One list leaves the forwarding's reserve unspent: it grew 89-101 MiB, and 142-151 MiB before the
+    // account covered the judges' thread and the forwarding, so the bound here is the budget + 64 MiB.
+    const report = await atSmallBudget(async (base) => [await drain(base, "wide")], BUDGET + 64 * MiB);
     const body = listBody(report);
     assert.equal(body?.status, "skipped");
     assert.match(

@@ -46,12 +46,12 @@ export interface Backlog {
  * Whether a list's bytes are to be judged as they come rather than wait for the list's end: the judge gives
  * way to the forwarding of the same bytes (on two cores, judging a million-order list as it came made it
  * reach its client 1.39-1.69x as late as through a bare proxy, waiting for its end 1.16-1.37x), unless what
- * waits is past half the account, the account is full, or the answer is held until judged (--errors), so
- * that no client waits on it.
+ * waits is past half the account's room (its limit less the reserves), the account is full, or the answer
+ * is held until judged (--errors), so that no client waits on it.
  */
 export function judgeNow(context: FeedContext, backlog: Backlog): boolean {
   const { held, holding } = context;
-  return holding() || held.full || backlog.bytes * 2 > held.limit;
+  return holding() || held.full || backlog.bytes * 2 > held.room;
 }
 
 /** Where the proxy's list judges work: each list gets a feed. */

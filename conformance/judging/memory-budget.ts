@@ -1,5 +1,24 @@
 /** What the proxy holds of all the answers in flight together, at most, before it holds less of each. */
 export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
+/** The most the forwarding's reserve takes of the account (see `forwardingReserve`). */
+const FORWARDING_RESERVE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What the process's forwarding keeps beyond the account's holders, reserved from the account up front:
+ * chunks forwarded and taken by the clients' connections stay in memory until the collector comes to them,
+ * whatever the traffic is judged with. 16 MiB, at most a quarter of the account.
+ */
+export function forwardingReserve(accountBytes: number): number {
+  return Math.min(FORWARDING_RESERVE_BYTES, Math.floor(accountBytes / 4));
+}
+
+/** The proxy's account of `limit` bytes (default HELD_BYTES_LIMIT), the forwarding's reserve taken. */
+export function proxyAccount(limit?: number): MemoryBudget {
+  const account = new MemoryBudget(limit);
+  account.reserve(forwardingReserve(account.limit));
+  return account;
+}
+
 /** What one order costs an id index of the judge or of a kept list: id, digests and the table's share. */
 export const INDEXED_ORDER_BYTES = 32;
 
@@ -25,7 +44,8 @@ export class MemoryBudget {
     /** A cell of 8 bytes counting what is held through this object alone (see `giveBackShare`). */
     share?: SharedArrayBuffer,
   ) {
-    this.#cell = new BigInt64Array(shared ?? new SharedArrayBuffer(8));
+    // What is held, then what of it is reserved (see `reserve`).
+    this.#cell = new BigInt64Array(shared ?? new SharedArrayBuffer(16));
     this.#share = share === undefined ? undefined : new BigInt64Array(share);
   }
 
@@ -44,6 +64,25 @@ export class MemoryBudget {
 
   get held(): number {
     return Number(Atomics.load(this.#cell, 0));
+  }
+
+  /**
+   * Holds bytes for what grows the process outside every holder (the judges' thread, chunks the collector
+   * has not come to): the traffic gets the rest, `room`.
+   */
+  reserve(bytes: number): void {
+    this.take(bytes);
+    Atomics.add(this.#cell, 1, BigInt(bytes));
+  }
+
+  unreserve(bytes: number): void {
+    Atomics.sub(this.#cell, 1, BigInt(bytes));
+    this.give(bytes);
+  }
+
+  /** What the traffic may hold: the limit less the reserves. */
+  get room(): number {
+    return this.limit - Number(Atomics.load(this.#cell, 1));
   }
 
   /** Whether the account is at its limit: a holder that can go on without holding more should. */

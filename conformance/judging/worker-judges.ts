@@ -45,6 +45,10 @@ const HEAP_BEYOND_ACCOUNT_MB = 64;
 // constant nor idle.
 const YOUNG_MIN_MB = 4;
 const YOUNG_MAX_MB = 16;
+// What a started thread adds to the process beyond its young generation: its isolate, code and validators.
+const THREAD_BASE_BYTES = 12 * 1024 * 1024;
+// The most of the account the thread's reserve takes, so that a small account still judges lists.
+const RESERVE_SHARE = 4;
 
 /**
  * The thread's heap, bounded by the account: what the judges build is taken from the account first, so
@@ -59,6 +63,16 @@ export function heapLimits(accountBytes: number | undefined): HeapLimits {
     maxOldGenerationSizeMb: accountMb + HEAP_BEYOND_ACCOUNT_MB,
     maxYoungGenerationSizeMb: Math.min(YOUNG_MAX_MB, Math.max(YOUNG_MIN_MB, Math.ceil(accountMb / 16))),
   };
+}
+
+/**
+ * What the thread is reserved of the account while it runs: the process grows by the thread whatever it
+ * judges, so the lists held for it get only what is left. Its young generation and base, at most a quarter
+ * of the account.
+ */
+export function threadReserve(accountBytes: number, limits: HeapLimits): number {
+  const young = (limits.maxYoungGenerationSizeMb ?? YOUNG_MAX_MB) * 1024 * 1024;
+  return Math.min(young + THREAD_BASE_BYTES, Math.floor(accountBytes / RESERVE_SHARE));
 }
 
 /**
@@ -108,6 +122,9 @@ export class WorkerJudges implements ListJudges {
     // What this thread holds of the account, given back if it dies.
     const threadShare = new SharedArrayBuffer(8);
     const { account } = this.data;
+    const budget = account && new MemoryBudget(account.limit, account.shared);
+    const reserve = account ? threadReserve(account.limit, this.limits) : 0;
+    budget?.reserve(reserve);
     const worker = startWorker(
       account ? { ...this.data, account: { ...account, threadShare } } : this.data,
       this.limits,
@@ -121,7 +138,10 @@ export class WorkerJudges implements ListJudges {
     const lost = (loss: Loss) => {
       if (this.#worker === worker) this.#worker = undefined;
       // What the thread's readers held of the account, it can no longer give back itself.
-      if (account && !gone) new MemoryBudget(account.limit, account.shared).giveBackShare(threadShare);
+      if (budget && !gone) {
+        budget.giveBackShare(threadShare);
+        budget.unreserve(reserve);
+      }
       gone = true;
       for (const feed of [...this.#feeds.values()]) feed.lost(loss);
     };

@@ -158,6 +158,8 @@ export interface ExchangeContext {
   hostname: string;
   requestHeaders: (raw: string[]) => string[];
   names: SettingNames;
+  /** The account of what all exchanges in flight hold: bytes written to a client are held until taken. */
+  held: MemoryBudget;
   deadlines: DeadlineSweep;
   deadlineMessage: () => string;
   taps: (exchange: Exchange) => ExchangeTap[];
@@ -188,6 +190,9 @@ export class Exchange {
   #outgoing: http.ClientRequest | undefined;
   #recorded: RecordedRequest | undefined;
   #size = 0;
+  /** Bytes written to the client that its connection has not taken yet, held in the account. */
+  #unflushed = 0;
+  #clientGone = false;
   // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge works
   // beside the forwarding, and paces it only while the answer is held anyway (--errors).
   readonly #paused = new Set<"client" | "judge">();
@@ -255,13 +260,38 @@ export class Exchange {
     const size = this.#size;
     let heldBack = false;
     for (const tap of this.#taps) if (tap.onData?.(chunk, size) === true) heldBack = true;
-    if (!heldBack && !this.response.write(chunk)) {
+    if (!heldBack && !this.#forward(chunk)) {
       this.pause("client", true);
       this.response.once(
         "drain",
         this.guard(() => this.pause("client", false)),
       );
     }
+  }
+
+  /**
+   * Writes a chunk to the client, held in the account until its connection took it: the process holds it
+   * meanwhile, however slowly the client reads. False when the client is behind.
+   */
+  #forward(chunk: Buffer): boolean {
+    const bytes = chunk.length;
+    this.context.held.take(bytes);
+    this.#unflushed += bytes;
+    return this.response.write(chunk, () => this.#flushed(bytes));
+  }
+
+  #flushed(bytes: number): void {
+    if (this.#clientGone) return;
+    this.#unflushed -= bytes;
+    this.context.held.give(bytes);
+  }
+
+  /** The client's connection closed: what it had not taken goes back (its write callbacks may never come). */
+  #clientClosed(): void {
+    if (this.#clientGone) return;
+    this.#clientGone = true;
+    this.context.held.give(this.#unflushed);
+    this.#unflushed = 0;
   }
 
   onEnd(): void {
@@ -369,6 +399,7 @@ export class Exchange {
     this.response.on(
       "close",
       this.guard(() => {
+        this.#clientClosed();
         if (this.response.writableFinished) return;
         // What follows is the client's doing, not the upstream's: the exchange ends here as the client's.
         sent.destroy();

@@ -50,6 +50,7 @@ export class Forwarder {
       hostname: hostnameOf(settings.upstream),
       requestHeaders: requestHeaderFilter(settings.upstream.host, settings.added),
       names,
+      held,
       deadlines: this.#deadlines,
       deadlineMessage,
       taps: (exchange) => this.#tapsOf(exchange, held, turns),

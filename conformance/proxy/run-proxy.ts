@@ -10,7 +10,7 @@ import { createVersionedRouter, pathOf, readOperations } from "../../contract/op
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import { InThreadJudges, type ListJudges } from "../judging/list-feed.ts";
 import { ListJudge, type ReaderLimits } from "../judging/list-judge.ts";
-import { MemoryBudget } from "../judging/memory-budget.ts";
+import { type MemoryBudget, proxyAccount } from "../judging/memory-budget.ts";
 import { operationOfKind } from "../judging/operation-traits.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { WorkerJudges } from "../judging/worker-judges.ts";
@@ -172,7 +172,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // One account of what the traffic makes the proxy hold: answers and list backlogs in flight, the ids of
   // lists being judged, and the lists the state rules keep.
-  const held = new MemoryBudget(options.maxHeldBytes);
+  // --max-memory is the process's growth: what the forwarding leaves to the collector comes off the top.
+  const held = proxyAccount(options.maxHeldBytes);
   const state = new TrafficState(options.limits, held);
   const ledger = new TrafficLedger(operations, namesOf(options));
   const validators = liveValidators(contract, namesOf(options));

@@ -2,11 +2,14 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { builtInContract } from "../../contract/built-in.ts";
 import { createVersionedRouter, readOperations } from "../../contract/operations.ts";
 import type { ListJudges } from "../judging/list-feed.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import type { ExchangeOutcome, ExchangeTap } from "../proxy/exchange-lifecycle.ts";
 import { Forwarder } from "../proxy/forward-exchange.ts";
+import { KEPT_BYTES } from "../proxy/forwarded-body.ts";
 
 // An exchange's lifecycle with taps composed onto it: each hook of each tap in order, and a tap that
 // throws failing its own exchange only, with a 502 before anything was answered, a cut after.
@@ -163,5 +166,68 @@ describe("an exchange's lifecycle", () => {
     ]);
     // The proxy goes on: the next exchange on the same forwarder is whole.
     assert.deepEqual(await get(base, "/v1/store/orders/4"), { status: 200, body: ORDER });
+  });
+});
+
+describe("an exchange's bytes on their way to the client", () => {
+  // Written and not yet taken by the client's connection, they were the process's memory outside the
+  // account: a client that reads slowly made the proxy grow past --max-memory.
+  it("are held in the account until the client's connection took them, or closed", async () => {
+    const MiB = 1024 * 1024;
+    const upstream = http.createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream" });
+      response.end(Buffer.alloc(64 * MiB, 0x61));
+    });
+    const agent = new http.Agent({ keepAlive: false });
+    const held = new MemoryBudget(1024 * MiB);
+    const outcomes: ExchangeOutcome[] = [];
+    const forwarder = new Forwarder(
+      {
+        upstream: new URL(`${await listening(upstream)}/v1`),
+        route: createVersionedRouter(readOperations(builtInContract())),
+        agent,
+        tls: {},
+        send: http.request,
+        timeoutMs: 5000,
+        deadlineMs: 30_000,
+        added: [],
+        holdAnswers: false,
+        keepForHar: false,
+        hide: (text) => text,
+        secretNames: new Set(),
+        maxBodyBytes: 1024 * MiB,
+        judges: { feed: () => assert.fail("no list is asked for here"), close: async () => {} } as ListJudges,
+        held,
+      },
+      (outcome) => outcomes.push(outcome),
+    );
+    const front = http.createServer((request, response) => {
+      const target = request.url ?? "/";
+      forwarder.forward(request, response, {
+        method: "GET",
+        target,
+        url: new URL(target, "http://127.0.0.1"),
+      });
+    });
+    const base = await listening(front);
+    try {
+      const answer = await new Promise<http.IncomingMessage>((resolve, reject) =>
+        http.get(`${base}/v1/not-an-operation`, resolve).on("error", reject),
+      );
+      answer.pause();
+      // The client reads nothing: what the kernel does not take waits in the proxy, beyond the kept start.
+      for (let tries = 0; held.held <= KEPT_BYTES && tries < 500; tries++) await sleep(10);
+      assert.ok(held.held > KEPT_BYTES, `held ${held.held} bytes while the client read nothing`);
+      answer.destroy();
+      for (let tries = 0; outcomes.length === 0 && tries < 500; tries++) await sleep(10);
+      assert.equal(outcomes.length, 1);
+      assert.equal(held.held, 0, "the client gone: nothing is held for it");
+    } finally {
+      forwarder.stop();
+      front.closeAllConnections();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 });

@@ -1,18 +1,26 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
+import { NO_PROXY_ENV, type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 
 const folder = tempFolder("conformance-held-bytes-");
 const MiB = 1024 * 1024;
 const BUDGET = 64 * MiB;
+// The command as users run it: under tsx the sources start larger, and the judges' thread compiles its own.
+const BUILT_BIN = new URL("../../dist/bin/petstore-conformance.js", import.meta.url).pathname;
+
+function startBuiltProxy(args: readonly string[]): Promise<ProxyProcess> {
+  assert.ok(existsSync(BUILT_BIN), `${BUILT_BIN} is missing: run npx tsup first`);
+  const env = { ...process.env, NO_COLOR: "", ...NO_PROXY_ENV };
+  return startProxyProcess(process.execPath, [BUILT_BIN, "proxy", "--port", "0", ...args], { env });
+}
 
 /** Lists that grow the judge's memory with their text, by the request's x-shape header. */
 async function hostileUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -79,14 +87,18 @@ function peakBytes(pid: number | undefined): number {
   return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
 }
 
-/** The proxy at 64MiB in front of the hostile upstream; `send` drives it. Its report, and how far it grew. */
+/**
+ * The built proxy at 64MiB in front of the hostile upstream; `send` drives it. Its report, once its growth
+ * to the verdicts was found within the budget + 100 MiB (the judges' thread and the bytes on their way to
+ * clients are in the account).
+ */
 async function atSmallBudget(
   send: (base: string) => Promise<number[]>,
   maxGrowth = BUDGET + 100 * MiB,
 ): Promise<Report> {
   const upstream = await hostileUpstream();
   const reportFile = join(folder, `report-${Date.now()}.json`);
-  const proxy = await startSourceProxy([
+  const proxy = await startBuiltProxy([
     "--upstream",
     upstream.url,
     "--max-memory",
@@ -132,23 +144,21 @@ function listBody(report: Report) {
 
 describe("the proxy's one memory budget (--max-memory)", () => {
   it("an order with 2,000,000 fields at 64MiB is not built: judged in part, over the memory budget", async () => {
-    // Measured to the verdict, the process still grows past the goal of the budget + 100 MiB here
-    // (BENCHMARKS.md): this bound, as for the strings below, catches a return to the growth before it.
-    const report = await atSmallBudget(async (base) => [await drain(base, "wide")], BUDGET + 200 * MiB);
+    // One list leaves the forwarding's reserve unspent: it grew 89-101 MiB, and 142-151 MiB before the
+    // account covered the judges' thread and the forwarding, so the bound here is the budget + 64 MiB.
+    const report = await atSmallBudget(async (base) => [await drain(base, "wide")], BUDGET + 64 * MiB);
     const body = listBody(report);
     assert.equal(body?.status, "skipped");
     assert.match(
       body?.message ?? "",
-      /not judged whole: over the memory budget \(a value needing more memory than the budget has left at byte 1\)/,
+      // Refused as the order grows, or as its bytes wait for the judge: either way not one order is built.
+      /not judged whole: over the memory budget \((a value needing more memory than the budget has left at byte 1\)|64 MiB, --max-memory\): .* the first 0 orders)/,
     );
   });
 
-  it("three lists of 14 MiB strings held at once at 64MiB: refused past the account, never passed, bounded", async () => {
-    // The goal, the budget + 100 MiB, is not reached yet for long strings held at once (BENCHMARKS.md):
-    // this bound, twice the budget's share, catches a return to the growth before the account.
-    const report = await atSmallBudget(
-      (base) => Promise.all(Array.from({ length: 3 }, () => drain(base, "strings", 3))),
-      BUDGET + 200 * MiB,
+  it("sixteen lists of 14 MiB strings held at once at 64MiB: refused past the account, never passed, bounded", async () => {
+    const report = await atSmallBudget((base) =>
+      Promise.all(Array.from({ length: 16 }, () => drain(base, "strings", 16))),
     );
     assert.notEqual(listBody(report)?.status, "passed");
     assert.match(JSON.stringify(report), /over the memory budget/);

@@ -5,7 +5,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import type { FeedContext } from "../judging/list-feed.ts";
 import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
-import { BLOCK_BYTES, WorkerJudges } from "../judging/worker-judges.ts";
+import { BLOCK_BYTES, heapLimits, threadReserve, WorkerJudges } from "../judging/worker-judges.ts";
 import { RECORDS_KEPT_UP_TO } from "../proxy/state-rules.ts";
 
 // The proxy's list judges on their worker thread: the verdict that crosses back is the one the same judge
@@ -208,5 +208,24 @@ describe("the list judges' worker thread", () => {
     next.write(list);
     assert.equal((await next.end()).count, 3, "the next list gets a thread of its own");
     await ownJudges.close();
+  });
+
+  // The thread's own memory was outside the account: at 64MiB the process grew past the budget + 100 MiB.
+  it("reserves the thread's share of the account while it runs, and gives it back when it goes", async () => {
+    const held = new MemoryBudget(64 * 1024 * 1024);
+    const limits = heapLimits(held.limit);
+    const reserve = threadReserve(held.limit, limits);
+    assert.equal(reserve, 16 * 1024 * 1024, "its young generation and base, a quarter of 64 MiB at most");
+    assert.equal(threadReserve(1024 * 1024, limits), 256 * 1024, "a quarter of a small account");
+    const ownJudges = new WorkerJudges({
+      keepRecordsUpTo: 0,
+      account: { shared: held.shared, limit: held.limit },
+    });
+    const feed = ownJudges.feed(context(held));
+    feed.write(list);
+    assert.equal((await feed.end()).count, 3);
+    assert.equal(held.held, reserve, "the list's bytes given back, the thread's reserve held");
+    await ownJudges.close();
+    assert.equal(held.held, 0);
   });
 });

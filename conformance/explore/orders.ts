@@ -324,9 +324,16 @@ async function settledWithin(
   let timer: NodeJS.Timeout | undefined;
   let onStop: (() => void) | undefined;
   const late = new Promise<"late">((resolve) => {
-    const delay = until - performance.now();
-    // Past setTimeout's largest delay the bound is as good as none.
-    if (delay <= MAX_TIMER_DELAY_MS) timer = setTimeout(() => resolve("late"), Math.max(0, delay));
+    // A timer can fire up to a millisecond before performance.now() reaches its instant (its clock counts
+    // whole milliseconds): "late" is said only once `until` has passed, so that a caller reading the clock
+    // after it sees the time up.
+    const wait = () => {
+      const delay = until - performance.now();
+      if (delay <= 0) resolve("late");
+      // Past setTimeout's largest delay the bound is as good as none.
+      else if (delay <= MAX_TIMER_DELAY_MS) timer = setTimeout(wait, Math.ceil(delay));
+    };
+    wait();
     onStop = () => resolve("late");
     stop?.addEventListener("abort", onStop, { once: true });
   });

@@ -199,6 +199,21 @@ describe("explore's orders", () => {
     );
   });
 
+  it("gives up on a provision call only once its deadline has passed, so that the caller reads the time as up", async () => {
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      { provision: () => new Promise<never>(() => {}) },
+      context,
+      [],
+    );
+    for (let round = 0; round < 20; round++) {
+      const until = performance.now() + 2.5 + (round % 5) * 0.3;
+      assert.equal(await supply.pending(1, until), undefined);
+      const early = until - performance.now();
+      assert.ok(early <= 0, `gave up ${early.toFixed(3)} ms before the deadline`);
+    }
+  });
+
   it("gives up on a release call that does not return, and says orders may be left", async () => {
     const supply = createOrderSupply(
       { pending: ["1"], shipped: [], missing: [] },

@@ -65,7 +65,10 @@ export default defineConfig([
     platform: "node",
     target: "node20",
     splitting: true,
-    noExternal: [/.*/],
+    // undici stays a package of its own: explore alone loads it, and bundled its CommonJS exports reach an
+    // ES module's dynamic import only as a default.
+    noExternal: [/^(?!undici$)/],
+    external: ["undici"],
     // Bundled CommonJS dependencies (pino) call require for Node's own modules.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module";const require = __createRequire(import.meta.url);',

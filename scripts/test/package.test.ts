@@ -489,6 +489,26 @@ runConformance({ baseUrl: 1 });
     assert.match(stdout, /\d+ passed, 0 failed, 0 skipped/);
   });
 
+  it("npx petstore-conformance explore with the mock-control hook finds nothing in npx petstore-mock", async () => {
+    const { stdout } = await sh(project, "npx", [
+      "--no-install",
+      "petstore-conformance",
+      "explore",
+      "--base-url",
+      `${mock.origin}/v1`,
+      "--api-key",
+      "dev-key-123",
+      "--hooks",
+      "mock-control",
+      "--session",
+      "package-explore",
+      "--budget",
+      "3s",
+    ]);
+    assert.match(stdout, /^covered \d+ histories, [1-9]\d* operations/m);
+    assert.match(stdout, /^PASS: no history the spec's model cannot explain was found$/m);
+  });
+
   it("keeps the installed mock's compile cache in the project's node_modules/.cache, and --warm-cache writes it there", async () => {
     const cache = join(project, "node_modules/.cache/petstore-mock", `${process.version}-${process.arch}.v8`);
     // Written a second after the mock's start.

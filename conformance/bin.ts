@@ -68,11 +68,22 @@ async function exitWhenWritten(code: number): Promise<never> {
   process.exit(code);
 }
 
+// A run whose last pending work vanished (a socket Node dropped without an event) would let the event loop
+// empty and the process exit 0 with no verdict: the exit code is 2 until the run says otherwise.
+let settled = false;
+process.exitCode = 2;
+process.once("beforeExit", () => {
+  if (!settled)
+    process.stderr.write("error: the run ended without a verdict: nothing was left to wait for (exit 2)\n");
+});
+
 start().then(
   (code) => {
+    settled = true;
     process.exitCode = code;
   },
   (error) => {
+    settled = true;
     process.stderr.write(`error: ${printable((error as Error).message)}\n`);
     process.exitCode = 2;
   },

@@ -58,9 +58,10 @@ export class HttpAttempt {
   readonly #deadline: NodeJS.Timeout;
   #onDeadline: (ms: number) => void = (ms) => {
     this.#limit = "deadline";
-    this.#outgoing?.destroy(
-      new Error(`no complete answer within the ${ms} ms ${this.target.names.deadline}`),
-    );
+    const reason = `no complete answer within the ${ms} ms ${this.target.names.deadline}`;
+    this.#outgoing?.destroy(new Error(reason));
+    // Settled here too: a request Node has already let go of (its socket taken by an upgrade) says nothing more.
+    this.#finish({ request: this.request.recorded, error: reason, limit: "deadline" });
   };
 
   constructor(
@@ -109,6 +110,14 @@ export class HttpAttempt {
       this.#sentAt = performance.now();
     });
     outgoing.on("timeout", () => outgoing.destroy(new Error(`no response within ${target.timeoutMs} ms`)));
+    // A 101 to a request that asked for no upgrade: Node hands the socket over and the request ends silently.
+    outgoing.on("upgrade", (_incoming: IncomingMessage, socket: { destroy(): void }) => {
+      socket.destroy();
+      this.#finish({
+        request: request.recorded,
+        error: "the target switched protocols (101) for a request that asked for no upgrade",
+      });
+    });
     outgoing.on("error", (error: NodeJS.ErrnoException) => this.#onRequestError(error, outgoing));
     if (this.gate === undefined) outgoing.end();
     else this.#sendAtGate(outgoing, this.gate);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { XMLValidator } from "fast-xml-parser";
@@ -154,6 +155,33 @@ describe("the proxy masks every credential the traffic carries", () => {
       assert.match(texts.har, /"name":"x-api-key","value":"\*\*\*"/i);
       assert.match(texts.har, /access_token=\*\*\*/);
       assert.match(texts.har, /"value":"\*\*\*"[^}]*\}/);
+    }
+  });
+});
+
+describe("a target that switches protocols on every request", { timeout: 60_000 }, () => {
+  it("fails each request with one line and the run with exit 1, not exit 0 in silence", async () => {
+    // 101 to plain requests: Node hands the socket over and the request ends without an event.
+    const server = createNetServer((socket) => {
+      socket.on("error", () => {});
+      socket.once("data", () =>
+        socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n"),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const { code, stdout, stderr } = await cli(
+        ["--base-url", `http://127.0.0.1:${port}/v1`, "--api-key", "key-of-101", "--deadline", "5s"],
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 1, stderr);
+      assert.match(
+        stdout,
+        /list-orders\.list\.status: expected 200, but no response came back: the target switched protocols \(101\) for a request that asked for no upgrade/,
+      );
+    } finally {
+      server.close();
     }
   });
 });

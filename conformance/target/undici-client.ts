@@ -19,8 +19,63 @@ import { RetryPolicy } from "./retry-policy.ts";
  * Whether undici's client can take a run's requests: plain HTTP, straight to the target. Through a proxy
  * or over TLS the node:http client stays, with its proxy agents and its certificate checks.
  */
-export function undiciServes(baseUrl: URL, options: Pick<ClientOptions, "proxy" | "tls">): boolean {
-  return baseUrl.protocol === "http:" && options.proxy === undefined && options.tls === undefined;
+export function undiciServes(
+  baseUrl: URL,
+  options: Pick<ClientOptions, "proxy" | "tls" | "commonHeaders">,
+): boolean {
+  const headers = Object.keys(options.commonHeaders ?? {});
+  return (
+    baseUrl.protocol === "http:" &&
+    options.proxy === undefined &&
+    options.tls === undefined &&
+    !headers.some((name) => UNDICI_REFUSES.has(name.toLowerCase()))
+  );
+}
+
+// Request headers undici refuses to be given (it frames and keeps connections itself); node:http sends them.
+const UNDICI_REFUSES = new Set([
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "transfer-encoding",
+  "expect",
+  "te",
+  "trailer",
+  "proxy-connection",
+  "content-length",
+]);
+
+// Node keeps the first of a repeated header it knows to carry one value (a second Retry-After, say), and
+// joins the others: answers read by either client then say the same.
+const ONE_VALUED = new Set([
+  "age",
+  "authorization",
+  "content-length",
+  "content-type",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
+]);
+
+/** An answer's headers as node:http's client reads them. */
+function asNodeReadsThem(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const read: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    read[lower] = Array.isArray(value) && ONE_VALUED.has(lower) ? value[0] : value;
+  }
+  return flattenHeaders(read);
 }
 
 /**
@@ -164,7 +219,7 @@ function poolFetch(
         onRequestStart: () => {},
         onResponseStart: (_controller, code, got) => {
           status = code;
-          if (code >= 200) answerHeaders = new Headers(flattenHeaders(got));
+          if (code >= 200) answerHeaders = new Headers(asNodeReadsThem(got));
         },
         onResponseData: (_controller, chunk) => {
           if (status >= 200) chunks.push(chunk);
@@ -233,7 +288,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     if (status < 200) return;
     const judge = status === 200 ? this.request.listJudge?.() : undefined;
     const reader = new BodyReader(this.target.maxBodyBytes, judge);
-    this.#answer = { status, headers: flattenHeaders(headers), reader };
+    this.#answer = { status, headers: asNodeReadsThem(headers), reader };
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {

@@ -39,6 +39,10 @@ const ANSWERS: Record<string, (socket: Socket) => void> = {
     socket.write("HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n"),
   "/v1/large": (socket) => socket.write(head(200, "content-length: 4096") + " ".repeat(4096)),
   "/v1/busy": (socket) => socket.write(head(429, "retry-after: 0\r\ncontent-length: 0")),
+  "/v1/repeated": (socket) =>
+    socket.write(
+      head(404, "retry-after: 5\r\nretry-after: 7\r\nx-many: a\r\nx-many: b\r\ncontent-length: 0"),
+    ),
   "/v1/not-utf8": (socket) =>
     socket.write(Buffer.concat([Buffer.from(head(404, "content-length: 2")), Buffer.from([0xff, 0xfe])])),
 };
@@ -179,6 +183,12 @@ describe("the undici client", () => {
     assert.equal(exchange.retries, 1);
   });
 
+  it("reads repeated headers as node:http does: the first of a one-valued one, the others joined", async () => {
+    const exchange = await send({}, "/repeated");
+    assert.equal(exchange.response?.headers["retry-after"], "5");
+    assert.equal(exchange.response?.headers["x-many"], "a, b");
+  });
+
   it("records the request with its secrets masked, and the replay naming their variables", async () => {
     let exchange: Exchange | undefined;
     await withClient({ commonHeaders: { "x-token": "t0ken" } }, async (client) => {
@@ -249,5 +259,8 @@ describe("the undici client", () => {
     assert.equal(undiciServes(new URL("http://a/v1"), {}), true);
     assert.equal(undiciServes(new URL("https://a/v1"), {}), false);
     assert.equal(undiciServes(new URL("http://a/v1"), { proxy: new URL("http://p:3128") }), false);
+    for (const name of ["Keep-Alive", "Upgrade", "Transfer-Encoding", "Expect", "Connection"])
+      assert.equal(undiciServes(new URL("http://a/v1"), { commonHeaders: { [name]: "x" } }), false, name);
+    assert.equal(undiciServes(new URL("http://a/v1"), { commonHeaders: { "X-Tenant": "a" } }), true);
   });
 });

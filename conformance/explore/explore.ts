@@ -11,6 +11,7 @@ import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
 import { keyRefused, runProblem } from "../target/run-problems.ts";
+import { hookSessionWarning, sessionOfRun } from "../target/run-session.ts";
 import { secretHider } from "../target/secret-hider.ts";
 import {
   ConformanceUsageError,
@@ -172,6 +173,10 @@ async function settleAfter(
 }
 
 interface Prepared {
+  /** What the beforeRun hook returned. */
+  provided: Awaited<ReturnType<NonNullable<ConformanceHooks["beforeRun"]>>> | undefined;
+  /** The mock session the run is sent in: the one given, or the one the beforeRun hook made. */
+  session: string | undefined;
   baseUrl: URL;
   route: ReturnType<typeof routeTo>;
   masked: ReturnType<typeof maskedHeaders>;
@@ -186,11 +191,15 @@ async function prepare(options: ExploreOptions, names: SettingNames): Promise<Pr
   const baseUrl = parseTargetUrl(options.baseUrl, names);
   checkCaller(options, names);
   const { env, route, masked, hooks, hookContext, secrets } = await reachTarget(baseUrl, options, names);
+  const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
+  const session = sessionOfRun(options.session, provided, names);
+  if (session !== undefined) hookContext.session = session;
   const warnings = [
     ...ignoredProxyVariables(env),
     ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),
+    ...(session !== options.session ? [hookSessionWarning(session, names)] : []),
   ];
-  return { baseUrl, route, masked, hooks, hookContext, secrets, warnings, names };
+  return { provided, session, baseUrl, route, masked, hooks, hookContext, secrets, warnings, names };
 }
 
 /**
@@ -210,7 +219,7 @@ function clientOptions(options: ExploreOptions, run: Prepared): ClientOptions {
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
     commonHeaders: {
       ...options.headers,
-      ...(options.session !== undefined ? { "x-mock-session": options.session } : {}),
+      ...(run.session !== undefined ? { "x-mock-session": run.session } : {}),
     },
     secretHeaders: run.masked.names,
     replaySecrets: new Map([
@@ -248,8 +257,7 @@ async function supplyOf(
   options: ExploreOptions,
   run: Prepared,
 ): Promise<{ supply: OrderSupply; givenPending: readonly string[] }> {
-  const provided = await runHook("beforeRun", () => run.hooks.beforeRun?.(run.hookContext), run.secrets);
-  const fromHook = idsFromHook(provided ?? undefined);
+  const fromHook = idsFromHook(run.provided ?? undefined);
   const given = options.orderIds;
   const ids: OrderIds = {
     pending: [...(given?.pending ?? []), ...fromHook.pending],

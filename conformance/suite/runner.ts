@@ -3,7 +3,6 @@ import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
 import { INT64_MAX, isInt64 } from "../../contract/exact-json.ts";
 import { type Operation, pathOf, readOperations } from "../../contract/operations.ts";
-import { SESSION_NAME } from "../../contract/session.ts";
 import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import { IdenticalReadings } from "../judging/identical-readings.ts";
 import { ListJudge, type ListVerdict, type ReaderLimits } from "../judging/list-judge.ts";
@@ -28,20 +27,14 @@ import {
 } from "../reports/reproduction.ts";
 import { BASIC_PROBE_USER } from "../target/credentials.ts";
 import { createHealth } from "../target/health.ts";
-import {
-  type ConformanceHooks,
-  type HookContext,
-  HookError,
-  hookId,
-  type ProvidedIds,
-  runHook,
-} from "../target/hooks.ts";
+import { type ConformanceHooks, type HookContext, hookId, runHook } from "../target/hooks.ts";
 import { createHttpClient, type HttpClient, type SendOptions } from "../target/http-client.ts";
 import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
 import { redactSecrets } from "../target/redact.ts";
 import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
+import { hookSessionWarning, sessionOfRun } from "../target/run-session.ts";
 import { StartGate } from "../target/start-gate.ts";
 import {
   ConformanceUsageError,
@@ -207,15 +200,11 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     missing: id(names.missingOrderId, options.missingOrderId, "missingOrderId"),
     race: id(names.raceOrderId, options.raceOrderId, "raceOrderId"),
   };
-  const session = sessionOf(options, provided, names);
+  const session = sessionOfRun(options.session, provided, names);
   const warnings = [
     ...ignoredProxyVariables(env),
     ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),
-    ...(session !== options.session
-      ? [
-          `the beforeRun hook made its orders in a session of the mock's own, ${session}, so the run was sent in it (X-Mock-Session) and the default world is left as it was; ${names.session} names one`,
-        ]
-      : []),
+    ...(session !== options.session ? [hookSessionWarning(session, names)] : []),
   ];
   if (session !== undefined) hookContext.session = session;
   const run = {
@@ -235,23 +224,6 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
 }
 
 /** The key, masked --header values, the mock's control token: what no report, message or hook error shows. */
-/** The session the run is sent in: the one given, else the one the beforeRun hook made its orders in. */
-function sessionOf(
-  options: ConformanceOptions,
-  provided: ProvidedIds | undefined,
-  names: SettingNames,
-): string | undefined {
-  if (options.session !== undefined) return options.session;
-  const session: unknown = provided?.session;
-  if (session === undefined) return undefined;
-  if (typeof session !== "string" || !SESSION_NAME.test(session)) {
-    throw new HookError(
-      `the beforeRun hook's session must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-' (${names.session} is the same)`,
-    );
-  }
-  return session;
-}
-
 function openClient(options: ConformanceOptions, run: PreparedRun): Promise<HttpClient> {
   const { masked } = run;
   return createHttpClient(run.baseUrl, {

@@ -78,6 +78,37 @@ describe("explore against the project's mock", () => {
   });
 });
 
+describe("explore with the mock-control hook and no session", () => {
+  it("is sent in the session the hook made, says so, and leaves the default world as it was", async () => {
+    const mock = await startMockProcess(["--quiet"]);
+    try {
+      const listed = () =>
+        fetch(`${mock.url}/store/orders`, { headers: { authorization: `Bearer ${MOCK_KEY}` } }).then(
+          (answer) => answer.text(),
+        );
+      const before = await listed();
+      const result = await explore({
+        baseUrl: mock.url,
+        apiKey: MOCK_KEY,
+        hooks: "mock-control",
+        seed: 2,
+        budgetMs: 500,
+      });
+      assert.equal(result.finding, undefined);
+      assert.ok(result.coverage.orders > 0);
+      assert.ok(
+        result.warnings.some((warning) =>
+          /a session of the mock's own, conformance-[0-9a-f]+, so the run was sent in it/.test(warning),
+        ),
+        result.warnings.join("; "),
+      );
+      assert.equal(await listed(), before);
+    } finally {
+      await mock.stop();
+    }
+  });
+});
+
 describe("explore's release hook against the project's mock", () => {
   it("is given each history's pending and provisioned shipped orders once it is over, and mock-control removes them", async () => {
     const mock = await startMockProcess(["--quiet"]);

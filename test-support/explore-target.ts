@@ -24,6 +24,8 @@ export interface ExploreTargetOptions {
   removeCancelled?: boolean;
   /** Each record carries the API key in a field of its own, as a careless backend might echo it. */
   echoKey?: boolean;
+  /** Sends a 100 Continue before every answer, which HTTP lets a server do and a client must skip. */
+  continueFirst?: boolean;
   /** Where new ids start: past 2^53 by default, so that ids stay exact only if read as digits. */
   firstId?: bigint;
 }
@@ -102,6 +104,7 @@ class Store {
   }
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.options.continueFirst) response.writeContinue();
     if (request.headers.authorization !== `Bearer ${KEY}`)
       return error(response, 401, "unauthorized", "Missing or invalid API key.");
     const path = (request.url ?? "").split("?")[0] ?? "";

@@ -22,7 +22,7 @@ import {
   targetWarnings,
 } from "../target/target.ts";
 import type { TargetReach } from "../target/target-reach.ts";
-import { createUndiciClient, undiciServes } from "../target/undici-client.ts";
+import { createUndiciClient, UNDICI_UNREAD_ANSWER, undiciServes } from "../target/undici-client.ts";
 import { type Driver, listedOf, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
@@ -107,11 +107,10 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const startedAt = new Date().toISOString();
   const names = options.settingNames ?? RUN_OPTION_NAMES;
   const prepared = await prepare(options, names);
-  const client = await openClient(options, prepared);
+  const client = await openProbedClient(options, prepared);
   // The hooks' fetch shares the client's connections when it has them (undici's pool).
   if (client.fetch !== undefined) prepared.hookContext.fetch = client.fetch;
   try {
-    await probe(client, options.apiKey, prepared);
     const { supply, givenPending } = await supplyOf(options, prepared);
     const contract = options.contract ?? builtInContract();
     const driver: Driver = {
@@ -238,13 +237,38 @@ function clientOptions(options: ExploreOptions, run: Prepared): ClientOptions {
 }
 
 /** One list before anything else: a target that cannot be reached or refuses the key stops the run (exit 2). */
-async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<void> {
+async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<Exchange> {
   const exchange = await client.send("GET", "/store/orders", { authorization: `Bearer ${apiKey}` });
   const problem =
     runProblem(exchange, run.baseUrl, run.route, run.names) ??
     keyRefused(exchange, run.baseUrl, run.names) ??
     listNotFound(exchange, run);
   if (problem) throw new TargetUnreachableError(problem);
+  return exchange;
+}
+
+/**
+ * The run's client once it has read a first list. A target whose answers undici will not read (a 100
+ * Continue before each, which HTTP lets a server send and node:http skips) is explored with node:http's.
+ */
+async function openProbedClient(
+  options: ExploreOptions,
+  run: Prepared,
+): Promise<HttpClient & { fetch?: typeof fetch }> {
+  const first = await openClient(options, run);
+  const tried = await probe(first, options.apiKey, run).catch((error: unknown) => error);
+  if (!(tried instanceof Error)) return first;
+  first.close();
+  if (!(tried instanceof TargetUnreachableError) || !tried.message.includes(UNDICI_UNREAD_ANSWER))
+    throw tried;
+  const client = await createHttpClient(run.baseUrl, clientOptions(options, run));
+  try {
+    await probe(client, options.apiKey, run);
+    return client;
+  } catch (error) {
+    client.close();
+    throw error;
+  }
 }
 
 /** The list is at every deployment's base: a 404 for it says the address is wrong (no /v1), not the target. */

@@ -365,8 +365,11 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
 }
 
 // undici's words for the answers it refuses to read, said the way a report reads.
+/** undici's failure of an answer node:http reads: a 100 Continue to a request that expected none. */
+export const UNDICI_UNREAD_ANSWER = "the target answered 100 Continue to a request that expected none";
+
 const BROKEN_ANSWERS: Readonly<Record<string, string>> = {
-  "bad response": "the target answered 100 Continue to a request that expected none",
+  "bad response": UNDICI_UNREAD_ANSWER,
   "bad upgrade": "the target switched protocols (101) for a request that asked for no upgrade",
 };
 

@@ -78,6 +78,25 @@ describe("explore against the project's mock", () => {
   });
 });
 
+describe("explore against a target that sends 100 Continue before every answer", () => {
+  it("reads past it as HTTP asks and finds nothing in a correct backend", async () => {
+    const target = await startExploreTarget({ continueFirst: true });
+    try {
+      const result = await explore({
+        baseUrl: target.url,
+        apiKey: target.key,
+        hooks: provisionFrom(target),
+        seed: 3,
+        budgetMs: 500,
+      });
+      assert.equal(result.finding, undefined);
+      assert.ok(result.coverage.orders > 0);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
 describe("explore with the mock-control hook and no session", () => {
   it("is sent in the session the hook made, says so, and leaves the default world as it was", async () => {
     const mock = await startMockProcess(["--quiet"]);

@@ -1,6 +1,5 @@
 import http, { type Agent, Agent as HttpAgent } from "node:http";
 import https, { Agent as HttpsAgent } from "node:https";
-import { setTimeout as sleep } from "node:timers/promises";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import type { Exchange } from "../judging/exchange.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
@@ -151,19 +150,12 @@ class KeepAliveClient implements HttpClient {
     );
     if (sendOptions?.fresh || sendOptions?.together)
       return this.#attemptOnOwnConnection(request, sendOptions.together);
-    return this.#withinConcurrency(() => this.#sendRetrying(request));
-  }
-
-  /** The request sent, then sent again for as long as the retry policy says. */
-  async #sendRetrying(request: RequestToSend): Promise<Exchange> {
-    let exchange = await this.#attemptOnKeptConnection(request);
-    for (let retried = 0; ; retried++) {
-      const wait = this.#retryPolicy.waitBeforeRetry(exchange, retried);
-      if (wait === undefined) return exchange;
-      await sleep(wait);
-      this.#retries++;
-      exchange = { ...(await this.#attemptOnKeptConnection(request)), retries: retried + 1 };
-    }
+    return this.#withinConcurrency(() =>
+      this.#retryPolicy.sendRetrying(
+        () => this.#attemptOnKeptConnection(request),
+        () => this.#retries++,
+      ),
+    );
   }
 
   /** One attempt on the kept-alive connections, and one on a fresh connection if the policy resends it. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Exchange } from "../judging/exchange.ts";
 
 /** How 429 answers are waited out: at most `max` retries, each wait capped at `maxWaitMs`. */
@@ -12,6 +13,21 @@ const FIRST_BACKOFF_MS = 1000;
 /** Which failures and answers a client sends again, on which connection and after how long. */
 export class RetryPolicy {
   constructor(private readonly tooManyRequests: TooManyRequestsLimits | undefined) {}
+
+  /**
+   * A request sent by `attempt`, then sent again for as long as this policy says; `onRetry` counts each
+   * time it is sent again.
+   */
+  async sendRetrying(attempt: () => Promise<Exchange>, onRetry: () => void): Promise<Exchange> {
+    let exchange = await attempt();
+    for (let retried = 0; ; retried++) {
+      const wait = this.waitBeforeRetry(exchange, retried);
+      if (wait === undefined) return exchange;
+      await sleep(wait);
+      onRetry();
+      exchange = { ...(await attempt()), retries: retried + 1 };
+    }
+  }
 
   /**
    * A request on a reused keep-alive connection that the server had closed never reached it: a GET is sent

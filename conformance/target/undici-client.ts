@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
@@ -163,14 +162,10 @@ class UndiciClient implements HttpClient {
       sendOptions?.listJudge,
     );
     if (sendOptions?.fresh) return this.#attemptOnOwnConnection(request);
-    let exchange = await this.#attempt(request, this.pool);
-    for (let retried = 0; ; retried++) {
-      const wait = this.#retryPolicy.waitBeforeRetry(exchange, retried);
-      if (wait === undefined) return exchange;
-      await sleep(wait);
-      this.#retries++;
-      exchange = { ...(await this.#attempt(request, this.pool)), retries: retried + 1 };
-    }
+    return this.#retryPolicy.sendRetrying(
+      () => this.#attempt(request, this.pool),
+      () => this.#retries++,
+    );
   }
 
   async #attemptOnOwnConnection(request: RequestToSend): Promise<Exchange> {

@@ -25,8 +25,9 @@ import type { TargetReach } from "../target/target-reach.ts";
 import { createUndiciClient, UNDICI_UNREAD_ANSWER, undiciServes } from "../target/undici-client.ts";
 import { type Driver, listedOf, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
+import type { PlayedHistory } from "./player.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
-import { type PlayedHistory, type SearchResult, type SearchSettings, search } from "./search.ts";
+import { type SearchResult, type SearchSettings, search } from "./search.ts";
 
 export interface ExploreOptions extends TargetReach {
   /** The deployment's base address, ending in /v1. */

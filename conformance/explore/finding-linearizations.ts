@@ -6,7 +6,7 @@ import {
   statusName,
 } from "../model/partial-linearization.ts";
 import { ALL_RUN_CHOICES, type OrderStatus, type RunChoices } from "../model/spec-model.ts";
-import type { ShrunkFinding } from "./search.ts";
+import type { ShrunkFinding } from "./shrink.ts";
 import type { Timeline } from "./timeline.ts";
 
 /**

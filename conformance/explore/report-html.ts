@@ -4,7 +4,7 @@ import type { ExploreResult } from "./explore.ts";
 import { describeStates, findingLinearizations, operationLabel } from "./finding-linearizations.ts";
 import { escapeHtml, HISTORY_DRAWING_LEGEND, HISTORY_DRAWING_STYLE, svgHistory } from "./history-drawing.ts";
 import { count, coverageLine, reproducedText, shrinkEndText } from "./report-pretty.ts";
-import type { ShrunkFinding } from "./search.ts";
+import type { ShrunkFinding } from "./shrink.ts";
 import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
 
 /**

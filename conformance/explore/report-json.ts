@@ -1,7 +1,7 @@
 import type { History } from "../model/history.ts";
 import type { ExploreResult } from "./explore.ts";
 import { findingLinearizations, linearizationJson } from "./finding-linearizations.ts";
-import type { PlayedHistory } from "./search.ts";
+import type { PlayedHistory } from "./player.ts";
 
 /**
  * The whole result as JSON: what was searched and covered and, for a finding, the minimal history and the

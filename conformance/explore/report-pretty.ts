@@ -3,7 +3,7 @@ import { describeChoices, describeFinding } from "../model/linearizability.ts";
 import type { ExploreResult } from "./explore.ts";
 import { findingLinearizations, linearizationLines } from "./finding-linearizations.ts";
 import { stepCount } from "./program.ts";
-import type { ShrunkFinding } from "./search.ts";
+import type { ShrunkFinding } from "./shrink.ts";
 import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
 
 const BAR_COLUMNS = 48;

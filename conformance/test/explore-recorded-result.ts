@@ -4,7 +4,8 @@
  */
 
 import type { ExploreResult } from "../explore/explore.ts";
-import type { PlayedHistory, ShrunkFinding } from "../explore/search.ts";
+import type { PlayedHistory } from "../explore/player.ts";
+import type { ShrunkFinding } from "../explore/shrink.ts";
 import type { History } from "../model/history.ts";
 import { checkHistory } from "../model/linearizability.ts";
 import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";

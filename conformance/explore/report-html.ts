@@ -3,7 +3,7 @@ import type { OrderLinearizationDrawing } from "../model/partial-linearization.t
 import type { ExploreResult } from "./explore.ts";
 import { describeStates, findingLinearizations, operationLabel } from "./finding-linearizations.ts";
 import { escapeHtml, HISTORY_DRAWING_LEGEND, HISTORY_DRAWING_STYLE, svgHistory } from "./history-drawing.ts";
-import { count, coverageLine, reproducedText, shrinkEndText } from "./report-pretty.ts";
+import { count, coverageLine, reproducedText, shrinkEndText, triedText } from "./report-pretty.ts";
 import type { ShrunkFinding } from "./shrink.ts";
 import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
 
@@ -75,7 +75,7 @@ function findingSection(finding: ShrunkFinding, allowStaleMs: number): string {
   return `<section class="finding">
 <h2>A history the spec's model cannot explain</h2>
 <ul>${lines.join("")}</ul>
-<p>Minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}; ${escapeHtml(reproducedText(finding))}; ${escapeHtml(shrinkEndText(finding))}.</p>
+<p>Minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}; ${escapeHtml(reproducedText(finding))}; ${escapeHtml(triedText(finding))}; ${escapeHtml(shrinkEndText(finding))}.</p>
 ${svgHistory(timeline, drawings)}
 ${HISTORY_DRAWING_LEGEND}
 ${drawings.map((drawing) => linearizationSection(drawing, timeline)).join("\n")}

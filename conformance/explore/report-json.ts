@@ -33,6 +33,8 @@ export function renderExploreJson(result: ExploreResult): string {
               choices: finding.choices,
               reproduced: finding.reproduced,
               candidatesTried: finding.candidatesTried,
+              originalReproduced: finding.originalReproduced,
+              triesPerCandidate: finding.triesPerCandidate,
               shrinkEnded: finding.shrinkEnded,
               program: finding.minimal.program,
               history: historyJson(finding.minimal),

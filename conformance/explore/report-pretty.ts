@@ -64,7 +64,7 @@ function findingLines(
     ...choicesLines(finding),
     "",
     `minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)}`,
-    `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${finding.candidatesTried} smaller programs tried; ${shrinkEndText(finding)})`,
+    `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${triedText(finding)}; ${shrinkEndText(finding)})`,
     ...timelineLines(timeline, paint),
     `  orders: ${[...timeline.names].map(([id, name]) => `${name} = ${printable(id)}`).join(", ")}`,
     ...findingLinearizations(finding, allowStaleMs).flatMap((drawing) =>
@@ -82,6 +82,13 @@ function choicesLines(finding: ShrunkFinding): string[] {
 
 export function reproducedText(finding: ShrunkFinding): string {
   return `failed ${finding.reproduced.failed} of ${finding.reproduced.of} replays`;
+}
+
+/** How many smaller programs were tried, how often each, and why that often. */
+export function triedText(finding: ShrunkFinding): string {
+  const { failed, of } = finding.originalReproduced;
+  const tries = `${count(finding.candidatesTried, "smaller program")} tried up to ${count(finding.triesPerCandidate, "time")} each`;
+  return of === 0 ? tries : `${tries}, the first having failed ${failed} of ${of} replays`;
 }
 
 export function shrinkEndText(finding: ShrunkFinding): string {

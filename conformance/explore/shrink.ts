@@ -15,6 +15,12 @@ export interface ShrunkFinding {
   /** Smaller programs tried while shrinking. */
   candidatesTried: number;
   /**
+   * The first failing program played again before shrinking, to learn how often it fails, and from that
+   * how many runs each smaller program got before it was taken to pass (at least `--replays`).
+   */
+  originalReproduced: { failed: number; of: number };
+  triesPerCandidate: number;
+  /**
    * The run's choices the minimal history was judged under, and the histories that ruled out the others:
    * with them, the minimal history is a counterexample even when it does not show the choice itself.
    */
@@ -31,13 +37,36 @@ export interface ShrunkFinding {
 interface Shrinking {
   minimal: PlayedHistory;
   candidatesTried: number;
+  originalReproduced: { failed: number; of: number };
+  triesPerCandidate: number;
   shrinkEnded: ShrunkFinding["shrinkEnded"];
 }
 
+/** Failures of the first failing program's replays that are enough to tell how often it fails. */
+const RATE_FAILURES = 3;
+/** Replays of the first failing program at most, and runs of a smaller program at most. */
+const MOST_TRIES = 40;
+/** The chance, at most, that a smaller program failing as often as the first is taken to pass. */
+const MISS_CHANCE = 0.05;
+
 /**
- * Smaller programs, fast-check's candidates and the program less one step, each played several times on
- * fresh orders; the first that still fails is kept and shrunk in turn, until none does: removing any one
- * step then let every try pass. Then the minimal program is played again to say how often it fails. A
+ * How many runs a smaller program needs before it is taken to pass: enough that one failing as often as
+ * the first failing program did in its replays fails in one of them but for `MISS_CHANCE`. A defect seen
+ * once in ten runs needs 29; one seen every time, `least`.
+ */
+export function triesPerCandidate(rate: { failed: number; of: number }, least: number): number {
+  if (rate.of === 0) return least;
+  const failing = Math.max(rate.failed, 1) / Math.max(rate.of, 1);
+  if (failing >= 1) return least;
+  const needed = Math.ceil(Math.log(MISS_CHANCE) / Math.log(1 - failing));
+  return Math.max(least, Math.min(MOST_TRIES, needed));
+}
+
+/**
+ * The first failing program is played again to learn how often it fails. Then smaller programs, fast-check's
+ * candidates and the program less one step, each played as often as that rate needs, on fresh orders; the
+ * first that still fails is kept and shrunk in turn, until none does: removing any one step then let every
+ * try pass. Then the minimal program is played again to say how often it fails. A
  * hook that fails meanwhile ends both there: the smallest failing program yet is the finding.
  */
 export async function shrink(
@@ -46,11 +75,20 @@ export async function shrink(
   original: PlayedHistory,
   settings: SearchSettings,
 ): Promise<{ finding: ShrunkFinding; hookFailure?: string }> {
-  const shrinking: Shrinking = { minimal: original, candidatesTried: 0, shrinkEnded: "minimal" };
+  const shrinking: Shrinking = {
+    minimal: original,
+    candidatesTried: 0,
+    originalReproduced: { failed: 0, of: 0 },
+    triesPerCandidate: settings.replays,
+    shrinkEnded: "minimal",
+  };
   const reproduced = { failed: 0, of: 0 };
   let hookFailure: string | undefined;
   try {
-    await shrinkFurther(player, arbitrary, shrinking, settings);
+    const deadline = performance.now() + settings.shrinkBudgetMs;
+    player.throwFailure();
+    if (await measureFailing(player, shrinking, settings, deadline))
+      await shrinkFurther(player, arbitrary, shrinking, settings, deadline);
   } catch (error) {
     hookFailure = hookFailureOf(error);
     shrinking.shrinkEnded = "hook";
@@ -61,12 +99,14 @@ export async function shrink(
     hookFailure = hookFailureOf(error);
   }
   const { possible, ruledOut } = player.choices;
-  const { minimal, candidatesTried, shrinkEnded } = shrinking;
+  const { minimal, candidatesTried, originalReproduced, shrinkEnded } = shrinking;
   const finding = {
     original,
     minimal,
     reproduced,
     candidatesTried,
+    originalReproduced,
+    triesPerCandidate: shrinking.triesPerCandidate,
     shrinkEnded,
     choices: possible,
     ruledOut,
@@ -80,26 +120,59 @@ function hookFailureOf(error: unknown): string {
   throw error;
 }
 
+/**
+ * The first failing program played in rounds of `parallel` until it failed `RATE_FAILURES` times or
+ * `MOST_TRIES` runs are over, which sets the tries of each smaller program; false when shrinking is over
+ * before it began (budget, stop, orders).
+ */
+async function measureFailing(
+  player: Player,
+  shrinking: Shrinking,
+  settings: SearchSettings,
+  deadline: number,
+): Promise<boolean> {
+  const rate = shrinking.originalReproduced;
+  while (rate.failed < RATE_FAILURES && rate.of < MOST_TRIES) {
+    if (!stillShrinking(shrinking, settings, deadline)) return false;
+    const times = Math.min(settings.parallel, MOST_TRIES - rate.of);
+    const round = await player.playMany(shrinking.minimal.program, times, deadline);
+    for (const played of round) {
+      if (played === undefined) continue;
+      rate.of++;
+      if (!played.verdict.ok) rate.failed++;
+    }
+    if (round.includes(undefined)) {
+      shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
+      return false;
+    }
+  }
+  shrinking.triesPerCandidate = triesPerCandidate(rate, settings.replays);
+  return true;
+}
+
+/** False, with why, once the stop came or the shrinking budget is spent. */
+function stillShrinking(shrinking: Shrinking, settings: SearchSettings, deadline: number): boolean {
+  if (!settings.stop?.aborted && performance.now() < deadline) return true;
+  shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : "budget";
+  return false;
+}
+
 async function shrinkFurther(
   player: Player,
   arbitrary: fc.Arbitrary<Program>,
   shrinking: Shrinking,
   settings: SearchSettings,
+  deadline: number,
 ): Promise<void> {
-  const deadline = performance.now() + settings.shrinkBudgetMs;
   const tried = new Set<string>();
-  player.throwFailure();
   smaller: for (;;) {
     for (const candidate of candidatesOf(arbitrary, shrinking.minimal.program)) {
       const key = JSON.stringify(candidate);
       if (tried.has(key) || stepCount(candidate) === 0) continue;
       tried.add(key);
-      if (settings.stop?.aborted || performance.now() >= deadline) {
-        shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : "budget";
-        return;
-      }
+      if (!stillShrinking(shrinking, settings, deadline)) return;
       shrinking.candidatesTried++;
-      const outcome = await player.firstFailure(candidate, settings.replays, deadline);
+      const outcome = await player.firstFailure(candidate, shrinking.triesPerCandidate, deadline);
       if (outcome === undefined) {
         shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
         return;
@@ -119,8 +192,9 @@ function* candidatesOf(arbitrary: fc.Arbitrary<Program>, program: Program): Iter
 }
 
 /**
- * The minimal program played `finalReplays` times more, on fresh orders: how many of those runs failed,
- * counted into `reproduced` as they end. Each round waits for orders at most `hookGraceMs`.
+ * The minimal program played `finalReplays` times more, on fresh orders, and on while none of them failed,
+ * up to `MOST_TRIES`: how many of those runs failed, counted into `reproduced` as they end, so that a rare
+ * defect reads "failed 1 of 23", not "0 of 10". Each round waits for orders at most `hookGraceMs`.
  */
 async function replay(
   player: Player,
@@ -128,12 +202,13 @@ async function replay(
   settings: SearchSettings,
   reproduced: { failed: number; of: number },
 ): Promise<void> {
-  const times = settings.finalReplays;
-  while (reproduced.of < times && !settings.stop?.aborted) {
+  const wanted = () =>
+    reproduced.failed === 0 ? Math.max(settings.finalReplays, MOST_TRIES) : settings.finalReplays;
+  while (reproduced.of < wanted() && !settings.stop?.aborted) {
     const ordersUntil = performance.now() + settings.hookGraceMs;
     const round = await player.playMany(
       program,
-      Math.min(settings.parallel, times - reproduced.of),
+      Math.min(settings.parallel, wanted() - reproduced.of),
       undefined,
       ordersUntil,
     );

@@ -53,6 +53,8 @@ export function recordedResult(
     minimal,
     reproduced: { failed: 3, of: 5 },
     candidatesTried: 4,
+    originalReproduced: { failed: 3, of: 16 },
+    triesPerCandidate: 15,
     choices,
     ruledOut: [],
     shrinkEnded: "minimal",

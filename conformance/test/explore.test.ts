@@ -214,7 +214,10 @@ describe("explore against backends with one concurrency defect", () => {
         for (const { choices, history } of finding.ruledOut)
           assert.equal(explainedByBruteForce(history, Number.POSITIVE_INFINITY, [choices]), false);
         assert.equal(finding.choices.length + finding.ruledOut.length, ALL_RUN_CHOICES.length);
-        assert.equal(finding.reproduced.of, 5);
+        // Five replays, or on to 40 until one fails; each smaller program was tried at least --replays times.
+        const { failed, of } = finding.reproduced;
+        assert.ok(of >= 5 && (failed > 0 || of === 40), `failed ${failed} of ${of}`);
+        assert.ok(finding.originalReproduced.of > 0 && finding.triesPerCandidate >= 3);
         assert.doesNotMatch(renderExploreJson(result), new RegExp(target.key), "a record echoed the key");
         const given = new Set([...minimal.history.given.pending, ...minimal.history.given.shipped]);
         assert.ok(minimal.history.operations.every((op) => op.op === "list" || given.has(op.orderId)));

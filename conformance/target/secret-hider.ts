@@ -39,15 +39,13 @@ function expressionHider(forms: readonly SpelledForm[]): (text: string) => strin
     const everywhere = whenCompiled(() => new RegExp(alternation(forms), "g"));
     return everywhere ? (text) => text.replace(everywhere, "***") : literalHider(forms);
   }
-  const scan = new AnchorScan(
-    forms.map((form): [string, number] => [form.anchor.slice(0, anchorLength), form.before]),
-    anchorLength,
-  );
+  const scan = anchorFinder(forms);
   // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
   let here: RegExp | undefined;
   let literal: ((text: string) => string) | undefined;
   return (text) => {
     if (literal) return literal(text);
+    scan.reset(text);
     const first = scan.next(text, 0);
     if (first === -1) return text;
     here ??= whenCompiled(() => new RegExp(alternation(forms), "y"));
@@ -275,7 +273,7 @@ function escapeRegExp(text: string): string {
  * from as far ahead of it as a form of that anchor may start to the anchor itself, the first that matches
  * taken.
  */
-function hideFound(text: string, scan: AnchorScan, here: RegExp, first: number): string {
+function hideFound(text: string, scan: AnchorFinder, here: RegExp, first: number): string {
   let hidden = "";
   let copied = 0;
   let found = false;
@@ -302,11 +300,102 @@ function matchStart(text: string, here: RegExp, from: number, to: number): numbe
   return -1;
 }
 
+/** Where the next anchor of a text starts, and how far ahead of it its form may start. */
+interface AnchorFinder {
+  /** Called before a text is scanned: `next` is then asked with `from` only growing. */
+  reset(text: string): void;
+  /** The start of the first anchor at or after `from`; -1 if none. */
+  next(text: string, from: number): number;
+  /** For the anchor `next` found last: how far ahead of it its form may start. */
+  readonly before: number;
+}
+
+/**
+ * Anchors this short or shorter are found by the engine's own string search, one pass each: strides of a
+ * few characters over text full of the same letter pairs cost more than a few native passes.
+ */
+const SHORT_ANCHOR = 10;
+/** Short anchors given a native pass of their own at most; past them, they join the strides. */
+const NATIVE_PASSES = 4;
+
+/**
+ * The forms' anchors as one finder: a few short ones by native search, the rest in strides as long as the
+ * shortest of them allows.
+ */
+function anchorFinder(forms: readonly SpelledForm[]): AnchorFinder {
+  const shortest = new Map<string, number>();
+  for (const form of forms)
+    if (form.anchor.length <= SHORT_ANCHOR)
+      shortest.set(form.anchor, Math.max(form.before, shortest.get(form.anchor) ?? 0));
+  const native = shortest.size <= NATIVE_PASSES ? shortest : new Map<string, number>();
+  const strided = forms.filter((form) => !native.has(form.anchor));
+  const finders: AnchorFinder[] = [...native].map(([anchor, before]) => new NativeSearch(anchor, before));
+  if (strided.length > 0) {
+    const length = Math.min(MAX_ANCHOR, ...strided.map((form) => form.anchor.length));
+    const anchors = strided.map((form): [string, number] => [form.anchor.slice(0, length), form.before]);
+    finders.push(new AnchorScan(anchors, length));
+  }
+  return finders.length === 1 ? (finders[0] as AnchorFinder) : new FirstOfFinders(finders);
+}
+
+class NativeSearch implements AnchorFinder {
+  constructor(
+    private readonly anchor: string,
+    readonly before: number,
+  ) {}
+  reset(): void {}
+  next(text: string, from: number): number {
+    return text.indexOf(this.anchor, from);
+  }
+}
+
+/** The first anchor any of several finders finds; each one's last place kept until the scan passes it. */
+class FirstOfFinders implements AnchorFinder {
+  readonly #places: number[];
+  readonly #befores: number[];
+  before = 0;
+
+  constructor(private readonly finders: readonly AnchorFinder[]) {
+    this.#places = finders.map(() => UNKNOWN);
+    this.#befores = finders.map(() => 0);
+  }
+
+  reset(text: string): void {
+    this.#places.fill(UNKNOWN);
+    for (const finder of this.finders) finder.reset(text);
+  }
+
+  next(text: string, from: number): number {
+    let first = -1;
+    for (let index = 0; index < this.finders.length; index++) {
+      let place = this.#places[index] as number;
+      if (place !== -1 && place < from) {
+        const finder = this.finders[index] as AnchorFinder;
+        place = finder.next(text, from);
+        this.#places[index] = place;
+        this.#befores[index] = finder.before;
+      }
+      if (place === -1) continue;
+      const before = this.#befores[index] as number;
+      // Anchors of several forms at one place: the window covers the form that may start furthest ahead.
+      if (place === first) this.before = Math.max(this.before, before);
+      else if (first === -1 || place < first) {
+        first = place;
+        this.before = before;
+      }
+    }
+    return first;
+  }
+}
+
+/** A finder's place before it was asked: before any `from`. */
+const UNKNOWN = -2;
+
 /**
  * Where any of a set of strings of one length occurs, scanned for in strides (Wu–Manber): the window's last
  * two characters say how far it may move on without passing the start of one.
  */
-class AnchorScan {
+class AnchorScan implements AnchorFinder {
   readonly #shift = new Uint8Array(1 << 14);
   /** Each anchor, with how many characters at most come before it in a form that holds it. */
   readonly #anchors = new Map<string, number>();
@@ -326,7 +415,8 @@ class AnchorScan {
       }
   }
 
-  /** The start of the first anchor at or after `from`; -1 if none. */
+  reset(): void {}
+
   next(text: string, from: number): number {
     const shift = this.#shift;
     const length = this.#length;

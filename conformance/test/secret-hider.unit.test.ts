@@ -115,6 +115,15 @@ describe("secretHider", () => {
     assert.equal(hideSecrets("x /+/+ y %2F%2b%2f%2B z", ["/+/+"]), "x *** y *** z");
   });
 
+  it("hides secrets whose short anchors start at one place, and one spelled with a long run", () => {
+    // "Zba" and "Zbaaa" both start at 1; only the second's form starts before its anchor.
+    assert.equal(secretHider(["Zba\naa", "=Zbaaa中", "aaa中aa"])("=Zbaaa中Zba\naa"), "******");
+    const dashed = "client-token-1000";
+    const key = "Q2xpZW50S2V5VmFsdWVMb25nRW5vdWdo";
+    const text = `{"a":"${dashed}","b":"${key}","c":"client-token-100","d":"${encodeURIComponent(dashed)}"}`;
+    assert.equal(secretHider([dashed, key])(text), '{"a":"***","b":"***","c":"client-token-100","d":"***"}');
+  });
+
   it("hides a secret of many kilobytes, too large for one expression, and the others beside it", () => {
     const large = "a/é+".repeat(3000);
     const hide = secretHider([large, "short/key=1"]);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import { createHttpClient } from "../target/http-client.ts";
 
@@ -66,6 +66,51 @@ describe("createHttpClient", () => {
       assert.deepEqual([client.count, client.retries, answered], [4, 2, 4]);
     } finally {
       client.close();
+      server.close();
+    }
+  });
+
+  it("does not reuse a kept-alive connection that received bytes while idle (a server's unasked answer)", async () => {
+    const connections: Socket[] = [];
+    let unaskedWritten: Promise<void> = Promise.resolve();
+    const server = createTcpServer((socket) => {
+      socket.setNoDelay(true);
+      connections.push(socket);
+      socket.on("error", () => {});
+      socket.on("data", (request) => {
+        socket.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]");
+        if (!String(request).includes("twice")) return;
+        // The second answer after the first, once that one was read: an answer no request asked for.
+        const unasked = '[{"id":666}]';
+        unaskedWritten = new Promise((resolve) =>
+          setImmediate(() =>
+            socket.write(
+              `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${unasked.length}\r\n\r\n${unasked}`,
+              () => resolve(),
+            ),
+          ),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = await createHttpClient(new URL(`http://127.0.0.1:${port}/v1`), { timeoutMs: 10_000 });
+    try {
+      const first = await client.send("GET", "/orders?twice", {});
+      assert.equal(first.response?.body, "[]");
+      await unaskedWritten;
+      // On loopback the bytes are in the client's socket once written: a turn or two of the loop reads them.
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      const next = await client.send("GET", "/orders", {});
+      assert.equal(next.response?.body, "[]");
+      assert.equal(
+        connections.length,
+        2,
+        "the next request went out on the connection that had the unasked bytes",
+      );
+    } finally {
+      client.close();
+      for (const socket of connections) socket.destroy();
       server.close();
     }
   });

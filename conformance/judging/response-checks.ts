@@ -52,7 +52,9 @@ class CheckList {
   ) {}
 
   pass = (kind: string, message: string, spec?: string) => this.#add("passed", kind, message, spec);
-  skip = (kind: string, message: string, spec?: string) => this.#add("skipped", kind, message, spec);
+  /** Skipped because a limit kept it from being judged whole. */
+  notJudged = (kind: string, message: string, spec?: string) =>
+    this.#add("skipped", kind, message, spec, { notJudged: true });
   fail = (kind: string, message: string, spec?: string) => {
     const { request, response } = this.exchange;
     this.#add("failed", kind, message, spec, {
@@ -237,7 +239,7 @@ function checkList(
     });
   list.excerpt = verdict.excerpt;
   if (verdict.limit !== undefined) {
-    list.skip("body", `not judged: ${limitText(verdict.limit, list.names)}`, schemaSpec);
+    list.notJudged("body", `not judged: ${limitText(verdict.limit, list.names)}`, schemaSpec);
     return { list: verdict };
   }
   if (verdict.syntax !== undefined) {
@@ -259,7 +261,7 @@ function checkList(
       schemaSpec,
     );
   else if (verdict.partial !== undefined)
-    list.skip(
+    list.notJudged(
       "body",
       `not judged whole: ${verdict.partial}, and none of them breaks the Order schema`,
       schemaSpec,
@@ -316,16 +318,16 @@ function tallyText(tally: ProblemTally, what: string, of: number): string {
 }
 
 function checkListInvariants(list: ListVerdict, checks: CheckList): void {
-  const { pass, fail, skip, names } = checks;
+  const { pass, fail, notJudged, names } = checks;
   const unique = "§2: id is the unique order identifier";
   if (list.indexLimit !== undefined && list.duplicates.count === 0)
-    skip(
+    notJudged(
       "unique-ids",
       `not judged: the list has more orders than the ${list.indexLimit} whose ids the suite keeps within ${names.maxMemory}; no id was repeated among those`,
       unique,
     );
   else if (list.partial !== undefined && list.duplicates.count === 0)
-    skip("unique-ids", `not judged whole: ${list.partial}, and no id was repeated among them`, unique);
+    notJudged("unique-ids", `not judged whole: ${list.partial}, and no id was repeated among them`, unique);
   else if (list.duplicates.count === 0) pass("unique-ids", `${list.orders.size} distinct ids`, unique);
   else {
     const more =
@@ -334,7 +336,11 @@ function checkListInvariants(list: ListVerdict, checks: CheckList): void {
   }
   const noStatus = "§2: the Order record has no field that carries a status";
   if (list.partial !== undefined && list.exposingStatus.count === 0)
-    skip("no-status-field", `not judged whole: ${list.partial}, and none of them exposes a status`, noStatus);
+    notJudged(
+      "no-status-field",
+      `not judged whole: ${list.partial}, and none of them exposes a status`,
+      noStatus,
+    );
   else if (list.exposingStatus.count === 0) pass("no-status-field", "no Order exposes a status", noStatus);
   else {
     const more =

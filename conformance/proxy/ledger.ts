@@ -40,6 +40,7 @@ export class TrafficLedger {
   readonly #traffic: TrafficSummary = {
     exchanges: 0,
     judged: 0,
+    judgedInPart: 0,
     notJudged: 0,
     upstreamFailures: 0,
     replaced: 0,
@@ -136,6 +137,7 @@ export class TrafficLedger {
       tallies = new Map<string, CheckTally>();
       this.#tallies.set(operation, tallies);
     }
+    if (judged.checks.some((check) => check.notJudged)) this.#traffic.judgedInPart++;
     for (const check of judged.checks) {
       let tally = tallies.get(check.id);
       if (tally === undefined) {

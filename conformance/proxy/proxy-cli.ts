@@ -78,6 +78,13 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     return 2;
   }
   if (!options.failOnViolation) return 0;
+  const inPart = report.traffic?.judgedInPart ?? 0;
+  if (inPart > 0) {
+    process.stderr.write(
+      `error: --fail-on-violation: ${inPart === 1 ? "1 exchange was" : `${inPart} exchanges were`} judged only in part (a limit named in the report: raise it); nothing failed, but not everything was checked\n`,
+    );
+    return 2;
+  }
   if ((report.traffic?.judged ?? 0) === 0) {
     // A gate that saw nothing has checked nothing: the tests may never have reached the proxy.
     process.stderr.write("error: --fail-on-violation: no exchange was judged, so nothing was checked\n");

@@ -28,6 +28,11 @@ export interface CheckResult {
   response?: RecordedResponse;
   /** For a failed check: commands that send its requests again (curl, or fetch with --reproduce-as fetch). */
   reproduce?: string;
+  /**
+   * Skipped because a limit of the run (memory, body or string size) kept it from being judged whole: a
+   * gate that has one has not checked everything, and does not pass.
+   */
+  notJudged?: true;
 }
 
 export interface ScenarioResult {
@@ -85,6 +90,8 @@ export interface TrafficSummary {
   exchanges: number;
   /** Exchanges with an operation of the contract, judged by its checks. */
   judged: number;
+  /** Of the judged, those a limit (memory, body or string size) let be judged only in part. */
+  judgedInPart: number;
   /** Forwarded but not judged: paths outside /v1, methods and paths the contract does not have, preflights. */
   notJudged: number;
   /** Requests the upstream never answered: the client got a 502 from the proxy. */

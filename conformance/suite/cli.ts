@@ -44,7 +44,21 @@ export async function main(options: CliOptions, env: NodeJS.ProcessEnv): Promise
   }
   if ("error" in ended) return failedRun(ended.error, progress, options.reporters, color);
   const { report } = ended;
-  return (await writeReports(report, options.reporters, color)) ?? (report.summary.failed > 0 ? 1 : 0);
+  return (await writeReports(report, options.reporters, color)) ?? verdictCode(report);
+}
+
+/** 1 for a failure; 2 when nothing failed but a limit kept a check from being judged whole; else 0. */
+function verdictCode(report: Report): number {
+  if (report.summary.failed > 0) return 1;
+  const notJudged = report.scenarios.reduce(
+    (count, scenario) => count + scenario.checks.filter((check) => check.notJudged).length,
+    0,
+  );
+  if (notJudged === 0) return 0;
+  process.stderr.write(
+    `petstore-conformance: ${notJudged === 1 ? "1 check was" : `${notJudged} checks were`} not judged whole (a limit named in the report: raise it); nothing failed, but the run is not a pass\n`,
+  );
+  return 2;
 }
 
 /** The start of a run's progress, for a report of a run stopped short. */

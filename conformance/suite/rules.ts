@@ -21,7 +21,8 @@ export function checkRule(name: RuleName, scenarioId: string, context: RuleConte
   const [before, after] = rule.compare(context);
   const { initial } = context;
   const notKept = [initial, before, after].find((snapshot) => snapshot?.notKept !== undefined)?.notKept;
-  if (notKept !== undefined) return { id, status: "skipped", message: `not judged: ${notKept}`, spec };
+  if (notKept !== undefined)
+    return { id, status: "skipped", message: `not judged: ${notKept}`, spec, notJudged: true };
   if (!initial.orders || (initial.unindexed && initial.orders.size === 0)) {
     // One defect, reported once: the list's own checks name it; what depends on reading it is not judged.
     return {

@@ -593,7 +593,7 @@ function listedOnce(after: ListSnapshot, orderId: string, checkId: string): Chec
   const id = `${checkId}.listed-once`;
   const spec = "§2: id is the unique order identifier; §4.1: the list returns every order placed";
   if (after.notKept !== undefined)
-    return { id, status: "skipped", message: `not judged: ${after.notKept}`, spec };
+    return { id, status: "skipped", message: `not judged: ${after.notKept}`, spec, notJudged: true };
   if (!after.orders)
     return {
       id,

@@ -27,6 +27,43 @@ describe("petstore-conformance (the CLI, end to end)", () => {
   afterEach(() => broken.close());
   after(() => mock.stop());
 
+  it("exits 2 when nothing failed but a limit kept checks from being judged whole, saying so in one line", async () => {
+    const result = await cli(
+      [
+        "--base-url",
+        mock.url,
+        "--pending-order-id",
+        MOCK_PENDING_ID,
+        "--shipped-order-id",
+        MOCK_SHIPPED_ID,
+        "--race-order-id",
+        MOCK_RACE_ID,
+        "--reporter",
+        "json",
+        "--session",
+        "cli-small-memory",
+        // Room for the ids of five orders in each reading a run holds: the twelve-order list is past it.
+        "--max-memory",
+        String(Math.ceil((5 * 32 * 6 * 8) / 7)),
+      ],
+      { PETSTORE_API_KEY: MOCK_KEY },
+    );
+    assert.equal(result.code, 2, result.stderr);
+    const report = JSON.parse(result.stdout) as Report;
+    assert.equal(report.summary.failed, 0);
+    const notJudged = report.scenarios
+      .flatMap((scenario) => scenario.checks)
+      .filter((check) => check.notJudged);
+    assert.ok(notJudged.length >= 3);
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `^petstore-conformance: ${notJudged.length} checks were not judged whole \\(a limit named in the report: raise it\\); nothing failed, but the run is not a pass$`,
+        "m",
+      ),
+    );
+  });
+
   it("exits 0 on a conforming target, with a JSON report and the int64 id sent exactly", async () => {
     const result = await cli(
       [

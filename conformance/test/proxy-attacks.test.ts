@@ -258,6 +258,7 @@ function peakRssMiB(pid: number): number {
 function expectedCode(report: Report): number {
   if (report.summary.failed > 0) return 1;
   if ((report.traffic?.faults ?? 0) > 0) return 2;
+  if ((report.traffic?.judgedInPart ?? 0) > 0) return 2;
   return (report.traffic?.judged ?? 0) === 0 ? 1 : 0;
 }
 

@@ -381,6 +381,32 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
     });
   });
 
+  it("a list judged only in part: 2 with --fail-on-violation, saying so in one line", async () => {
+    // One valid order whose note is longer than the longest string the judge reads: nothing fails.
+    const note = "n".repeat(2_200_000);
+    const order = `{"id":1,"petId":1,"quantity":1,"shipDate":"2026-11-02T10:00:00Z","complete":false,"note":"${note}"}`;
+    const upstream = await startScriptedUpstream(() => json(200, `[${order}]`));
+    try {
+      const { code, stdout, stderr } = await wrapReadList(upstream.url, [
+        "--max-string",
+        "100KiB",
+        "--fail-on-violation",
+        "--reporter",
+        "json",
+      ]);
+      assert.equal(code, 2, stderr);
+      const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as Report;
+      assert.equal(report.summary.failed, 0);
+      assert.equal(report.traffic?.judgedInPart, 1);
+      assert.match(
+        stderr,
+        /^error: --fail-on-violation: 1 exchange was judged only in part \(a limit named in the report: raise it\); nothing failed, but not everything was checked$/m,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("nothing judged: 1 with --fail-on-violation, saying so in one line", async () => {
     await withTarget({}, async (upstream) => {
       const { code, stderr } = await cli(

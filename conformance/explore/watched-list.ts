@@ -1,11 +1,28 @@
 import type { ValidateFunction } from "ajv";
 import { notUtf8 } from "../../common/utf8.ts";
 import { Utf8Stream } from "../../common/utf8-stream.ts";
-import { type FlatRecordPlan, MAX_FLAT_FIELDS, MAX_LONG_INTEGER_DIGITS } from "../../contract/flat-record.ts";
+import {
+  FlatFields,
+  type FlatRecordPlan,
+  KIND_FALSE,
+  KIND_LONG_INTEGER,
+  KIND_NULL,
+  KIND_NUMBER,
+  KIND_STRING,
+  KIND_TRUE,
+  MAX_FLAT_FIELDS,
+  MAX_LONG_INTEGER_DIGITS,
+} from "../../contract/flat-record.ts";
 import { bigintOf, halvesOfText } from "../../contract/int64-index.ts";
 import { DEFAULT_MAX_STRING_BYTES, type ReaderLimit } from "../../contract/json-stream.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
-import { ListJudge, type ListVerdict, type ProblemTally, type ReaderLimits } from "../judging/list-judge.ts";
+import {
+  flatWatchedRecord,
+  ListJudge,
+  type ListVerdict,
+  type ProblemTally,
+  type ReaderLimits,
+} from "../judging/list-judge.ts";
 import { OrderIndex } from "../judging/order-index.ts";
 
 /** How explore reads lists: the schema a watched order is judged by and the reader's bounds. */
@@ -59,6 +76,7 @@ const LONG_DIGITS = MAX_LONG_INTEGER_DIGITS;
  */
 export class WatchedLists {
   readonly #remembered = new Map<string, ElementVerdict>();
+  readonly #fields = new FlatFields();
 
   constructor(private readonly options: WatchedListOptions) {}
 
@@ -81,26 +99,96 @@ export class WatchedLists {
     });
   }
 
-  /**
-   * One element judged alone, as the element of a list of its own; `watched` when its id is one of
-   * `watch` (its verdict, which then depends on its bytes alone, is remembered).
-   */
-  element(bytes: Uint8Array, watch: ReadonlySet<string>, watched: boolean): ElementVerdict {
-    const key = watched ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1") : "";
-    const known = watched ? this.#remembered.get(key) : undefined;
-    if (known !== undefined) return known;
+  /** One element judged alone, as the element of a list of its own. */
+  element(bytes: Uint8Array, watch: ReadonlySet<string>): ElementVerdict {
     const judge = this.judge(watch);
     judge.write(OPEN);
     judge.write(bytes);
     judge.write(CLOSE);
-    const verdict = elementVerdict(judge.end());
-    if (watched) {
-      if (this.#remembered.size >= REMEMBERED_ORDERS)
-        this.#remembered.delete(this.#remembered.keys().next().value as string);
-      this.#remembered.set(key, verdict);
-    }
+    return elementVerdict(judge.end());
+  }
+
+  /**
+   * A flat order with a watched int64 id (its digits at `idStart`..`idEnd`), `start`..`end` in `bytes`:
+   * judged as the judge judges it, and remembered by its bytes, on which alone its verdict then depends.
+   */
+  watchedOrder(
+    bytes: Buffer,
+    start: number,
+    end: number,
+    id: { start: number; end: number },
+    watch: ReadonlySet<string>,
+  ): ElementVerdict {
+    const key = bytes.toString("latin1", start, end);
+    const known = this.#remembered.get(key);
+    if (known !== undefined) return known;
+    fillFlatFields(bytes, start, this.#fields);
+    const kept = flatWatchedRecord(this.#fields, this.options.orderPlan);
+    const digits = bytes.toString("latin1", id.start, id.end);
+    const verdict: ElementVerdict =
+      kept === undefined
+        ? this.element(bytes.subarray(start, end), watch)
+        : { unindexed: 0, found: { id: digits, ...halvesOf(digits), ...kept }, invalid: [], exposing: [] };
+    if (this.#remembered.size >= REMEMBERED_ORDERS)
+      this.#remembered.delete(this.#remembered.keys().next().value as string);
+    this.#remembered.set(key, verdict);
     return verdict;
   }
+}
+
+function halvesOf(digits: string): { hi: number; lo: number } {
+  return halvesOfText(digits) ?? { hi: 0, lo: 0 };
+}
+
+/**
+ * The fields of a flat order the scan read whole, as the judge's stream gives them to the judge (its
+ * checks were the scan's).
+ */
+function fillFlatFields(bytes: Buffer, open: number, fields: FlatFields): void {
+  let at = skipWhitespace(bytes, open + 1);
+  let count = 0;
+  while (bytes[at] !== CLOSE_BRACE) {
+    let keyEnd = at + 1;
+    while (bytes[keyEnd] !== QUOTE) keyEnd++;
+    fields.keys[count] = bytes.toString("latin1", at + 1, keyEnd);
+    at = skipWhitespace(bytes, skipWhitespace(bytes, keyEnd + 1) + 1);
+    at = fillValue(bytes, at, fields, count++);
+    at = skipWhitespace(bytes, at);
+    if (bytes[at] === COMMA) at = skipWhitespace(bytes, at + 1);
+  }
+  fields.count = count;
+  fields.bytes = bytes;
+  fields.open = open;
+}
+
+/** One value of a flat order into its field: where it ends. */
+function fillValue(bytes: Buffer, from: number, fields: FlatFields, field: number): number {
+  const first = bytes[from] as number;
+  let at = from;
+  if (first === QUOTE) {
+    at++;
+    while (bytes[at] !== QUOTE) at++;
+    fields.kinds[field] = KIND_STRING;
+    fields.starts[field] = from + 1;
+    fields.ends[field] = at;
+    return at + 1;
+  }
+  fields.starts[field] = from;
+  if (first === MINUS || (first >= ZERO && first <= 0x39)) {
+    if (first === MINUS) at++;
+    const digitsStart = at;
+    let value = 0;
+    for (; (bytes[at] as number) >= ZERO && (bytes[at] as number) <= 0x39; at++)
+      value = value * 10 + ((bytes[at] as number) - ZERO);
+    const long = at - digitsStart > 15;
+    fields.kinds[field] = long ? KIND_LONG_INTEGER : KIND_NUMBER;
+    fields.numbers[field] = long ? Number.NaN : first === MINUS ? -value : value;
+  } else {
+    fields.kinds[field] = first === 0x74 ? KIND_TRUE : first === 0x66 ? KIND_FALSE : KIND_NULL;
+    at += first === 0x66 ? 5 : 4;
+  }
+  fields.ends[field] = at;
+  return at;
 }
 
 /**
@@ -265,7 +353,7 @@ class WatchedListReading implements ListReading {
     this.#extent.begin(chunk[start] as number);
     const end = this.#extent.scan(chunk, start + 1);
     if (end !== -1) {
-      this.#judged(chunk.subarray(start, end), base + start, false);
+      this.#judged(chunk.subarray(start, end), base + start);
       return end;
     }
     this.#carried = [Buffer.from(chunk.subarray(start))];
@@ -284,7 +372,7 @@ class WatchedListReading implements ListReading {
     this.#carried = [];
     const flatEnd = element[0] === OPEN_BRACE ? this.#scan.read(element, 0, element.length) : DECLINED;
     if (flatEnd === element.length) this.#flatOrder(element, 0, flatEnd, this.#carriedFrom);
-    else this.#judged(element, this.#carriedFrom, false);
+    else this.#judged(element, this.#carriedFrom);
     return end;
   }
 
@@ -292,16 +380,20 @@ class WatchedListReading implements ListReading {
   #flatOrder(bytes: Buffer, start: number, end: number, offset: number): void {
     const scan = this.#scan;
     if (scan.watched) {
-      this.#judged(bytes.subarray(start, end), offset, true);
+      this.#take(this.lists.watchedOrder(bytes, start, end, scan.id, this.watch), offset);
       return;
     }
     this.#count++;
     if (!scan.indexed) this.#unindexed++;
   }
 
-  /** An element judged alone, its verdict taken into the list's. */
-  #judged(bytes: Uint8Array, offset: number, watched: boolean): void {
-    const verdict = this.lists.element(bytes, this.watch, watched);
+  /** An element judged alone. */
+  #judged(bytes: Uint8Array, offset: number): void {
+    this.#take(this.lists.element(bytes, this.watch), offset);
+  }
+
+  /** An element's verdict taken into the list's. */
+  #take(verdict: ElementVerdict, offset: number): void {
     this.#unindexed += verdict.unindexed;
     if (verdict.fault !== undefined) {
       const at = offset + verdict.fault.offset;
@@ -523,8 +615,8 @@ class FlatScan {
   readonly #keyHashes = new Int32Array(FLAT_FIELDS);
   readonly #keyStarts = new Int32Array(FLAT_FIELDS);
   readonly #keyEnds = new Int32Array(FLAT_FIELDS);
-  #idStart = -1;
-  #idEnd = -1;
+  /** Where the id's digits are, after a read that found one. */
+  readonly id = { start: -1, end: -1 };
   readonly #watchedIds: readonly Buffer[] | undefined;
   readonly #maxStringBytes: number;
 
@@ -539,7 +631,7 @@ class FlatScan {
 
   /** The order's end, or DECLINED, or UNFINISHED when `length` comes first. */
   read(bytes: Buffer, open: number, length: number): number {
-    this.#idStart = -1;
+    this.id.start = -1;
     let at = skipWhitespace(bytes, open + 1);
     if (at === length) return UNFINISHED;
     let count = 0;
@@ -615,8 +707,8 @@ class FlatScan {
     if (first === MINUS || (first >= ZERO && first <= 0x39)) {
       const end = integerEnd(bytes, from, length);
       if (end >= 0 && isId) {
-        this.#idStart = from;
-        this.#idEnd = end;
+        this.id.start = from;
+        this.id.end = end;
       }
       return end;
     }
@@ -629,8 +721,7 @@ class FlatScan {
 
   /** Whether the id read is an int64, and watched. */
   #classify(bytes: Buffer): void {
-    const start = this.#idStart;
-    const end = this.#idEnd;
+    const { start, end } = this.id;
     this.indexed = start !== -1 && withinInt64(bytes, start, end);
     this.watched = false;
     if (!this.indexed) return;

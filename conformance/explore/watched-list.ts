@@ -70,9 +70,9 @@ const LONG_DIGITS = MAX_LONG_INTEGER_DIGITS;
 /**
  * Explore's reading of lists: the same verdict on the list as a whole and on each watched order as a
  * ListJudge judging watched orders only (`watchedOnly`) gives, for less. An order that is not watched is
- * read from its bytes for its id alone (its syntax checked, no field kept); a watched one, or anything
- * the plain reading cannot promise the judge's verdict on, is judged by a ListJudge of its own, and a
- * watched order's verdict is remembered by its bytes. No excerpt is kept.
+ * read from its bytes for its id alone (its syntax checked, no field kept); a watched flat one is kept as
+ * the judge keeps it, its verdict remembered by its bytes; anything the plain reading cannot promise the
+ * judge's verdict on is judged by a ListJudge of its own. No excerpt is kept.
  */
 export class WatchedLists {
   readonly #remembered = new Map<string, ElementVerdict>();
@@ -109,7 +109,7 @@ export class WatchedLists {
   }
 
   /**
-   * A flat order with a watched int64 id (its digits at `idStart`..`idEnd`), `start`..`end` in `bytes`:
+   * A flat order with a watched int64 id (its digits at `id.start`..`id.end`), `start`..`end` in `bytes`:
    * judged as the judge judges it, and remembered by its bytes, on which alone its verdict then depends.
    */
   watchedOrder(

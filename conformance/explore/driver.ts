@@ -1,19 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ValidateFunction } from "ajv";
-import type { FlatRecordPlan } from "../../contract/flat-record.ts";
-import type { ListReading } from "../judging/identical-readings.ts";
-import { ListJudge, type ListVerdict, type ReaderLimits } from "../judging/list-judge.ts";
+import type { ListVerdict } from "../judging/list-judge.ts";
 import type { History, HistoryOperation } from "../model/history.ts";
 import type { HttpClient } from "../target/http-client.ts";
 import type { Program, SlotKind } from "./program.ts";
+import type { WatchedLists } from "./watched-list.ts";
 
 /** What every run of a search shares: the way to the target and how a list is read. */
 export interface Driver {
   client: HttpClient;
   apiKey: string;
-  validateOrder: ValidateFunction;
-  orderPlan: FlatRecordPlan | undefined;
-  readerLimits?: ReaderLimits | undefined;
+  /** How lists are read: the model needs whether each was whole, with exact ids, and the watched records. */
+  lists: WatchedLists;
   /** Spaces requests to at most --max-rate a second, across every client and run. */
   pace: () => Promise<void>;
 }
@@ -102,7 +99,7 @@ async function list(
   since: () => number,
 ): Promise<HistoryOperation> {
   const exchange = await driver.client.send("GET", "/store/orders", authorization(driver), {
-    listJudge: () => listReading(driver, watched),
+    listJudge: () => driver.lists.reading(watched),
   });
   const status = answered(exchange.response?.status);
   const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
@@ -119,24 +116,11 @@ export async function listedOf(driver: Driver, ids: readonly string[]): Promise<
   const watched = new Set(ids);
   await driver.pace();
   const exchange = await driver.client.send("GET", "/store/orders", authorization(driver), {
-    listJudge: () => listReading(driver, watched),
+    listJudge: () => driver.lists.reading(watched),
   });
   const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
   if (exchange.response?.status !== 200 || !verdict || !readWhole(verdict)) return undefined;
-  return new Set(ids.filter((id) => verdict.orders.has(id)));
-}
-
-function listReading(driver: Driver, watched: ReadonlySet<string>): ListReading {
-  const judge = new ListJudge({
-    validateOrder: driver.validateOrder,
-    orderPlan: driver.orderPlan,
-    watch: watched,
-    // The model needs only whether each list was whole, with exact ids, and the watched orders' records:
-    // the suite and the proxy judge every order against the schema.
-    watchedOnly: true,
-    ...driver.readerLimits,
-  });
-  return { write: (chunk) => judge.write(chunk), end: () => judge.end(), abandon: () => judge.drop() };
+  return new Set(ids.filter((id) => verdict.records.has(id)));
 }
 
 /** A list says which orders exist only when it was read to its end as an array of orders with int64 ids. */
@@ -157,9 +141,10 @@ function shownOrders(
   records: Records,
 ): Map<string, number> {
   const shown = new Map<string, number>();
+  // A watched order's record is kept exactly when it is listed with an int64 id.
   for (const id of watched) {
     const record = verdict.records.get(id);
-    if (record !== undefined && verdict.orders.has(id)) shown.set(id, records.intern(record));
+    if (record !== undefined) shown.set(id, records.intern(record));
   }
   return shown;
 }

@@ -28,6 +28,7 @@ import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from 
 import type { PlayedHistory } from "./player.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
 import { type SearchResult, type SearchSettings, search } from "./search.ts";
+import { WatchedLists } from "./watched-list.ts";
 
 export interface ExploreOptions extends TargetReach {
   /** The deployment's base address, ending in /v1. */
@@ -117,9 +118,11 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     const driver: Driver = {
       client,
       apiKey: options.apiKey,
-      validateOrder: contract.schema("Order") as ValidateFunction,
-      orderPlan: contract.flatPlan("Order"),
-      readerLimits: options.readerLimits,
+      lists: new WatchedLists({
+        validateOrder: contract.schema("Order") as ValidateFunction,
+        orderPlan: contract.flatPlan("Order"),
+        readerLimits: options.readerLimits,
+      }),
       pace: pacing(options.maxRate),
     };
     await checkGivenListed(driver, givenPending, options);

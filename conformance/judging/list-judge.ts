@@ -179,15 +179,7 @@ export class ListJudge {
   #excerptBytes: Buffer | undefined;
   #excerptFrom = 0;
   /** Per shape of flat order: its keys' hashes, where its id is, whether it has a status field. */
-  readonly #shape = new FieldShape((fields) => {
-    const keys = fields.keys.slice(0, fields.count);
-    return {
-      keyHashesA: Int32Array.from(keys, (key) => keyHashOf(key)[0]),
-      keyHashesB: Int32Array.from(keys, (key) => keyHashOf(key)[1]),
-      id: keys.indexOf("id"),
-      status: keys.includes("status"),
-    };
-  });
+  readonly #shape = new FieldShape(flatShapeOf);
 
   constructor(options: ListJudgeOptions) {
     this.#validate = options.validateOrder;
@@ -481,14 +473,12 @@ export class ListJudge {
    * judged in full for the messages.
    */
   #flatWatched(fields: FlatFields, halves: IdHalves | undefined): boolean {
-    if (halves === undefined || this.#plan === undefined || !this.#plan.valid(fields)) return false;
-    const { keyHashesA, keyHashesB, status } = this.#shape.of(fields);
-    if (status) return false;
-    flatDigest(fields, keyHashesA, keyHashesB, this.#digest);
+    const kept = halves === undefined ? undefined : flatWatchedRecord(fields, this.#plan);
+    if (halves === undefined || kept === undefined) return false;
     this.#seen++;
     const { hi, lo } = halves;
-    if (this.#indexed(hi, lo, this.#digest[0] as number, this.#digest[1] as number))
-      this.#records.set(bigintOf(hi, lo).toString(), flatRecordText(fields));
+    if (this.#indexed(hi, lo, kept.digestA, kept.digestB))
+      this.#records.set(bigintOf(hi, lo).toString(), kept.record);
     return true;
   }
 
@@ -536,6 +526,39 @@ export class ListJudge {
     }
     return false;
   }
+}
+
+/** What a flat order's shape (its keys, in order) works out to for the judge. */
+function flatShapeOf(fields: FlatFields) {
+  const keys = fields.keys.slice(0, fields.count);
+  return {
+    keyHashesA: Int32Array.from(keys, (key) => keyHashOf(key)[0]),
+    keyHashesB: Int32Array.from(keys, (key) => keyHashOf(key)[1]),
+    id: keys.indexOf("id"),
+    status: keys.includes("status"),
+  };
+}
+
+const watchedShape = new FieldShape(flatShapeOf);
+const watchedDigest = new Int32Array(2);
+
+/**
+ * A watched flat order as the judge keeps it (its record's text and digest) when the plan promises it
+ * valid and it has no status field; undefined when the judge reads it as an object instead.
+ */
+export function flatWatchedRecord(
+  fields: FlatFields,
+  plan: FlatRecordPlan | undefined,
+): { record: string; digestA: number; digestB: number } | undefined {
+  if (plan === undefined || !plan.valid(fields)) return undefined;
+  const { keyHashesA, keyHashesB, status } = watchedShape.of(fields);
+  if (status) return undefined;
+  flatDigest(fields, keyHashesA, keyHashesB, watchedDigest);
+  return {
+    record: flatRecordText(fields),
+    digestA: watchedDigest[0] as number,
+    digestB: watchedDigest[1] as number,
+  };
 }
 
 /** The bounds of the judge's reader that a command may set (--max-depth, --max-string, --max-number). */

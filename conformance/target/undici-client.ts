@@ -119,6 +119,7 @@ class UndiciClient implements HttpClient {
   #retries = 0;
   readonly #target: UndiciTarget;
   readonly #retryPolicy: RetryPolicy;
+  readonly #requests = new Map<string, { ownHeaders: Record<string, string>; request: RequestToSend }>();
 
   constructor(
     private readonly baseUrl: URL,
@@ -153,19 +154,32 @@ class UndiciClient implements HttpClient {
     ownHeaders: Record<string, string>,
     sendOptions?: SendOptions,
   ): Promise<Exchange> {
-    const request = requestToSend(
-      this.baseUrl,
-      this.options,
-      method,
-      path,
-      ownHeaders,
-      sendOptions?.listJudge,
-    );
+    const request = this.#prepared(method, path, ownHeaders, sendOptions?.listJudge);
     if (sendOptions?.fresh) return this.#attemptOnOwnConnection(request);
     return this.#retryPolicy.sendRetrying(
       () => this.#attempt(request, this.pool),
       () => this.#retries++,
     );
+  }
+
+  /**
+   * The request as requestToSend makes it, made once per method, path and headers: a caller sends the
+   * same few again and again. Its record is shared by their exchanges, which only read it.
+   */
+  #prepared(
+    method: string,
+    path: string,
+    ownHeaders: Record<string, string>,
+    listJudge: SendOptions["listJudge"],
+  ): RequestToSend {
+    const key = `${method} ${path}`;
+    const known = this.#requests.get(key);
+    if (known !== undefined && sameHeaders(known.ownHeaders, ownHeaders))
+      return known.request.listJudge === listJudge ? known.request : { ...known.request, listJudge };
+    const request = requestToSend(this.baseUrl, this.options, method, path, ownHeaders, listJudge);
+    if (this.#requests.size >= PREPARED_REQUESTS) this.#requests.clear();
+    this.#requests.set(key, { ownHeaders: { ...ownHeaders }, request });
+    return request;
   }
 
   async #attemptOnOwnConnection(request: RequestToSend): Promise<Exchange> {
@@ -181,6 +195,18 @@ class UndiciClient implements HttpClient {
     this.#count++;
     return new UndiciAttempt(this.#target, request, through).exchange;
   }
+}
+
+// Requests kept made: the list, and the cancels of the orders a few histories are on.
+const PREPARED_REQUESTS = 256;
+
+function sameHeaders(kept: Record<string, string>, given: Record<string, string>): boolean {
+  let count = 0;
+  for (const name in given) {
+    if (kept[name] !== given[name]) return false;
+    count++;
+  }
+  return count === Object.keys(kept).length;
 }
 
 /** A call fetch would make, answered from the pool when it is a plain one (string body) to the origin. */

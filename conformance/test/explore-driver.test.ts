@@ -5,6 +5,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { type Driver, pacing, playProgram } from "../explore/driver.ts";
 import type { Program } from "../explore/program.ts";
+import { WatchedLists } from "../explore/watched-list.ts";
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 
@@ -22,8 +23,10 @@ describe("explore's driver against the project's mock", () => {
     driver = {
       client,
       apiKey: MOCK_KEY,
-      validateOrder: contract.schema("Order") as ValidateFunction,
-      orderPlan: contract.flatPlan("Order"),
+      lists: new WatchedLists({
+        validateOrder: contract.schema("Order") as ValidateFunction,
+        orderPlan: contract.flatPlan("Order"),
+      }),
       pace: pacing(undefined),
     };
   });

@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { ValidateFunction } from "ajv";
+import fc from "fast-check";
+import { builtInContract } from "../../contract/built-in.ts";
+import { WatchedLists } from "../explore/watched-list.ts";
+import type { ListReading } from "../judging/identical-readings.ts";
+import { ListJudge, type ListVerdict, type ReaderLimits } from "../judging/list-judge.ts";
+
+const contract = builtInContract();
+const validateOrder = contract.schema("Order") as ValidateFunction;
+const orderPlan = contract.flatPlan("Order");
+const watch = new Set(["3", "9007199254740993", "9223372036854775807", "-9223372036854775808", "-12"]);
+
+function inPieces(reading: ListReading, bytes: Buffer, cuts: readonly number[]): ListVerdict {
+  let at = 0;
+  for (const cut of [...cuts].filter((cut) => cut <= bytes.length).sort((a, b) => a - b)) {
+    reading.write(bytes.subarray(at, cut));
+    at = cut;
+  }
+  reading.write(bytes.subarray(at));
+  return reading.end();
+}
+
+function fullJudge(limits: ReaderLimits): ListReading {
+  const judge = new ListJudge({ validateOrder, orderPlan, watch, watchedOnly: true, ...limits });
+  return { write: (chunk) => judge.write(chunk), end: () => judge.end(), abandon: () => judge.drop() };
+}
+
+// Orders as deployments write them, right or with each kind of fault, and text that is no list.
+const id = fc.oneof(
+  fc.integer({ min: -15, max: 30 }).map(String),
+  fc.constantFrom("9007199254740993", "9223372036854775807", "-9223372036854775808", "9223372036854775806"),
+  fc.constantFrom("1e1", "2.0E+1", "-0", "03", "1.5", "9223372036854775808", "-9223372036854775809"),
+  fc.constantFrom("12345678901234567890", '"7"', '"3"', "null", "true", "[1]", "{}", "1e999999999", "-"),
+);
+const field = fc.oneof(
+  id.map((value) => `"id":${value}`),
+  fc.constantFrom('"petId":10', '"petId":12345678901234567890', '"petId":"10"', '"petId":1234567890123456'),
+  fc.constantFrom('"quantity":2', '"quantity":"2"', '"quantity":2.5', '"quantity":-0', '"quantity" : 07'),
+  fc.constantFrom(
+    '"shipDate":"2026-11-02T10:00:00Z"',
+    '"shipDate":"2026-11-26T16:29:18.123Z"',
+    '"shipDate":"2026-02-30T10:00:00Z"',
+    '"shipDate":"é😀\\u00e9"',
+    '"shipDate":"a\\"b"',
+  ),
+  fc.constantFrom('"complete":true', '"complete":"yes"', '"complete":fals', '"status":"shipped"'),
+  fc.constantFrom('"note":{"deep":[[1,{"a":"\\""}]]}', '"note":[]', '"note":null', '"note":"plain"'),
+  fc.constantFrom('"nøte":1', '"__proto__":1', '"a\\u0062":2', `"${"k".repeat(40)}":1`, '"id":3', '"":1'),
+);
+const order = fc.oneof(
+  {
+    weight: 9,
+    arbitrary: fc
+      .tuple(
+        fc.array(field, { maxLength: 7 }),
+        fc.constantFrom(",", " , ", ",\n\t"),
+        fc.constantFrom("", " "),
+      )
+      .map(([fields, separator, pad]) => `{${pad}${fields.join(separator)}${pad}}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom("1", "-3", '"order"', "null", "true", "[]", "[{}]", "1x", "nul") },
+);
+const list = fc
+  .tuple(
+    fc.array(order, { maxLength: 20 }),
+    fc.constantFrom(",", ",\n ", " ,"),
+    fc.constantFrom("", " ", "\n"),
+  )
+  .map(([orders, separator, pad]) => `${pad}[${pad}${orders.join(separator)}${pad}]${pad}`);
+const broken = fc.oneof(
+  fc.tuple(list, fc.nat()).map(([text, at]) => text.slice(0, at % Math.max(text.length, 1))),
+  fc
+    .tuple(list, fc.nat(), fc.constantFrom("x", ",", "]", "}", "\u00ff", "["))
+    .map(
+      ([text, at, extra]) =>
+        text.slice(0, at % Math.max(text.length, 1)) + extra + text.slice(at % Math.max(text.length, 1)),
+    ),
+  fc.constantFrom('{"orders":[]}', '"[]"', "[] []", "", "  ", " {}", "[1,]", "[,1]", "\ufeff[]", "[]x"),
+);
+const limits = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<ReaderLimits>({}) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { maxDepth: fc.integer({ min: 1, max: 4 }), maxStringBytes: fc.integer({ min: 1, max: 30 }) },
+      { requiredKeys: [] },
+    ),
+  },
+);
+const cuts = fc.array(fc.nat({ max: 1500 }), { maxLength: 10 });
+
+describe("explore's reading of lists", () => {
+  // With bounds set, the judge's own stream may say which bound a value broke differently when the value
+  // is cut by a chunk's end (a key read whole is not held to the string bound); this reading judges each
+  // order of a list whole, as the judge does a body given in one chunk.
+  test("says what a ListJudge of the watched orders says, of the list and each watched order, however cut", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof({ weight: 3, arbitrary: list }, { weight: 1, arbitrary: broken }),
+        cuts,
+        limits,
+        (text, pieces, readerLimits) => {
+          const bytes = Buffer.from(text, "utf8");
+          // A root that is no array is given to a ListJudge as it comes.
+          const bounded = Object.keys(readerLimits).length > 0 && text.trimStart().startsWith("[");
+          const full = inPieces(fullJudge(readerLimits), bytes, bounded ? [] : pieces);
+          const lists = new WatchedLists({ validateOrder, orderPlan, readerLimits });
+          const lean = inPieces(lists.reading(watch), bytes, pieces);
+          assert.equal(lean.syntax, full.syntax);
+          assert.deepEqual(lean.limit, full.limit);
+          assert.equal(lean.notArray === undefined, full.notArray === undefined);
+          assert.equal(lean.count, full.count);
+          assert.equal(lean.unindexed, full.unindexed);
+          assert.equal(lean.invalid.count, full.invalid.count);
+          assert.deepEqual(lean.invalid.first, full.invalid.first);
+          assert.equal(lean.exposingStatus.count, full.exposingStatus.count);
+          assert.deepEqual(lean.duplicates, full.duplicates);
+          for (const id of watch) {
+            assert.equal(lean.orders.has(id), full.orders.has(id), id);
+            assert.equal(lean.records.get(id), full.records.get(id), id);
+            assert.equal(lean.orders.recordDigest(id), full.orders.recordDigest(id), id);
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("the same with bytes that are no UTF-8, and with many ids watched", () => {
+    const many = new Set([...watch, ...Array.from({ length: 20 }, (_, at) => String(at + 20))]);
+    fc.assert(
+      fc.property(list, fc.nat(), cuts, fc.boolean(), (text, at, pieces, corrupt) => {
+        const utf8 = Buffer.from(text, "utf8");
+        const place = at % (utf8.length + 1);
+        const bytes = corrupt
+          ? Buffer.concat([utf8.subarray(0, place), Buffer.from([0xff]), utf8.subarray(place)])
+          : utf8;
+        const judge = new ListJudge({ validateOrder, orderPlan, watch: many, watchedOnly: true });
+        const full = inPieces(
+          { write: (chunk) => judge.write(chunk), end: () => judge.end(), abandon: () => judge.drop() },
+          bytes,
+          pieces,
+        );
+        const lean = inPieces(new WatchedLists({ validateOrder, orderPlan }).reading(many), bytes, pieces);
+        // Which fault is named first may differ: an order cut by a chunk's end is judged once it is whole.
+        assert.equal(lean.syntax === undefined, full.syntax === undefined);
+        assert.equal(lean.count, full.count);
+        assert.equal(lean.unindexed, full.unindexed);
+        for (const id of many) assert.equal(lean.records.get(id), full.records.get(id), id);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("a watched order listed again with the same bytes is the same record, remembered", () => {
+    const lists = new WatchedLists({ validateOrder, orderPlan });
+    const body = Buffer.from('[{"id":3,"petId":1,"quantity":1},{"id":4}]');
+    const first = inPieces(lists.reading(watch), body, []);
+    const again = inPieces(lists.reading(watch), body, [9]);
+    assert.equal(first.records.get("3"), '{"id":3,"petId":1,"quantity":1}');
+    assert.equal(again.records.get("3"), first.records.get("3"));
+    assert.equal(again.count, 2);
+  });
+});

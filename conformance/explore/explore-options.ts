@@ -67,7 +67,8 @@ The search:
   --seed N                  the programs' seed (default: random; printed, so a run can be repeated)
   --budget TIME             how long to search (default 60s; 500ms, 90s, 2m)
   --shrink-budget TIME      how long shrinking a finding may take (default 60s)
-  --replays N               runs of each smaller program while shrinking (default 5)
+  --replays N               runs of each smaller program while shrinking, at least (default 5;
+                            more, up to 40, when the failure is rare)
   --max-rate N              requests a second at most, across all clients (default: no cap)
   --allow-stale TIME        a list may show an order as it was this long before (read replicas); by
                             default a stale read is a finding

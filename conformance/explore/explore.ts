@@ -52,9 +52,9 @@ export interface ExploreOptions extends TargetReach {
   budgetMs?: number;
   /** How long shrinking a finding may take (default 60 s). */
   shrinkBudgetMs?: number;
-  /** Runs of each smaller candidate while shrinking (default 5). */
+  /** Runs of each smaller candidate while shrinking, at least (default 5; more, up to 40, for a rare failure). */
   replays?: number;
-  /** Runs of the minimal program at the end (default 10). */
+  /** Runs of the minimal program at the end (default 10; on to 40 while none fails). */
   finalReplays?: number;
   /** Requests a second at most, across all clients (default: no cap). */
   maxRate?: number;

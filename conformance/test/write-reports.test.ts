@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { tempFolder } from "../../common/temp-folder.ts";
 import type { Report } from "../reports/report.ts";
 
 const WRITE_REPORTS = new URL("../reports/write-reports.ts", import.meta.url).href;
@@ -57,15 +57,10 @@ function runWithStdoutClosed(jsonFile: string): Promise<{ code: number | null; s
 
 describe("write-reports", () => {
   it("says once that standard output took no report, exits 2 without a stack trace, and writes the files", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "write-reports-"));
-    try {
-      const jsonFile = join(directory, "report.json");
-      const { code, stderr } = await runWithStdoutClosed(jsonFile);
-      assert.equal(stderr, "error: cannot write the report to standard output: EPIPE\n");
-      assert.equal(code, 2);
-      assert.deepEqual(JSON.parse(readFileSync(jsonFile, "utf8")).summary, report.summary);
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    const jsonFile = join(tempFolder("write-reports-"), "report.json");
+    const { code, stderr } = await runWithStdoutClosed(jsonFile);
+    assert.equal(stderr, "error: cannot write the report to standard output: EPIPE\n");
+    assert.equal(code, 2);
+    assert.deepEqual(JSON.parse(readFileSync(jsonFile, "utf8")).summary, report.summary);
   });
 });

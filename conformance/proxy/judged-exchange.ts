@@ -29,6 +29,11 @@ export interface ForwardedExchange {
    */
   response?: NonNullable<Exchange["response"]> & { bytes: Buffer; contentType: string };
   upstreamError?: string;
+  /**
+   * The status the client was sent when the answer broke off after its head went out: the client got that
+   * status and a cut body, not the proxy's 502.
+   */
+  sentStatus?: number;
   /** Forwarded without being judged, and why (a body past --max-body). */
   notJudged?: string;
   /** Still in flight when the proxy stopped: ended there, and why. */
@@ -53,6 +58,8 @@ export interface JudgedExchange {
   checks: CheckResult[];
   findings: StateFinding[];
   upstreamError?: string;
+  /** The status the client was sent before the answer broke off: its body was cut. */
+  sentStatus?: number;
   /** The answer was replaced by a 502 naming the violation (--errors). */
   replaced?: boolean;
   /** Still in flight when the proxy stopped. */
@@ -146,10 +153,12 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
 /** The exchange as its verdict starts: built once and filled in, since this runs on the proxy's hot path. */
 function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExchange {
   const status = forwarded.response?.status;
+  const { sentStatus } = forwarded;
+  const answered = status ?? (sentStatus === undefined ? "no answer" : `${sentStatus}, body cut`);
   const judged: JudgedExchange = {
     ref: {
       seq: forwarded.seq,
-      label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${status ?? "no answer"}`,
+      label: `#${forwarded.seq} ${forwarded.method} ${pathname} → ${answered}`,
       startedAt: forwarded.startedAt,
       endedAt: forwarded.startedAt + forwarded.durationMs,
     },
@@ -161,6 +170,7 @@ function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExch
     exchange: new LiveExchange(forwarded),
   };
   if (status !== undefined) judged.status = status;
+  else if (sentStatus !== undefined) judged.sentStatus = sentStatus;
   if (forwarded.response) judged.answer = forwarded.response;
   if (forwarded.unheld !== undefined) judged.unheld = forwarded.unheld;
   return judged;

@@ -10,9 +10,11 @@ export function liveLine(judged: JudgedExchange, options: { color: boolean }): s
   const failed = judged.checks.filter((check) => check.status === "failed");
   const timing = paint("dim", `${Math.round(judged.durationMs)} ms`);
   // The path and the messages quote what the client and the upstream sent: nothing of it reaches the terminal raw.
-  const head = `${printable(judged.ref.label.replace(/ → .*$/, ""))} ${judged.status ?? 502} ${timing}`;
-  if (judged.upstreamError !== undefined)
-    return `${paint("yellow", "!")} ${head} ${paint("yellow", `no answer from the upstream: ${printable(judged.upstreamError)}`)}\n`;
+  const head = `${printable(judged.ref.label.replace(/ → .*$/, ""))} ${sentStatus(judged)} ${timing}`;
+  if (judged.upstreamError !== undefined) {
+    const what = judged.sentStatus === undefined ? "no answer from the upstream" : "body cut";
+    return `${paint("yellow", "!")} ${head} ${paint("yellow", `${what}: ${printable(judged.upstreamError)}`)}\n`;
+  }
   if (judged.operation === undefined)
     return `${paint("dim", "·")} ${head} ${paint("dim", `(not judged: ${printable(judged.notJudged ?? "")})`)}\n`;
   const problems = [
@@ -46,12 +48,21 @@ export function jsonLine(judged: JudgedExchange): string {
           : (judged.notJudged ?? firstSkipped) !== undefined
             ? "partly-judged"
             : "passed";
-  let line = `{"seq":${judged.ref.seq},"method":${JSON.stringify(judged.method)},"path":${JSON.stringify(judged.pathname)},"status":${judged.status ?? 502},"durationMs":${Math.round(judged.durationMs * 10) / 10},"verdict":"${verdict}"`;
+  let line = `{"seq":${judged.ref.seq},"method":${JSON.stringify(judged.method)},"path":${JSON.stringify(judged.pathname)},"status":${sentStatus(judged)},"durationMs":${Math.round(judged.durationMs * 10) / 10},"verdict":"${verdict}"`;
   if (judged.operation) line += `,"operation":"${judged.operation}"`;
   if (judged.notJudged) line += `,"notJudged":${JSON.stringify(judged.notJudged)}`;
   if (judged.upstreamError !== undefined) line += `,"upstreamError":${JSON.stringify(judged.upstreamError)}`;
+  if (judged.sentStatus !== undefined) line += `,"bodyCut":true`;
   if (judged.replaced) line += `,"replaced":true`;
   return `${line},"failed":${failedCount === 0 ? "[]" : failuresOf(judged)},"findings":${judged.findings.length === 0 ? "[]" : findingsOf(judged)}}\n`;
+}
+
+/**
+ * The status the client was sent: the upstream's, also when its answer broke off after the head went out;
+ * the proxy's 502 when the client got no answer of the upstream's.
+ */
+function sentStatus(judged: JudgedExchange): number {
+  return judged.status ?? judged.sentStatus ?? 502;
 }
 
 function failuresOf(judged: JudgedExchange): string {

@@ -4,7 +4,7 @@ import type { ReporterName, ReporterTarget } from "./reporter-options.ts";
 
 /**
  * Each report to its file, whole (written beside it and renamed into place), one to standard output (pretty
- * when all have files); 2 when a file cannot be written, after writing all the others.
+ * when all have files); 2 when a file or standard output cannot be written, after writing all the others.
  */
 export async function writeReports(
   report: Report,
@@ -13,8 +13,37 @@ export async function writeReports(
 ): Promise<number | undefined> {
   const unwritten = await writeReportFiles(report, reporters);
   const toStdout = reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
-  process.stdout.write(await render(report, toStdout, color));
-  return unwritten > 0 ? 2 : undefined;
+  const shown = await writeToStdout(await render(report, toStdout, color));
+  return unwritten > 0 || !shown ? 2 : undefined;
+}
+
+/** Standard output's first error (EPIPE when nothing reads it, a full disk), said once. */
+const stdoutState: { watched: boolean; error?: string; said?: boolean } = { watched: false };
+
+/** Writes to standard output; false when it cannot take the text: its error never ends the process. */
+function writeToStdout(text: string): Promise<boolean> {
+  const stdout = process.stdout;
+  if (!stdoutState.watched) {
+    stdoutState.watched = true;
+    stdout.on("error", (error: NodeJS.ErrnoException) => {
+      stdoutState.error ??= errorText(error);
+    });
+  }
+  return new Promise((resolve) => {
+    const failed = (error: Error | null | undefined) => {
+      stdoutState.error ??= errorText(stdout.errored ?? error);
+      if (!stdoutState.said)
+        process.stderr.write(`error: cannot write the report to standard output: ${stdoutState.error}\n`);
+      stdoutState.said = true;
+      resolve(false);
+    };
+    if (stdoutState.error !== undefined || stdout.destroyed) failed(stdout.errored);
+    else stdout.write(text, (error) => (error ? failed(error) : resolve(true)));
+  });
+}
+
+function errorText(error: Error | null | undefined): string {
+  return (error as NodeJS.ErrnoException | null | undefined)?.code ?? error?.message ?? "closed";
 }
 
 /** The reports that go to files, each whole; a file that cannot be written is said on stderr. How many failed. */

@@ -112,13 +112,14 @@ export function requestSecrets(
     }
   }
   // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.
-  return found.filter((value) => value.length >= 4);
+  return found.filter((value) => value.length >= SHORTEST_HIDDEN);
 }
 
 /**
  * A credential header's value and the parts a server may echo alone: an Authorization credential without
- * its scheme (for Basic, the decoded pair and its password too), each cookie's value, each item of a list.
- * The value itself is always one, however short: a configured header's is hidden whatever its length.
+ * its scheme (for Basic, the decoded pair, its user and its password too), each cookie's value (a quoted
+ * one also without its quotes), each item of a list separated by commas or white space. The value itself is
+ * always one, however short: a configured header's is hidden whatever its length.
  */
 export function headerSecrets(lowerName: string, value: string): string[] {
   const authorization = lowerName === "authorization" || lowerName === "proxy-authorization";
@@ -126,20 +127,33 @@ export function headerSecrets(lowerName: string, value: string): string[] {
   if (authorization && SCHEME_ONLY.test(value.trim())) return [];
   const parts = valueParts(lowerName, value);
   // A part too short to hide without hiding ordinary text is no secret worth the name.
-  return [value, ...parts.filter((part) => part.length >= 4 && part !== value)];
+  return [value, ...parts.filter((part) => part.length >= SHORTEST_HIDDEN && part !== value)];
 }
+
+/** The fewest characters a part of a value or a query parameter's value has to be hidden. */
+const SHORTEST_HIDDEN = 4;
 
 function valueParts(lowerName: string, value: string): string[] {
   const found: string[] = [];
   if (lowerName === "cookie") {
     for (const pair of value.split(";")) {
       const equals = pair.indexOf("=");
-      if (equals !== -1) found.push(pair.slice(equals + 1).trim());
+      if (equals === -1) continue;
+      const cookie = pair.slice(equals + 1).trim();
+      found.push(cookie);
+      // A quoted value (RFC 6265 allows one) is usually echoed without its quotes.
+      if (cookie.length >= 2 && cookie.startsWith('"') && cookie.endsWith('"'))
+        found.push(cookie.slice(1, -1));
     }
     return found;
   }
   if (lowerName !== "authorization" && lowerName !== "proxy-authorization") {
-    if (value.includes(",")) found.push(...value.split(",").map((item) => item.trim()));
+    // Items of a list, each alone: separated by commas, by white space, or both.
+    for (const item of value.split(",")) {
+      const trimmed = item.trim();
+      found.push(trimmed);
+      if (/\s/.test(trimmed)) found.push(...trimmed.split(/\s+/));
+    }
     return found;
   }
   const [scheme = "", ...rest] = value.trim().split(/\s+/);
@@ -151,7 +165,11 @@ function valueParts(lowerName: string, value: string): string[] {
     const pair = Buffer.from(credential, "base64").toString("utf8");
     const colon = pair.indexOf(":");
     found.push(pair);
-    if (colon !== -1) found.push(pair.slice(colon + 1));
+    if (colon === -1) return found;
+    // The user too, since some APIs take their key as the user name (the suite's probe user is no secret).
+    const user = pair.slice(0, colon);
+    found.push(pair.slice(colon + 1));
+    if (user !== BASIC_PROBE_USER) found.push(user);
   }
   return found;
 }

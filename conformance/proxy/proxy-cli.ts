@@ -1,6 +1,7 @@
 import { printable } from "../../common/printable.ts";
 import { StopSignals } from "../../common/stop-signals.ts";
 import { serveUntilDone } from "../../common/wrapped-command.ts";
+import type { Report } from "../reports/report.ts";
 import { writeReportFiles, writeReports } from "../reports/write-reports.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
@@ -70,14 +71,22 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   clearInterval(stopping);
   stopBackstop();
   if (commandCode !== 0) return commandCode;
-  const failed = report.summary.failed > 0;
-  if (options.failOnViolation && failed) return 1;
+  return exitCodeOf(report, written, options.failOnViolation);
+}
+
+/**
+ * The code a stopped run exits with: 1 for a failure under --fail-on-violation, 2 for a report not
+ * written or a fault of the proxy's own, and under --fail-on-violation 2 for a list judged only in part
+ * and 1 when nothing was judged: a gate that could not check everything does not pass.
+ */
+function exitCodeOf(report: Report, written: number | undefined, failOnViolation: boolean): number {
+  if (failOnViolation && report.summary.failed > 0) return 1;
   if (written !== undefined) return written;
   if ((report.traffic?.faults ?? 0) > 0) {
     process.stderr.write("error: the proxy itself failed during the run (see the report's warnings)\n");
     return 2;
   }
-  if (!options.failOnViolation) return 0;
+  if (!failOnViolation) return 0;
   const inPart = report.traffic?.judgedInPart ?? 0;
   if (inPart > 0) {
     process.stderr.write(

@@ -182,7 +182,11 @@ describe("explore against backends with one concurrency defect", () => {
     it(`${defect}: found, shrunk to at most a dozen operations, no order of them explains it; ${suiteSays}`, async () => {
       const target = await startExploreTarget({ defect, removeCancelled, echoKey: true });
       try {
-        assert.equal(await fixedScenariosFail(target), suiteFinds);
+        // A race the fixed scenarios catch may slip by one run on a loaded machine: found in one of three.
+        let suiteFailed = await fixedScenariosFail(target);
+        for (let again = 0; again < 2 && suiteFinds && !suiteFailed; again++)
+          suiteFailed = await fixedScenariosFail(target);
+        assert.equal(suiteFailed, suiteFinds);
         const result = await firstFinding({
           baseUrl: target.url,
           apiKey: target.key,

@@ -41,7 +41,12 @@ export interface ForwardedBodyOptions {
    * For an answer held until judged (--errors): whether it is still held, and how to pause reading from the
    * upstream (true) and go on (false). While it is held the judge paces the upstream instead of giving up.
    */
-  pacing?: { active: () => boolean; pause: (paused: boolean) => void };
+  pacing?: {
+    active: () => boolean;
+    pause: (paused: boolean) => void;
+    /** The list is judged in part: its verdict on what was judged, once in. */
+    judgedInPart?: (verdict: ListVerdict) => void;
+  };
 }
 
 /**
@@ -253,9 +258,13 @@ export class ForwardedBody {
   /** What was judged stands, with the reason the rest was not; the rest goes on unjudged. */
   #judgeInPart(reason: string): void {
     if (!this.#feed) return;
-    this.#partialVerdict = this.#feed.end(reason);
+    const verdict = this.#feed.end(reason);
+    this.#partialVerdict = verdict;
     this.#partial = reason;
     this.#stopReading();
+    const judgedInPart = this.#options.pacing?.judgedInPart;
+    // A failed verdict is the body's own to report, when it ends.
+    if (judgedInPart) verdict.then(judgedInPart, () => {});
   }
 
   /** A judge that threw is a defect of the judge, met on this answer only: the answer is marked, not the proxy. */
@@ -325,7 +334,7 @@ export class JudgedBodyTap implements ExchangeTap {
   constructor(
     readonly settings: JudgedBodySettings,
     readonly exchange: { pause(why: "judge", pausing: boolean): void },
-    readonly held?: { readonly holding: boolean },
+    readonly held?: { readonly holding: boolean; judgedInPart(verdict: ListVerdict): void },
   ) {}
 
   onUpstreamHead(head: UpstreamHead): void {
@@ -343,6 +352,7 @@ export class JudgedBodyTap implements ExchangeTap {
             pacing: {
               active: () => held.holding,
               pause: (pausing: boolean) => exchange.pause("judge", pausing),
+              judgedInPart: (verdict: ListVerdict) => held.judgedInPart(verdict),
             },
           }
         : {}),

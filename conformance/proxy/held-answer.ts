@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { formatBytes } from "../../common/byte-size.ts";
+import type { ListVerdict } from "../judging/list-judge.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { Exchange, ExchangeEnd, ExchangeTap, HeldReply, UpstreamHead } from "./exchange-lifecycle.ts";
@@ -133,6 +134,11 @@ export class HeldAnswer {
     if (!this.#holding) return;
     this.client.overBudget(reason);
     this.#goOn(reason);
+  }
+
+  /** Its judging stopped short: held further it could not be replaced for more than what was judged. */
+  judgedShort(reason: string): void {
+    if (this.#holding) this.#goOn(reason);
   }
 
   /** The answer's last byte came while held: it waits for its verdict, no longer for room. */
@@ -317,6 +323,19 @@ export class HeldRoom {
   }
 }
 
+/** Whether a list's verdict found nothing to fail it for. */
+function foundNothing(verdict: ListVerdict): boolean {
+  return (
+    verdict.syntax === undefined &&
+    verdict.limit === undefined &&
+    verdict.notArray === undefined &&
+    verdict.unindexed === 0 &&
+    verdict.invalid.count === 0 &&
+    verdict.duplicates.count === 0 &&
+    verdict.exposingStatus.count === 0
+  );
+}
+
 /** The held answer's tap on an exchange (--errors): the answer's bytes kept from the client until judged. */
 export class HeldAnswerTap implements ExchangeTap {
   #answer: HeldAnswer | undefined;
@@ -367,6 +386,19 @@ export class HeldAnswerTap implements ExchangeTap {
 
   onData(chunk: Buffer, size: number): boolean {
     return this.#answer?.take(chunk, size) ?? false;
+  }
+
+  /**
+   * The list is judged in part: when nothing was found in what was judged, the rest will not be judged
+   * and nothing can come of holding it, so it goes on at once and its room goes to the answers waiting.
+   */
+  judgedInPart(verdict: ListVerdict): void {
+    this.exchange.guard(() => {
+      if (foundNothing(verdict))
+        this.#answer?.judgedShort(
+          "its list was judged in part and nothing was found in what was judged: there was nothing to replace it for",
+        );
+    })();
   }
 
   onEnd(end: ExchangeEnd): void {

@@ -71,7 +71,7 @@ function ordinaryOrders(bytes: number): Buffer {
   const parts: string[] = [];
   let size = 1;
   for (let id = 1; size < bytes; id++) {
-    const order = `{"id":${id},"petId":${id % 1000},"quantity":${(id % 7) + 1},"shipDate":"2026-01-01T00:00:00Z","complete":false}`;
+    const order = `{"id":${id},"petId":${id % 1000},"quantity":${id % 7},"shipDate":"2026-01-01T00:00:00Z","complete":false}`;
     parts.push(order);
     size += order.length + 1;
   }

@@ -188,7 +188,9 @@ export class HeldAnswer {
         ? expected
         : Math.min(Math.max(needed, capacity * 2, FIRST_STORE_BYTES), Math.max(needed, most));
     if (!this.held.tryTake(grown - capacity)) return false;
-    this.#store ??= new ResizableBuffer(0, { maxByteLength: Math.max(grown, most) });
+    // Address space only, never memory: no larger than the body can be.
+    const largest = expected !== undefined && expected <= most ? expected : most;
+    this.#store ??= new ResizableBuffer(0, { maxByteLength: Math.max(grown, largest) });
     this.#store.resize(grown);
     return true;
   }

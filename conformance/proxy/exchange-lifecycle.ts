@@ -114,6 +114,9 @@ export interface ExchangeEnd {
   notJudged?: string;
 }
 
+/** Why reading from the upstream pauses: the client is behind, the judge is, or a held answer has no room. */
+export type PauseReason = "client" | "judge" | "room";
+
 /** The upstream's answer as it began, checked to be one HTTP can carry on. */
 export interface UpstreamHead {
   status: number;
@@ -194,8 +197,9 @@ export class Exchange {
   #unflushed = 0;
   #clientGone = false;
   // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge works
-  // beside the forwarding, and paces it only while the answer is held anyway (--errors).
-  readonly #paused = new Set<"client" | "judge">();
+  // beside the forwarding, and paces it only while the answer is held anyway (--errors), as does a held
+  // answer waiting for room in the account.
+  readonly #paused = new Set<PauseReason>();
 
   constructor(
     readonly context: ExchangeContext,
@@ -334,7 +338,7 @@ export class Exchange {
   }
 
   /** Pauses reading from the upstream while any reason holds. */
-  pause(why: "client" | "judge", pausing: boolean): void {
+  pause(why: PauseReason, pausing: boolean): void {
     if (pausing) this.#paused.add(why);
     else this.#paused.delete(why);
     if (this.#paused.size > 0) this.#incoming?.pause();

@@ -15,7 +15,7 @@ import {
 import { requestHeaderFilter } from "./forward-headers.ts";
 import { JudgedBodyTap } from "./forwarded-body.ts";
 import { HarTap } from "./har-tap.ts";
-import { HeldAnswerTap } from "./held-answer.ts";
+import { HeldAnswerTap, HeldRoom } from "./held-answer.ts";
 import type { CheckedRequest } from "./request-edge.ts";
 
 export type { ExchangeOutcome, ForwarderSettings, ForwardProxy } from "./exchange-lifecycle.ts";
@@ -34,6 +34,8 @@ export class Forwarder {
   readonly #deadlines: DeadlineSweep;
   /** Every exchange not yet handed on. */
   readonly #inFlight = new Set<Exchange>();
+  /** The held answers (--errors) and the room in the account they wait for. */
+  readonly #room: HeldRoom;
   #seq = 0;
 
   constructor(settings: ForwarderSettings, done: (outcome: ExchangeOutcome) => void) {
@@ -44,6 +46,7 @@ export class Forwarder {
     this.#deadlines = new DeadlineSweep(settings.timeoutMs, () => new Error(deadlineMessage()));
     const held = settings.held ?? new MemoryBudget();
     const turns = settings.turns ?? new JudgeTurns();
+    this.#room = new HeldRoom(held, names);
     this.#context = {
       settings,
       upstreamBase: settings.upstream.pathname.replace(/\/+$/, ""),
@@ -72,6 +75,7 @@ export class Forwarder {
 
   stop(): void {
     this.#deadlines.stop();
+    this.#room.stop();
   }
 
   /** Ends every exchange still in flight, each handed on as cut off for this reason; how many there were. */
@@ -85,18 +89,20 @@ export class Forwarder {
   #tapsOf(exchange: Exchange, held: MemoryBudget, turns: JudgeTurns): ExchangeTap[] {
     const settings = this.#settings;
     const names = this.#context.names;
+    let body: JudgedBodyTap | undefined;
     const answer = settings.holdAnswers
-      ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names)
+      ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names, this.#room, (reason) =>
+          body?.giveUp(reason),
+        )
       : undefined;
     const taps: ExchangeTap[] = [new CancelTap(this.cancels)];
     if (settings.keepForHar) taps.push(new HarTap());
-    taps.push(
-      new JudgedBodyTap(
-        { maxBytes: settings.maxBodyBytes, judges: settings.judges, held, names, turns },
-        exchange,
-        answer,
-      ),
+    body = new JudgedBodyTap(
+      { maxBytes: settings.maxBodyBytes, judges: settings.judges, held, names, turns },
+      exchange,
+      answer,
     );
+    taps.push(body);
     if (answer) taps.push(answer);
     if (settings.taps) taps.push(...settings.taps(exchange));
     return taps;

@@ -41,7 +41,12 @@ export interface ForwardedBodyOptions {
    * For an answer held until judged (--errors): whether it is still held, and how to pause reading from the
    * upstream (true) and go on (false). While it is held the judge paces the upstream instead of giving up.
    */
-  pacing?: { active: () => boolean; pause: (paused: boolean) => void };
+  pacing?: {
+    active: () => boolean;
+    pause: (paused: boolean) => void;
+    /** The list is judged in part: its verdict on what was judged, once in. */
+    judgedInPart?: (verdict: ListVerdict) => void;
+  };
 }
 
 /**
@@ -172,6 +177,19 @@ export class ForwardedBody {
     this.#indexCharged = wanted;
   }
 
+  /**
+   * The answer went on to its client before it was judged whole, to make room: what was judged of a list
+   * stands, the rest is not judged; an answer not streamed to a judge is not judged at all.
+   */
+  giveUp(reason: string): void {
+    if (this.#done) return;
+    if (this.#feed) this.#judgeInPart(reason);
+    else {
+      this.#notJudged = `${reason}: forwarded unchanged, not judged`;
+      this.#stopReading();
+    }
+  }
+
   /** Nothing more is read: the body is past a limit, or cannot be judged. */
   get #done(): boolean {
     return this.#notJudged !== undefined || this.#cut !== undefined || this.#partial !== undefined;
@@ -240,9 +258,13 @@ export class ForwardedBody {
   /** What was judged stands, with the reason the rest was not; the rest goes on unjudged. */
   #judgeInPart(reason: string): void {
     if (!this.#feed) return;
-    this.#partialVerdict = this.#feed.end(reason);
+    const verdict = this.#feed.end(reason);
+    this.#partialVerdict = verdict;
     this.#partial = reason;
     this.#stopReading();
+    const judgedInPart = this.#options.pacing?.judgedInPart;
+    // A failed verdict is the body's own to report, when it ends.
+    if (judgedInPart) verdict.then(judgedInPart, () => {});
   }
 
   /** A judge that threw is a defect of the judge, met on this answer only: the answer is marked, not the proxy. */
@@ -312,7 +334,7 @@ export class JudgedBodyTap implements ExchangeTap {
   constructor(
     readonly settings: JudgedBodySettings,
     readonly exchange: { pause(why: "judge", pausing: boolean): void },
-    readonly held?: { readonly holding: boolean },
+    readonly held?: { readonly holding: boolean; judgedInPart(verdict: ListVerdict): void },
   ) {}
 
   onUpstreamHead(head: UpstreamHead): void {
@@ -330,6 +352,7 @@ export class JudgedBodyTap implements ExchangeTap {
             pacing: {
               active: () => held.holding,
               pause: (pausing: boolean) => exchange.pause("judge", pausing),
+              judgedInPart: (verdict: ListVerdict) => held.judgedInPart(verdict),
             },
           }
         : {}),
@@ -349,6 +372,11 @@ export class JudgedBodyTap implements ExchangeTap {
     return body.end().then((outcome) => {
       end.answer = { status, statusText, incoming, body: outcome, size: this.#size };
     });
+  }
+
+  /** The held answer went on unjudged to make room: the body's judging stops there. */
+  giveUp(reason: string): void {
+    this.#body?.giveUp(reason);
   }
 
   onRelease(): void {

@@ -1,30 +1,62 @@
 import type { IncomingMessage } from "node:http";
 import { formatBytes } from "../../common/byte-size.ts";
+import type { ListVerdict } from "../judging/list-judge.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { Exchange, ExchangeEnd, ExchangeTap, HeldReply, UpstreamHead } from "./exchange-lifecycle.ts";
 import { sendError, upstreamCors } from "./own-answer.ts";
 
-/** The client's side of a held answer. */
+// A held answer's first block when its size is not given; it doubles from there.
+const FIRST_STORE_BYTES = 64 * 1024;
+
+/**
+ * ES2024's resizable ArrayBuffer (in Node 20, not in the project's ES2022 library): it grows in place, and
+ * shrunk to nothing its pages go back to the system at once, with no collection and no gaps left in the
+ * allocator's heap.
+ */
+interface ResizableBuffer extends ArrayBuffer {
+  resize(length: number): void;
+}
+const ResizableBuffer = ArrayBuffer as unknown as new (
+  length: number,
+  options: { maxByteLength: number },
+) => ResizableBuffer;
+// How often the held answers waiting for room are retried, and after how many looks at an account that
+// did not go down while every one of them waited the one holding the most is let go of.
+const ROOM_POLL_MS = 10;
+const STUCK_POLLS = 5;
+
+/** The client's side of a held answer, and the reading of the upstream behind it. */
 export interface HeldAnswerClient {
   /** Starts the answer to the client: its status line and headers. */
   start: () => void;
   /** Writes a chunk of the body; `flushed` is called once the connection took it (or failed to). */
   write: (chunk: Buffer, flushed: () => void) => void;
   end: () => void;
+  /** Pauses reading from the upstream (true) while the answer waits for room, or goes on (false). */
+  pause: (paused: boolean) => void;
+  /** The answer goes on before it is judged whole, to make room: the judging stops there, for this reason. */
+  overBudget: (reason: string) => void;
 }
 
 /**
  * An answer held until it is judged (--errors), so that one that breaks a rule can be replaced: its bytes
- * are kept as they came, as far as the body limit and the shared account allow; past that it goes on as it
- * comes (the bytes held so far first), judged all the same but no longer replaceable, saying why. Bytes
- * handed to the client stay in the account until its connection took them: a slow client holds them in
- * the proxy's memory all the same.
+ * are kept in one block of its own, reserved in the shared account before it is made (the size the upstream
+ * gave, else doubled as it fills), so that answers let go of are few large blocks rather than many chunks.
+ * When the account has no room for the block to grow, the upstream is not read (its connection's own flow
+ * control holds the rest) until room frees (`HeldRoom`). Past the body limit, or let go of to make room,
+ * it goes on as it comes (the bytes held so far first), saying why. Bytes handed to the client stay in the
+ * account until its connection took them: a slow client holds them in the proxy's memory all the same.
  */
 export class HeldAnswer {
   #holding: boolean;
-  readonly #raws: Buffer[] = [];
-  #bytes = 0;
+  /** The held bytes: `#filled` of them, in a block charged to the account at its whole length. */
+  #store: ResizableBuffer | undefined;
+  #filled = 0;
+  /** Chunks that came while the block had no room to grow: they exist, so they are charged all the same. */
+  readonly #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #waiting = false;
   /** Bytes written to the client and not yet taken by its connection. */
   #flushing = 0;
   #closed = false;
@@ -37,30 +69,81 @@ export class HeldAnswer {
     readonly maxBodyBytes: number,
     readonly names: SettingNames,
     readonly client: HeldAnswerClient,
+    readonly room: HeldRoom = new HeldRoom(held, names),
+    /** The body's size as the upstream gave it (Content-Length), when it did. */
+    readonly expected?: number,
   ) {
     this.#holding = holding;
+    if (holding) room.reading(this);
   }
 
   get holding(): boolean {
     return this.#holding;
   }
 
+  /** Bytes this answer holds in the account: its block and what waits to go into it. */
+  get holds(): number {
+    return (this.#store?.byteLength ?? 0) + this.#pendingBytes;
+  }
+
   /** Keeps a chunk (`size`: the body's bytes so far with it) while held; false once the answer goes on. */
   take(chunk: Buffer, size: number): boolean {
     if (!this.#holding) return false;
-    if (size <= this.maxBodyBytes && this.held.tryTake(chunk.length)) {
-      this.#raws.push(chunk);
-      this.#bytes += chunk.length;
+    if (size > this.maxBodyBytes) {
+      this.#goOn(`the answer is larger than ${this.names.maxBody}`);
+      return false;
+    }
+    if (this.#pending.length === 0 && this.#fits(chunk.length)) {
+      this.#keep(chunk);
       return true;
     }
-    this.#holding = false;
-    this.unheld =
-      size > this.maxBodyBytes
-        ? `the answer is larger than ${this.names.maxBody}`
-        : `the proxy held ${formatBytes(this.held.limit)} of answers in flight together`;
-    this.client.start();
-    this.#writeHeld();
-    return false;
+    if (this.#filled + this.#pendingBytes + chunk.length > this.held.room) {
+      this.#goOn(
+        `the answer is larger than the ${formatBytes(this.held.room)} the proxy may hold of answers in flight (${this.names.maxMemory})`,
+      );
+      return false;
+    }
+    this.held.take(chunk.length);
+    this.#pending.push(chunk);
+    this.#pendingBytes += chunk.length;
+    if (!this.#waiting) {
+      this.#waiting = true;
+      this.client.pause(true);
+      this.room.wait(this);
+    }
+    return true;
+  }
+
+  /** Room may have freed: what waits goes into the block. True once nothing waits and reading goes on. */
+  retry(): boolean {
+    if (!this.#holding) return true;
+    while (this.#pending.length > 0) {
+      const chunk = this.#pending[0] as Buffer;
+      if (!this.#fits(chunk.length)) return false;
+      this.#keep(chunk);
+      this.#pending.shift();
+      this.#pendingBytes -= chunk.length;
+      this.held.give(chunk.length);
+    }
+    this.#resume();
+    return true;
+  }
+
+  /** Let go of to make room: it goes on to the client as it is, and is not judged whole. */
+  release(reason: string): void {
+    if (!this.#holding) return;
+    this.client.overBudget(reason);
+    this.#goOn(reason);
+  }
+
+  /** Its judging stopped short: held further it could not be replaced for more than what was judged. */
+  judgedShort(reason: string): void {
+    if (this.#holding) this.#goOn(reason);
+  }
+
+  /** The answer's last byte came while held: it waits for its verdict, no longer for room. */
+  ended(): void {
+    if (this.#holding) this.room.judging(this);
   }
 
   /** Passes the answer on whole as it came, once judged. */
@@ -72,9 +155,13 @@ export class HeldAnswer {
 
   /** What it holds goes back to the account; what the client's connection has yet to take stays. */
   giveBack(): void {
-    this.held.give(this.#bytes);
-    this.#bytes = 0;
-    this.#raws.length = 0;
+    this.room.forget(this);
+    this.held.give(this.holds);
+    this.#store?.resize(0);
+    this.#store = undefined;
+    this.#filled = 0;
+    this.#pending.length = 0;
+    this.#pendingBytes = 0;
   }
 
   /** The client's connection closed: what it had not taken goes back to the account. */
@@ -85,17 +172,80 @@ export class HeldAnswer {
     this.#flushing = 0;
   }
 
+  /**
+   * Makes room in the block for `bytes` more, reserving the growth first: false, holding nothing more,
+   * when the account has no room for it. The block grows in place, to the size the upstream gave when it
+   * fits, else doubled; it can never be larger than the account's room.
+   */
+  #fits(bytes: number): boolean {
+    const needed = this.#filled + bytes;
+    const capacity = this.#store?.byteLength ?? 0;
+    if (needed <= capacity) return true;
+    const most = Math.min(this.maxBodyBytes, this.held.room);
+    const expected = this.expected;
+    const grown =
+      expected !== undefined && needed <= expected && expected <= most
+        ? expected
+        : Math.min(Math.max(needed, capacity * 2, FIRST_STORE_BYTES), Math.max(needed, most));
+    if (!this.held.tryTake(grown - capacity)) return false;
+    // Address space only, never memory: no larger than the body can be.
+    const largest = expected !== undefined && expected <= most ? expected : most;
+    this.#store ??= new ResizableBuffer(0, { maxByteLength: Math.max(grown, largest) });
+    this.#store.resize(grown);
+    return true;
+  }
+
+  #keep(chunk: Buffer): void {
+    if (this.#store === undefined) return;
+    new Uint8Array(this.#store, this.#filled, chunk.length).set(chunk);
+    this.#filled += chunk.length;
+  }
+
+  #resume(): void {
+    if (!this.#waiting) return;
+    this.#waiting = false;
+    this.client.pause(false);
+  }
+
+  /** The answer goes on as it comes from here, what was held first. */
+  #goOn(reason: string): void {
+    this.#holding = false;
+    this.unheld = reason;
+    this.room.forget(this);
+    this.client.start();
+    this.#writeHeld();
+    this.#resume();
+  }
+
   /** The held bytes go to the client, their charge with them until its connection took each. */
   #writeHeld(): void {
-    for (const raw of this.#raws) {
-      if (this.#closed) this.held.give(raw.length);
-      else {
-        this.#flushing += raw.length;
-        this.client.write(raw, () => this.#flushed(raw.length));
-      }
+    const store = this.#store;
+    // The block's pages go back once the connection took its bytes (never before: the socket reads them).
+    if (store !== undefined)
+      this.#write(Buffer.from(store, 0, this.#filled), store.byteLength, () => store.resize(0));
+    for (const chunk of this.#pending) this.#write(chunk, chunk.length);
+    this.#store = undefined;
+    this.#filled = 0;
+    this.#pending.length = 0;
+    this.#pendingBytes = 0;
+  }
+
+  /** Writes `bytes`, charged at `charged` until the client's connection took them; then `done`. */
+  #write(bytes: Buffer, charged: number, done?: () => void): void {
+    if (this.#closed) {
+      this.held.give(charged);
+      done?.();
+      return;
     }
-    this.#bytes = 0;
-    this.#raws.length = 0;
+    this.#flushing += charged;
+    if (bytes.length === 0) {
+      this.#flushed(charged);
+      done?.();
+    } else
+      this.client.write(bytes, () => {
+        this.#flushed(charged);
+        done?.();
+      });
   }
 
   #flushed(bytes: number): void {
@@ -103,6 +253,89 @@ export class HeldAnswer {
     this.#flushing -= bytes;
     this.held.give(bytes);
   }
+}
+
+/**
+ * The held answers of one proxy, and the room they wait for: those waiting are tried again as the account
+ * goes down. When every held answer still being read waits for room, none waits for its verdict and the
+ * account has not gone down for a while, no progress is possible: the one holding the most goes on to its
+ * client, not judged whole, and its block goes back. A wait never becomes a deadlock.
+ */
+export class HeldRoom {
+  readonly #reading = new Set<HeldAnswer>();
+  readonly #waiting = new Set<HeldAnswer>();
+  readonly #judging = new Set<HeldAnswer>();
+  #timer: NodeJS.Timeout | undefined;
+  #lastHeld = 0;
+  #stuckPolls = 0;
+
+  constructor(
+    readonly held: MemoryBudget,
+    readonly names: SettingNames,
+  ) {}
+
+  reading(answer: HeldAnswer): void {
+    this.#reading.add(answer);
+  }
+
+  wait(answer: HeldAnswer): void {
+    this.#waiting.add(answer);
+    this.#timer ??= setInterval(() => this.#poll(), ROOM_POLL_MS).unref();
+  }
+
+  judging(answer: HeldAnswer): void {
+    this.#reading.delete(answer);
+    this.#waiting.delete(answer);
+    this.#judging.add(answer);
+  }
+
+  forget(answer: HeldAnswer): void {
+    this.#reading.delete(answer);
+    this.#waiting.delete(answer);
+    this.#judging.delete(answer);
+    if (this.#waiting.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#stuckPolls = 0;
+  }
+
+  #poll(): void {
+    for (const answer of [...this.#waiting]) if (answer.retry()) this.#waiting.delete(answer);
+    if (this.#waiting.size === 0) {
+      this.stop();
+      return;
+    }
+    const held = this.held.held;
+    const stuck =
+      this.#judging.size === 0 && this.#waiting.size === this.#reading.size && held >= this.#lastHeld;
+    this.#lastHeld = held;
+    this.#stuckPolls = stuck ? this.#stuckPolls + 1 : 0;
+    if (this.#stuckPolls < STUCK_POLLS) return;
+    this.#stuckPolls = 0;
+    let most: HeldAnswer | undefined;
+    for (const answer of this.#waiting) if (most === undefined || answer.holds > most.holds) most = answer;
+    most?.release(this.#overBudget());
+  }
+
+  #overBudget(): string {
+    return `over the memory budget (${formatBytes(this.held.limit)}, ${this.names.maxMemory}): every answer held until judged waited for room, and this one, holding the most, went on to its client unjudged`;
+  }
+}
+
+/** Whether a list's verdict found nothing to fail it for. */
+function foundNothing(verdict: ListVerdict): boolean {
+  return (
+    verdict.syntax === undefined &&
+    verdict.limit === undefined &&
+    verdict.notArray === undefined &&
+    verdict.unindexed === 0 &&
+    verdict.invalid.count === 0 &&
+    verdict.duplicates.count === 0 &&
+    verdict.exposingStatus.count === 0
+  );
 }
 
 /** The held answer's tap on an exchange (--errors): the answer's bytes kept from the client until judged. */
@@ -115,6 +348,9 @@ export class HeldAnswerTap implements ExchangeTap {
     readonly held: MemoryBudget,
     readonly maxBodyBytes: number,
     readonly names: SettingNames,
+    readonly room: HeldRoom,
+    /** The answer went on unjudged to make room: its judging stops there. */
+    readonly overBudget: (reason: string) => void,
   ) {}
 
   get holding(): boolean {
@@ -122,14 +358,27 @@ export class HeldAnswerTap implements ExchangeTap {
   }
 
   onUpstreamHead(head: UpstreamHead): void {
-    const { status, statusText, headers } = head;
-    const { response } = this.exchange;
+    const { status, statusText, headers, incoming } = head;
+    const { exchange } = this;
+    const { response } = exchange;
     this.#head = head;
-    const answer = new HeldAnswer(true, this.held, this.maxBodyBytes, this.names, {
-      start: () => response.writeHead(status, statusText, headers),
-      write: (chunk, flushed) => response.write(chunk, flushed),
-      end: () => response.end(),
-    });
+    const length = incoming.headers["content-length"];
+    const expected = length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : undefined;
+    const answer = new HeldAnswer(
+      true,
+      this.held,
+      this.maxBodyBytes,
+      this.names,
+      {
+        start: () => response.writeHead(status, statusText, headers),
+        write: (chunk, flushed) => response.write(chunk, flushed),
+        end: () => response.end(),
+        pause: (paused) => exchange.pause("room", paused),
+        overBudget: this.overBudget,
+      },
+      this.room,
+      expected,
+    );
     this.#answer = answer;
     response.once(
       "close",
@@ -141,11 +390,27 @@ export class HeldAnswerTap implements ExchangeTap {
     return this.#answer?.take(chunk, size) ?? false;
   }
 
+  /**
+   * The list is judged in part: when nothing was found in what was judged, the rest will not be judged
+   * and nothing can come of holding it, so it goes on at once and its room goes to the answers waiting.
+   */
+  judgedInPart(verdict: ListVerdict): void {
+    this.exchange.guard(() => {
+      if (foundNothing(verdict))
+        this.#answer?.judgedShort(
+          "its list was judged in part and nothing was found in what was judged: there was nothing to replace it for",
+        );
+    })();
+  }
+
   onEnd(end: ExchangeEnd): void {
     const answer = this.#answer;
     const head = this.#head;
     if (answer === undefined || head === undefined) return;
-    if (answer.holding) end.reply = this.#reply(answer, head.incoming);
+    if (answer.holding) {
+      answer.ended();
+      end.reply = this.#reply(answer, head.incoming);
+    }
     if (answer.unheld !== undefined) end.unheld = answer.unheld;
   }
 
@@ -156,8 +421,8 @@ export class HeldAnswerTap implements ExchangeTap {
   #reply(answer: HeldAnswer, incoming: IncomingMessage): HeldReply {
     const { response } = this.exchange;
     return {
-      // Passed on chunk by chunk as they came: each stays in the account until the client's connection
-      // took it, however slowly it reads.
+      // Passed on as it came: its block stays in the account until the client's connection took it,
+      // however slowly it reads.
       pass: () => answer.pass(),
       replace: (status, record) => sendError(response, status, record, upstreamCors(incoming)),
       fail: () => {

@@ -7,7 +7,7 @@ import { MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
 import { CancelsInFlight } from "../proxy/cancels-in-flight.ts";
 import { DeadlineSweep } from "../proxy/deadline-sweep.ts";
-import { HeldAnswer } from "../proxy/held-answer.ts";
+import { HeldAnswer, HeldRoom } from "../proxy/held-answer.ts";
 
 // The forwarder's small parts, each on its own: cancels in flight, the deadline sweep, a held answer.
 
@@ -53,62 +53,120 @@ describe("the forwarder's parts", () => {
   });
 
   it("holds an answer within its limits, and past them writes what it held first and says why", () => {
-    const held = new MemoryBudget(1024);
-    const written: string[] = [];
-    const flushes: Array<() => void> = [];
-    let started = 0;
-    const answer = new HeldAnswer(true, held, 10, PROXY_OPTION_NAMES, {
-      start: () => started++,
-      write: (chunk, flushed) => {
-        written.push(String(chunk));
-        flushes.push(flushed);
-      },
-      end: () => {},
-    });
+    const held = new MemoryBudget(1 << 20);
+    const client = recordingClient();
+    const answer = new HeldAnswer(true, held, 10, PROXY_OPTION_NAMES, client);
     assert.equal(answer.take(Buffer.from("abcd"), 4), true);
     assert.equal(answer.take(Buffer.from("efgh"), 8), true);
-    assert.equal(held.held, 8);
+    assert.equal(held.held, 10, "one block, reserved up to the body limit it cannot pass");
     assert.equal(
       answer.take(Buffer.from("ijkl"), 12),
       false,
       "past maxBodyBytes: the chunk goes on as it comes",
     );
-    assert.equal(started, 1);
-    assert.deepEqual(written, ["abcd", "efgh"]);
+    assert.equal(client.started, 1);
+    assert.deepEqual(client.written, ["abcdefgh"]);
     assert.equal(answer.unheld, "the answer is larger than maxBodyBytes");
     assert.equal(answer.holding, false);
-    assert.equal(held.held, 8, "written, not yet taken by the client's connection: still held");
-    for (const flushed of flushes) flushed();
+    assert.equal(held.held, 10, "written, not yet taken by the client's connection: still held");
+    for (const flushed of client.flushes) flushed();
     assert.equal(held.held, 0);
     assert.equal(answer.take(Buffer.from("mnop"), 16), false);
-    assert.equal(started, 1);
+    assert.equal(client.started, 1);
   });
 
-  it("passes a held answer on chunk by chunk, held until the client takes it or goes away", () => {
-    const held = new MemoryBudget(1024);
-    const written: string[] = [];
-    const flushes: Array<() => void> = [];
-    let ended = 0;
-    const answer = new HeldAnswer(true, held, 100, PROXY_OPTION_NAMES, {
-      start: () => {},
-      write: (chunk, flushed) => {
-        written.push(String(chunk));
-        flushes.push(flushed);
-      },
-      end: () => ended++,
-    });
+  it("passes a held answer on as one block, held until the client takes it or goes away", () => {
+    const held = new MemoryBudget(1 << 20);
+    const client = recordingClient();
+    const answer = new HeldAnswer(true, held, 100, PROXY_OPTION_NAMES, client, undefined, 8);
     answer.take(Buffer.from("abcd"), 4);
     answer.take(Buffer.from("efgh"), 8);
+    assert.equal(held.held, 8, "the block is the size the upstream gave");
     answer.pass();
     answer.giveBack();
-    assert.deepEqual(written, ["abcd", "efgh"], "as they came, not copied into one");
-    assert.equal(ended, 1);
+    assert.deepEqual(client.written, ["abcdefgh"]);
+    assert.equal(client.ended, 1);
     assert.equal(held.held, 8, "passed on, not yet taken: still held");
-    flushes[0]?.();
-    assert.equal(held.held, 4);
     answer.closed();
     assert.equal(held.held, 0, "the connection closed: nothing is held for it");
-    flushes[1]?.();
+    client.flushes[0]?.();
     assert.equal(held.held, 0, "a late flush gives back nothing twice");
   });
+
+  it("stops reading a held answer that has no room, and goes on once room frees", async () => {
+    const held = new MemoryBudget(256 * 1024);
+    const room = new HeldRoom(held, PROXY_OPTION_NAMES);
+    const client = recordingClient();
+    const answer = new HeldAnswer(true, held, 1 << 20, PROXY_OPTION_NAMES, client, room, 128 * 1024);
+    // Another holder holds most of the account: the answer's block of 128 KiB does not fit.
+    held.take(200 * 1024);
+    const chunk = Buffer.alloc(1024, 0x61);
+    assert.equal(answer.take(chunk, 1024), true, "still held, set aside");
+    assert.deepEqual(client.pauses, [true], "the upstream is no longer read");
+    held.give(200 * 1024);
+    while (client.pauses.length < 2) await sleep(5);
+    assert.deepEqual(client.pauses, [true, false], "read again once the block fits");
+    assert.equal(held.held, 128 * 1024);
+    assert.equal(answer.holding, true);
+    answer.pass();
+    assert.equal(client.written[0]?.length, 1024);
+    answer.giveBack();
+    room.stop();
+  });
+
+  it("lets the held answer holding the most go on, unjudged, when every one waits for room", async () => {
+    const held = new MemoryBudget(240 * 1024);
+    const room = new HeldRoom(held, PROXY_OPTION_NAMES);
+    const small = recordingClient();
+    const large = recordingClient();
+    const smallAnswer = new HeldAnswer(true, held, 1 << 20, PROXY_OPTION_NAMES, small, room);
+    const largeAnswer = new HeldAnswer(true, held, 1 << 20, PROXY_OPTION_NAMES, large, room);
+    smallAnswer.take(Buffer.alloc(1024), 1024);
+    for (let size = 32 * 1024; size <= 128 * 1024; size += 32 * 1024)
+      largeAnswer.take(Buffer.alloc(32 * 1024), size);
+    // Both blocks are 64 and 128 KiB: neither can double now.
+    assert.equal(smallAnswer.take(Buffer.alloc(64 * 1024), 65 * 1024), true);
+    assert.equal(largeAnswer.take(Buffer.alloc(1024), 129 * 1024), true);
+    assert.deepEqual([small.pauses, large.pauses], [[true], [true]]);
+    while (large.reasons.length === 0) await sleep(5);
+    assert.match(large.reasons[0] ?? "", /over the memory budget \(240 KiB, maxHeldBytes\)/);
+    assert.equal(largeAnswer.holding, false);
+    assert.equal(largeAnswer.unheld, large.reasons[0]);
+    assert.equal(large.started, 1, "it goes on to its client as it is");
+    assert.equal(smallAnswer.holding, true, "the other is still held");
+    for (const flushed of large.flushes) flushed();
+    while (small.pauses.length < 2) await sleep(5);
+    assert.deepEqual(small.pauses, [true, false], "and read again in the room the first left");
+    smallAnswer.giveBack();
+    room.stop();
+  });
 });
+
+/** A held answer's client that records what it was told. */
+function recordingClient() {
+  const client = {
+    started: 0,
+    ended: 0,
+    written: [] as string[],
+    flushes: [] as Array<() => void>,
+    pauses: [] as boolean[],
+    reasons: [] as string[],
+    start: () => {
+      client.started++;
+    },
+    write: (chunk: Buffer, flushed: () => void) => {
+      client.written.push(String(chunk));
+      client.flushes.push(flushed);
+    },
+    end: () => {
+      client.ended++;
+    },
+    pause: (paused: boolean) => {
+      client.pauses.push(paused);
+    },
+    overBudget: (reason: string) => {
+      client.reasons.push(reason);
+    },
+  };
+  return client;
+}

@@ -26,6 +26,7 @@ function startBuiltProxy(args: readonly string[]): Promise<ProxyProcess> {
 async function hostileUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
   const longString = Buffer.alloc(14 * MiB, 0x61);
   const wide = Array.from({ length: 2_000_000 }, (_, field) => `,"f${field}":${field}`).join("");
+  const orders = ordinaryOrders(26 * 1000 * 1000);
   // Lists asked for together (x-together: N) wait, each inside its first long string, until all N are
   // there: the proxy holds them at once however the machine schedules their bytes.
   let arrived = 0;
@@ -37,6 +38,10 @@ async function hostileUpstream(): Promise<{ url: string; close: () => Promise<vo
     response.writeHead(200, { "content-type": "application/json" });
     if (incoming.headers["x-shape"] === "wide") {
       response.end(`[{"id":1${wide}}]`);
+      return;
+    }
+    if (incoming.headers["x-shape"] === "orders") {
+      response.end(orders);
       return;
     }
     // Orders whose shipDate is a 14 MiB string, one after the other.
@@ -59,6 +64,18 @@ async function hostileUpstream(): Promise<{ url: string; close: () => Promise<vo
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
+}
+
+/** A list of valid orders of about `bytes`, its size given by the upstream (Content-Length). */
+function ordinaryOrders(bytes: number): Buffer {
+  const parts: string[] = [];
+  let size = 1;
+  for (let id = 1; size < bytes; id++) {
+    const order = `{"id":${id},"petId":${id % 1000},"quantity":${id % 7},"shipDate":"2026-01-01T00:00:00Z","complete":false}`;
+    parts.push(order);
+    size += order.length + 1;
+  }
+  return Buffer.from(`[${parts.join(",")}]`);
 }
 
 /** A list through the proxy, read to its end and thrown away: its bytes. */
@@ -95,6 +112,7 @@ function peakBytes(pid: number | undefined): number {
 async function atSmallBudget(
   send: (base: string) => Promise<number[]>,
   maxGrowth = BUDGET + 100 * MiB,
+  args: readonly string[] = [],
 ): Promise<Report> {
   const upstream = await hostileUpstream();
   const reportFile = join(folder, `report-${Date.now()}.json`);
@@ -105,6 +123,7 @@ async function atSmallBudget(
     "64MiB",
     "--reporter",
     `json:${reportFile}`,
+    ...args,
   ]);
   try {
     const idle = peakBytes(proxy.child.pid);
@@ -159,6 +178,16 @@ describe("the proxy's one memory budget (--max-memory)", () => {
   it("sixteen lists of 14 MiB strings held at once at 64MiB: refused past the account, never passed, bounded", async () => {
     const report = await atSmallBudget((base) =>
       Promise.all(Array.from({ length: 16 }, () => drain(base, "strings", 16))),
+    );
+    assert.notEqual(listBody(report)?.status, "passed");
+    assert.match(JSON.stringify(report), /over the memory budget/);
+  });
+
+  it("sixteen lists of 26 MB held with --errors at 64MiB: each waits for room or goes on, never passed, bounded", async () => {
+    const report = await atSmallBudget(
+      (base) => Promise.all(Array.from({ length: 16 }, () => drain(base, "orders"))),
+      BUDGET + 100 * MiB,
+      ["--errors"],
     );
     assert.notEqual(listBody(report)?.status, "passed");
     assert.match(JSON.stringify(report), /over the memory budget/);

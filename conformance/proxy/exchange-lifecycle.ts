@@ -108,6 +108,8 @@ export interface ExchangeEnd {
   /** When the answer's last byte came (a large list is still being judged after it). */
   answeredAt?: number;
   cutOff?: string;
+  /** The status the client was sent before the answer broke off: its head went out. */
+  sentStatus?: number;
   unheld?: string;
   fault?: string;
   /** Answered in full, but not judged, and why. */
@@ -306,9 +308,11 @@ export class Exchange {
 
   /** Broken off after the answer began: the client sees the same, and nothing is judged. */
   onError(error: Error): void {
+    const sent = this.response.headersSent ? this.response.statusCode : undefined;
     for (const tap of this.#taps) tap.onError?.(error);
     this.response.destroy();
-    this.#finish({ upstreamError: `the answer broke off: ${error.message}` });
+    const upstreamError = `the answer broke off: ${error.message}`;
+    this.#finish(sent === undefined ? { upstreamError } : { upstreamError, sentStatus: sent });
   }
 
   /** Ends the exchange at once, handed on as cut off for this reason. */
@@ -511,6 +515,7 @@ export class Exchange {
     if (notJudged !== undefined) forwarded.notJudged = notJudged;
     if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
     if (end.cutOff !== undefined) forwarded.cutOff = end.cutOff;
+    if (end.sentStatus !== undefined) forwarded.sentStatus = end.sentStatus;
     if (end.unheld !== undefined) forwarded.unheld = end.unheld;
     if (end.fault !== undefined) forwarded.fault = end.fault;
     const outcome: ExchangeOutcome = { forwarded, ...(end.reply ? { answer: end.reply } : {}) };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { type AddressInfo, connect, type Socket } from "node:net";
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -404,6 +404,29 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
       );
     } finally {
       await upstream.close();
+    }
+  });
+
+  it("an answer cut after its head went out is reported with the status the client got", async () => {
+    // Trailers past the header limit break the answer off after its head and body were sent on.
+    const upstream = createTcpServer((socket) => {
+      socket.on("error", () => {});
+      socket.once("data", () =>
+        socket.end(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n0\r\n${"X-T: v\r\n".repeat(5000)}\r\n`,
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+      const { stderr } = await wrapReadList(url, []);
+      const line = stderr.split("\n").find((text) => text.startsWith('{"seq":1,'));
+      assert.ok(line, stderr);
+      const exchange = JSON.parse(line) as { status: number; bodyCut?: boolean; verdict: string };
+      assert.deepEqual([exchange.status, exchange.bodyCut, exchange.verdict], [200, true, "no-answer"]);
+    } finally {
+      upstream.close();
     }
   });
 

@@ -243,7 +243,7 @@ export class TrafficLedger {
     }
     if (this.#traffic.upstreamFailures > 0) {
       warnings.push(
-        `${this.#traffic.upstreamFailures} ${this.#traffic.upstreamFailures === 1 ? "request" : "requests"} got a 502 from the proxy because the upstream gave no answer it could pass on (not judged): ${this.#upstreamFailures.join("; ")}`,
+        `${this.#traffic.upstreamFailures} ${this.#traffic.upstreamFailures === 1 ? "request" : "requests"} got no whole answer from the upstream (a 502 from the proxy, or an answer cut short after its head; not judged): ${this.#upstreamFailures.join("; ")}`,
       );
     }
     if (this.#traffic.unreplaced > 0) {

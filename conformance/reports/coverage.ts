@@ -36,9 +36,7 @@ export function trafficSentence(report: Report): string | undefined {
   if (!traffic) return undefined;
   const parts = [`${traffic.judged} judged`, `${traffic.notJudged} forwarded without judging`];
   if (traffic.upstreamFailures > 0)
-    parts.push(
-      `${traffic.upstreamFailures} without an answer from the upstream that could be passed on (502)`,
-    );
+    parts.push(`${traffic.upstreamFailures} without a whole answer from the upstream (a 502, or cut short)`);
   if (traffic.replaced > 0) parts.push(`${traffic.replaced} answered 502 for a violation (--errors)`);
   if (traffic.unreplaced > 0)
     parts.push(`${traffic.unreplaced} violating answers passed on before judged (too large to hold)`);

@@ -94,7 +94,7 @@ export interface TrafficSummary {
   judgedInPart: number;
   /** Forwarded but not judged: paths outside /v1, methods and paths the contract does not have, preflights. */
   notJudged: number;
-  /** Requests the upstream never answered: the client got a 502 from the proxy. */
+  /** Requests the upstream never answered whole: the client got a 502 from the proxy, or an answer cut short. */
   upstreamFailures: number;
   /** Answers replaced by a 502 naming the violation (--errors). */
   replaced: number;

@@ -495,7 +495,7 @@ describe("never in the way", () => {
       assert.equal(report.summary.failed, 0, "the proxy's own 502 is no deviation of the upstream");
       assert.match(
         report.warnings.join("\n"),
-        /1 request got a 502 from the proxy because the upstream gave no answer/,
+        /1 request got no whole answer from the upstream \(a 502 from the proxy, or an answer cut short after its head; not judged\)/,
       );
     } finally {
       if (targetOpen) await target.close();

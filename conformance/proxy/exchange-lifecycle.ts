@@ -143,6 +143,11 @@ export interface ExchangeTap {
   onData?(chunk: Buffer, size: number): unknown;
   /** Whether the tap holds the answer back from the client: it then starts and ends the answer itself. */
   readonly holding?: boolean;
+  /**
+   * The answer's last byte came, before any tap's `onEnd` (which may wait for a verdict): a tap that holds
+   * the answer and lets go of it later ends it then.
+   */
+  onUpstreamEnd?(): void;
   /** The answer's last byte came: the tap adds what it knows to how the exchange ended (a promise to wait for). */
   onEnd?(end: ExchangeEnd): unknown;
   /** The answer broke off after it began. */
@@ -302,6 +307,7 @@ export class Exchange {
 
   onEnd(): void {
     const answeredAt = performance.now();
+    for (const tap of this.#taps) tap.onUpstreamEnd?.();
     if (!this.#holding()) this.response.end();
     this.#endTaps({ answeredAt }, 0);
   }

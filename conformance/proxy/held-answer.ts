@@ -50,6 +50,7 @@ export interface HeldAnswerClient {
  */
 export class HeldAnswer {
   #holding: boolean;
+  #upstreamEnded = false;
   /** The held bytes: `#filled` of them, in a block charged to the account at its whole length. */
   #store: ResizableBuffer | undefined;
   #filled = 0;
@@ -141,13 +142,30 @@ export class HeldAnswer {
     if (this.#holding) this.#goOn(reason);
   }
 
+  /** The upstream's last byte came (its verdict may still be on its way). */
+  upstreamEnded(): void {
+    this.#upstreamEnded = true;
+  }
+
   /** The answer's last byte came while held: it waits for its verdict, no longer for room. */
   ended(): void {
     if (this.#holding) this.room.judging(this);
   }
 
-  /** Passes the answer on whole as it came, once judged. */
+  /**
+   * Held no more, for its verdict: true when it was still held, false when it went on already (to make
+   * room, or judged in part), and nothing more is to be done with it.
+   */
+  letGo(): boolean {
+    if (!this.#holding) return false;
+    this.#holding = false;
+    this.room.forget(this);
+    return true;
+  }
+
+  /** Passes the answer on whole as it came, once judged (unless it went on already, and ended there). */
   pass(): void {
+    if (!this.letGo()) return;
     this.client.start();
     this.#writeHeld();
     this.client.end();
@@ -207,7 +225,10 @@ export class HeldAnswer {
     this.client.pause(false);
   }
 
-  /** The answer goes on as it comes from here, what was held first. */
+  /**
+   * The answer goes on as it comes from here, what was held first; ended here when its last byte came
+   * already (the exchange, which saw it held then, left the end to it).
+   */
   #goOn(reason: string): void {
     this.#holding = false;
     this.unheld = reason;
@@ -215,6 +236,7 @@ export class HeldAnswer {
     this.client.start();
     this.#writeHeld();
     this.#resume();
+    if (this.#upstreamEnded) this.client.end();
   }
 
   /** The held bytes go to the client, their charge with them until its connection took each. */
@@ -390,6 +412,10 @@ export class HeldAnswerTap implements ExchangeTap {
     return this.#answer?.take(chunk, size) ?? false;
   }
 
+  onUpstreamEnd(): void {
+    this.#answer?.upstreamEnded();
+  }
+
   /**
    * The list is judged in part: when nothing was found in what was judged, the rest will not be judged
    * and nothing can come of holding it, so it goes on at once and its room goes to the answers waiting.
@@ -424,7 +450,10 @@ export class HeldAnswerTap implements ExchangeTap {
       // Passed on as it came: its block stays in the account until the client's connection took it,
       // however slowly it reads.
       pass: () => answer.pass(),
-      replace: (status, record) => sendError(response, status, record, upstreamCors(incoming)),
+      replace: (status, record) => {
+        // One that went on already cannot be replaced: the report counts it as passed on unreplaced.
+        if (answer.letGo()) sendError(response, status, record, upstreamCors(incoming));
+      },
       fail: () => {
         if (!response.headersSent)
           sendError(response, 502, { code: "proxy_fault", message: "the proxy failed" });

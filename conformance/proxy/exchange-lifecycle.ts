@@ -114,6 +114,8 @@ export interface ExchangeEnd {
   fault?: string;
   /** Answered in full, but not judged, and why. */
   notJudged?: string;
+  /** …for a limit of the proxy's (judging past the deadline). */
+  overLimit?: true;
 }
 
 /** Why reading from the upstream pauses: the client is behind, the judge is, or a held answer has no room. */
@@ -330,7 +332,8 @@ export class Exchange {
   expire(): void {
     const { names, deadlineMessage, settings } = this.context;
     // The client has its whole answer: only the judging outlived the deadline.
-    if (this.response.writableEnded) this.#finish({ notJudged: `judging went past the ${names.deadline}` });
+    if (this.response.writableEnded)
+      this.#finish({ notJudged: `judging went past the ${names.deadline}`, overLimit: true });
     else
       this.#abort(504, "upstream_timeout", settings.hide(deadlineMessage()), {
         upstreamError: deadlineMessage(),
@@ -519,6 +522,8 @@ export class Exchange {
     if (answer) forwarded.response = new LazyResponse(answer.status, answer.incoming, answer.body);
     const notJudged = end.notJudged ?? answer?.body.notJudged;
     if (notJudged !== undefined) forwarded.notJudged = notJudged;
+    // A body past a limit, or judging past the deadline: not the traffic's doing, and not a check passed.
+    if ((end.notJudged === undefined && notJudged !== undefined) || end.overLimit) forwarded.overLimit = true;
     if (upstreamError !== undefined) forwarded.upstreamError = upstreamError;
     if (end.cutOff !== undefined) forwarded.cutOff = end.cutOff;
     if (end.sentStatus !== undefined) forwarded.sentStatus = end.sentStatus;

@@ -36,6 +36,8 @@ export interface ForwardedExchange {
   sentStatus?: number;
   /** Forwarded without being judged, and why (a body past --max-body). */
   notJudged?: string;
+  /** The reason it was not judged is a limit of the proxy's (memory, body size, deadline), not the traffic's. */
+  overLimit?: true;
   /** Still in flight when the proxy stopped: ended there, and why. */
   cutOff?: string;
   /** With --errors, why the answer went on before it was judged (so it could not be replaced). */
@@ -55,6 +57,8 @@ export interface JudgedExchange {
   /** The contract's operation; absent when the exchange was forwarded without being judged. */
   operation?: string;
   notJudged?: string;
+  /** Not judged for a limit of the proxy's: a gate (--fail-on-violation) that had one does not pass. */
+  overLimit?: true;
   checks: CheckResult[];
   findings: StateFinding[];
   upstreamError?: string;
@@ -197,6 +201,7 @@ function unjudgeable(
   if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`))
     return `outside ${PROXY_BASE_PATH}`;
   if (forwarded.method === "OPTIONS") return "CORS preflight";
+  if (forwarded.overLimit) judged.overLimit = true;
   return forwarded.notJudged;
 }
 

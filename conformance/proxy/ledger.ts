@@ -124,6 +124,7 @@ export class TrafficLedger {
 
   #recordNotJudged(judged: JudgedExchange): void {
     this.#traffic.notJudged++;
+    if (judged.overLimit) this.#traffic.judgedInPart++;
     const why = judged.notJudged ?? "not judged";
     const entry = this.#notJudged.get(why) ?? { count: 0, examples: new Set<string>() };
     entry.count++;

@@ -90,7 +90,7 @@ function exitCodeOf(report: Report, written: number | undefined, failOnViolation
   const inPart = report.traffic?.judgedInPart ?? 0;
   if (inPart > 0) {
     process.stderr.write(
-      `error: --fail-on-violation: ${inPart === 1 ? "1 exchange was" : `${inPart} exchanges were`} judged only in part (a limit named in the report: raise it); nothing failed, but not everything was checked\n`,
+      `error: --fail-on-violation: ${inPart === 1 ? "1 exchange was" : `${inPart} exchanges were`} judged only in part or not at all, for a limit (named in the report: raise it); nothing failed, but not everything was checked\n`,
     );
     return 2;
   }

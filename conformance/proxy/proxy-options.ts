@@ -72,11 +72,13 @@ Reports:
   --har FILE                write every exchange to FILE as HAR 1.2 as it happens, credentials hidden
   --flush-every TIME        while it runs, write the report files and the HAR under their names this
                             often (default 60s), so that a kill loses at most that much
-  --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all
+  --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all;
+                            2 when nothing failed but a limit kept an exchange from being judged whole
   --help                    show this help
 
 Exit codes: 0 stopped (and, with --fail-on-violation, something was judged and nothing failed), 1 a check
 failed or nothing was judged, with --fail-on-violation, 2 bad usage, an upstream it cannot reach at start,
+an exchange judged only in part or not at all for a limit (with --fail-on-violation),
 a report or HAR it could not write, or a fault of the proxy's own (said on stderr and in the report).
 `;
 

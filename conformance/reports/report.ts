@@ -90,7 +90,10 @@ export interface TrafficSummary {
   exchanges: number;
   /** Exchanges with an operation of the contract, judged by its checks. */
   judged: number;
-  /** Of the judged, those a limit (memory, body or string size) let be judged only in part. */
+  /**
+   * Exchanges a limit of the proxy's (memory, body or string size, the deadline) let be judged only in part,
+   * or not at all (those are counted in notJudged too): a gate that had one does not pass.
+   */
   judgedInPart: number;
   /** Forwarded but not judged: paths outside /v1, methods and paths the contract does not have, preflights. */
   notJudged: number;

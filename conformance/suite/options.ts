@@ -88,7 +88,8 @@ Reports:
   --help                    show this help
 
 Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage or a run that cannot judge
-the target (unreachable, untrusted certificate, redirect, proxy refusal, failing hook).
+the target (unreachable, untrusted certificate, redirect, proxy refusal, failing hook), or nothing failed
+but a limit (--max-memory, --max-string, ...) kept checks from being judged whole.
 `;
 
 export const FLAGS = {

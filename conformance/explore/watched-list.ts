@@ -102,9 +102,8 @@ export class WatchedLists {
   /** One element judged alone, as the element of a list of its own. */
   element(bytes: Uint8Array, watch: ReadonlySet<string>): ElementVerdict {
     const judge = this.judge(watch);
-    judge.write(OPEN);
-    judge.write(bytes);
-    judge.write(CLOSE);
+    // One chunk, as the element came in the list: a bound on a token is checked within a chunk.
+    judge.write(Buffer.concat([OPEN, bytes, CLOSE]));
     return elementVerdict(judge.end());
   }
 
@@ -440,8 +439,7 @@ class WatchedListReading implements ListReading {
    */
   #endInElement(): void {
     const judge = this.lists.judge(this.watch);
-    judge.write(OPEN);
-    judge.write(Buffer.concat(this.#carried));
+    judge.write(Buffer.concat([OPEN, ...this.#carried]));
     const verdict = elementVerdict(judge.end());
     this.#carried = [];
     this.#unindexed += verdict.unindexed;

@@ -163,4 +163,16 @@ describe("explore's reading of lists", () => {
     assert.equal(again.records.get("3"), first.records.get("3"));
     assert.equal(again.count, 2);
   });
+
+  test("an element that is a bare number is judged in one piece, as the judge reads it, under a small bound", () => {
+    const limits = { maxNumberChars: 10 };
+    const body = Buffer.from("[12345678901]");
+    const lean = inPieces(
+      new WatchedLists({ validateOrder, orderPlan, readerLimits: limits }).reading(watch),
+      body,
+      [],
+    );
+    const full = inPieces(fullJudge(limits), body, []);
+    assert.deepEqual([lean.limit, lean.count, lean.unindexed], [full.limit, full.count, full.unindexed]);
+  });
 });

@@ -152,7 +152,8 @@ function valueParts(lowerName: string, value: string): string[] {
     for (const item of value.split(",")) {
       const trimmed = item.trim();
       found.push(trimmed);
-      if (/\s/.test(trimmed)) found.push(...trimmed.split(/\s+/));
+      // An auth scheme's name among them (a secret header holding `Bearer <token>`) is no secret.
+      if (/\s/.test(trimmed)) found.push(...trimmed.split(/\s+/).filter((word) => !SCHEME_ONLY.test(word)));
     }
     return found;
   }

@@ -74,4 +74,12 @@ describe("credentials", () => {
       }),
     );
   });
+
+  it("hides a token in a secret header's words, never the scheme's name before it", () => {
+    const forms = headerSecrets("x-upstream-auth", "Bearer abcd1234");
+    assert.ok(forms.includes("abcd1234"));
+    assert.ok(!forms.includes("Bearer"));
+    assert.equal(hideSecrets("Bearer abcd1234 and abcd1234", forms), "*** and ***");
+    assert.equal(hideSecrets("a Bearer token", forms), "a Bearer token");
+  });
 });

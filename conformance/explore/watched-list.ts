@@ -63,6 +63,9 @@ const ZERO = 0x30;
 // Keys longer than this the stream reads the ordinary way; so do these.
 const MAX_FLAT_KEY_BYTES = 32;
 const PROTO = Buffer.from("__proto__");
+// A list with at least this many declined elements, a tenth of them or more, turns the run to whole judges.
+const DECLINED_AT_LEAST = 16;
+const DECLINED_SHARE = 10;
 // Bound once here: read in every order's loop.
 const FLAT_FIELDS = MAX_FLAT_FIELDS;
 const LONG_DIGITS = MAX_LONG_INTEGER_DIGITS;
@@ -77,6 +80,11 @@ const LONG_DIGITS = MAX_LONG_INTEGER_DIGITS;
 export class WatchedLists {
   readonly #remembered = new Map<string, ElementVerdict>();
   readonly #fields = new FlatFields();
+  /**
+   * A list of this run whose orders the plain reading mostly declined (nested fields, escapes, non-ASCII):
+   * a judge per order costs more than one judge of the whole list, so later lists get the whole judge.
+   */
+  #wholeJudgeCheaper = false;
 
   constructor(private readonly options: WatchedListOptions) {}
 
@@ -85,7 +93,19 @@ export class WatchedLists {
   }
 
   reading(watch: ReadonlySet<string>): ListReading {
-    return new WatchedListReading(this, watch);
+    if (!this.#wholeJudgeCheaper) return new WatchedListReading(this, watch);
+    const judge = this.judge(watch);
+    return { write: (chunk) => judge.write(chunk), end: () => judge.end(), abandon: () => judge.drop() };
+  }
+
+  /** Whether lists are now read by a judge of the whole list. */
+  get judgesWhole(): boolean {
+    return this.#wholeJudgeCheaper;
+  }
+
+  /** A list read: `declined` of its `count` elements were each judged alone. */
+  readOne(count: number, declined: number): void {
+    if (declined >= DECLINED_AT_LEAST && declined * DECLINED_SHARE >= count) this.#wholeJudgeCheaper = true;
   }
 
   /** A ListJudge of the whole list: for a body that is no array, judged as the full judge does. */
@@ -242,6 +262,8 @@ class WatchedListReading implements ListReading {
   /** Bytes of the chunks before the current one. */
   #base = 0;
   #count = 0;
+  /** Elements the plain reading declined, each judged by a judge of its own. */
+  #declined = 0;
   #unindexed = 0;
   #syntax: string | undefined;
   #limit: (ReaderLimit & { offset: number }) | undefined;
@@ -388,6 +410,7 @@ class WatchedListReading implements ListReading {
 
   /** An element judged alone. */
   #judged(bytes: Uint8Array, offset: number): void {
+    this.#declined++;
     this.#take(this.lists.element(bytes, this.watch), offset);
   }
 
@@ -430,6 +453,7 @@ class WatchedListReading implements ListReading {
       const what = this.#state === BEFORE_ROOT ? "empty JSON text" : "unexpected end of the JSON text";
       this.#syntax = `${what} at byte ${this.#base}`;
     }
+    this.lists.readOne(this.#count, this.#declined);
     return this.#verdict();
   }
 

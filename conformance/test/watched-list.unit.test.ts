@@ -175,4 +175,24 @@ describe("explore's reading of lists", () => {
     const full = inPieces(fullJudge(limits), body, []);
     assert.deepEqual([lean.limit, lean.count, lean.unindexed], [full.limit, full.count, full.unindexed]);
   });
+
+  test("a run whose lists the plain reading mostly declines reads later lists with one judge, the same verdict", () => {
+    const lists = new WatchedLists({ validateOrder, orderPlan });
+    const nested = (id: number) => `{"id":${id},"petId":1,"quantity":1,"tags":["a"]}`;
+    const body = Buffer.from(`[${Array.from({ length: 40 }, (_, at) => nested(at)).join(",")}]`);
+    const full = inPieces(fullJudge({}), body, []);
+    const first = inPieces(lists.reading(watch), body, [100]);
+    assert.equal(lists.judgesWhole, true);
+    const later = inPieces(lists.reading(watch), body, [100]);
+    for (const verdict of [first, later]) {
+      assert.deepEqual(
+        [verdict.count, verdict.unindexed, verdict.syntax],
+        [full.count, full.unindexed, full.syntax],
+      );
+      assert.equal(verdict.records.get("3"), full.records.get("3"));
+    }
+    const flat = new WatchedLists({ validateOrder, orderPlan });
+    inPieces(flat.reading(watch), Buffer.from('[{"id":3,"petId":1,"quantity":1},{"id":4}]'), []);
+    assert.equal(flat.judgesWhole, false);
+  });
 });

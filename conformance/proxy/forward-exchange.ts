@@ -89,15 +89,12 @@ export class Forwarder {
   #tapsOf(exchange: Exchange, held: MemoryBudget, turns: JudgeTurns): ExchangeTap[] {
     const settings = this.#settings;
     const names = this.#context.names;
-    let body: JudgedBodyTap | undefined;
     const answer = settings.holdAnswers
-      ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names, this.#room, (reason) =>
-          body?.giveUp(reason),
-        )
+      ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names, this.#room)
       : undefined;
     const taps: ExchangeTap[] = [new CancelTap(this.cancels)];
     if (settings.keepForHar) taps.push(new HarTap());
-    body = new JudgedBodyTap(
+    const body = new JudgedBodyTap(
       { maxBytes: settings.maxBodyBytes, judges: settings.judges, held, names, turns },
       exchange,
       answer,

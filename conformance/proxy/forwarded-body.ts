@@ -177,19 +177,6 @@ export class ForwardedBody {
     this.#indexCharged = wanted;
   }
 
-  /**
-   * The answer went on to its client before it was judged whole, to make room: what was judged of a list
-   * stands, the rest is not judged; an answer not streamed to a judge is not judged at all.
-   */
-  giveUp(reason: string): void {
-    if (this.#done) return;
-    if (this.#feed) this.#judgeInPart(reason);
-    else {
-      this.#notJudged = `${reason}: forwarded unchanged, not judged`;
-      this.#stopReading();
-    }
-  }
-
   /** Nothing more is read: the body is past a limit, or cannot be judged. */
   get #done(): boolean {
     return this.#notJudged !== undefined || this.#cut !== undefined || this.#partial !== undefined;
@@ -372,11 +359,6 @@ export class JudgedBodyTap implements ExchangeTap {
     return body.end().then((outcome) => {
       end.answer = { status, statusText, incoming, body: outcome, size: this.#size };
     });
-  }
-
-  /** The held answer went on unjudged to make room: the body's judging stops there. */
-  giveUp(reason: string): void {
-    this.#body?.giveUp(reason);
   }
 
   onRelease(): void {

@@ -35,8 +35,6 @@ export interface HeldAnswerClient {
   end: () => void;
   /** Pauses reading from the upstream (true) while the answer waits for room, or goes on (false). */
   pause: (paused: boolean) => void;
-  /** The answer goes on before it is judged whole, to make room: the judging stops there, for this reason. */
-  overBudget: (reason: string) => void;
 }
 
 /**
@@ -130,10 +128,12 @@ export class HeldAnswer {
     return true;
   }
 
-  /** Let go of to make room: it goes on to the client as it is, and is not judged whole. */
+  /**
+   * Let go of to make room: it goes on to the client as it is; its judging goes on as for any answer not
+   * held (a violation found then is reported, not replaced).
+   */
   release(reason: string): void {
     if (!this.#holding) return;
-    this.client.overBudget(reason);
     this.#goOn(reason);
   }
 
@@ -343,7 +343,7 @@ export class HeldRoom {
   }
 
   #overBudget(): string {
-    return `over the memory budget (${formatBytes(this.held.limit)}, ${this.names.maxMemory}): every answer held until judged waited for room, and this one, holding the most, went on to its client unjudged`;
+    return `the proxy held ${formatBytes(this.held.limit)} of answers in flight together (${this.names.maxMemory}), each waiting for room: this one, holding the most, went on to its client before it was judged`;
   }
 }
 
@@ -371,8 +371,6 @@ export class HeldAnswerTap implements ExchangeTap {
     readonly maxBodyBytes: number,
     readonly names: SettingNames,
     readonly room: HeldRoom,
-    /** The answer went on unjudged to make room: its judging stops there. */
-    readonly overBudget: (reason: string) => void,
   ) {}
 
   get holding(): boolean {
@@ -396,7 +394,6 @@ export class HeldAnswerTap implements ExchangeTap {
         write: (chunk, flushed) => response.write(chunk, flushed),
         end: () => response.end(),
         pause: (paused) => exchange.pause("room", paused),
-        overBudget: this.overBudget,
       },
       this.room,
       expected,

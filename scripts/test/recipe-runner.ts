@@ -68,7 +68,8 @@ export async function runRecipe(recipe: Recipe, project: RecipeProject): Promise
   try {
     await runRecipeOnce(recipe, project);
   } catch (error) {
-    if (!/EADDRINUSE/.test(String(error))) throw error;
+    // Node says EADDRINUSE; redis-server and haproxy say it in words.
+    if (!/EADDRINUSE|Address already in use/.test(String(error))) throw error;
     await runRecipeOnce(recipe, project);
   }
 }

@@ -135,13 +135,7 @@ async function measureFailing(
   while (rate.failed < RATE_FAILURES && rate.of < MOST_TRIES) {
     if (!stillShrinking(shrinking, settings, deadline)) return false;
     const times = Math.min(settings.parallel, MOST_TRIES - rate.of);
-    const round = await player.playMany(shrinking.minimal.program, times, deadline);
-    for (const played of round) {
-      if (played === undefined) continue;
-      rate.of++;
-      if (!played.verdict.ok) rate.failed++;
-    }
-    if (round.includes(undefined)) {
+    if (!(await countedRound(player, shrinking.minimal.program, times, rate, deadline))) {
       shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
       return false;
     }
@@ -208,17 +202,28 @@ async function replay(
     reproduced.failed === 0 ? Math.max(settings.finalReplays, MOST_TRIES) : settings.finalReplays;
   while (reproduced.of < wanted() && !settings.stop?.aborted) {
     const ordersUntil = performance.now() + settings.hookGraceMs;
-    const round = await player.playMany(
-      program,
-      Math.min(settings.parallel, wanted() - reproduced.of),
-      undefined,
-      ordersUntil,
-    );
-    for (const played of round) {
-      if (played === undefined) continue;
-      reproduced.of++;
-      if (!played.verdict.ok) reproduced.failed++;
-    }
-    if (round.includes(undefined)) break;
+    const times = Math.min(settings.parallel, wanted() - reproduced.of);
+    if (!(await countedRound(player, program, times, reproduced, undefined, ordersUntil))) break;
   }
+}
+
+/**
+ * One round of `times` runs of a program at once, each counted into `runs` as it ends; false when the
+ * orders ran out (or `ordersUntil` passed) before every run could start.
+ */
+async function countedRound(
+  player: Player,
+  program: Program,
+  times: number,
+  runs: { failed: number; of: number },
+  until?: number,
+  ordersUntil = until,
+): Promise<boolean> {
+  const round = await player.playMany(program, times, until, ordersUntil);
+  for (const played of round) {
+    if (played === undefined) continue;
+    runs.of++;
+    if (!played.verdict.ok) runs.failed++;
+  }
+  return !round.includes(undefined);
 }

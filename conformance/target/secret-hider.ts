@@ -33,8 +33,7 @@ export function secretHider(secrets: Iterable<string>): (text: string) => string
 /** Hides the forms through one expression, tried where the scan finds their anchors. */
 function expressionHider(forms: readonly SpelledForm[]): (text: string) => string {
   if (forms.length === 0) return (text) => text;
-  const anchorLength = Math.min(MAX_ANCHOR, ...forms.map((form) => form.anchor.length));
-  if (anchorLength < 2) {
+  if (forms.some((form) => form.anchor.length < 2)) {
     // A form with no two letters or digits in a row has nothing to scan for: the expression alone.
     const everywhere = whenCompiled(() => new RegExp(alternation(forms), "g"));
     return everywhere ? (text) => text.replace(everywhere, "***") : literalHider(forms);

@@ -97,15 +97,15 @@ describe("triesPerCandidate", () => {
   });
 });
 
+/** Shrinks `program`, taken to have failed once, with `player` playing it and its smaller ones. */
+function shrinkFailing(player: ScriptedPlayer, program: Program) {
+  return shrink(player as unknown as Player, programArbitrary(shape), played(program, false), settings(5));
+}
+
 describe("shrink", () => {
   it("plays the first failing program again to learn its rate, and tries each smaller one that often", async () => {
     const player = new ScriptedPlayer(rareDefect(10));
-    const { finding } = await shrink(
-      player as unknown as Player,
-      programArbitrary(shape),
-      played(bigProgram, false),
-      settings(5),
-    );
+    const { finding } = await shrinkFailing(player, bigProgram);
     assert.deepEqual(finding.originalReproduced, { failed: 3, of: 32 });
     assert.equal(finding.triesPerCandidate, 31);
     assert.equal(finding.shrinkEnded, "minimal");
@@ -120,12 +120,7 @@ describe("shrink", () => {
   it("replays a minimal program that fails rarely on past --final-replays, until one run fails", async () => {
     // Plays 13, 26 and 39 of the measuring fail; then none until the 52nd, the replays' 12th.
     const player = new ScriptedPlayer(rareDefect(13));
-    const { finding } = await shrink(
-      player as unknown as Player,
-      programArbitrary(shape),
-      played([[list, cancel(0)]], false),
-      settings(5),
-    );
+    const { finding } = await shrinkFailing(player, [[list, cancel(0)]]);
     assert.deepEqual(finding.originalReproduced, { failed: 3, of: 40 });
     assert.equal(stepCount(finding.minimal.program), 2);
     assert.deepEqual(finding.reproduced, { failed: 1, of: 16 });
@@ -138,12 +133,7 @@ describe("shrink", () => {
       failuresLeft--;
       return true;
     });
-    const { finding } = await shrink(
-      player as unknown as Player,
-      programArbitrary(shape),
-      played(bigProgram, false),
-      settings(5),
-    );
+    const { finding } = await shrinkFailing(player, bigProgram);
     assert.deepEqual(finding.reproduced, { failed: 0, of: 40 });
   });
 });

@@ -1,6 +1,7 @@
 import type { History } from "../model/history.ts";
 import { checkHistory, commonChoices, type HistoryVerdict } from "../model/linearizability.ts";
 import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";
+import { HookError } from "../target/hooks.ts";
 import { type Driver, playProgram } from "./driver.ts";
 import type { OrderSupply } from "./orders.ts";
 import { type Program, slotsUsed } from "./program.ts";
@@ -129,7 +130,6 @@ export class Player {
       this.supply.release(orders).catch(() => {});
       throw error;
     });
-    await this.supply.release(orders);
     const verdict = checkHistory(history, {
       allowStaleMs: this.settings.allowStaleMs,
       choices: this.#choices,
@@ -137,7 +137,16 @@ export class Player {
     this.#narrowChoices(history, verdict);
     this.largestStaleMs = Math.max(this.largestStaleMs, verdict.largestStaleMs);
     this.#count(program, history, verdict, pending.length);
-    return { program, history, verdict };
+    const played = { program, history, verdict };
+    try {
+      await this.supply.release(orders);
+    } catch (error) {
+      // A hook's error (maybe an earlier release's, thrown to this caller) halts the run, but a failing
+      // history played before it stands: the search reports it with the hook's error as a warning.
+      if (verdict.ok || !(error instanceof HookError)) throw error;
+      this.#halt.abort(error);
+    }
+    return played;
   }
 
   /** The run's choices still possible, and for each one ruled out, the history that ruled it out. */

@@ -11,8 +11,11 @@ export interface Driver {
   apiKey: string;
   /** How lists are read: the model needs whether each was whole, with exact ids, and the watched records. */
   lists: WatchedLists;
-  /** Spaces requests to at most --max-rate a second, across every client and run. */
-  pace: () => Promise<void>;
+  /**
+   * Spaces requests to at most --max-rate a second, across every client and run: a promise to wait for,
+   * or undefined when the request may go now (no await then, on every step).
+   */
+  pace: () => Promise<void> | undefined;
 }
 
 /** The ids a run's slots hold: undefined for a slot it has no order for (its cancels are not sent). */
@@ -44,7 +47,8 @@ export async function playProgram(
         if (step.wait > 0) await sleep(step.wait);
         const orderId = step.action.op === "cancel" ? slots.ids[step.action.slot] : undefined;
         if (step.action.op === "cancel" && orderId === undefined) continue;
-        await driver.pace();
+        const paced = driver.pace();
+        if (paced !== undefined) await paced;
         if (performance.now() >= until) break;
         const sentAt = since();
         const operation =
@@ -166,14 +170,14 @@ class Records {
 }
 
 /** At most `perSecond` requests a second, spaced evenly; unbounded when undefined. */
-export function pacing(perSecond: number | undefined): () => Promise<void> {
-  if (perSecond === undefined) return async () => {};
+export function pacing(perSecond: number | undefined): () => Promise<void> | undefined {
+  if (perSecond === undefined) return () => undefined;
   const gap = 1000 / perSecond;
   let next = 0;
-  return async () => {
+  return () => {
     const now = performance.now();
     const at = Math.max(now, next);
     next = at + gap;
-    if (at > now) await sleep(at - now);
+    return at > now ? sleep(at - now) : undefined;
   };
 }

@@ -69,10 +69,9 @@ export class Player {
     this.#halted = halted;
     this.stop = settings.stop ? AbortSignal.any([halted, settings.stop]) : halted;
     // Asked before every step: a halted run's histories send nothing more.
-    const pace = async () => {
+    const pace = () => {
       halted.throwIfAborted();
-      await driver.pace();
-      halted.throwIfAborted();
+      return driver.pace()?.then(() => halted.throwIfAborted());
     };
     this.#driver = { ...driver, pace };
   }

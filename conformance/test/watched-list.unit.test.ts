@@ -22,8 +22,8 @@ function inPieces(reading: ListReading, bytes: Buffer, cuts: readonly number[]):
   return reading.end();
 }
 
-function fullJudge(limits: ReaderLimits): ListReading {
-  const judge = new ListJudge({ validateOrder, orderPlan, watch, watchedOnly: true, ...limits });
+function fullJudge(limits: ReaderLimits, watched: ReadonlySet<string> = watch): ListReading {
+  const judge = new ListJudge({ validateOrder, orderPlan, watch: watched, watchedOnly: true, ...limits });
   return { write: (chunk) => judge.write(chunk), end: () => judge.end(), abandon: () => judge.drop() };
 }
 
@@ -151,6 +151,44 @@ describe("explore's reading of lists", () => {
         for (const id of many) assert.equal(lean.records.get(id), full.records.get(id), id);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  test("a run's lists read one after another, sharing orders, say what a fresh judge of each says", () => {
+    // Orders read before are known by their bytes up to their first "}": some hold one in a string.
+    const tricky = fc.constantFrom(
+      '{"id":3,"shipDate":"}"}',
+      '{"id":3,"shipDate":"}","petId":1}',
+      '{"id":3}',
+      '{"id":3 }',
+      '{"id":-12,"petId":1,"quantity":1}',
+      '{"id":9223372036854775807,"complete":false}',
+      '{"id":"3"}',
+      '{"petId":1,"id":9007199254740993}',
+    );
+    const pool = fc.array(fc.oneof(order, tricky), { minLength: 1, maxLength: 12 });
+    const listOf = (orders: readonly string[]) =>
+      fc.array(fc.constantFrom(...orders), { maxLength: 12 }).map((picked) => `[${picked.join(",")}]`);
+    const run = pool.chain((orders) =>
+      fc.array(fc.tuple(listOf(orders), fc.subarray([...watch]), cuts), { minLength: 2, maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(run, limits, (lists, readerLimits) => {
+        const reader = new WatchedLists({ validateOrder, orderPlan, readerLimits });
+        for (const [text, watched, pieces] of lists) {
+          const bytes = Buffer.from(text, "utf8");
+          const ids = new Set(watched);
+          const full = inPieces(fullJudge(readerLimits, ids), bytes, []);
+          const lean = inPieces(reader.reading(ids), bytes, pieces);
+          assert.equal(lean.syntax === undefined, full.syntax === undefined, text);
+          assert.equal(lean.count, full.count, text);
+          assert.equal(lean.unindexed, full.unindexed, text);
+          assert.deepEqual(lean.duplicates, full.duplicates, text);
+          for (const id of watch)
+            assert.equal(lean.records.get(id), full.records.get(id), `${id} in ${text}`);
+        }
+      }),
+      { numRuns: 1500 },
     );
   });
 

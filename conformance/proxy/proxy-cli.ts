@@ -25,14 +25,14 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   const reportColor = process.stdout.isTTY === true && !env.NO_COLOR;
   // Lines are written once per turn of the event loop: under load, one write for many exchanges.
   let pending: string[] = [];
-  // A stream that nothing reads any more (EPIPE): the lines are dropped, said once; the reports go on.
+  // A stream that nothing reads any more (EPIPE): the lines are dropped, said once; the report files go on.
   let linesLost = false;
   lineStream.on("error", (error: NodeJS.ErrnoException) => {
     if (linesLost) return;
     linesLost = true;
     if (lineStream !== process.stderr)
       process.stderr.write(
-        `error: the live lines cannot be written (${error.code ?? error.message}); the reports still are\n`,
+        `error: the live lines cannot be written (${error.code ?? error.message}); the report files still are\n`,
       );
   });
   const flush = () => {

@@ -19,7 +19,29 @@ export interface ControlClientOptions {
   /** The control token, when the mock was started with `--control-token`. */
   token?: string;
   fetch?: typeof fetch;
+  /**
+   * Sends the control requests instead of `fetch`: for a caller with a client of its own (undici's
+   * dispatcher, say) that makes many of them and need not pay for WHATWG's Request and Response objects.
+   */
+  transport?: ControlTransport;
 }
+
+/** One control request, as a transport is given it. */
+export interface ControlRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A control answer, as a transport gives it back: its status, body text and header lookup. */
+export interface ControlAnswer {
+  status: number;
+  text: string;
+  headers: { get(name: string): string | null };
+}
+
+export type ControlTransport = (request: ControlRequest) => Promise<ControlAnswer>;
 
 /** A control request the mock refused: its status and Error record. */
 export class ControlError extends Error {
@@ -129,18 +151,19 @@ export function controlHeaders(
  */
 export function createControlClient(baseUrl: string, options: ControlClientOptions = {}): ControlClient {
   const root = controlRoot(baseUrl);
-  const send = options.fetch ?? fetch;
+  const send = options.transport ?? fetchTransport(options.fetch ?? fetch);
   const headers = controlHeaders(options);
 
   const answer = async (method: string, path: string, body?: string) => {
-    const response = await send(`${root}${path}`, {
+    const got = await send({
       method,
+      url: `${root}${path}`,
       headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
       ...(body === undefined ? {} : { body }),
     });
-    const text = await response.text();
-    if (!response.ok) throw new ControlError(response.status, errorRecordIn(text), text);
-    return { text, headers: response.headers };
+    if (got.status < 200 || got.status > 299)
+      throw new ControlError(got.status, errorRecordIn(got.text), got.text);
+    return { text: got.text, headers: got.headers };
   };
   const call = async (method: string, path: string, body?: string) => (await answer(method, path, body)).text;
   const orderPath = (id: OrderId) => `/orders/${digits(id)}`;
@@ -258,6 +281,14 @@ function orderJson(order: OrderInput): string {
       return `${JSON.stringify(field)}:${text}`;
     });
   return `{${parts.join(",")}}`;
+}
+
+/** Control requests sent with `fetch`. */
+function fetchTransport(send: typeof fetch): ControlTransport {
+  return async ({ method, url, headers, body }) => {
+    const response = await send(url, { method, headers, ...(body === undefined ? {} : { body }) });
+    return { status: response.status, text: await response.text(), headers: response.headers };
+  };
 }
 
 /** An id as the digits that go on the wire; anything else would not be an int64. */

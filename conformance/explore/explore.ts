@@ -1,10 +1,11 @@
 import { randomInt } from "node:crypto";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
+import type { ControlTransport } from "../../contract/control-client.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
-import type { ConformanceHooks, HookContext } from "../target/hook-types.ts";
+import { CONTROL_TRANSPORT, type ConformanceHooks, type HookContext } from "../target/hook-types.ts";
 import { HookError, runHook } from "../target/hooks.ts";
 import { type ClientOptions, createHttpClient, type HttpClient } from "../target/http-client.ts";
 import type { maskedHeaders } from "../target/masked-headers.ts";
@@ -112,6 +113,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const client = await openProbedClient(options, prepared);
   // The hooks' fetch shares the client's connections when it has them (undici's pool).
   if (client.fetch !== undefined) prepared.hookContext.fetch = client.fetch;
+  if (client.controlTransport !== undefined)
+    prepared.hookContext[CONTROL_TRANSPORT] = client.controlTransport;
   try {
     const { supply, givenPending } = await supplyOf(options, prepared);
     const contract = options.contract ?? builtInContract();
@@ -209,7 +212,10 @@ async function prepare(options: ExploreOptions, names: SettingNames): Promise<Pr
  * Straight to a plain-HTTP target, undici's client: explore sends many small requests, and it reads each
  * answer for less than node:http does. Through a proxy or over TLS, the suite's client.
  */
-function openClient(options: ExploreOptions, run: Prepared): Promise<HttpClient & { fetch?: typeof fetch }> {
+function openClient(
+  options: ExploreOptions,
+  run: Prepared,
+): Promise<HttpClient & { fetch?: typeof fetch; controlTransport?: ControlTransport }> {
   const settings = clientOptions(options, run);
   return undiciServes(run.baseUrl, settings)
     ? createUndiciClient(run.baseUrl, settings)
@@ -258,7 +264,7 @@ async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise
 async function openProbedClient(
   options: ExploreOptions,
   run: Prepared,
-): Promise<HttpClient & { fetch?: typeof fetch }> {
+): Promise<HttpClient & { fetch?: typeof fetch; controlTransport?: ControlTransport }> {
   const first = await openClient(options, run);
   const tried = await probe(first, options.apiKey, run).catch((error: unknown) => error);
   if (!(tried instanceof Error)) return first;

@@ -1,4 +1,12 @@
+import type { ControlTransport } from "../../contract/control-client.ts";
 import type { Report } from "../reports/report.ts";
+
+/**
+ * Where a run's own client sends the mock's control requests, for the built-in mock-control hook: the
+ * same connections as `fetch`, without WHATWG's objects. Not part of the hooks' API. Registered, so that
+ * every copy of this module in a build names the same key.
+ */
+export const CONTROL_TRANSPORT: unique symbol = Symbol.for("petstore-conformance.controlTransport");
 
 /** What a hook is given: enough to reach the target and its test hooks, never printed anywhere. */
 export interface HookContext {
@@ -6,6 +14,7 @@ export interface HookContext {
   apiKey: string;
   session?: string;
   fetch: typeof fetch;
+  [CONTROL_TRANSPORT]?: ControlTransport;
 }
 
 /** Ids a beforeRun hook provides, as strings of digits so int64 ids stay exact. */

@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { type ControlClient, createControlClient } from "../../contract/control-client.ts";
 import { INT64_MAX } from "../../contract/exact-json.ts";
-import type { HookContext, ProvidedIds, ProvisionedOrders, ProvisionRequest } from "./hook-types.ts";
+import {
+  CONTROL_TRANSPORT,
+  type HookContext,
+  type ProvidedIds,
+  type ProvisionedOrders,
+  type ProvisionRequest,
+} from "./hook-types.ts";
 
 /**
  * Provisioning for runs against this project's mock: fresh pending orders (one to cancel, one for the race)
@@ -85,12 +91,26 @@ function worldOf(context: HookContext): string {
 
 function controlOf(context: HookContext): ControlClient {
   const token = process.env.PETSTORE_CONTROL_TOKEN;
+  const transport = context[CONTROL_TRANSPORT];
+  const madeFor = [context.baseUrl, context.session, token, context.fetch, transport];
+  const kept = clients.get(context);
+  if (kept?.madeFor.every((value, at) => value === madeFor[at])) return kept.client;
   const access = {
     ...(context.session !== undefined ? { session: context.session } : {}),
     ...(token ? { token } : {}),
   };
-  return createControlClient(context.baseUrl, { ...access, fetch: context.fetch });
+  const client = createControlClient(context.baseUrl, {
+    ...access,
+    fetch: context.fetch,
+    ...(transport !== undefined ? { transport } : {}),
+  });
+  clients.set(context, { madeFor, client });
+  return client;
 }
+
+// A run's many provision and release calls share one client per context, made again if what it was made
+// for changed.
+const clients = new WeakMap<HookContext, { madeFor: readonly unknown[]; client: ControlClient }>();
 
 /**
  * Ids no order has, counting down from the top of int64 (fixtures rarely reach it; the bundled one does),

@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import type { ControlTransport } from "../../contract/control-client.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { BodyReader, cutShort, oneLine, readingStopped, unsent } from "./answer-body.ts";
@@ -85,7 +86,7 @@ function asNodeReadsThem(headers: Record<string, string | string[] | undefined>)
 export async function createUndiciClient(
   baseUrl: URL,
   options: ClientOptions,
-): Promise<HttpClient & { fetch: typeof fetch }> {
+): Promise<HttpClient & { fetch: typeof fetch; controlTransport: ControlTransport }> {
   // Loaded only by the runs that use it.
   const { Pool, Client } = await import("undici");
   const connect = { timeout: options.timeoutMs };
@@ -115,6 +116,8 @@ class UndiciClient implements HttpClient {
    * to `fetch`.
    */
   readonly fetch: typeof fetch = (input, init) => poolFetch(this.pool, this.baseUrl.origin, input, init);
+  /** The same for the hooks' control client (mock-control's), without WHATWG's Response. */
+  readonly controlTransport: ControlTransport;
   #count = 0;
   #retries = 0;
   readonly #target: UndiciTarget;
@@ -134,6 +137,7 @@ class UndiciClient implements HttpClient {
       names: options.names ?? RUN_OPTION_NAMES,
     };
     this.#retryPolicy = new RetryPolicy(options.retry);
+    this.controlTransport = poolTransport(pool, baseUrl.origin);
   }
 
   get count(): number {
@@ -219,36 +223,72 @@ function poolFetch(
   const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : undefined;
   const body = init?.body ?? undefined;
   const plain = init?.signal == null && init?.redirect === undefined && typeof (body ?? "") === "string";
-  // The mock's control API answers without redirects, which fetch would follow and this does not.
-  const control = url !== undefined && url.origin === origin && url.pathname.startsWith("/__control/");
-  if (!control || !plain) return fetch(input, init);
+  if (url === undefined || !isControl(url, origin) || !plain) return fetch(input, init);
   const headers = Object.fromEntries(new Headers(init?.headers).entries());
-  const method = (init?.method ?? "GET").toUpperCase() as Dispatcher.HttpMethod;
+  const method = init?.method ?? "GET";
+  return dispatched(pool, url, method, headers, body as string | undefined).then(
+    ({ status, headers, bytes }) => {
+      const noBody = status === 204 || status === 205 || status === 304;
+      return new Response(noBody ? null : bytes, { status, headers: new Headers(headers) });
+    },
+  );
+}
+
+/**
+ * Control requests to the mock on the target's origin sent on the pool, their answers read without
+ * WHATWG's Response; any other goes by `fetch`.
+ */
+function poolTransport(pool: Dispatcher, origin: string): ControlTransport {
+  return async ({ method, url, headers, body }) => {
+    const parsed = new URL(url);
+    if (!isControl(parsed, origin)) {
+      const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
+      return { status: response.status, text: await response.text(), headers: response.headers };
+    }
+    const got = await dispatched(pool, parsed, method, headers, body);
+    return {
+      status: got.status,
+      text: got.bytes.toString("utf8"),
+      headers: { get: (name) => got.headers[name.toLowerCase()] ?? null },
+    };
+  };
+}
+
+// The mock's control API answers without redirects, which fetch would follow and these do not.
+function isControl(url: URL, origin: string): boolean {
+  return url.origin === origin && url.pathname.startsWith("/__control/");
+}
+
+/** One request on the pool, its answer whole: status, headers as node:http reads them, body. */
+function dispatched(
+  pool: Dispatcher,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; headers: Record<string, string>; bytes: Buffer<ArrayBuffer> }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let status = 0;
-    let answerHeaders: Headers | undefined;
+    let answerHeaders: Record<string, string> = {};
     pool.dispatch(
       {
-        path: `${(url as URL).pathname}${(url as URL).search}`,
-        method,
+        path: `${url.pathname}${url.search}`,
+        method: method.toUpperCase() as Dispatcher.HttpMethod,
         headers,
-        body: (body as string | undefined) ?? null,
+        body: body ?? null,
       },
       {
         // undici takes a handler of this kind by its onRequestStart.
         onRequestStart: () => {},
         onResponseStart: (_controller, code, got) => {
           status = code;
-          if (code >= 200) answerHeaders = new Headers(asNodeReadsThem(got));
+          if (code >= 200) answerHeaders = asNodeReadsThem(got);
         },
         onResponseData: (_controller, chunk) => {
           if (status >= 200) chunks.push(chunk);
         },
-        onResponseEnd: () => {
-          const noBody = status === 204 || status === 205 || status === 304;
-          resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers: answerHeaders }));
-        },
+        onResponseEnd: () => resolve({ status, headers: answerHeaders, bytes: Buffer.concat(chunks) }),
         onResponseError: (_controller, error) => reject(new TypeError("fetch failed", { cause: error })),
       },
     );

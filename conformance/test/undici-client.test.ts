@@ -43,6 +43,10 @@ const ANSWERS: Record<string, (socket: Socket) => void> = {
     socket.write(
       head(404, "retry-after: 5\r\nretry-after: 7\r\nx-many: a\r\nx-many: b\r\ncontent-length: 0"),
     ),
+  "/__control/orders?limit=1": (socket) =>
+    socket.write(
+      `${head(200, "content-length: 8\r\nX-Next-Cursor: 42\r\ncontent-type: application/json")}["é",1]`,
+    ),
   "/v1/not-utf8": (socket) =>
     socket.write(Buffer.concat([Buffer.from(head(404, "content-length: 2")), Buffer.from([0xff, 0xfe])])),
 };
@@ -250,6 +254,36 @@ describe("the undici client", () => {
       assert.match(sent?.head ?? "", /^x-mock-session: s$/m);
       const other = await client.fetch(`${base.origin}/v1/length`);
       assert.equal(await other.text(), "{}");
+    } finally {
+      client.close();
+    }
+  });
+
+  it("sends the control client's calls on its pool as its transport, other calls by fetch", async () => {
+    const client = await createUndiciClient(base, { timeoutMs: 10_000 });
+    try {
+      const answer = await client.controlTransport({
+        method: "get",
+        url: `${base.origin}/__control/orders?limit=1`,
+        headers: { "x-mock-session": "s" },
+      });
+      assert.deepEqual([answer.status, answer.text], [200, '["é",1]']);
+      assert.equal(answer.headers.get("x-next-cursor"), "42");
+      assert.equal(answer.headers.get("X-Next-Cursor"), "42");
+      assert.equal(answer.headers.get("x-total-count"), null);
+      const sent = seen.at(-1);
+      assert.match(sent?.head ?? "", /^GET \/__control\/orders\?limit=1 HTTP\/1.1$/m);
+      assert.match(sent?.head ?? "", /^x-mock-session: s$/m);
+      const other = await client.controlTransport({
+        method: "GET",
+        url: `${base.origin}/v1/length`,
+        headers: {},
+      });
+      assert.deepEqual([other.status, other.text], [200, "{}"]);
+      await assert.rejects(
+        client.controlTransport({ method: "GET", url: "http://127.0.0.1:1/__control/orders", headers: {} }),
+        /fetch failed/,
+      );
     } finally {
       client.close();
     }

@@ -90,11 +90,18 @@ function worldOf(context: HookContext): string {
 }
 
 function controlOf(context: HookContext): ControlClient {
-  const token = process.env.PETSTORE_CONTROL_TOKEN;
   const transport = context[CONTROL_TRANSPORT];
-  const madeFor = [context.baseUrl, context.session, token, context.fetch, transport];
   const kept = clients.get(context);
-  if (kept?.madeFor.every((value, at) => value === madeFor[at])) return kept.client;
+  if (
+    kept !== undefined &&
+    kept.baseUrl === context.baseUrl &&
+    kept.session === context.session &&
+    kept.fetch === context.fetch &&
+    kept.transport === transport
+  )
+    return kept.client;
+  // Read when the client is made: a run's environment does not change under it.
+  const token = process.env.PETSTORE_CONTROL_TOKEN;
   const access = {
     ...(context.session !== undefined ? { session: context.session } : {}),
     ...(token ? { token } : {}),
@@ -104,13 +111,22 @@ function controlOf(context: HookContext): ControlClient {
     fetch: context.fetch,
     ...(transport !== undefined ? { transport } : {}),
   });
-  clients.set(context, { madeFor, client });
+  clients.set(context, {
+    baseUrl: context.baseUrl,
+    session: context.session,
+    fetch: context.fetch,
+    transport,
+    client,
+  });
   return client;
 }
 
 // A run's many provision and release calls share one client per context, made again if what it was made
 // for changed.
-const clients = new WeakMap<HookContext, { madeFor: readonly unknown[]; client: ControlClient }>();
+const clients = new WeakMap<
+  HookContext,
+  Pick<HookContext, "baseUrl" | "session" | "fetch"> & { transport: unknown; client: ControlClient }
+>();
 
 /**
  * Ids no order has, counting down from the top of int64 (fixtures rarely reach it; the bundled one does),

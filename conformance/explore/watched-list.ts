@@ -640,6 +640,8 @@ class FlatScan {
   /** Where the id's digits are, after a read that found one. */
   readonly id = { start: -1, end: -1 };
   readonly #watchedIds: readonly Buffer[] | undefined;
+  /** By tailKey: whether some watched id ends so. Most ids listed are not watched, and end otherwise. */
+  readonly #mayBeWatched = new Uint8Array(TAIL_KEYS);
   readonly #maxStringBytes: number;
 
   constructor(
@@ -648,6 +650,10 @@ class FlatScan {
   ) {
     // A handful of ids is looked for byte by byte; many, by their text.
     this.#watchedIds = watch.size <= 16 ? [...watch].map((id) => Buffer.from(id, "latin1")) : undefined;
+    for (const id of watch) {
+      const digits = Buffer.from(id, "latin1");
+      this.#mayBeWatched[tailKey(digits, 0, digits.length)] = 1;
+    }
     this.#maxStringBytes = lists.maxStringBytes;
   }
 
@@ -746,7 +752,7 @@ class FlatScan {
     const { start, end } = this.id;
     this.indexed = start !== -1 && withinInt64(bytes, start, end);
     this.watched = false;
-    if (!this.indexed) return;
+    if (!this.indexed || this.#mayBeWatched[tailKey(bytes, start, end)] === 0) return;
     const ids = this.#watchedIds;
     if (ids === undefined) {
       this.watched = this.watch.has(bytes.toString("latin1", start, end));
@@ -759,6 +765,15 @@ class FlatScan {
       }
     }
   }
+}
+
+const TAIL_KEYS = 1024;
+
+/** A key of an id's digits from its length and last two bytes: ids near one another differ there. */
+function tailKey(bytes: Uint8Array, start: number, end: number): number {
+  const last = bytes[end - 1] as number;
+  const before = end - 2 >= start ? (bytes[end - 2] as number) : 0;
+  return ((last << 5) ^ before ^ ((end - start) << 2)) & (TAIL_KEYS - 1);
 }
 
 /**

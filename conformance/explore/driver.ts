@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Exchange } from "../judging/exchange.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
 import type { History, HistoryOperation } from "../model/history.ts";
+import { cancelStatusDecides } from "../model/spec-model.ts";
 import type { HttpClient } from "../target/http-client.ts";
 import type { Program, SlotKind } from "./program.ts";
 import type { WatchedLists } from "./watched-list.ts";
@@ -16,6 +18,14 @@ export interface Driver {
    * or undefined when the request may go now (no await then, on every step).
    */
   pace: () => Promise<void> | undefined;
+  /** Why answers said nothing the model can judge: for a run that judged none of its lists or cancels. */
+  unjudged: UnjudgedAnswers;
+}
+
+/** The first list not read whole, and why; the answers of cancels that decide nothing, by status. */
+export interface UnjudgedAnswers {
+  firstUnreadList?: string;
+  cancelAnswers: Map<string, number>;
 }
 
 /** The ids a run's slots hold: undefined for a slot it has no order for (its cancels are not sent). */
@@ -91,6 +101,11 @@ async function cancel(
 ): Promise<HistoryOperation> {
   const exchange = await driver.client.send("DELETE", `/store/orders/${orderId}`, authorization(driver));
   const status = answered(exchange.response?.status);
+  if (!cancelStatusDecides(status)) {
+    const answers = driver.unjudged.cancelAnswers;
+    const said = status === null ? "no answer" : String(status);
+    answers.set(said, (answers.get(said) ?? 0) + 1);
+  }
   return { op: "cancel", client, orderId, sentAt, answeredAt: status === null ? null : since(), status };
 }
 
@@ -109,6 +124,7 @@ async function list(
   const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
   const shown =
     status === 200 && verdict && readWhole(verdict) ? shownOrders(verdict, watched, records) : null;
+  if (shown === null) driver.unjudged.firstUnreadList ??= whyNotRead(exchange, verdict);
   return { op: "list", client, sentAt, answeredAt: status === null ? null : since(), status, shown };
 }
 
@@ -125,6 +141,22 @@ export async function listedOf(driver: Driver, ids: readonly string[]): Promise<
   const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
   if (exchange.response?.status !== 200 || !verdict || !readWhole(verdict)) return undefined;
   return new Set(ids.filter((id) => verdict.records.has(id)));
+}
+
+/** Why a list says nothing of which orders exist, in a few words. */
+function whyNotRead(exchange: Exchange, verdict: ListVerdict | undefined): string {
+  const response = exchange.response;
+  if (response === undefined) return exchange.error ?? "no answer";
+  if (response.status !== 200) return `answered ${response.status}`;
+  if (response.cut !== undefined) return response.cut;
+  if (verdict?.limit !== undefined) return `past the reader's ${verdict.limit.what} bound`;
+  if (verdict?.syntax !== undefined) return `not JSON: ${verdict.syntax}`;
+  if (verdict?.notArray !== undefined) return "its body is no JSON array";
+  if (verdict?.indexLimit !== undefined || verdict?.partial !== undefined)
+    return "judged only in part (a limit)";
+  if (verdict !== undefined && verdict.unindexed > 0)
+    return `${verdict.unindexed} of its orders have no int64 id`;
+  return "not read whole";
 }
 
 /** A list says which orders exist only when it was read to its end as an array of orders with int64 ids. */

@@ -127,6 +127,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
         readerLimits: options.readerLimits,
       }),
       pace: pacing(options.maxRate),
+      unjudged: { cancelAnswers: new Map() },
     };
     await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);
@@ -139,6 +140,11 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     const hookWarnings = await settleAfter(result, supply, grace, interrupted);
     if (result.coverage.orders === 0 && !interrupted)
       throw new ConformanceUsageError(nothingJudged(result, options, prepared));
+    const unjudged =
+      result.finding === undefined && !interrupted
+        ? answersUnjudged(result, driver, prepared.names)
+        : undefined;
+    if (unjudged !== undefined) throw new ConformanceUsageError(secretHider(prepared.secrets)(unjudged));
     hideSecretsIn(result, prepared.secrets);
     return {
       ...result,
@@ -362,6 +368,27 @@ function nothingJudged(result: SearchResult, options: ExploreOptions, run: Prepa
   if (result.ended === "budget")
     return `explore judged no history: the budget ended before the first; give a longer ${options.budgetName ?? "budgetMs"}`;
   return `explore judged no history: its orders ran out before the first program could be played; give more pending orders in ${file} or ${run.names.hooks} a module that exports provision(), or fewer ${options.clientsName ?? "clients"}`;
+}
+
+/**
+ * Why a run that found nothing judged nothing all the same: the key refused after it was accepted, no list
+ * read whole (nothing said which orders exist), or no cancel answered as the model decides by. A pass
+ * over answers that say nothing would be a gate that passes silently.
+ */
+function answersUnjudged(result: SearchResult, driver: Driver, names: SettingNames): string | undefined {
+  const c = result.coverage;
+  const sent = c.lists + c.cancels;
+  if (c.keyRefused > 0)
+    return `the target refused the run's API key (401) in ${c.keyRefused} of ${sent} requests after accepting it at the start: nothing after that was judged; check ${names.apiKey} and that no test revokes it`;
+  if (c.lists > 0 && c.listsReadWhole === 0)
+    return `explore judged nothing: none of its ${c.lists} lists was read whole (the first: ${driver.unjudged.firstUnreadList ?? "not read whole"}), so none said which orders exist; the suite's report says what is wrong with the list`;
+  if (c.cancels > 0 && c.cancelsDecided === 0) {
+    const answers = [...driver.unjudged.cancelAnswers]
+      .map(([status, count]) => `${status} ×${count}`)
+      .join(", ");
+    return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite's report says what is wrong with the cancel`;
+  }
+  return undefined;
 }
 
 /** Records come from the target, which may echo the key or a masked header: never in a report. */

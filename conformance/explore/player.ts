@@ -1,6 +1,6 @@
 import type { History } from "../model/history.ts";
 import { checkHistory, commonChoices, type HistoryVerdict } from "../model/linearizability.ts";
-import { ALL_RUN_CHOICES, type RunChoices } from "../model/spec-model.ts";
+import { ALL_RUN_CHOICES, cancelStatusDecides, type RunChoices } from "../model/spec-model.ts";
 import { HookError } from "../target/hooks.ts";
 import { type Driver, playProgram } from "./driver.ts";
 import type { OrderSupply } from "./orders.ts";
@@ -26,6 +26,14 @@ export interface ExploreCoverage {
   concurrentPairs: number;
   /** Lists that overlapped a cancel of one of the run's orders. */
   listsConcurrentWithCancels: number;
+  /** Lists sent, and those read whole (a 200 whose orders all have int64 ids): only these say what exists. */
+  lists: number;
+  listsReadWhole: number;
+  /** Cancels sent, and those whose answer the model decides by (204, 404, 409, 401). */
+  cancels: number;
+  cancelsDecided: number;
+  /** Answers of 401 to the run's own key, accepted at the start. */
+  keyRefused: number;
 }
 
 /** A combination of the run's open choices that a history of the run cannot be explained under, at any staleness. */
@@ -168,6 +176,16 @@ export class Player {
     coverage.clients = Math.max(coverage.clients, program.length);
     coverage.concurrentPairs += verdict.coverage.concurrentPairs;
     coverage.listsConcurrentWithCancels += verdict.coverage.listsConcurrentWithCancels;
+    for (const operation of history.operations) {
+      if (operation.status === 401) coverage.keyRefused++;
+      if (operation.op === "list") {
+        coverage.lists++;
+        if (operation.shown !== null) coverage.listsReadWhole++;
+      } else {
+        coverage.cancels++;
+        if (cancelStatusDecides(operation.status)) coverage.cancelsDecided++;
+      }
+    }
   }
 
   /**

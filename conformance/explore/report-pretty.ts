@@ -46,7 +46,11 @@ function endedLine(result: ExploreResult): string {
 
 export function coverageLine(result: ExploreResult): string {
   const c = result.coverage;
-  return `covered ${c.histories} histories, ${c.operations} operations, ${c.orders} orders, up to ${c.clients} clients; overlap: ${c.concurrentPairs} pairs of concurrent operations on one order, ${c.listsConcurrentWithCancels} lists concurrent with a cancel`;
+  const unjudged =
+    c.lists - c.listsReadWhole + c.cancels - c.cancelsDecided > 0
+      ? `; judged: ${c.listsReadWhole} of ${c.lists} lists (read whole), ${c.cancelsDecided} of ${c.cancels} cancels (the rest answered nothing the model decides by)`
+      : "";
+  return `covered ${c.histories} histories, ${c.operations} operations, ${c.orders} orders, up to ${c.clients} clients; overlap: ${c.concurrentPairs} pairs of concurrent operations on one order, ${c.listsConcurrentWithCancels} lists concurrent with a cancel${unjudged}`;
 }
 
 function findingLines(

@@ -51,6 +51,11 @@ export async function search(
     clients: 0,
     concurrentPairs: 0,
     listsConcurrentWithCancels: 0,
+    lists: 0,
+    listsReadWhole: 0,
+    cancels: 0,
+    cancelsDecided: 0,
+    keyRefused: 0,
   };
   const player = new Player(driver, supply, settings, coverage);
   const found = await firstFailing(player, arbitrary, settings);

@@ -28,6 +28,7 @@ describe("explore's driver against the project's mock", () => {
         orderPlan: contract.flatPlan("Order"),
       }),
       pace: pacing(undefined),
+      unjudged: { cancelAnswers: new Map() },
     };
   });
   after(async () => {

@@ -74,8 +74,54 @@ describe("explore against the project's mock", () => {
       assert.ok(result.coverage.histories > 0);
       assert.ok(result.coverage.concurrentPairs > 0, "no two operations on one order overlapped");
       assert.ok(result.coverage.listsConcurrentWithCancels > 0, "no list overlapped a cancel");
+      assert.ok(result.coverage.listsReadWhole > 0 && result.coverage.cancelsDecided > 0);
+      assert.equal(result.coverage.keyRefused, 0);
     }
   });
+
+  // A run whose answers say nothing the model decides by is no pass: the gate says it judged nothing.
+  const judgesNothing: [string, object[], RegExp][] = [
+    [
+      "lists and cancels answered 500",
+      [
+        { operation: "listOrders", status: 500 },
+        { operation: "cancelOrder", status: 500 },
+      ],
+      /^explore judged nothing: none of its \d+ lists was read whole \(the first: answered 500\)/,
+    ],
+    [
+      "lists cut short",
+      [{ operation: "listOrders", fault: "truncate" }],
+      /^explore judged nothing: none of its \d+ lists was read whole \(the first: /,
+    ],
+    [
+      "cancels answered 503",
+      [{ operation: "cancelOrder", status: 503 }],
+      /^explore judged nothing: none of its \d+ cancels got an answer the model decides by \(204, 404 or 409; got 503 ×\d+\)/,
+    ],
+    [
+      "cancels answered 401",
+      [{ operation: "cancelOrder", status: 401 }],
+      /^the target refused the run's API key \(401\) in \d+ of \d+ requests after accepting it at the start/,
+    ],
+  ];
+  for (const [name, rules, said] of judgesNothing) {
+    it(`refuses to pass a run whose ${name}: it judged nothing`, async () => {
+      const session = `explore-unjudged-${name.replaceAll(" ", "-")}`;
+      await createControlClient(mock.url, { session }).behaviour({ rules } as never);
+      await assert.rejects(
+        explore({
+          baseUrl: mock.url,
+          apiKey: MOCK_KEY,
+          hooks: "mock-control",
+          session,
+          seed: 4,
+          budgetMs: 600,
+        }),
+        (error: Error) => error.name === "ConformanceUsageError" && said.test(error.message),
+      );
+    });
+  }
 });
 
 describe("explore against a target that sends 100 Continue before every answer", () => {

@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import { writeWholeFile } from "../../common/whole-file.ts";
+import { writeToStdout } from "../reports/write-reports.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { type ExploreResult, explore } from "./explore.ts";
@@ -43,7 +44,7 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
   return result.finding ? 1 : 0;
 }
 
-/** Every report asked for: those with a file to it, then one on standard output. The files not written. */
+/** Every report asked for: those with a file to it, then one on standard output. How many were not written. */
 async function writeExploreReports(
   result: ExploreResult,
   options: ExploreCliOptions,
@@ -63,8 +64,8 @@ async function writeExploreReports(
   }
   const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
   const color = process.stdout.isTTY === true && !env.NO_COLOR;
-  process.stdout.write(await render(result, toStdout, color, options));
-  return unwritten;
+  const shown = await writeToStdout(await render(result, toStdout, color, options));
+  return shown ? unwritten : unwritten + 1;
 }
 
 async function render(

@@ -21,7 +21,7 @@ export async function writeReports(
 const stdoutState: { watched: boolean; error?: string; said?: boolean } = { watched: false };
 
 /** Writes to standard output; false when it cannot take the text: its error never ends the process. */
-function writeToStdout(text: string): Promise<boolean> {
+export function writeToStdout(text: string): Promise<boolean> {
   const stdout = process.stdout;
   if (!stdoutState.watched) {
     stdoutState.watched = true;

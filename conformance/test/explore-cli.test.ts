@@ -326,4 +326,35 @@ export async function release(context) {
       await correct.close();
     }
   });
+
+  it("exits 2, not 1, saying once that standard output took no report, when nothing reads it", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("closed-stdout.json", correct.create(20, 2));
+      const json = join(folder, "closed-stdout-report.json");
+      const args = ["explore", "--base-url", correct.url, "--api-key", correct.key, "--order-ids", ids];
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", fileURLToPath(new URL("../bin.ts", import.meta.url)), ...args].concat([
+          "--budget",
+          "500ms",
+          "--reporter",
+          `json:${json}`,
+        ]),
+        { env: { ...process.env, ...NO_PROXY_ENV }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (text: string) => {
+        stderr += text;
+      });
+      const code = await new Promise((done) => child.on("close", done));
+      assert.equal(code, 2, stderr);
+      assert.equal(stderr.match(/cannot write the report to standard output/g)?.length, 1, stderr);
+      assert.doesNotMatch(stderr, /\n\s+at /);
+      assert.ok(JSON.parse(readFileSync(json, "utf8")).coverage.histories > 0);
+    } finally {
+      await correct.close();
+    }
+  });
 });

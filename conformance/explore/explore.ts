@@ -5,7 +5,12 @@ import type { ControlTransport } from "../../contract/control-client.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
-import { CONTROL_TRANSPORT, type ConformanceHooks, type HookContext } from "../target/hook-types.ts";
+import {
+  CONTROL_TRANSPORT,
+  type ConformanceHooks,
+  type HookContext,
+  type ProvidedIds,
+} from "../target/hook-types.ts";
 import { HookError, runHook } from "../target/hooks.ts";
 import { type ClientOptions, createHttpClient, type HttpClient } from "../target/http-client.ts";
 import type { maskedHeaders } from "../target/masked-headers.ts";
@@ -203,7 +208,7 @@ async function prepare(options: ExploreOptions, names: SettingNames): Promise<Pr
   const baseUrl = parseTargetUrl(options.baseUrl, names);
   checkCaller(options, names);
   const { env, route, masked, hooks, hookContext, secrets } = await reachTarget(baseUrl, options, names);
-  const provided = await runHook("beforeRun", () => hooks.beforeRun?.(hookContext), secrets);
+  const provided = await beforeRunOf(hooks, hookContext, secrets, options);
   const session = sessionOfRun(options.session, provided, names);
   if (session !== undefined) hookContext.session = session;
   const warnings = [
@@ -251,6 +256,44 @@ function clientOptions(options: ExploreOptions, run: Prepared): ClientOptions {
     names: run.names,
   };
 }
+
+/**
+ * What the beforeRun hook provided, waited for no longer than the run's budget, and not past a stop: a hook
+ * that never returns ends the run (exit 2), never holds it forever.
+ */
+async function beforeRunOf(
+  hooks: ConformanceHooks,
+  context: HookContext,
+  secrets: readonly string[],
+  options: ExploreOptions,
+): Promise<ProvidedIds | undefined> {
+  if (hooks.beforeRun === undefined) return undefined;
+  const call = runHook("beforeRun", () => hooks.beforeRun?.(context), secrets);
+  // Its failure after it was given up on is not the run's any more.
+  call.catch(() => {});
+  const budgetMs = options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs;
+  const budget = `the run's ${options.budgetName ?? "budgetMs"} (${budgetMs} ms)`;
+  let timer: NodeJS.Timeout | undefined;
+  let onStop = () => {};
+  const givenUp = new Promise<never>((_resolve, reject) => {
+    if (budgetMs <= MAX_TIMER_DELAY_MS)
+      timer = setTimeout(
+        () => reject(new HookError(`the beforeRun hook did not return within ${budget}`)),
+        budgetMs,
+      );
+    onStop = () => reject(new HookError(`the beforeRun hook had not returned when the run was stopped`));
+    if (options.stop?.aborted) onStop();
+    else options.stop?.addEventListener("abort", onStop, { once: true });
+  });
+  try {
+    return await Promise.race([call, givenUp]);
+  } finally {
+    clearTimeout(timer);
+    options.stop?.removeEventListener("abort", onStop);
+  }
+}
+
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /** One list before anything else: a target that cannot be reached or refuses the key stops the run (exit 2). */
 async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<Exchange> {

@@ -117,6 +117,30 @@ describe("explore when a hook fails or does not return", () => {
     });
     await assert.rejects(run, /^HookError: the release hook did not return within 500 ms .*may be left/);
   });
+
+  it(
+    "a beforeRun that does not return ends the run at its budget, and at once at a stop",
+    HANG_BOUND,
+    async () => {
+      const options = { baseUrl: target.url, apiKey: target.key, seed: 1 };
+      await assert.rejects(
+        explore({ ...options, hooks: { beforeRun: never }, budgetMs: 300 }),
+        /^HookError: the beforeRun hook did not return within the run's budgetMs \(300 ms\)$/,
+      );
+      const stop = new AbortController();
+      const stopped = explore({
+        ...options,
+        hooks: { beforeRun: never },
+        budgetMs: 600_000,
+        stop: stop.signal,
+      });
+      setTimeout(() => stop.abort("SIGTERM"), 100);
+      await assert.rejects(
+        stopped,
+        /^HookError: the beforeRun hook had not returned when the run was stopped$/,
+      );
+    },
+  );
 });
 
 /**

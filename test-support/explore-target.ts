@@ -26,6 +26,8 @@ export interface ExploreTargetOptions {
   echoKey?: boolean;
   /** Sends a 100 Continue before every answer, which HTTP lets a server do and a client must skip. */
   continueFirst?: boolean;
+  /** Lists after this many get their head and first byte, then nothing more: answers that never complete. */
+  stallListsAfter?: number;
   /** Where new ids start: past 2^53 by default, so that ids stay exact only if read as digits. */
   firstId?: bigint;
 }
@@ -82,6 +84,7 @@ class Store {
   readonly #log: { at: number; id: string; status: Status }[] = [];
   #nextId: bigint;
   #listCache: Row[] | undefined;
+  #listsServed = 0;
   readonly #verdicts = new Map<number, number>();
 
   constructor(private readonly options: ExploreTargetOptions) {
@@ -108,7 +111,14 @@ class Store {
     if (request.headers.authorization !== `Bearer ${KEY}`)
       return error(response, 401, "unauthorized", "Missing or invalid API key.");
     const path = (request.url ?? "").split("?")[0] ?? "";
-    if (request.method === "GET" && path === "/v1/store/orders") return this.#list(response);
+    if (request.method === "GET" && path === "/v1/store/orders") {
+      const stallAfter = this.options.stallListsAfter;
+      if (stallAfter !== undefined && ++this.#listsServed > stallAfter) {
+        response.writeHead(200, { "content-type": "application/json" }).write("[");
+        return;
+      }
+      return this.#list(response);
+    }
     const match = /^\/v1\/store\/orders\/(-?\d{1,19})$/.exec(path);
     if (request.method === "DELETE" && match) {
       this.deletes.push(match[1] as string);

@@ -20,6 +20,43 @@ export interface Driver {
   pace: () => Promise<void> | undefined;
   /** Why answers said nothing the model can judge: for a run that judged none of its lists or cancels. */
   unjudged: UnjudgedAnswers;
+  /** The answers awaited, given up on at the run's stop: a stop never waits on a target that drips. */
+  inFlight: InFlight;
+}
+
+/** Answers awaited, each given up on (as none) once the stop comes. */
+export class InFlight {
+  readonly #waiting = new Set<() => void>();
+  #stopped = false;
+
+  constructor(stop?: AbortSignal) {
+    const giveUp = () => {
+      this.#stopped = true;
+      for (const give of this.#waiting) give();
+      this.#waiting.clear();
+    };
+    if (stop?.aborted) giveUp();
+    else stop?.addEventListener("abort", giveUp, { once: true });
+  }
+
+  /** The exchange, or undefined when the stop came first (the request is left to the client's close). */
+  until(sending: Promise<Exchange>): Promise<Exchange | undefined> {
+    if (this.#stopped) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      const give = () => resolve(undefined);
+      this.#waiting.add(give);
+      sending.then(
+        (exchange) => {
+          this.#waiting.delete(give);
+          resolve(exchange);
+        },
+        (error: unknown) => {
+          this.#waiting.delete(give);
+          reject(error);
+        },
+      );
+    });
+  }
 }
 
 /** The first list not read whole, and why; the answers of cancels that decide nothing, by status. */
@@ -99,8 +136,10 @@ async function cancel(
   sentAt: number,
   since: () => number,
 ): Promise<HistoryOperation> {
-  const exchange = await driver.client.send("DELETE", `/store/orders/${orderId}`, authorization(driver));
-  const status = answered(exchange.response?.status);
+  const exchange = await driver.inFlight.until(
+    driver.client.send("DELETE", `/store/orders/${orderId}`, authorization(driver)),
+  );
+  const status = answered(exchange?.response?.status);
   if (!cancelStatusDecides(status)) {
     const answers = driver.unjudged.cancelAnswers;
     const said = status === null ? "no answer" : String(status);
@@ -117,11 +156,13 @@ async function list(
   sentAt: number,
   since: () => number,
 ): Promise<HistoryOperation> {
-  const exchange = await driver.client.send("GET", "/store/orders", authorization(driver), {
-    listJudge: () => driver.lists.reading(watched),
-  });
-  const status = answered(exchange.response?.status);
-  const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
+  const exchange = await driver.inFlight.until(
+    driver.client.send("GET", "/store/orders", authorization(driver), {
+      listJudge: () => driver.lists.reading(watched),
+    }),
+  );
+  const status = answered(exchange?.response?.status);
+  const verdict = exchange?.response?.cut === undefined ? exchange?.response?.list : undefined;
   const shown =
     status === 200 && verdict && readWhole(verdict) ? shownOrders(verdict, watched, records) : null;
   if (shown === null) driver.unjudged.firstUnreadList ??= whyNotRead(exchange, verdict);
@@ -135,16 +176,19 @@ async function list(
 export async function listedOf(driver: Driver, ids: readonly string[]): Promise<Set<string> | undefined> {
   const watched = new Set(ids);
   await driver.pace();
-  const exchange = await driver.client.send("GET", "/store/orders", authorization(driver), {
-    listJudge: () => driver.lists.reading(watched),
-  });
-  const verdict = exchange.response?.cut === undefined ? exchange.response?.list : undefined;
-  if (exchange.response?.status !== 200 || !verdict || !readWhole(verdict)) return undefined;
+  const exchange = await driver.inFlight.until(
+    driver.client.send("GET", "/store/orders", authorization(driver), {
+      listJudge: () => driver.lists.reading(watched),
+    }),
+  );
+  const verdict = exchange?.response?.cut === undefined ? exchange?.response?.list : undefined;
+  if (exchange?.response?.status !== 200 || !verdict || !readWhole(verdict)) return undefined;
   return new Set(ids.filter((id) => verdict.records.has(id)));
 }
 
 /** Why a list says nothing of which orders exist, in a few words. */
-function whyNotRead(exchange: Exchange, verdict: ListVerdict | undefined): string {
+function whyNotRead(exchange: Exchange | undefined, verdict: ListVerdict | undefined): string {
+  if (exchange === undefined) return "the run was stopped before its answer";
   const response = exchange.response;
   if (response === undefined) return exchange.error ?? "no answer";
   if (response.status !== 200) return `answered ${response.status}`;

@@ -29,7 +29,7 @@ import {
 } from "../target/target.ts";
 import type { TargetReach } from "../target/target-reach.ts";
 import { createUndiciClient, UNDICI_UNREAD_ANSWER, undiciServes } from "../target/undici-client.ts";
-import { type Driver, listedOf, pacing } from "./driver.ts";
+import { type Driver, InFlight, listedOf, pacing } from "./driver.ts";
 import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
 import type { PlayedHistory } from "./player.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
@@ -133,6 +133,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       }),
       pace: pacing(options.maxRate),
       unjudged: { cancelAnswers: new Map() },
+      inFlight: new InFlight(options.stop),
     };
     await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);

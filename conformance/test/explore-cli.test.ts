@@ -249,6 +249,41 @@ export async function release(context) {
     }
   });
 
+  it("at SIGTERM gives up on answers that never complete, and writes its reports", {
+    timeout: 120_000,
+  }, async () => {
+    // Every list after the two checks at the start never completes: histories wait on them until the stop.
+    const stalling = await startExploreTarget({ stallListsAfter: 2 });
+    try {
+      const ids = idsFile("stalling.json", stalling.create(200, 2));
+      const report = join(folder, "stalled.json");
+      const bin = fileURLToPath(new URL("../bin.ts", import.meta.url));
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", bin, "explore", "--base-url", stalling.url, "--api-key", stalling.key].concat([
+          ...["--order-ids", ids, "--budget", "10m", "--timeout", "10m", "--deadline", "10m"],
+          ...["--reporter", `json:${report}`],
+        ]),
+        { env: { ...process.env, ...NO_PROXY_ENV }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (text: string) => {
+        stderr += text;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      // Stopped once a history has sent its cancels: its lists are out, never to complete.
+      while (stalling.deletes.length < 2 && child.exitCode === null) await sleep(20);
+      child.kill("SIGTERM");
+      assert.equal(await exited, 143, stderr);
+      assert.doesNotMatch(stderr, /did not finish/);
+      const json = JSON.parse(readFileSync(report, "utf8"));
+      assert.equal(json.interrupted, "SIGTERM");
+      assert.equal(json.passed, false);
+    } finally {
+      await stalling.close();
+    }
+  });
+
   it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline and a script", async () => {
     const given = target.create(8, 2);
     const ids = idsFile("ids.json", { ...given, missing: ["77"] });

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { ValidateFunction } from "ajv";
 import { builtInContract } from "../../contract/built-in.ts";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
-import { type Driver, pacing, playProgram } from "../explore/driver.ts";
+import { type Driver, InFlight, pacing, playProgram } from "../explore/driver.ts";
 import type { Program } from "../explore/program.ts";
 import { WatchedLists } from "../explore/watched-list.ts";
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
@@ -29,6 +29,7 @@ describe("explore's driver against the project's mock", () => {
       }),
       pace: pacing(undefined),
       unjudged: { cancelAnswers: new Map() },
+      inFlight: new InFlight(),
     };
   });
   after(async () => {

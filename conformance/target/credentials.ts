@@ -156,11 +156,16 @@ const NAMED = /^([^=]+)=(?!=*$)(.*)$/s;
  * parameter names are left out, so that the words of every message are not hidden.
  */
 export function valueParts(value: string, depth = 0): string[] {
-  const found = value.split(/[,;]/).map((item) => item.trim());
+  // Items of more than one word: one word is a word's part below.
+  const found = value
+    .split(/[,;]/)
+    .map((item) => item.trim())
+    .filter((item) => /\s/.test(item));
   // The words between white space too, as sent: a quote or `=` in a token is the token's own. Inside a
-  // quoted or decoded value, `:` separates too (a signed cookie's `s:`, a pair).
+  // quoted or decoded value, `:` separates too (a signed cookie's `s:`, a pair). A `name=value` is its
+  // value's, below.
   for (const word of value.split(depth > 0 ? /[\s,;:]+/ : /[\s,;]+/))
-    if (!SCHEME_ONLY.test(word)) found.push(word, word.replace(/=+$/, ""));
+    if (!SCHEME_ONLY.test(word) && !NAMED.test(word)) found.push(word, word.replace(/=+$/, ""));
   for (const word of value.match(WORDS) ?? []) found.push(...wordParts(word, depth));
   return found.flatMap(normalForms).filter((part) => part.length >= SHORTEST_HIDDEN);
 }

@@ -70,18 +70,60 @@ function whenCompiled(make: () => RegExp): RegExp | undefined {
 }
 
 /**
- * Hides each form's usual spellings one after the other: for secrets too large for one expression, which
- * only a hostile client sends, so the cost of a pass per spelling is its own exchange's.
+ * Hides each form's usual spellings as plain text: for secrets too large or too many for one expression,
+ * which only a hostile client sends. The text is scanned once for the spellings' anchors, as for the
+ * expression, and each spelling of an anchor found is compared there; a spelling with no two letters or
+ * digits in a row has a pass of its own.
  */
 function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
   const spellings = [...new Set(forms.flatMap((form) => form.spellings()))].sort(
     (a, b) => b.length - a.length,
   );
+  const anchored = spellings.filter((spelling) => longestAlphanumericRun(spelling).length >= 2);
+  const unanchored = spellings.filter((spelling) => !anchored.includes(spelling));
+  const hideAnchored = anchored.length === 0 ? (text: string) => text : spellingsAtAnchors(anchored);
   return (text) =>
-    spellings.reduce(
+    unanchored.reduce(
       (out, spelling) => (out.includes(spelling) ? out.split(spelling).join("***") : out),
-      text,
+      hideAnchored(text),
     );
+}
+
+/** Hides the spellings (longest first, each with two letters or digits in a row) where their anchors are. */
+function spellingsAtAnchors(spellings: readonly string[]): (text: string) => string {
+  const anchors = spellings.map((spelling) => longestAlphanumericRun(spelling));
+  const length = Math.min(MAX_ANCHOR, ...anchors.map((anchor) => anchor.length));
+  // Each anchor's start, with the spellings holding it and where in them it starts, longest first.
+  const candidates = new Map<string, Array<[string, number]>>();
+  spellings.forEach((spelling, index) => {
+    const anchor = anchors[index] ?? "";
+    const key = anchor.slice(0, length);
+    const list = candidates.get(key) ?? [];
+    list.push([spelling, spelling.indexOf(anchor)]);
+    candidates.set(key, list);
+  });
+  const scan = new AnchorScan(
+    [...candidates].map(([key, list]): [string, number] => [key, Math.max(...list.map(([, at]) => at))]),
+    length,
+  );
+  return (text) => {
+    let hidden = "";
+    let copied = 0;
+    for (let at = scan.next(text, 0); at !== -1; ) {
+      const found = (candidates.get(text.slice(at, at + length)) ?? []).find(
+        ([spelling, offset]) => at - offset >= copied && text.startsWith(spelling, at - offset),
+      );
+      if (found === undefined) {
+        at = scan.next(text, at + 1);
+        continue;
+      }
+      const [spelling, offset] = found;
+      hidden += `${text.slice(copied, at - offset)}***`;
+      copied = at - offset + spelling.length;
+      at = scan.next(text, copied);
+    }
+    return copied === 0 ? text : hidden + text.slice(copied);
+  };
 }
 
 /** Every form as one alternative, longest first: where two start at one place, the longer one (holding the other) wins. */

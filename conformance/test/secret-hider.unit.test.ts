@@ -155,6 +155,37 @@ describe("secretHider", () => {
     assert.equal(hide(`id ${Buffer.from("1234").toString("hex")}`), "id 31323334");
   });
 
+  it("hides each of more secrets than one expression holds, in their usual spellings, and nothing else", () => {
+    // A hostile client's Cookie of 2,000 values: most of their forms are past the expression's size.
+    const many = Array.from({ length: 2000 }, (_, index) => `v/${index.toString(36).padStart(4, "0")}+k`);
+    const hide = secretHider(many);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(many.length - 1), encodingName, filler), { minLength: 1, maxLength: 6 }),
+        (pieces) => {
+          const usual = [
+            "as given",
+            "JSON with \\/",
+            "percent-encoded",
+            "percent-encoded, lower case",
+            "base64",
+          ];
+          const echoed = pieces.map(
+            ([which, name]) => ENCODINGS[usual.includes(name) ? name : "as given"]?.(many[which] ?? "") ?? "",
+          );
+          const text = pieces
+            .map(([, , after], at) => `<${echoed[at]}>${after.replace(/[<>]/g, "")}`)
+            .join("");
+          const hidden = hide(text);
+          for (const form of echoed)
+            assert.ok(!hidden.includes(`<${form}>`), `${form} survives in ${hidden}`);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    assert.equal(hide("v/zzzz+k and v/0001+kk"), "v/zzzz+k and ***k");
+  });
+
   it("hides nothing with no secrets, or only empty ones", () => {
     assert.equal(hideSecrets("text", []), "text");
     assert.equal(hideSecrets("text", [""]), "text");

@@ -155,7 +155,7 @@ const NAMED = /^([^=]+)=(?!=*$)(.*)$/s;
  * without its `=` padding; one holding `%XX` also percent-decoded, and that split again. Scheme names and
  * parameter names are left out, so that the words of every message are not hidden.
  */
-export function valueParts(value: string, depth = 0): string[] {
+function valueParts(value: string, depth = 0): string[] {
   // Items of more than one word: one word is a word's part below.
   const found = value
     .split(/[,;]/)

@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { TrafficSecrets } from "../conformance/proxy/traffic-secrets.ts";
+import { requestSecrets } from "../conformance/target/credentials.ts";
 import { secretHider } from "../conformance/target/secret-hider.ts";
 import { median } from "./median.ts";
 
 /**
  * What hiding secrets costs: a 1 MiB list with 5 configured secrets against a plain copy of its bytes (the
  * copy the HAR makes of a body anyway), beside the two simpler ways (one pass per form, one regular
- * expression over the text), and per exchange with one client token against a thousand distinct ones.
+ * expression over the text), per exchange with one client token against a thousand distinct ones, and with
+ * a hostile client's Cookie of more values than one expression holds.
  * Run alone: `npx tsx scripts/bench-secret-hider.ts`.
  */
 export function secretHidingCost(rounds = 15): Array<[string, string]> {
@@ -35,6 +37,9 @@ export function secretHidingCost(rounds = 15): Array<[string, string]> {
   const late = traffic.forExchange([randomBytes(24).toString("base64")]);
   // Its longest run of letters and digits is 6 characters: the scan's strides are that short.
   const dashed = traffic.forExchange(["client-token-1000"]);
+  // A hostile client's 20 KB Cookie of 1,500 values: more forms than one expression holds.
+  const cookie = Array.from({ length: 1500 }, (_, at) => `c${at}=v${String(at).padStart(5, "0")}`).join("; ");
+  const crowded = traffic.forExchange(requestSecrets(["Cookie", cookie], "/"));
   const copy = msPer(rounds, () => bytes.toString("utf8"));
   const rows: Array<[string, number]> = [
     ["a plain copy of the bytes (Buffer#toString)", copy],
@@ -45,6 +50,7 @@ export function secretHidingCost(rounds = 15): Array<[string, string]> {
       msPer(rounds, () => late(text)),
     ],
     ["the same, its own `client-token-1000`", msPer(rounds, () => dashed(text))],
+    ["the same, its own Cookie of 1,500 values (20 KB)", msPer(rounds, () => crowded(text))],
     ["one pass per form (15 forms)", msPer(rounds, () => perForm(text))],
     [
       "one regular expression over the text (15 forms)",

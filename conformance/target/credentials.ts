@@ -50,10 +50,15 @@ export function isCredentialHeader(lowerName: string, alsoSecret?: ReadonlySet<s
   return CREDENTIAL_HEADERS.has(lowerName) || alsoSecret?.has(lowerName) === true;
 }
 
-/** Whether a query parameter carries a credential, compared without case. */
+/** Whether a query parameter carries a credential, compared without case: `auth[token]` as `auth` and `token`. */
 export function isCredentialParameter(name: string, alsoSecret?: ReadonlySet<string>): boolean {
   const lower = name.toLowerCase();
-  return CREDENTIAL_PARAMETERS.has(lower) || alsoSecret?.has(lower) === true;
+  if (CREDENTIAL_PARAMETERS.has(lower) || alsoSecret?.has(lower) === true) return true;
+  const bracket = lower.indexOf("[");
+  if (bracket <= 0) return false;
+  // A PHP- or Rails-style name: its base and each bracketed key.
+  const keys = [lower.slice(0, bracket), ...(lower.slice(bracket).match(/[^[\]]+/g) ?? [])];
+  return keys.some((key) => CREDENTIAL_PARAMETERS.has(key) || alsoSecret?.has(key) === true);
 }
 
 /** An Authorization value with its credentials hidden: the scheme stays, so a report says what was sent. */
@@ -73,27 +78,24 @@ export function maskedHeaderValue(name: string, value: string, alsoSecret?: Read
   return isCredentialHeader(lower, alsoSecret) ? "***" : value;
 }
 
-/** A path and query with the values of credential parameters replaced by `***`. */
+/** A path and query with the values of credential parameters replaced by `***` (pairs split at `&` and `;`). */
 export function maskedTarget(target: string, alsoSecret?: ReadonlySet<string>): string {
   const queryAt = target.indexOf("?");
   if (queryAt === -1) return target;
-  const query = target
-    .slice(queryAt + 1)
-    .split("&")
-    .map((pair) => {
-      const equals = pair.indexOf("=");
-      if (equals === -1) return pair;
-      const name = safeDecode(pair.slice(0, equals));
-      return isCredentialParameter(name, alsoSecret) ? `${pair.slice(0, equals)}=***` : pair;
-    })
-    .join("&");
+  const query = target.slice(queryAt + 1).replace(/[^&;]+/g, (pair) => {
+    const equals = pair.indexOf("=");
+    if (equals === -1) return pair;
+    const name = safeDecode(pair.slice(0, equals));
+    return isCredentialParameter(name, alsoSecret) ? `${pair.slice(0, equals)}=***` : pair;
+  });
   return `${target.slice(0, queryAt)}?${query}`;
 }
 
 /**
  * The credential values one request carries, to be hidden wherever a server echoes them: every credential
  * header's value, each one of a repeated header (from the raw headers: Node keeps only the first
- * Authorization and joins others), with their parts (below), and the values of credential query parameters.
+ * Authorization and joins others), with their parts (below), and the values of credential query parameters
+ * with theirs (pairs split at `&` and `;`, as some servers do).
  */
 export function requestSecrets(
   rawHeaders: readonly string[],
@@ -107,77 +109,119 @@ export function requestSecrets(
   }
   const queryAt = target.indexOf("?");
   if (queryAt !== -1) {
-    for (const [name, value] of new URLSearchParams(target.slice(queryAt + 1))) {
-      if (isCredentialParameter(name, alsoSecret)) found.push(value);
+    for (const pair of target.slice(queryAt + 1).split(/[&;]/)) {
+      const equals = pair.indexOf("=");
+      if (equals === -1 || !isCredentialParameter(safeDecode(pair.slice(0, equals)), alsoSecret)) continue;
+      const value = safeDecode(pair.slice(equals + 1));
+      found.push(value, ...valueParts(value));
     }
   }
   // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.
-  return found.filter((value) => value.length >= SHORTEST_HIDDEN);
+  return [...new Set(found)].filter((value) => value.length >= SHORTEST_HIDDEN);
 }
 
 /**
- * A credential header's value and the parts a server may echo alone: an Authorization credential without
- * its scheme (for Basic, the decoded pair, its user and its password too), each cookie's value (a quoted
- * one also without its quotes), each item of a list separated by commas or white space. The value itself is
- * always one, however short: a configured header's is hidden whatever its length.
+ * A credential header's value and every part of it a server may echo alone (see valueParts); for
+ * Authorization, the credential after the scheme too, and for Basic, the decoded pair, its password and its
+ * user, decoded as UTF-8 and as Latin-1. The value itself is always one, however short: a configured
+ * header's is hidden whatever its length.
  */
 export function headerSecrets(lowerName: string, value: string): string[] {
   const authorization = lowerName === "authorization" || lowerName === "proxy-authorization";
   // `Bearer` alone holds no credential, and hiding the word would hide it in every message.
   if (authorization && SCHEME_ONLY.test(value.trim())) return [];
-  const parts = valueParts(lowerName, value);
+  // An Authorization's scheme (`AWS4-HMAC-SHA256`, `Digest`) names no secret: the parts are its credential's.
+  const credential = authorization ? value.trim().replace(/^\S+\s+/, "") : value;
+  const parts = [...valueParts(credential), ...(authorization ? authorizationParts(value) : [])];
   // A part too short to hide without hiding ordinary text is no secret worth the name.
-  return [value, ...parts.filter((part) => part.length >= SHORTEST_HIDDEN && part !== value)];
+  return [value, ...new Set(parts.filter((part) => part.length >= SHORTEST_HIDDEN && part !== value))];
 }
 
 /** The fewest characters a part of a value or a query parameter's value has to be hidden. */
 const SHORTEST_HIDDEN = 4;
 
-function valueParts(lowerName: string, value: string): string[] {
-  const found: string[] = [];
-  if (lowerName === "cookie") {
-    for (const pair of value.split(";")) {
-      const equals = pair.indexOf("=");
-      if (equals === -1) continue;
-      const cookie = pair.slice(equals + 1).trim();
-      found.push(cookie);
-      // A quoted value (RFC 6265 allows one) is usually echoed without its quotes.
-      if (cookie.length >= 2 && cookie.startsWith('"') && cookie.endsWith('"'))
-        found.push(cookie.slice(1, -1));
-    }
-    return found;
+/**
+ * Closed quoted strings (kept whole, with their escapes, after a parameter's name if any) and the runs of
+ * characters between separators (white space, `,`, `;`, quotes).
+ */
+const WORDS = /(?:[^\s,;"'=]+=+)?"(?:[^"\\]|\\.)*"|[^\s,;"']+/gs;
+/** A word `name=value`: the name is a parameter's (`Signature`, a cookie's), no secret; not `TOKEN==`. */
+const NAMED = /^([^=]+)=(?!=*$)(.*)$/s;
+
+/**
+ * Every part of a credential value a server may echo alone, by construction rather than by scheme: the
+ * value split at each separator any scheme uses (commas, `;`, white space, quotes, `=` after a parameter's
+ * name), each list item and each word; a quoted one with and without its quotes; a base64 one with and
+ * without its `=` padding; one holding `%XX` also percent-decoded, and that split again. Scheme names and
+ * parameter names are left out, so that the words of every message are not hidden.
+ */
+function valueParts(value: string, depth = 0): string[] {
+  // Items of more than one word: one word is a word's part below.
+  const found = value
+    .split(/[,;]/)
+    .map((item) => item.trim())
+    .filter((item) => /\s/.test(item));
+  // The words between white space too, as sent: a quote or `=` in a token is the token's own. Inside a
+  // quoted or decoded value, `:` separates too (a signed cookie's `s:`, a pair). A `name=value` is its
+  // value's, below.
+  for (const word of value.split(depth > 0 ? /[\s,;:]+/ : /[\s,;]+/))
+    if (!SCHEME_ONLY.test(word) && !NAMED.test(word)) found.push(word, word.replace(/=+$/, ""));
+  for (const word of value.match(WORDS) ?? []) found.push(...wordParts(word, depth));
+  return found.flatMap(normalForms).filter((part) => part.length >= SHORTEST_HIDDEN);
+}
+
+/** A word's value (after its parameter's name), unquoted, without padding, decoded, and split again. */
+function wordParts(word: string, depth: number): string[] {
+  const named = NAMED.exec(word);
+  const part = named ? (named[2] ?? "") : word;
+  if (!named && SCHEME_ONLY.test(part)) return [];
+  const found = [part, part.replace(/=+$/, "")];
+  // Deep enough for a quoted list holding encoded values; a value nested deeper is hidden whole.
+  if (depth >= 2) return found;
+  if (part.length >= 2 && part.startsWith('"') && part.endsWith('"')) {
+    const unquoted = part.slice(1, -1).replace(/\\(.)/gs, "$1");
+    found.push(unquoted, ...valueParts(unquoted, depth + 1));
   }
-  if (lowerName !== "authorization" && lowerName !== "proxy-authorization") {
-    // Items of a list, each alone: separated by commas, by white space, or both.
-    for (const item of value.split(",")) {
-      const trimmed = item.trim();
-      found.push(trimmed);
-      // An auth scheme's name among them (a secret header holding `Bearer <token>`) is no secret.
-      if (/\s/.test(trimmed)) found.push(...trimmed.split(/\s+/).filter((word) => !SCHEME_ONLY.test(word)));
-    }
-    return found;
-  }
+  const decoded = /%[0-9a-f]{2}/i.test(part) ? safeDecode(part, false) : part;
+  if (decoded !== part) found.push(decoded, ...valueParts(decoded, depth + 1));
+  return found;
+}
+
+/** A part as written, and in Unicode's composed and decomposed forms (an echo may normalize it). */
+function normalForms(part: string): string[] {
+  // Only text past ASCII has other forms.
+  if (/^[\p{ASCII}]*$/u.test(part)) return [part];
+  return [...new Set([part, part.normalize("NFC"), part.normalize("NFD")])];
+}
+
+/**
+ * The parts of an Authorization value its scheme gives: the credential after the scheme (its first word,
+ * when more follows), and for Basic the decoded pair, its password and its user (the suite's probe user
+ * is no secret), decoded as UTF-8 and as Latin-1 (clients differ).
+ */
+function authorizationParts(value: string): string[] {
   const [scheme = "", ...rest] = value.trim().split(/\s+/);
   const credential = rest.join(" ");
   // One word: a token with no scheme, the value itself.
-  if (credential === "") return found;
-  found.push(credential);
-  if (/^basic$/i.test(scheme)) {
-    const pair = Buffer.from(credential, "base64").toString("utf8");
+  if (credential === "") return [];
+  const found = [credential];
+  if (!/^basic$/i.test(scheme)) return found;
+  for (const encoding of ["utf8", "latin1"] as const) {
+    const pair = Buffer.from(credential, "base64").toString(encoding);
     const colon = pair.indexOf(":");
     found.push(pair);
-    if (colon === -1) return found;
-    // The user too, since some APIs take their key as the user name (the suite's probe user is no secret).
+    if (colon === -1) continue;
+    // The user too, since some APIs take their key as the user name.
     const user = pair.slice(0, colon);
     found.push(pair.slice(colon + 1));
     if (user !== BASIC_PROBE_USER) found.push(user);
   }
-  return found;
+  return found.flatMap(normalForms);
 }
 
-function safeDecode(text: string): string {
+function safeDecode(text: string, plusIsSpace = true): string {
   try {
-    return decodeURIComponent(text.replaceAll("+", " "));
+    return decodeURIComponent(plusIsSpace ? text.replaceAll("+", " ") : text);
   } catch {
     return text;
   }

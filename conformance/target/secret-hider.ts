@@ -2,9 +2,9 @@ import { BASIC_PROBE_USER } from "./credentials.ts";
 
 /**
  * Secrets replaced by `***` wherever a server echoes them, in one pass over a text whatever their number:
- * as given, JSON-escaped (`\/`, `\uXXXX`, `\n`…), percent-encoded in either case, base64 and base64url with
- * or without padding, inside the Basic credentials of the suite's probe, and (for a binary body read as
- * Latin-1) as UTF-8 bytes.
+ * as given, JSON-escaped (`\/`, `\uXXXX`, `\n`…), percent-encoded in either case (once or twice), as HTML
+ * references (`&#45;`, `&#x2d;`, `&amp;`), base64 and base64url with or without padding, inside the Basic
+ * credentials of the suite's probe, in hex, and (for a binary body read as Latin-1) as UTF-8 bytes.
  *
  * Every form is one alternative of one regular expression, but a large alternation makes the regular
  * expression engine try each alternative at each place, so the text is scanned for the forms' anchors
@@ -70,18 +70,60 @@ function whenCompiled(make: () => RegExp): RegExp | undefined {
 }
 
 /**
- * Hides each form's usual spellings one after the other: for secrets too large for one expression, which
- * only a hostile client sends, so the cost of a pass per spelling is its own exchange's.
+ * Hides each form's usual spellings as plain text: for secrets too large or too many for one expression,
+ * which only a hostile client sends. The text is scanned once for the spellings' anchors, as for the
+ * expression, and each spelling of an anchor found is compared there; a spelling with no two letters or
+ * digits in a row has a pass of its own.
  */
 function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
   const spellings = [...new Set(forms.flatMap((form) => form.spellings()))].sort(
     (a, b) => b.length - a.length,
   );
+  const anchored = spellings.filter((spelling) => longestAlphanumericRun(spelling).length >= 2);
+  const unanchored = spellings.filter((spelling) => !anchored.includes(spelling));
+  const hideAnchored = anchored.length === 0 ? (text: string) => text : spellingsAtAnchors(anchored);
   return (text) =>
-    spellings.reduce(
+    unanchored.reduce(
       (out, spelling) => (out.includes(spelling) ? out.split(spelling).join("***") : out),
-      text,
+      hideAnchored(text),
     );
+}
+
+/** Hides the spellings (longest first, each with two letters or digits in a row) where their anchors are. */
+function spellingsAtAnchors(spellings: readonly string[]): (text: string) => string {
+  const anchors = spellings.map((spelling) => longestAlphanumericRun(spelling));
+  const length = Math.min(MAX_ANCHOR, ...anchors.map((anchor) => anchor.length));
+  // Each anchor's start, with the spellings holding it and where in them it starts, longest first.
+  const candidates = new Map<string, Array<[string, number]>>();
+  spellings.forEach((spelling, index) => {
+    const anchor = anchors[index] ?? "";
+    const key = anchor.slice(0, length);
+    const list = candidates.get(key) ?? [];
+    list.push([spelling, spelling.indexOf(anchor)]);
+    candidates.set(key, list);
+  });
+  const scan = new AnchorScan(
+    [...candidates].map(([key, list]): [string, number] => [key, Math.max(...list.map(([, at]) => at))]),
+    length,
+  );
+  return (text) => {
+    let hidden = "";
+    let copied = 0;
+    for (let at = scan.next(text, 0); at !== -1; ) {
+      const found = (candidates.get(text.slice(at, at + length)) ?? []).find(
+        ([spelling, offset]) => at - offset >= copied && text.startsWith(spelling, at - offset),
+      );
+      if (found === undefined) {
+        at = scan.next(text, at + 1);
+        continue;
+      }
+      const [spelling, offset] = found;
+      hidden += `${text.slice(copied, at - offset)}***`;
+      copied = at - offset + spelling.length;
+      at = scan.next(text, copied);
+    }
+    return copied === 0 ? text : hidden + text.slice(copied);
+  };
 }
 
 /** Every form as one alternative, longest first: where two start at one place, the longer one (holding the other) wins. */
@@ -133,6 +175,7 @@ function formsOf(secret: string): ReadonlyArray<[string, SpelledForm]> {
     for (const form of literalForms(secret)) if (!forms.has(form)) forms.set(form, spelledForm(form, ""));
     for (const [body, padding] of base64Forms(secret))
       if (!forms.has(body)) forms.set(body, spelledForm(body, padding));
+    for (const hex of hexForms(secret)) if (!forms.has(hex)) forms.set(hex, spelledForm(hex, ""));
   }
   const spelled = [...forms];
   if (spelledLately.size >= SPELLED_KEPT) spelledLately.delete(spelledLately.keys().next().value ?? "");
@@ -160,6 +203,16 @@ function base64Forms(secret: string): Array<[string, string]> {
     if (url !== body) forms.push([url, padding]);
   }
   return forms;
+}
+
+/** Secrets shorter than this have no hex form: theirs (digits only, often) would hide ids of the same digits. */
+const HEX_FROM = 8;
+
+/** The secret's UTF-8 bytes in hex, each case: a form some servers log a token in. */
+function hexForms(secret: string): string[] {
+  if (secret.length < HEX_FROM) return [];
+  const hex = Buffer.from(secret).toString("hex");
+  return /[a-f]/.test(hex) ? [hex, hex.toUpperCase()] : [hex];
 }
 
 /**
@@ -211,7 +264,7 @@ function spelledCharacter(character: string): string {
   if (spelling === undefined) {
     spelling = ALPHANUMERIC.test(character)
       ? character
-      : `(?:${[escapeRegExp(character), ...jsonEscapes(character), ...percentEncoded(character)].join("|")})`;
+      : `(?:${[escapeRegExp(character), ...jsonEscapes(character), ...percentEncoded(character), ...htmlReferences(character)].join("|")})`;
     // Bounded: past it, a rare character is spelled again each time.
     if (characterSpellings.size < 4096) characterSpellings.set(character, spelling);
   }
@@ -228,8 +281,11 @@ function longestAlphanumericRun(form: string): string {
 
 /** The most characters one character of a form takes in any of its spellings. */
 function longestSpelling(character: string): number {
-  return Math.max(6 * character.length, 3 * Buffer.byteLength(character));
+  return Math.max(6 * character.length, 5 * Buffer.byteLength(character), LONGEST_REFERENCE);
 }
+
+/** `&#x` and four leading zeros, six hex digits, `;`: the longest HTML reference htmlReferences spells. */
+const LONGEST_REFERENCE = 14;
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '"': '\\\\"',
@@ -251,12 +307,36 @@ function jsonEscapes(character: string): string[] {
   return short === undefined ? [unicode] : [short, unicode];
 }
 
-/** The pattern of a character percent-encoded as UTF-8, either case; none for a lone surrogate. */
+/**
+ * The patterns of a character percent-encoded as UTF-8, either case, and encoded twice (`%252F`, a
+ * server that encodes what it received encoded); none for a lone surrogate.
+ */
 function percentEncoded(character: string): string[] {
   if (character.length === 1 && character >= "\ud800" && character <= "\udfff") return [];
   let encoded = "";
-  for (const byte of Buffer.from(character)) encoded += `%${anyCaseHex(byte.toString(16).padStart(2, "0"))}`;
-  return character === " " ? [encoded, "\\+"] : [encoded];
+  let twice = "";
+  for (const byte of Buffer.from(character)) {
+    const hex = anyCaseHex(byte.toString(16).padStart(2, "0"));
+    encoded += `%${hex}`;
+    twice += `%25${hex}`;
+  }
+  return character === " " ? [encoded, twice, "\\+"] : [encoded, twice];
+}
+
+const NAMED_REFERENCES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  '"': "&quot;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "'": "&apos;",
+};
+
+/** The patterns of a character as an HTML reference: decimal, hex in either case, named for the five XML ones. */
+function htmlReferences(character: string): string[] {
+  const code = character.codePointAt(0) ?? 0;
+  const references = [`&#${code};`, `&#[xX]0{0,4}${anyCaseHex(code.toString(16))};`];
+  const named = NAMED_REFERENCES[character];
+  return named === undefined ? references : [...references, named];
 }
 
 function anyCaseHex(hex: string): string {

@@ -18,6 +18,10 @@ const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
       at % 2 === 0 ? triplet : `%${triplet[1]}${triplet[2]?.toLowerCase()}`,
     ),
   "form-encoded": (secret) => new URLSearchParams({ v: secret }).toString().slice(2),
+  "percent-encoded twice": (secret) => encodeURIComponent(encodeURIComponent(secret)),
+  "HTML decimal references": (secret) => htmlReferences(secret, (code) => `&#${code};`),
+  "HTML hex references": (secret) =>
+    htmlReferences(secret, (code) => `&#x${code.toString(16).toUpperCase()};`),
   base64: (secret) => Buffer.from(secret).toString("base64"),
   "base64 unpadded": (secret) => Buffer.from(secret).toString("base64").replace(/=+$/, ""),
   base64url: (secret) => Buffer.from(secret).toString("base64url"),
@@ -29,6 +33,11 @@ const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
     Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64").replace(/=+$/, ""),
   "UTF-8 bytes read as Latin-1": (secret) => Buffer.from(secret).toString("latin1"),
 };
+
+/** Every character but letters and digits as an HTML reference, as an HTML-escaping server may echo it. */
+function htmlReferences(secret: string, reference: (code: number) => string): string {
+  return secret.replace(/[^A-Za-z0-9]/gu, (character) => reference(character.codePointAt(0) ?? 0));
+}
 
 function lower(triplet: string): string {
   return triplet.toLowerCase();
@@ -137,6 +146,44 @@ describe("secretHider", () => {
       const text = `<${ENCODINGS[name]?.(large)}> <${ENCODINGS[name]?.("short/key=1")}>`;
       assert.equal(hide(text), "<***> <***>", name);
     }
+  });
+
+  it("hides a secret of eight characters or more in hex, either case, and a shorter one's hex not", () => {
+    const hide = secretHider(["client-token-1001", "1234"]);
+    const hex = Buffer.from("client-token-1001").toString("hex");
+    assert.equal(hide(`a ${hex} b ${hex.toUpperCase()} c`), "a *** b *** c");
+    assert.equal(hide(`id ${Buffer.from("1234").toString("hex")}`), "id 31323334");
+  });
+
+  it("hides each of more secrets than one expression holds, in their usual spellings, and nothing else", () => {
+    // A hostile client's Cookie of 2,000 values: most of their forms are past the expression's size.
+    const many = Array.from({ length: 2000 }, (_, index) => `v/${index.toString(36).padStart(4, "0")}+k`);
+    const hide = secretHider(many);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(many.length - 1), encodingName, filler), { minLength: 1, maxLength: 6 }),
+        (pieces) => {
+          const usual = [
+            "as given",
+            "JSON with \\/",
+            "percent-encoded",
+            "percent-encoded, lower case",
+            "base64",
+          ];
+          const echoed = pieces.map(
+            ([which, name]) => ENCODINGS[usual.includes(name) ? name : "as given"]?.(many[which] ?? "") ?? "",
+          );
+          const text = pieces
+            .map(([, , after], at) => `<${echoed[at]}>${after.replace(/[<>]/g, "")}`)
+            .join("");
+          const hidden = hide(text);
+          for (const form of echoed)
+            assert.ok(!hidden.includes(`<${form}>`), `${form} survives in ${hidden}`);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    assert.equal(hide("v/zzzz+k and v/0001+kk"), "v/zzzz+k and ***k");
   });
 
   it("hides nothing with no secrets, or only empty ones", () => {

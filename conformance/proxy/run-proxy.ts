@@ -198,6 +198,11 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       judges,
       turns,
       cancels,
+      // A held answer that cannot be set aside in a file goes on before its verdict: said once, here too.
+      onProblem: (problem) => {
+        warnings.push(problem);
+        options.onProblem?.(problem);
+      },
     },
     (outcome) => inFlight.ended(() => finisher.finish(outcome)),
   );

@@ -145,6 +145,7 @@ function recordingClient() {
   const client = {
     started: 0,
     ended: 0,
+    cuts: 0,
     written: [] as string[],
     flushes: [] as Array<() => void>,
     pauses: [] as boolean[],
@@ -157,6 +158,9 @@ function recordingClient() {
     },
     end: () => {
       client.ended++;
+    },
+    cut: () => {
+      client.cuts++;
     },
     pause: (paused: boolean) => {
       client.pauses.push(paused);

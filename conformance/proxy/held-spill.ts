@@ -1,6 +1,6 @@
-import { close, constants, mkdtempSync, openSync, read, rmSync, unlinkSync, writev } from "node:fs";
-import { tmpdir } from "node:os";
+import { close, constants, openSync, read, rmSync, unlinkSync, writev } from "node:fs";
 import { join } from "node:path";
+import { tempFolder } from "../../common/temp-folder.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
 
 /** What a held answer keeps in memory before the rest of it goes to its spill file. */
@@ -32,7 +32,7 @@ export interface SpillSink {
 
 /**
  * The proxy's folder for held answers' spill files, as nginx's proxy_temp: made on first need with mkdtemp
- * under the system's temporary directory (0700, the proxy's alone), removed at the proxy's stop. A problem
+ * under the system's temporary directory (0700, the proxy's alone), removed at the proxy's stop (or exit). A problem
  * with it or its files is said once; the answers go on without it.
  */
 export class SpillFolder {
@@ -56,7 +56,8 @@ export class SpillFolder {
   spill(listener: SpillListener): HeldSpill | undefined {
     if (this.#stopped) return undefined;
     try {
-      this.#path ??= mkdtempSync(join(tmpdir(), "petstore-proxy-held-"));
+      // Also removed when the process exits, should the stop never come.
+      this.#path ??= tempFolder("petstore-proxy-held-");
       const path = join(this.#path, String(++this.#made));
       const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
       const fd = openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);

@@ -164,8 +164,8 @@ export class HeldSpill {
     this.#backlog.length = 0;
     this.#backlogBytes = 0;
     this.folder.forget(this);
-    // A write on its way keeps the descriptor until it returns.
-    if (!this.#writing) this.#close();
+    // A write or read on its way keeps the descriptor until it returns: its number could be another file's.
+    if (!this.#writing && this.#replay?.reading !== true) this.#close();
   }
 
   #close(): void {
@@ -180,7 +180,7 @@ export class HeldSpill {
     writev(this.fd, this.#backlog.slice(0, CHUNKS_PER_WRITE), this.#written, (error, bytes) => {
       this.#writing = false;
       if (this.#disposed) {
-        this.#close();
+        if (this.#replay?.reading !== true) this.#close();
         return;
       }
       if (error || bytes === 0) this.#failed(error ?? new Error("the file took no bytes"));
@@ -233,7 +233,10 @@ export class HeldSpill {
     const length = Math.min(READ_BYTES, this.#written - replay.position);
     read(this.fd, buffer, 0, length, replay.position, (error, bytes) => {
       replay.reading = false;
-      if (this.#disposed) return;
+      if (this.#disposed) {
+        if (!this.#writing) this.#close();
+        return;
+      }
       if (error || bytes === 0) {
         this.#endReplay(replay, `the proxy could not read back what it held (${reasonOf(error)})`);
         return;

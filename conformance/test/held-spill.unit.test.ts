@@ -101,6 +101,25 @@ describe("held-spill", () => {
     folder.stop();
   });
 
+  it("closes its file when disposed while read back to a client that stopped taking", async () => {
+    const held = new MemoryBudget(64 << 20);
+    const folder = new SpillFolder(held);
+    const spill = folder.spill(noListener);
+    assert.ok(spill);
+    spill.append(Buffer.alloc(1 << 20, 3));
+    let handed = 0;
+    spill.replay({ write: () => handed++ }, () => assert.fail("never ends: the client took nothing"));
+    while (handed < 4) await sleep(1);
+    await sleep(20);
+    assert.equal(handed, 4, "no more than its four buffers are handed on unflushed");
+    spill.dispose();
+    assert.equal(held.held, 0);
+    const stillOpen = () => openIn("/").some((target) => target.includes("/petstore-proxy-held-"));
+    for (let waited = 0; stillOpen() && waited < 2000; waited += 5) await sleep(5);
+    assert.equal(stillOpen(), false, "the file is closed");
+    folder.stop();
+  });
+
   it("says a folder it cannot make once, and makes no file", () => {
     const previous = process.env.TMPDIR;
     process.env.TMPDIR = "/nonexistent/petstore-spill";

@@ -16,6 +16,7 @@ const FIRST_STORE_BYTES = 64 * 1024;
  * allocator's heap.
  */
 interface ResizableBuffer extends ArrayBuffer {
+  readonly maxByteLength: number;
   resize(length: number): void;
 }
 const ResizableBuffer = ArrayBuffer as unknown as new (
@@ -268,6 +269,15 @@ export class HeldAnswer {
     if (!this.held.tryTake(grown - capacity)) return false;
     // Address space only, never memory: no larger than the body can be.
     const largest = expected !== undefined && expected <= most ? expected : most;
+    const store = this.#store;
+    if (store !== undefined && grown > store.maxByteLength) {
+      // Made for the memory share, before no file could be made: moved to a block that can grow further.
+      const larger = new ResizableBuffer(grown, { maxByteLength: Math.max(grown, largest) });
+      new Uint8Array(larger).set(new Uint8Array(store, 0, this.#filled));
+      store.resize(0);
+      this.#store = larger;
+      return true;
+    }
     this.#store ??= new ResizableBuffer(0, { maxByteLength: Math.max(grown, largest) });
     this.#store.resize(grown);
     return true;

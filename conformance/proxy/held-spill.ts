@@ -286,5 +286,5 @@ interface Replay {
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as NodeJS.ErrnoException).code;
-  return code === undefined ? error.message : `${code}: ${error.message}`;
+  return code === undefined || error.message.startsWith(code) ? error.message : `${code}: ${error.message}`;
 }

@@ -63,6 +63,8 @@ export interface ForwarderSettings {
   cancels?: CancelsInFlight;
   /** How the caller names its settings in what the proxy says (default: runProxy's options). */
   names?: SettingNames;
+  /** Told once of a problem that degrades the run as it goes (held answers that cannot be set aside). */
+  onProblem?: (problem: string) => void;
   /** Taps composed after the forwarder's own on each exchange, called in order (metrics, recording). */
   taps?: (exchange: Exchange) => ExchangeTap[];
 }

@@ -16,6 +16,7 @@ import { requestHeaderFilter } from "./forward-headers.ts";
 import { JudgedBodyTap } from "./forwarded-body.ts";
 import { HarTap } from "./har-tap.ts";
 import { HeldAnswerTap, HeldRoom } from "./held-answer.ts";
+import { SpillFolder } from "./held-spill.ts";
 import type { CheckedRequest } from "./request-edge.ts";
 
 export type { ExchangeOutcome, ForwarderSettings, ForwardProxy } from "./exchange-lifecycle.ts";
@@ -36,6 +37,8 @@ export class Forwarder {
   readonly #inFlight = new Set<Exchange>();
   /** The held answers (--errors) and the room in the account they wait for. */
   readonly #room: HeldRoom;
+  /** Where held answers put what is past their share of memory. */
+  readonly #spills: SpillFolder;
   #seq = 0;
 
   constructor(settings: ForwarderSettings, done: (outcome: ExchangeOutcome) => void) {
@@ -47,6 +50,7 @@ export class Forwarder {
     const held = settings.held ?? new MemoryBudget();
     const turns = settings.turns ?? new JudgeTurns();
     this.#room = new HeldRoom(held, names);
+    this.#spills = new SpillFolder(held, settings.onProblem);
     this.#context = {
       settings,
       upstreamBase: settings.upstream.pathname.replace(/\/+$/, ""),
@@ -76,6 +80,7 @@ export class Forwarder {
   stop(): void {
     this.#deadlines.stop();
     this.#room.stop();
+    this.#spills.stop();
   }
 
   /** Ends every exchange still in flight, each handed on as cut off for this reason; how many there were. */
@@ -90,7 +95,7 @@ export class Forwarder {
     const settings = this.#settings;
     const names = this.#context.names;
     const answer = settings.holdAnswers
-      ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names, this.#room)
+      ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names, this.#room, this.#spills)
       : undefined;
     const taps: ExchangeTap[] = [new CancelTap(this.cancels)];
     if (settings.keepForHar) taps.push(new HarTap());

@@ -321,7 +321,7 @@ export class JudgedBodyTap implements ExchangeTap {
   constructor(
     readonly settings: JudgedBodySettings,
     readonly exchange: { pause(why: "judge", pausing: boolean): void },
-    readonly held?: { readonly holding: boolean; judgedInPart(verdict: ListVerdict): void },
+    readonly held?: { readonly awaitingVerdict: boolean; judgedInPart(verdict: ListVerdict): void },
   ) {}
 
   onUpstreamHead(head: UpstreamHead): void {
@@ -337,7 +337,7 @@ export class JudgedBodyTap implements ExchangeTap {
       ...(held
         ? {
             pacing: {
-              active: () => held.holding,
+              active: () => held.awaitingVerdict,
               pause: (pausing: boolean) => exchange.pause("judge", pausing),
               judgedInPart: (verdict: ListVerdict) => held.judgedInPart(verdict),
             },

@@ -4,6 +4,7 @@ import type { ListVerdict } from "../judging/list-judge.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { Exchange, ExchangeEnd, ExchangeTap, HeldReply, UpstreamHead } from "./exchange-lifecycle.ts";
+import { HELD_IN_MEMORY_BYTES, type HeldSpill, SPILL_BACKLOG_BYTES, type SpillFolder } from "./held-spill.ts";
 import { sendError, upstreamCors } from "./own-answer.ts";
 
 // A held answer's first block when its size is not given; it doubles from there.
@@ -15,6 +16,7 @@ const FIRST_STORE_BYTES = 64 * 1024;
  * allocator's heap.
  */
 interface ResizableBuffer extends ArrayBuffer {
+  readonly maxByteLength: number;
   resize(length: number): void;
 }
 const ResizableBuffer = ArrayBuffer as unknown as new (
@@ -33,17 +35,21 @@ export interface HeldAnswerClient {
   /** Writes a chunk of the body; `flushed` is called once the connection took it (or failed to). */
   write: (chunk: Buffer, flushed: () => void) => void;
   end: () => void;
+  /** Cuts the answer short: its bytes could not all be sent. */
+  cut: () => void;
   /** Pauses reading from the upstream (true) while the answer waits for room, or goes on (false). */
   pause: (paused: boolean) => void;
 }
 
 /**
- * An answer held until it is judged (--errors), so that one that breaks a rule can be replaced: its bytes
- * are kept in one block of its own, reserved in the shared account before it is made (the size the upstream
- * gave, else doubled as it fills), so that answers let go of are few large blocks rather than many chunks.
- * When the account has no room for the block to grow, the upstream is not read (its connection's own flow
- * control holds the rest) until room frees (`HeldRoom`). Past the body limit, or let go of to make room,
- * it goes on as it comes (the bytes held so far first), saying why. Bytes handed to the client stay in the
+ * An answer held until it is judged (--errors), so that one that breaks a rule can be replaced: its first
+ * HELD_IN_MEMORY_BYTES are kept in one block of its own, reserved in the shared account before it is made
+ * (the size the upstream gave, else doubled as it fills), so that answers let go of are few large blocks
+ * rather than many chunks; the rest goes to a spill file (`spills`), read back to the client after the
+ * verdict at the pace its connection takes it. When the account has no room for the block to grow, or the
+ * file is behind, the upstream is not read (its connection's own flow control holds the rest) until room
+ * frees (`HeldRoom`). Past the body limit, let go of to make room, or when the file can take no more, it
+ * goes on as it comes (the bytes held so far first), saying why. Bytes handed to the client stay in the
  * account until its connection took them: a slow client holds them in the proxy's memory all the same.
  */
 export class HeldAnswer {
@@ -56,6 +62,14 @@ export class HeldAnswer {
   readonly #pending: Buffer[] = [];
   #pendingBytes = 0;
   #waiting = false;
+  /** The bytes past the block, once there are any (none while no folder is given, or none could be made). */
+  #spill: HeldSpill | undefined;
+  #spills: SpillFolder | undefined;
+  /** The spill file is on its way to the client: chunks that come meanwhile wait after it. */
+  #replaying = false;
+  readonly #tail: Buffer[] = [];
+  #tailBytes = 0;
+  #readingPaused = false;
   /** Bytes written to the client and not yet taken by its connection. */
   #flushing = 0;
   #closed = false;
@@ -71,8 +85,11 @@ export class HeldAnswer {
     readonly room: HeldRoom = new HeldRoom(held, names),
     /** The body's size as the upstream gave it (Content-Length), when it did. */
     readonly expected?: number,
+    /** Where bytes past the block go; without it the whole answer is held in memory. */
+    spills?: SpillFolder,
   ) {
     this.#holding = holding;
+    this.#spills = spills;
     if (holding) room.reading(this);
   }
 
@@ -80,34 +97,38 @@ export class HeldAnswer {
     return this.#holding;
   }
 
-  /** Bytes this answer holds in the account: its block and what waits to go into it. */
+  /** Whether the answer still writes to the client itself: held, or its spill file on its way. */
+  get sending(): boolean {
+    return this.#holding || this.#replaying;
+  }
+
+  /** Bytes this answer holds in the account: its block, what waits to go into it or to its file. */
   get holds(): number {
-    return (this.#store?.byteLength ?? 0) + this.#pendingBytes;
+    return this.#ownBytes + (this.#spill?.backlog ?? 0);
+  }
+
+  get #ownBytes(): number {
+    return (this.#store?.byteLength ?? 0) + this.#pendingBytes + this.#tailBytes;
   }
 
   /** Keeps a chunk (`size`: the body's bytes so far with it) while held; false once the answer goes on. */
   take(chunk: Buffer, size: number): boolean {
+    if (this.#replaying) return this.#toTail(chunk);
     if (!this.#holding) return false;
-    if (size > this.maxBodyBytes) {
-      this.#goOn(`the answer is larger than ${this.names.maxBody}`);
-      return false;
-    }
-    if (this.#pending.length === 0 && this.#fits(chunk.length)) {
-      this.#keep(chunk);
-      return true;
-    }
-    if (this.#filled + this.#pendingBytes + chunk.length > this.held.room) {
-      this.#goOn(
+    if (size > this.maxBodyBytes)
+      return this.#goOnWith(chunk, `the answer is larger than ${this.names.maxBody}`);
+    if (this.#pending.length === 0 && this.#place(chunk)) return true;
+    if (this.#filled + this.#pendingBytes + chunk.length > this.held.room)
+      return this.#goOnWith(
+        chunk,
         `the answer is larger than the ${formatBytes(this.held.room)} the proxy may hold of answers in flight (${this.names.maxMemory})`,
       );
-      return false;
-    }
     this.held.take(chunk.length);
     this.#pending.push(chunk);
     this.#pendingBytes += chunk.length;
     if (!this.#waiting) {
       this.#waiting = true;
-      this.client.pause(true);
+      this.#reconsiderReading();
       this.room.wait(this);
     }
     return true;
@@ -118,13 +139,13 @@ export class HeldAnswer {
     if (!this.#holding) return true;
     while (this.#pending.length > 0) {
       const chunk = this.#pending[0] as Buffer;
-      if (!this.#fits(chunk.length)) return false;
-      this.#keep(chunk);
+      if (!this.#place(chunk)) return false;
       this.#pending.shift();
       this.#pendingBytes -= chunk.length;
       this.held.give(chunk.length);
     }
-    this.#resume();
+    this.#waiting = false;
+    this.#reconsiderReading();
     return true;
   }
 
@@ -167,39 +188,79 @@ export class HeldAnswer {
   pass(): void {
     if (!this.letGo()) return;
     this.client.start();
-    this.#writeHeld();
-    this.client.end();
+    this.#sendHeld(() => this.client.end());
   }
 
-  /** What it holds goes back to the account; what the client's connection has yet to take stays. */
+  /**
+   * What it holds goes back to the account, and its file is closed unless on its way to the client; what
+   * the client's connection has yet to take stays.
+   */
   giveBack(): void {
     this.room.forget(this);
-    this.held.give(this.holds);
+    this.held.give(this.#ownBytes);
+    if (!this.#replaying) this.#spill?.dispose();
     this.#store?.resize(0);
     this.#store = undefined;
     this.#filled = 0;
     this.#pending.length = 0;
     this.#pendingBytes = 0;
+    this.#tail.length = 0;
+    this.#tailBytes = 0;
   }
 
-  /** The client's connection closed: what it had not taken goes back to the account. */
+  /** The client's connection closed: what it had not taken goes back to the account, and the file is closed. */
   closed(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#spill?.dispose();
     this.held.give(this.#flushing);
     this.#flushing = 0;
   }
 
   /**
+   * Keeps a chunk: in the block up to its share of memory while the account has room for it to grow, past
+   * that in the file. False when the block has no room and there is no file to go to.
+   */
+  #place(chunk: Buffer): boolean {
+    if (this.#spill === undefined) {
+      const share = this.#spills === undefined ? Number.POSITIVE_INFINITY : HELD_IN_MEMORY_BYTES;
+      if (this.#filled + chunk.length <= share && this.#fits(chunk.length)) {
+        this.#keep(chunk);
+        return true;
+      }
+      if (this.#spills === undefined) return false;
+      // No file could be made: from here the answer is held in memory, as far as the account allows.
+      if (!this.#openSpill()) return this.#place(chunk);
+    }
+    this.#spill?.append(chunk);
+    this.#reconsiderReading();
+    return true;
+  }
+
+  /** Whether a spill file is open; when none can be made (said once), the answer has no folder from here. */
+  #openSpill(): boolean {
+    const spills = this.#spills;
+    if (spills === undefined) return false;
+    this.#spill = spills.spill({
+      written: () => this.#reconsiderReading(),
+      failed: (reason) => this.release(reason),
+    });
+    if (this.#spill === undefined) this.#spills = undefined;
+    return this.#spill !== undefined;
+  }
+
+  /**
    * Makes room in the block for `bytes` more, reserving the growth first: false, holding nothing more,
    * when the account has no room for it. The block grows in place, to the size the upstream gave when it
-   * fits, else doubled; it can never be larger than the account's room.
+   * fits, else doubled; it can never be larger than the account's room, nor than the memory share when
+   * the rest can go to a file.
    */
   #fits(bytes: number): boolean {
     const needed = this.#filled + bytes;
     const capacity = this.#store?.byteLength ?? 0;
     if (needed <= capacity) return true;
-    const most = Math.min(this.maxBodyBytes, this.held.room);
+    const share = this.#spills === undefined ? Number.POSITIVE_INFINITY : HELD_IN_MEMORY_BYTES;
+    const most = Math.min(this.maxBodyBytes, this.held.room, share);
     const expected = this.expected;
     const grown =
       expected !== undefined && needed <= expected && expected <= most
@@ -208,6 +269,15 @@ export class HeldAnswer {
     if (!this.held.tryTake(grown - capacity)) return false;
     // Address space only, never memory: no larger than the body can be.
     const largest = expected !== undefined && expected <= most ? expected : most;
+    const store = this.#store;
+    if (store !== undefined && grown > store.maxByteLength) {
+      // Made for the memory share, before no file could be made: moved to a block that can grow further.
+      const larger = new ResizableBuffer(grown, { maxByteLength: Math.max(grown, largest) });
+      new Uint8Array(larger).set(new Uint8Array(store, 0, this.#filled));
+      store.resize(0);
+      this.#store = larger;
+      return true;
+    }
     this.#store ??= new ResizableBuffer(0, { maxByteLength: Math.max(grown, largest) });
     this.#store.resize(grown);
     return true;
@@ -219,10 +289,29 @@ export class HeldAnswer {
     this.#filled += chunk.length;
   }
 
-  #resume(): void {
-    if (!this.#waiting) return;
-    this.#waiting = false;
-    this.client.pause(false);
+  /** A chunk that came while the file is on its way to the client: it goes after it. */
+  #toTail(chunk: Buffer): true {
+    this.held.take(chunk.length);
+    this.#tail.push(chunk);
+    this.#tailBytes += chunk.length;
+    return true;
+  }
+
+  /**
+   * The upstream is read while nothing waits: not while the block waits for room, the file is behind, or
+   * the file is on its way to the client.
+   */
+  #reconsiderReading(): void {
+    const paused = this.#waiting || this.#replaying || (this.#spill?.backlog ?? 0) > SPILL_BACKLOG_BYTES;
+    if (paused === this.#readingPaused) return;
+    this.#readingPaused = paused;
+    this.client.pause(paused);
+  }
+
+  /** Goes on with `chunk` the last to come: true when it waits after what was held, false when it goes as it is. */
+  #goOnWith(chunk: Buffer, reason: string): boolean {
+    this.#goOn(reason);
+    return this.#replaying ? this.#toTail(chunk) : false;
   }
 
   /**
@@ -234,9 +323,39 @@ export class HeldAnswer {
     this.unheld = reason;
     this.room.forget(this);
     this.client.start();
+    this.#waiting = false;
+    this.#sendHeld(() => {
+      if (this.#upstreamEnded) this.client.end();
+    });
+  }
+
+  /**
+   * The held bytes go to the client (the block, what waited for room, then the file, then what came
+   * meanwhile), and reading goes on; then `after`.
+   */
+  #sendHeld(after: () => void): void {
     this.#writeHeld();
-    this.#resume();
-    if (this.#upstreamEnded) this.client.end();
+    const spill = this.#spill;
+    if (spill === undefined) {
+      this.#reconsiderReading();
+      after();
+      return;
+    }
+    this.#replaying = true;
+    this.#reconsiderReading();
+    spill.replay({ write: (chunk, charged, flushed) => this.#write(chunk, charged, flushed) }, (error) => {
+      this.#replaying = false;
+      this.#spill = undefined;
+      for (const chunk of this.#tail) this.#write(chunk, chunk.length);
+      this.#tail.length = 0;
+      this.#tailBytes = 0;
+      if (error !== undefined) {
+        this.client.cut();
+        return;
+      }
+      this.#reconsiderReading();
+      after();
+    });
   }
 
   /** The held bytes go to the client, their charge with them until its connection took each. */
@@ -371,9 +490,16 @@ export class HeldAnswerTap implements ExchangeTap {
     readonly maxBodyBytes: number,
     readonly names: SettingNames,
     readonly room: HeldRoom,
+    readonly spills?: SpillFolder,
   ) {}
 
+  /** Whether this tap writes the answer to the client: while it is held, and while its file is on its way. */
   get holding(): boolean {
+    return this.#answer?.sending ?? false;
+  }
+
+  /** Whether the answer is held for its verdict, so that its judge may pace the upstream. */
+  get awaitingVerdict(): boolean {
     return this.#answer?.holding ?? false;
   }
 
@@ -393,10 +519,12 @@ export class HeldAnswerTap implements ExchangeTap {
         start: () => response.writeHead(status, statusText, headers),
         write: (chunk, flushed) => response.write(chunk, flushed),
         end: () => response.end(),
+        cut: () => response.destroy(),
         pause: (paused) => exchange.pause("room", paused),
       },
       this.room,
       expected,
+      this.spills,
     );
     this.#answer = answer;
     response.once(

@@ -189,7 +189,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const finisher = new Finisher(secrets, judgeContext, ledger, har, options.onExchange);
   const forwarder = new Forwarder(
     {
-      ...forwarding(upstream, options, timeoutMs, secrets, har !== undefined),
+      ...forwarding(upstream, options, timeoutMs, secrets, har !== undefined, warnings),
       route: createVersionedRouter(operations),
       agent,
       send,
@@ -259,6 +259,14 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
       })();
       return closing;
     },
+  };
+}
+
+/** A problem that degrades the run as it goes: among the report's warnings, and told to the caller. */
+function problemTeller(warnings: string[], options: ProxyOptions): (problem: string) => void {
+  return (problem) => {
+    warnings.push(problem);
+    options.onProblem?.(problem);
   };
 }
 
@@ -423,6 +431,7 @@ function forwarding(
   timeoutMs: number,
   secrets: TrafficSecrets,
   keepForHar: boolean,
+  warnings: string[],
 ) {
   return {
     upstream,
@@ -436,6 +445,8 @@ function forwarding(
     secretNames: secrets.names,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     names: namesOf(options),
+    // A held answer that cannot be set aside in a file goes on before its verdict: said once, here too.
+    onProblem: problemTeller(warnings, options),
   };
 }
 

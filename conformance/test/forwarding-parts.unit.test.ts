@@ -1,13 +1,17 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
+import { writeFileSync } from "node:fs";
 import type { ClientRequest, IncomingMessage } from "node:http";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { tempFolder } from "../../common/temp-folder.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
 import { CancelsInFlight } from "../proxy/cancels-in-flight.ts";
 import { DeadlineSweep } from "../proxy/deadline-sweep.ts";
 import { HeldAnswer, HeldRoom } from "../proxy/held-answer.ts";
+import { SpillFolder } from "../proxy/held-spill.ts";
 
 // The forwarder's small parts, each on its own: cancels in flight, the deadline sweep, a held answer.
 
@@ -138,6 +142,35 @@ describe("the forwarder's parts", () => {
     smallAnswer.giveBack();
     room.stop();
   });
+
+  it("holds an answer in memory, as far as the account allows, when no spill folder can be made", () => {
+    const tmp = process.env.TMPDIR;
+    // A file where the temporary directory should be: no folder can be made under it.
+    const notAFolder = join(tempFolder("conformance-no-tmp-"), "file");
+    writeFileSync(notAFolder, "");
+    process.env.TMPDIR = notAFolder;
+    try {
+      const held = new MemoryBudget(8 << 20);
+      const problems: string[] = [];
+      const spills = new SpillFolder(held, (problem) => problems.push(problem));
+      const client = recordingClient();
+      const room = new HeldRoom(held, PROXY_OPTION_NAMES);
+      const answer = new HeldAnswer(true, held, 1 << 30, PROXY_OPTION_NAMES, client, room, undefined, spills);
+      for (let size = 256 << 10; size <= 3 << 20; size += 256 << 10)
+        assert.equal(answer.take(Buffer.alloc(256 << 10, 0x61), size), true);
+      assert.equal(answer.holding, true, "held past the 1 MiB share, in memory");
+      assert.deepEqual(client.pauses, []);
+      assert.equal(problems.length, 1);
+      assert.match(problems[0] ?? "", /cannot make a file to hold answers in: ENOTDIR/);
+      answer.pass();
+      assert.equal(client.written.join("").length, 3 << 20);
+      answer.giveBack();
+      room.stop();
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
+  });
 });
 
 /** A held answer's client that records what it was told. */
@@ -145,6 +178,7 @@ function recordingClient() {
   const client = {
     started: 0,
     ended: 0,
+    cuts: 0,
     written: [] as string[],
     flushes: [] as Array<() => void>,
     pauses: [] as boolean[],
@@ -157,6 +191,9 @@ function recordingClient() {
     },
     end: () => {
       client.ended++;
+    },
+    cut: () => {
+      client.cuts++;
     },
     pause: (paused: boolean) => {
       client.pauses.push(paused);

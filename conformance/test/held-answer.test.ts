@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { startSourceProxy } from "../../test-support/proxy-process.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { tempFolder } from "../../common/temp-folder.ts";
+import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
+import type { Report } from "../reports/report.ts";
 
 const order = (id: number) =>
   `{"id":${id},"petId":1,"quantity":1,"shipDate":"2026-11-02T10:00:00Z","complete":false}`;
@@ -13,7 +18,9 @@ async function listUpstream() {
     incoming.resume();
     const url = new URL(incoming.url ?? "/", "http://upstream");
     const n = Number(url.searchParams.get("n") ?? 1);
-    const body = Buffer.from(`[${Array.from({ length: n }, (_, at) => order(at + 1)).join(",")}]`);
+    // bad=1: the last order's quantity is text, which breaks the contract.
+    const bad = url.searchParams.get("bad") === "1" ? `,{"id":${n + 1},"petId":1,"quantity":"many"}` : "";
+    const body = Buffer.from(`[${Array.from({ length: n }, (_, at) => order(at + 1)).join(",")}${bad}]`);
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (url.searchParams.get("chunked") !== "1") headers["content-length"] = String(body.length);
     response.writeHead(200, headers);
@@ -27,6 +34,54 @@ async function listUpstream() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
+}
+
+/** The list the upstream sends for `n` valid orders. */
+function listOf(n: number): string {
+  return `[${Array.from({ length: n }, (_, at) => order(at + 1)).join(",")}]`;
+}
+
+/** A list through the proxy, read to its end: its status and bytes. */
+function fetchList(proxyUrl: string, query: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    request(
+      `${proxyUrl}/store/orders?${query}`,
+      { headers: { authorization: "Bearer some-key" } },
+      (response) => {
+        const parts: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => parts.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(parts) }));
+        response.on("error", reject);
+      },
+    )
+      .on("error", reject)
+      .end();
+  });
+}
+
+/** The proxy's folders of held answers under `tmp`, and the files of them it has open. */
+function spillsOf(proxy: ProxyProcess, tmp: string): { folders: string[]; open: string[] } {
+  const folders = readdirSync(tmp).filter((name) => name.startsWith("petstore-proxy-held-"));
+  const open: string[] = [];
+  for (const fd of readdirSync(`/proc/${proxy.child.pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${proxy.child.pid}/fd/${fd}`);
+      if (target.startsWith(tmp)) open.push(target);
+    } catch {
+      // Closed while listed.
+    }
+  }
+  return { folders, open };
+}
+
+/** Waits until the proxy has written a line for `count` exchanges (one as each is judged). */
+async function judged(proxy: ProxyProcess, count: number): Promise<void> {
+  const lines = () =>
+    proxy
+      .stdout()
+      .split("\n")
+      .filter((line) => line.startsWith("{")).length;
+  for (let waited = 0; lines() < count && waited < 20_000; waited += 20) await sleep(20);
 }
 
 /** A list through the proxy, read to its end: its status and length, or how it broke off. */
@@ -78,5 +133,66 @@ describe("held answers (--errors) at a small budget", () => {
       await proxy.stop("SIGTERM");
       await upstream.close();
     }
+  });
+
+  it("an answer past its share of memory waits in a file of the proxy's own folder, closed at the exchange's end", async () => {
+    const upstream = await listUpstream();
+    const tmp = tempFolder("conformance-held-spill-");
+    const proxy = await startSourceProxy(["--upstream", upstream.url, "--errors"], { env: { TMPDIR: tmp } });
+    try {
+      // About 2.6 MB each: past the 1 MiB an answer keeps in memory.
+      const [passed, chunked, violating] = await Promise.all([
+        fetchList(proxy.url, "n=30000"),
+        fetchList(proxy.url, "n=30001&chunked=1"),
+        fetchList(proxy.url, "n=30000&bad=1"),
+      ]);
+      assert.equal(passed.status, 200);
+      assert.ok(passed.body.equals(Buffer.from(listOf(30_000))), "passed on byte for byte");
+      assert.ok(chunked.body.equals(Buffer.from(listOf(30_001))), "passed on byte for byte");
+      assert.equal(violating.status, 502, "a violating answer past the share is still replaced");
+      assert.equal(JSON.parse(String(violating.body)).code, "contract_violation");
+      await judged(proxy, 3);
+      const during = spillsOf(proxy, tmp);
+      assert.equal(during.folders.length, 1, "one folder for the proxy's held answers");
+      assert.deepEqual(during.open, [], "every file closed at its exchange's end");
+    } finally {
+      await proxy.stop("SIGTERM");
+      await upstream.close();
+    }
+    assert.deepEqual(
+      readdirSync(tmp).filter((name) => name.startsWith("petstore-proxy-held-")),
+      [],
+      "the folder is removed at the proxy's stop",
+    );
+  });
+
+  it("a file that can take no more (EFBIG) lets its answer go on whole, said once, and the proxy goes on", async () => {
+    const upstream = await listUpstream();
+    const tmp = tempFolder("conformance-held-efbig-");
+    const reportFile = join(tmp, "report.json");
+    // Files of at most 1 MiB (dash counts 512-byte blocks): each list's file outgrows it.
+    const proxy = await startSourceProxy(
+      ["--upstream", upstream.url, "--errors", "--reporter", `json:${reportFile}`],
+      { env: { TMPDIR: tmp }, shellPrefix: "ulimit -f 2048" },
+    );
+    try {
+      const lists = await Promise.all([
+        fetchList(proxy.url, "n=60000"),
+        fetchList(proxy.url, "n=60001&chunked=1"),
+      ]);
+      assert.ok(lists[0]?.body.equals(Buffer.from(listOf(60_000))), "sent whole, in order");
+      assert.ok(lists[1]?.body.equals(Buffer.from(listOf(60_001))), "sent whole, in order");
+      await judged(proxy, 2);
+      assert.deepEqual(spillsOf(proxy, tmp).open, [], "no file left open");
+      assert.equal(proxy.child.exitCode, null, "the proxy is alive");
+    } finally {
+      const { stderr } = await proxy.stop("SIGTERM");
+      await upstream.close();
+      assert.equal(stderr.match(/cannot write held answers/g)?.length, 1, stderr);
+      assert.match(stderr, /EFBIG/);
+    }
+    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    assert.ok(report.warnings.some((warning) => /cannot write held answers .*EFBIG/.test(warning)));
+    assert.equal(report.traffic?.faults, 0);
   });
 });

@@ -184,11 +184,11 @@ describe("the proxy's one memory budget (--max-memory)", () => {
   });
 
   it("sixteen lists of 26 MB held with --errors at 64MiB: each waits for room or goes on, judged, bounded", async () => {
-    // The goal is the budget + 100 MiB; held answers with --errors peak past it in some runs (see
-    // BENCHMARKS.md), so this bound guards against a regression, not the goal.
+    // The goal, the budget + 100 MiB: past their first mebibyte held answers wait in files, not in
+    // the proxy's memory.
     const report = await atSmallBudget(
       (base) => Promise.all(Array.from({ length: 16 }, () => drain(base, "orders"))),
-      BUDGET + 128 * MiB,
+      BUDGET + 100 * MiB,
       ["--errors"],
     );
     // Valid lists: none replaced, whether passed on after their verdict or let go of for room before it.

@@ -4,6 +4,7 @@ import { createServer, get, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { createGzip } from "node:zlib";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { startSourceProxy } from "../../test-support/proxy-process.ts";
 import type { Report } from "../reports/report.ts";
@@ -33,6 +34,7 @@ const ANSWERS: Record<string, { start: string; length?: number }> = {
   "bad-then-stall": { start: `[${EXPOSING},`, length: 4096 },
   "good-then-hold": { start: `[${GOOD},` },
   "long-bad-then-hold": { start: longList(EXPOSING) },
+  "long-bad-then-stall": { start: longList(EXPOSING), length: 4 * 1024 * 1024 },
 };
 
 let upstream: Server;
@@ -44,6 +46,15 @@ before(async () => {
     const answer = ANSWERS[mode] ?? ANSWERS.good;
     const { start, length } = answer as { start: string; length?: number };
     response.on("error", () => {});
+    if (mode === "gzip-bad-then-hold") {
+      // Compressed: what came must be decoded before it is judged.
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      const gzip = createGzip();
+      gzip.pipe(response);
+      gzip.write(`[${EXPOSING},`);
+      gzip.flush();
+      return;
+    }
     const whole = mode === "good";
     response.writeHead(200, {
       "content-type": "application/json",
@@ -154,24 +165,36 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
     );
   });
 
-  it("the same in a list long enough to be judged as it streams: exit 1", async () => {
+  it("the same in a list long enough to be judged as it streams, stalled until --deadline: exit 1", async () => {
+    const { proxy, stop } = await gate("deadline-long", ["--deadline", "2s"]);
+    await listToItsEnd(proxy.url, "good");
+    await listToItsEnd(proxy.url, "long-bad-then-stall");
+    const { code, stderr, report } = await stop();
+    assert.equal(code, 1, stderr);
+    assert.match(failures(report).join("\n"), /orders expose a status field: ids 2 \(judged in part: /);
+  });
+
+  it("a long list cut at the stop while its judge still holds it: in the report, not judged whole, never 0", async () => {
     const { proxy, stop } = await gate("stop-long");
     await listToItsEnd(proxy.url, "good");
     // The whole start has reached the client, so the proxy has passed all of it to the judge.
     await listUntil(proxy.url, "long-bad-then-hold", `"id":${10 + 20_000 - 2},`);
     const { code, stderr, report } = await stop();
-    assert.equal(code, 1, stderr);
-    assert.match(failures(report).join("\n"), /orders expose a status field: ids 2 \(judged in part: /);
+    assert.notEqual(code, 0, stderr);
+    assert.equal(report.traffic?.exchanges, 2);
+    assert.equal(report.traffic?.notWhole, 1);
   });
 
   it("an order exposing its status, then an upstream that stalls until --deadline: exit 1", async () => {
     const { proxy, stop } = await gate("deadline", ["--deadline", "1s"]);
     await listToItsEnd(proxy.url, "good");
     await listToItsEnd(proxy.url, "bad-then-stall");
+    await listToItsEnd(proxy.url, "gzip-bad-then-hold");
     const { code, stderr, report } = await stop();
     assert.equal(code, 1, stderr);
-    assert.equal(report.traffic?.notWhole, 1);
-    assert.equal(report.traffic?.upstreamFailures, 1);
+    assert.equal(report.traffic?.notWhole, 2);
+    assert.equal(report.traffic?.upstreamFailures, 2);
+    assert.equal(failures(report).length, 2, failures(report).join("\n"));
     assert.match(
       failures(report).join("\n"),
       /orders expose a status field: ids 2 \(judged in part: the answer was not whole \(not complete within the 1000 ms --deadline\)/,

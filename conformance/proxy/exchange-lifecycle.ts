@@ -155,7 +155,10 @@ export interface ExchangeTap {
    * the answer and lets go of it later ends it then.
    */
   onUpstreamEnd?(): void;
-  /** The answer's last byte came: the tap adds what it knows to how the exchange ended (a promise to wait for). */
+  /**
+   * The answer's last byte came, or it broke off (`end.brokenOff`, not called on a tap that holds it): the
+   * tap adds what it knows to how the exchange ended (a promise to wait for).
+   */
   onEnd?(end: ExchangeEnd): unknown;
   /** The answer broke off after it began. */
   onError?(error: Error): void;

@@ -118,6 +118,11 @@ export interface ExchangeEnd {
   notJudged?: string;
   /** …for a limit of the proxy's (judging past the deadline). */
   overLimit?: true;
+  /**
+   * The exchange ended before its answer was whole (the stop, the deadline, the client leaving, the upstream
+   * breaking off): why. `answer` then holds what came of it, to be judged in part.
+   */
+  brokenOff?: string;
 }
 
 /** Why reading from the upstream pauses: the client is behind, the judge is, or a held answer has no room. */
@@ -152,7 +157,10 @@ export interface ExchangeTap {
    * the answer and lets go of it later ends it then.
    */
   onUpstreamEnd?(): void;
-  /** The answer's last byte came: the tap adds what it knows to how the exchange ended (a promise to wait for). */
+  /**
+   * The answer's last byte came, or it broke off (`end.brokenOff`, not called on a tap that holds it): the
+   * tap adds what it knows to how the exchange ended (a promise to wait for).
+   */
   onEnd?(end: ExchangeEnd): unknown;
   /** The answer broke off after it began. */
   onError?(error: Error): void;
@@ -207,6 +215,8 @@ export class Exchange {
   /** Bytes written to the client that its connection has not taken yet, held in the account. */
   #unflushed = 0;
   #clientGone = false;
+  /** The taps are adding what they know to the exchange's end: of a whole answer, or of one broken off. */
+  #ending: "whole" | "broken" | undefined;
   // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge works
   // beside the forwarding, and paces it only while the answer is held anyway (--errors), as does a held
   // answer waiting for room in the account.
@@ -313,21 +323,30 @@ export class Exchange {
     const answeredAt = performance.now();
     for (const tap of this.#taps) tap.onUpstreamEnd?.();
     if (!this.#holding()) this.response.end();
+    this.#ending = "whole";
     this.#endTaps({ answeredAt }, 0);
   }
 
-  /** Broken off after the answer began: the client sees the same, and nothing is judged. */
+  /** Broken off after the answer began: the client sees the same, and what came is judged in part. */
   onError(error: Error): void {
+    // Once broken off, the stream's own end of it (its destruction) says nothing more.
+    if (this.#ending === "broken") return;
     const sent = this.response.headersSent ? this.response.statusCode : undefined;
     for (const tap of this.#taps) tap.onError?.(error);
     this.response.destroy();
     const upstreamError = `the answer broke off: ${error.message}`;
-    this.#finish(sent === undefined ? { upstreamError } : { upstreamError, sentStatus: sent });
+    const end: ExchangeEnd = { upstreamError, brokenOff: upstreamError };
+    if (sent !== undefined) end.sentStatus = sent;
+    this.#breakOff(end);
   }
 
   /** Ends the exchange at once, handed on as cut off for this reason. */
   cut(reason: string): void {
-    this.#abort(502, "proxy_stopped", reason, { cutOff: reason });
+    this.#abort(502, "proxy_stopped", reason, { cutOff: reason, brokenOff: reason });
+    // The stop reports once its connections are closed, which Node says on a later tick: what came is
+    // judged when that takes only promises (a body kept whole, no decoder, no judge's thread), which all
+    // settle first; else the exchange is handed on without it, never left out of the report.
+    if (!this.#over) process.nextTick(() => this.#finish({ cutOff: reason, brokenOff: reason }));
   }
 
   /** Past the whole exchange's deadline, in any state: upgraded, informational, dripping, half-closed. */
@@ -339,6 +358,7 @@ export class Exchange {
     else
       this.#abort(504, "upstream_timeout", settings.hide(deadlineMessage()), {
         upstreamError: deadlineMessage(),
+        brokenOff: deadlineMessage(),
       });
   }
 
@@ -365,11 +385,16 @@ export class Exchange {
     return false;
   }
 
-  /** The taps' `onEnd` from `from` on, in order, each waited for when it takes time; then the finish. */
+  /**
+   * The taps' `onEnd` from `from` on, in order, each waited for when it takes time; then the finish. Of an
+   * answer broken off, a tap that holds it back has nothing to end: the others add what came of it.
+   */
   #endTaps(end: ExchangeEnd, from: number): void {
     const taps = this.#taps;
     for (let at = from; at < taps.length; at++) {
-      const waiting = taps[at]?.onEnd?.(end);
+      const tap = taps[at];
+      if (end.brokenOff !== undefined && tap?.holding === true) continue;
+      const waiting = tap?.onEnd?.(end);
       if (waiting instanceof Promise) {
         waiting.then(
           this.guard(() => this.#endTaps(end, at + 1)),
@@ -419,10 +444,12 @@ export class Exchange {
       "close",
       this.guard(() => {
         this.#clientClosed();
-        if (this.response.writableFinished) return;
+        // An answer already broken off closes the client's connection itself.
+        if (this.response.writableFinished || this.#ending === "broken") return;
         // What follows is the client's doing, not the upstream's: the exchange ends here as the client's.
-        sent.destroy();
-        this.#finish({ notJudged: CLIENT_LEFT });
+        this.#outgoing?.destroy();
+        this.#incoming?.destroy();
+        this.#breakOff({ brokenOff: CLIENT_LEFT });
       }),
     );
   }
@@ -473,7 +500,22 @@ export class Exchange {
     if (!this.response.headersSent && !this.response.destroyed)
       sendError(this.response, status, { code, message });
     else this.response.destroy();
-    this.#finish(how);
+    this.#breakOff(how);
+  }
+
+  /**
+   * Ends an exchange whose answer is not whole: once its answer had begun, the taps add what came of it
+   * first, so that what was received is judged in part. A second end while they do (the deadline) ends it
+   * at once.
+   */
+  #breakOff(end: ExchangeEnd): void {
+    if (end.brokenOff === undefined || this.#incoming === undefined || this.#ending !== undefined) {
+      this.#finish(end);
+      return;
+    }
+    this.#ending = "broken";
+    end.answeredAt = performance.now();
+    this.#endTaps(end, 0);
   }
 
   /** Every part of the exchange runs through this, its taps' listeners too: a throw ends the exchange, never the process. */
@@ -531,6 +573,7 @@ export class Exchange {
     if (end.sentStatus !== undefined) forwarded.sentStatus = end.sentStatus;
     if (end.unheld !== undefined) forwarded.unheld = end.unheld;
     if (end.fault !== undefined) forwarded.fault = end.fault;
+    if (end.brokenOff !== undefined) forwarded.brokenOff = end.brokenOff;
     const outcome: ExchangeOutcome = { forwarded, ...(end.reply ? { answer: end.reply } : {}) };
     for (const tap of this.#taps) tap.onFinish?.(end, outcome);
     return outcome;

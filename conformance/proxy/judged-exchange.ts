@@ -1,5 +1,5 @@
 import type { Exchange } from "../judging/exchange.ts";
-import type { ListVerdict } from "../judging/list-judge.ts";
+import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
 import { isCancelOperation, isListOperation } from "../judging/operation-traits.ts";
 import { type CheckedResponse, checkResponse, type RecordValidators } from "../judging/response-checks.ts";
 import type { CheckResult, RecordedRequest } from "../reports/report.ts";
@@ -44,6 +44,11 @@ export interface ForwardedExchange {
   unheld?: string;
   /** A part of the proxy failed on this exchange: it was ended there, not judged, and why. */
   fault?: string;
+  /**
+   * The exchange ended before its answer was whole (the stop, --deadline, the client leaving, the upstream
+   * breaking off): why. `response` then holds what came of the answer, if anything did.
+   */
+  brokenOff?: string;
 }
 
 /** One exchange with the suite's verdict on it. */
@@ -72,6 +77,11 @@ export interface JudgedExchange {
   unheld?: string;
   /** A part of the proxy failed on this exchange. */
   fault?: boolean;
+  /**
+   * It ended without a whole answer, and why: judged in part at most, never whole. What the part that came
+   * breaks is a failure all the same.
+   */
+  brokenOff?: string;
   exchange: Exchange;
   /** What the upstream answered, as bytes. */
   answer?: ForwardedExchange["response"];
@@ -104,9 +114,9 @@ class LiveExchange implements Exchange {
   readonly response?: Exchange["response"];
   readonly error?: string;
 
-  constructor(forwarded: ForwardedExchange) {
+  constructor(forwarded: ForwardedExchange, response: Exchange["response"] = forwarded.response) {
     this.#forwarded = forwarded;
-    if (forwarded.response) this.response = forwarded.response;
+    if (response) this.response = response;
     if (forwarded.upstreamError !== undefined) this.error = forwarded.upstreamError;
   }
 
@@ -135,6 +145,7 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
     hasQuery: queryAt !== -1,
     token: forwarded.token,
   });
+  if (forwarded.brokenOff !== undefined) return judgeBrokenOff(forwarded, pathname, judged, reading, context);
   if (judged.upstreamError !== undefined) {
     // A cancel with no answer may still have taken effect: the state rules hold it as undecided.
     if (reading && isCancelOperation(reading.expectation.operation))
@@ -158,7 +169,10 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
 function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExchange {
   const status = forwarded.response?.status;
   const { sentStatus } = forwarded;
-  const answered = status ?? (sentStatus === undefined ? "no answer" : `${sentStatus}, body cut`);
+  const cut = status !== undefined && forwarded.brokenOff !== undefined;
+  const answered = cut
+    ? `${status}, body cut`
+    : (status ?? (sentStatus === undefined ? "no answer" : `${sentStatus}, body cut`));
   const judged: JudgedExchange = {
     ref: {
       seq: forwarded.seq,
@@ -180,7 +194,10 @@ function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExch
   return judged;
 }
 
-/** Why the exchange is not judged at all (cut off, outside /v1, a preflight…); an upstream error is noted. */
+/**
+ * Why the exchange is not judged at all (a fault, outside /v1, a preflight, a body past a limit…); an
+ * upstream error and a cut-off are noted, and an answer broken off is left to `judgeBrokenOff`.
+ */
 function unjudgeable(
   forwarded: ForwardedExchange,
   pathname: string,
@@ -190,19 +207,123 @@ function unjudgeable(
     judged.fault = true;
     return forwarded.fault;
   }
-  if (forwarded.cutOff !== undefined) {
-    judged.cutOff = true;
-    return forwarded.cutOff;
-  }
-  if (forwarded.upstreamError !== undefined) {
-    judged.upstreamError = forwarded.upstreamError;
-    return undefined;
-  }
+  if (forwarded.cutOff !== undefined) judged.cutOff = true;
+  if (forwarded.upstreamError !== undefined) judged.upstreamError = forwarded.upstreamError;
   if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`))
-    return `outside ${PROXY_BASE_PATH}`;
-  if (forwarded.method === "OPTIONS") return "CORS preflight";
+    return forwarded.cutOff ?? `outside ${PROXY_BASE_PATH}`;
+  if (forwarded.method === "OPTIONS") return forwarded.cutOff ?? "CORS preflight";
   if (forwarded.overLimit) judged.overLimit = true;
-  return forwarded.notJudged;
+  if (forwarded.notJudged !== undefined) {
+    // Not judged at all, broken off or not: a body past a limit, or one the proxy could not judge.
+    if (forwarded.brokenOff !== undefined) judged.brokenOff = forwarded.brokenOff;
+    return forwarded.notJudged;
+  }
+  return undefined;
+}
+
+/**
+ * An exchange that ended without a whole answer. A list answered 200 is judged on the orders that came
+ * whole: what they break is a failure of the exchange whatever ended it, said with the same words as of a
+ * whole list, and nothing is said of the rest (the state rules compare whole lists only). Anything else is
+ * not judged. Either way it was not judged whole, which a gate does not pass.
+ */
+function judgeBrokenOff(
+  forwarded: ForwardedExchange,
+  pathname: string,
+  judged: JudgedExchange,
+  reading: RequestReading | undefined,
+  context: JudgeContext,
+): JudgedExchange {
+  const why = forwarded.brokenOff as string;
+  if (!reading) {
+    judged.notJudged = forwarded.cutOff ?? "no operation of openapi.yaml";
+    unjudgedCancel(forwarded, pathname, judged, context);
+    return judged;
+  }
+  judged.brokenOff = why;
+  const { response } = forwarded;
+  const { expectation } = reading;
+  const verdict =
+    response?.status === 200 && isListOperation(expectation.operation)
+      ? receivedPart(response, why, context.validators)
+      : undefined;
+  if (!response || verdict === undefined) {
+    judged.notJudged = forwarded.cutOff ?? `the answer was not whole: ${why}`;
+    unjudgedCancel(forwarded, pathname, judged, context);
+    return judged;
+  }
+  const { operation, expect, because } = expectation;
+  const exchange = new LiveExchange(forwarded, new ReceivedPart(response, verdict));
+  const checked = checkResponse(
+    exchange,
+    operation,
+    expect,
+    because,
+    operation.operationId,
+    context.validators,
+  );
+  judged.exchange = exchange;
+  judged.operation = operation.operationId;
+  judged.checks = checked.checks.map((check) =>
+    check.status === "failed" && !check.message.includes("(judged in part: ")
+      ? { ...check, message: `${check.message} (judged in part: ${verdict.partial})` }
+      : check,
+  );
+  return judged;
+}
+
+/**
+ * The verdict on the orders of a list that came whole before its answer broke off; undefined when the
+ * checks have no Order validator to judge them with.
+ */
+function receivedPart(
+  response: NonNullable<ForwardedExchange["response"]>,
+  why: string,
+  validators: RecordValidators,
+): ListVerdict | undefined {
+  const reason = `the answer was not whole (${why})`;
+  const streamed = response.list;
+  if (streamed !== undefined) {
+    if (streamed.partial !== undefined) return streamed;
+    // The judge read the list to where it broke off: the end it met there is the cut's, not the body's.
+    const { syntax, ...rest } = streamed;
+    const partial = `${reason}: the orders in its first ${streamed.bytes} bytes were judged`;
+    return syntax === undefined || endsWithTheCut(syntax, streamed.bytes) ? { ...rest, partial } : streamed;
+  }
+  if (!validators.orderRecord) return undefined;
+  const judge = new ListJudge({ validateOrder: validators.orderRecord, orderPlan: validators.orderPlan });
+  judge.write(response.bytes);
+  return judge.endPartial(reason);
+}
+
+/** Whether the reader's complaint is only that the text ended where the answer broke off. */
+function endsWithTheCut(syntax: string, bytes: number): boolean {
+  return syntax.endsWith(` at byte ${bytes}`) || syntax.endsWith("is cut short by the end");
+}
+
+/** What came of an answer broken off, as the checks read it: its list's verdict on the part that came. */
+class ReceivedPart {
+  readonly status: number;
+  readonly received: number;
+  readonly bodyBytes: Uint8Array;
+  readonly notUtf8 = undefined;
+
+  constructor(
+    readonly answer: NonNullable<ForwardedExchange["response"]>,
+    readonly list: ListVerdict,
+  ) {
+    this.status = answer.status;
+    this.received = answer.received ?? answer.bytes.length;
+    this.bodyBytes = answer.bytes;
+  }
+
+  get headers(): Record<string, string> {
+    return this.answer.headers;
+  }
+
+  get body(): string {
+    return this.answer.body;
+  }
 }
 
 /**

@@ -36,6 +36,7 @@ export class TrafficLedger {
   readonly #upstreamFailures: string[] = [];
   readonly #unreplaced: string[] = [];
   readonly #faults: string[] = [];
+  readonly #notWhole: string[] = [];
   readonly #health = createHealth();
   readonly #traffic: TrafficSummary = {
     exchanges: 0,
@@ -45,6 +46,7 @@ export class TrafficLedger {
     upstreamFailures: 0,
     replaced: 0,
     cutOff: 0,
+    notWhole: 0,
     unreplaced: 0,
     faults: 0,
   };
@@ -67,11 +69,13 @@ export class TrafficLedger {
       this.#countFault(`${judged.ref.label}: ${judged.notJudged}`);
       return;
     }
+    if (judged.brokenOff !== undefined) this.#recordNotWhole(judged);
     if (judged.upstreamError !== undefined) {
       traffic.upstreamFailures++;
       if (this.#upstreamFailures.length < EXAMPLES_KEPT)
         this.#upstreamFailures.push(`${judged.ref.label}: ${judged.upstreamError}`);
-      return;
+      // What came of an answer that broke off may still have been judged in part.
+      if (judged.operation === undefined) return;
     }
     if (judged.operation === undefined) {
       this.#recordNotJudged(judged);
@@ -122,9 +126,20 @@ export class TrafficLedger {
     if (this.#faults.length < EXAMPLES_KEPT) this.#faults.push(text);
   }
 
+  /**
+   * An exchange that ended without a whole answer is never judged whole: counted in `judgedInPart` (by its
+   * checks when a part was judged) so that a gate does not pass it, and in `notWhole` to say why.
+   */
+  #recordNotWhole(judged: JudgedExchange): void {
+    this.#traffic.notWhole++;
+    if (!judged.checks.some((check) => check.notJudged)) this.#traffic.judgedInPart++;
+    if (this.#notWhole.length < EXAMPLES_KEPT)
+      this.#notWhole.push(`${judged.ref.label}: ${judged.brokenOff}`);
+  }
+
   #recordNotJudged(judged: JudgedExchange): void {
     this.#traffic.notJudged++;
-    if (judged.overLimit) this.#traffic.judgedInPart++;
+    if (judged.overLimit && judged.brokenOff === undefined) this.#traffic.judgedInPart++;
     const why = judged.notJudged ?? "not judged";
     const entry = this.#notJudged.get(why) ?? { count: 0, examples: new Set<string>() };
     entry.count++;
@@ -245,6 +260,11 @@ export class TrafficLedger {
     if (this.#traffic.upstreamFailures > 0) {
       warnings.push(
         `${this.#traffic.upstreamFailures} ${this.#traffic.upstreamFailures === 1 ? "request" : "requests"} got no whole answer from the upstream (a 502 from the proxy, or an answer cut short after its head; not judged): ${this.#upstreamFailures.join("; ")}`,
+      );
+    }
+    if (this.#traffic.notWhole > 0) {
+      warnings.push(
+        `${this.#traffic.notWhole} ${this.#traffic.notWhole === 1 ? "exchange" : "exchanges"} ended without a whole answer (cut at the stop, by ${this.names.deadline}, by the client leaving, or by the upstream), so judged in part at most: ${this.#notWhole.join("; ")}`,
       );
     }
     if (this.#traffic.unreplaced > 0) {

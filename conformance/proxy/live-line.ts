@@ -11,7 +11,8 @@ export function liveLine(judged: JudgedExchange, options: { color: boolean }): s
   const timing = paint("dim", `${Math.round(judged.durationMs)} ms`);
   // The path and the messages quote what the client and the upstream sent: nothing of it reaches the terminal raw.
   const head = `${printable(judged.ref.label.replace(/ → .*$/, ""))} ${sentStatus(judged)} ${timing}`;
-  if (judged.upstreamError !== undefined) {
+  // Judged in part, an answer broken off shows what its part broke, or that it was judged in part.
+  if (judged.upstreamError !== undefined && !judgedInPart(judged)) {
     const what = judged.sentStatus === undefined ? "no answer from the upstream" : "body cut";
     return `${paint("yellow", "!")} ${head} ${paint("yellow", `${what}: ${printable(judged.upstreamError)}`)}\n`;
   }
@@ -38,21 +39,24 @@ export function jsonLine(judged: JudgedExchange): string {
     if (check.status === "failed") failedCount++;
     else if (check.status === "skipped") firstSkipped ??= check.message;
   }
+  // What an answer broke fails it, also when it broke off after: a part judged is never "passed".
   const verdict =
-    judged.upstreamError !== undefined
-      ? "no-answer"
-      : judged.operation === undefined
-        ? "not-judged"
-        : judged.findings.length > 0 || failedCount > 0
-          ? "failed"
-          : (judged.notJudged ?? firstSkipped) !== undefined
+    judged.findings.length > 0 || failedCount > 0
+      ? "failed"
+      : judged.upstreamError !== undefined && !judgedInPart(judged)
+        ? "no-answer"
+        : judged.operation === undefined
+          ? "not-judged"
+          : (judged.notJudged ?? firstSkipped ?? judged.brokenOff) !== undefined
             ? "partly-judged"
             : "passed";
   let line = `{"seq":${judged.ref.seq},"method":${JSON.stringify(judged.method)},"path":${JSON.stringify(judged.pathname)},"status":${sentStatus(judged)},"durationMs":${Math.round(judged.durationMs * 10) / 10},"verdict":"${verdict}"`;
   if (judged.operation) line += `,"operation":"${judged.operation}"`;
   if (judged.notJudged) line += `,"notJudged":${JSON.stringify(judged.notJudged)}`;
   if (judged.upstreamError !== undefined) line += `,"upstreamError":${JSON.stringify(judged.upstreamError)}`;
-  if (judged.sentStatus !== undefined) line += `,"bodyCut":true`;
+  if (judged.sentStatus !== undefined || (judged.brokenOff !== undefined && judged.status !== undefined))
+    line += `,"bodyCut":true`;
+  if (judged.brokenOff !== undefined) line += `,"notWhole":${JSON.stringify(judged.brokenOff)}`;
   if (judged.replaced) line += `,"replaced":true`;
   return `${line},"failed":${failedCount === 0 ? "[]" : failuresOf(judged)},"findings":${judged.findings.length === 0 ? "[]" : findingsOf(judged)}}\n`;
 }
@@ -80,8 +84,17 @@ function findingsOf(judged: JudgedExchange): string {
   );
 }
 
+/** Whether what came of an answer that was not whole was judged. */
+function judgedInPart(judged: JudgedExchange): boolean {
+  return judged.brokenOff !== undefined && judged.operation !== undefined;
+}
+
 /** Why a judged exchange was judged only in part (a check skipped on it: a list past a bound), if it was. */
 function partlyJudged(judged: JudgedExchange): string | undefined {
   if (judged.operation === undefined) return undefined;
-  return judged.notJudged ?? judged.checks.find((check) => check.status === "skipped")?.message;
+  return (
+    judged.notJudged ??
+    judged.checks.find((check) => check.status === "skipped")?.message ??
+    (judged.brokenOff === undefined ? undefined : `the answer was not whole: ${judged.brokenOff}`)
+  );
 }

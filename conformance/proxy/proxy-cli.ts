@@ -85,8 +85,9 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
 
 /**
  * The code a stopped run exits with: 1 for a failure under --fail-on-violation, 2 for a report not
- * written or a fault of the proxy's own, and under --fail-on-violation 2 for a list judged only in part
- * and 1 when nothing was judged: a gate that could not check everything does not pass.
+ * written or a fault of the proxy's own, and under --fail-on-violation 2 for an exchange judged only in
+ * part (a limit, or an answer that was not whole) and 1 when nothing was judged: a gate that could not
+ * check everything does not pass.
  */
 function exitCodeOf(report: Report, written: number | undefined, failOnViolation: boolean): number {
   if (failOnViolation && report.summary.failed > 0) return 1;
@@ -97,6 +98,13 @@ function exitCodeOf(report: Report, written: number | undefined, failOnViolation
   }
   if (!failOnViolation) return 0;
   const inPart = report.traffic?.judgedInPart ?? 0;
+  const notWhole = report.traffic?.notWhole ?? 0;
+  if (notWhole > 0) {
+    process.stderr.write(
+      `error: --fail-on-violation: ${notWhole === 1 ? "1 exchange" : `${notWhole} exchanges`} ended without a whole answer (cut at the stop, by --deadline, by the client leaving, or by the upstream: named in the report), so what came was judged in part at most; nothing failed, but not everything was checked\n`,
+    );
+    return 2;
+  }
   if (inPart > 0) {
     process.stderr.write(
       `error: --fail-on-violation: ${inPart === 1 ? "1 exchange was" : `${inPart} exchanges were`} judged only in part or not at all, for a limit (named in the report: raise it); nothing failed, but not everything was checked\n`,

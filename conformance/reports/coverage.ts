@@ -41,5 +41,7 @@ export function trafficSentence(report: Report): string | undefined {
   if (traffic.unreplaced > 0)
     parts.push(`${traffic.unreplaced} violating answers passed on before judged (too large to hold)`);
   if (traffic.cutOff > 0) parts.push(`${traffic.cutOff} cut off by the stop`);
+  if ((traffic.notWhole ?? 0) > 0)
+    parts.push(`${traffic.notWhole} ended before their answer was whole (judged in part at most)`);
   return `${traffic.exchanges} ${traffic.exchanges === 1 ? "exchange" : "exchanges"}: ${parts.join(", ")}`;
 }

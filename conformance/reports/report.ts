@@ -92,7 +92,8 @@ export interface TrafficSummary {
   judged: number;
   /**
    * Exchanges a limit of the proxy's (memory, body or string size, the deadline) let be judged only in part,
-   * or not at all (those are counted in notJudged too): a gate that had one does not pass.
+   * or not at all (those are counted in notJudged too), and those that ended without a whole answer
+   * (notWhole): a gate that had one does not pass.
    */
   judgedInPart: number;
   /** Forwarded but not judged: paths outside /v1, methods and paths the contract does not have, preflights. */
@@ -101,8 +102,17 @@ export interface TrafficSummary {
   upstreamFailures: number;
   /** Answers replaced by a 502 naming the violation (--errors). */
   replaced: number;
-  /** Exchanges still in flight when the proxy stopped, ended there and not judged (counted in notJudged too). */
+  /**
+   * Exchanges still in flight when the proxy stopped, ended there: what came of a list was judged in part,
+   * anything else not at all (counted in notJudged too).
+   */
   cutOff: number;
+  /**
+   * Exchanges that ended without a whole answer: cut at the stop, by the deadline, by the client leaving, or
+   * by the upstream after its answer began. What came of a list was judged in part; counted in judgedInPart
+   * too.
+   */
+  notWhole: number;
   /** With --errors, violating answers the app got unchanged, because they went on before they were judged. */
   unreplaced: number;
   /**

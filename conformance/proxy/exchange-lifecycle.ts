@@ -100,7 +100,7 @@ export type UpstreamAnswer = {
   size: number;
 };
 
-const CLIENT_LEFT = "the client closed its connection before its answer was whole";
+export const CLIENT_LEFT = "the client closed its connection before its answer was whole";
 
 /** How an exchange ended, once: with an answer, without one, cut off, or by a fault of the proxy's own. */
 export interface ExchangeEnd {

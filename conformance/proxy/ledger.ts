@@ -4,6 +4,7 @@ import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.
 import type { CheckResult, CoverageRow, Report, ScenarioResult, TrafficSummary } from "../reports/report.ts";
 import { createHealth } from "../target/health.ts";
 import { redactSecrets } from "../target/redact.ts";
+import { CLIENT_LEFT } from "./exchange-lifecycle.ts";
 import { type JudgedExchange, violates } from "./judged-exchange.ts";
 import { STATE_RULES, type StateRuleName, type TrafficState } from "./state-rules.ts";
 import { hiddenRequest, hiddenResponse } from "./traffic-secrets.ts";
@@ -37,6 +38,8 @@ export class TrafficLedger {
   readonly #unreplaced: string[] = [];
   readonly #faults: string[] = [];
   readonly #notWhole: string[] = [];
+  readonly #leftByClient: string[] = [];
+  #leftByClientCount = 0;
   readonly #health = createHealth();
   readonly #traffic: TrafficSummary = {
     exchanges: 0,
@@ -69,7 +72,8 @@ export class TrafficLedger {
       this.#countFault(`${judged.ref.label}: ${judged.notJudged}`);
       return;
     }
-    if (judged.brokenOff !== undefined) this.#recordNotWhole(judged);
+    if (judged.brokenOff === CLIENT_LEFT) this.#recordLeftByClient(judged);
+    else if (judged.brokenOff !== undefined) this.#recordNotWhole(judged);
     if (judged.upstreamError !== undefined) {
       traffic.upstreamFailures++;
       if (this.#upstreamFailures.length < EXAMPLES_KEPT)
@@ -137,6 +141,15 @@ export class TrafficLedger {
       this.#notWhole.push(`${judged.ref.label}: ${judged.brokenOff}`);
   }
 
+  /**
+   * An answer its client stopped reading (a page left, a fetch aborted): the app's choice, not the
+   * upstream's. What came was judged, and a violation in it fails; the rest is said, not held against a gate.
+   */
+  #recordLeftByClient(judged: JudgedExchange): void {
+    this.#leftByClientCount++;
+    if (this.#leftByClient.length < EXAMPLES_KEPT) this.#leftByClient.push(judged.ref.label);
+  }
+
   #recordNotJudged(judged: JudgedExchange): void {
     this.#traffic.notJudged++;
     if (judged.overLimit && judged.brokenOff === undefined) this.#traffic.judgedInPart++;
@@ -153,7 +166,8 @@ export class TrafficLedger {
       tallies = new Map<string, CheckTally>();
       this.#tallies.set(operation, tallies);
     }
-    if (judged.checks.some((check) => check.notJudged)) this.#traffic.judgedInPart++;
+    if (judged.brokenOff !== CLIENT_LEFT && judged.checks.some((check) => check.notJudged))
+      this.#traffic.judgedInPart++;
     for (const check of judged.checks) {
       let tally = tallies.get(check.id);
       if (tally === undefined) {
@@ -265,6 +279,12 @@ export class TrafficLedger {
     if (this.#traffic.notWhole > 0) {
       warnings.push(
         `${this.#traffic.notWhole} ${this.#traffic.notWhole === 1 ? "exchange" : "exchanges"} ended without a whole answer (cut at the stop, by ${this.names.deadline}, by the client leaving, or by the upstream), so judged in part at most: ${this.#notWhole.join("; ")}`,
+      );
+    }
+    if (this.#leftByClientCount > 0) {
+      const count = this.#leftByClientCount;
+      warnings.push(
+        `${count} ${count === 1 ? "answer was" : "answers were"} left by the client before ${count === 1 ? "it was" : "they were"} whole (what came was judged; a client that stops reading is the app's choice): ${this.#leftByClient.join("; ")}`,
       );
     }
     if (this.#traffic.unreplaced > 0) {

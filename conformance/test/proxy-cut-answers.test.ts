@@ -235,11 +235,52 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
     );
     assert.equal(code, 1, stderr);
     const report = JSON.parse(readFileSync(file, "utf8")) as Report;
-    assert.equal(report.traffic?.notWhole, 1);
+    // The client's leaving is the app's choice: said, not counted against the gate.
+    assert.equal(report.traffic?.notWhole, 0);
+    assert.match(report.warnings.join("\n"), /1 answer was left by the client before it was whole/);
     assert.match(
       failures(report).join("\n"),
       /orders expose a status field: ids 2 \(judged in part: the answer was not whole \(the client closed its connection before its answer was whole\)/,
     );
+  });
+
+  it("a client that stops reading a list that broke no rule (a page left): exit 0, and said", async () => {
+    const file = join(folder, "client-left-clean.json");
+    // The app's tests: one list read whole, one whose client stops waiting once the first order came.
+    const tests = `
+      const get = (m, until) => new Promise((resolve) => {
+        const request = require("node:http").get(process.env.PETSTORE_PROXY_URL + "/store/orders?m=" + m,
+          { headers: { authorization: ${JSON.stringify(KEY)} } }, (response) => {
+            let seen = "";
+            response.on("data", (chunk) => { seen += chunk; if (until && seen.includes(until)) request.destroy(); });
+            response.on("close", resolve);
+            response.on("error", resolve);
+          });
+        request.on("error", resolve);
+      });
+      get("good").then(() => get("good-then-hold", '"complete":true}')).then(() => process.exit(0));`;
+    const { code, stderr } = await cli(
+      [
+        "proxy",
+        "--port",
+        "0",
+        "--upstream",
+        upstreamUrl,
+        "--fail-on-violation",
+        "--reporter",
+        `json:${file}`,
+        "--",
+        process.execPath,
+        "-e",
+        tests,
+      ],
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(readFileSync(file, "utf8")) as Report;
+    assert.equal(report.summary.failed, 0);
+    assert.deepEqual([report.traffic?.notWhole, report.traffic?.judgedInPart], [0, 0]);
+    assert.match(report.warnings.join("\n"), /1 answer was left by the client before it was whole/);
   });
 
   it("a list cut at the stop that showed no violation is not judged whole: exit 2, one line saying why", async () => {

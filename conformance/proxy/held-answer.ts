@@ -197,13 +197,16 @@ export class HeldAnswer {
    */
   giveBack(): void {
     this.room.forget(this);
-    this.held.give(this.#ownBytes);
+    // While the file is on its way, what came after it waits to follow it (its charge with it).
+    const keptTail = this.#replaying ? this.#tailBytes : 0;
+    this.held.give(this.#ownBytes - keptTail);
     if (!this.#replaying) this.#spill?.dispose();
     this.#store?.resize(0);
     this.#store = undefined;
     this.#filled = 0;
     this.#pending.length = 0;
     this.#pendingBytes = 0;
+    if (this.#replaying) return;
     this.#tail.length = 0;
     this.#tailBytes = 0;
   }
@@ -213,8 +216,10 @@ export class HeldAnswer {
     if (this.#closed) return;
     this.#closed = true;
     this.#spill?.dispose();
-    this.held.give(this.#flushing);
+    this.held.give(this.#flushing + this.#tailBytes);
     this.#flushing = 0;
+    this.#tail.length = 0;
+    this.#tailBytes = 0;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { close, constants, openSync, read, rmSync, unlinkSync, writev } from "node:fs";
+import { close, closeSync, constants, openSync, read, rmSync, unlinkSync, writev } from "node:fs";
 import { join } from "node:path";
 import { tempFolder } from "../../common/temp-folder.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
@@ -61,8 +61,13 @@ export class SpillFolder {
       const path = join(this.#path, String(++this.#made));
       const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
       const fd = openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-      // Unlinked at once: the bytes live as long as the descriptor, and no crash leaves them on disk.
-      unlinkSync(path);
+      try {
+        // Unlinked at once: the bytes live as long as the descriptor, and no crash leaves them on disk.
+        unlinkSync(path);
+      } catch (error) {
+        closeSync(fd);
+        throw error;
+      }
       const spill = new HeldSpill(fd, this, listener);
       this.#open.add(spill);
       return spill;
@@ -87,8 +92,13 @@ export class SpillFolder {
   stop(): void {
     this.#stopped = true;
     for (const spill of [...this.#open]) spill.dispose();
-    if (this.#path !== undefined) rmSync(this.#path, { recursive: true, force: true });
+    const path = this.#path;
     this.#path = undefined;
+    try {
+      if (path !== undefined) rmSync(path, { recursive: true, force: true });
+    } catch (error) {
+      this.problem(`the proxy cannot remove its folder of held answers ${path}: ${reasonOf(error)}`);
+    }
   }
 }
 

@@ -249,7 +249,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         // Every step of a stop is bounded, and together within the stop's own grace: whatever hangs or
         // fails, the report over the traffic comes back.
         await settled(stopped, STEP_GRACE_MS, (why) => ledger.fault("stop", why ?? "connections still open"));
-        forwarder.stop();
+        attempt("stop", () => forwarder.stop());
         await settled(judges.close(), STEP_GRACE_MS, (why) =>
           ledger.fault("stop", why ?? "the list judges did not finish in time"),
         );

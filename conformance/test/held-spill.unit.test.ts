@@ -4,6 +4,8 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { MemoryBudget } from "../judging/memory-budget.ts";
+import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
+import { HeldAnswer } from "../proxy/held-answer.ts";
 import { type HeldSpill, SpillFolder } from "../proxy/held-spill.ts";
 
 const noListener = { written: () => {}, failed: () => {} };
@@ -118,6 +120,51 @@ describe("held-spill", () => {
     for (let waited = 0; stillOpen() && waited < 2000; waited += 5) await sleep(5);
     assert.equal(stillOpen(), false, "the file is closed");
     folder.stop();
+  });
+
+  it("a held answer let go of while its file is read back keeps what came after the file, to the last byte", async () => {
+    // Past the budget's bound with part of it in a file: its last chunk waits to follow the file; the
+    // upstream ends and the exchange gives the answer back before the file is read back.
+    const held = new MemoryBudget(64 * 1024 * 1024);
+    const spills = new SpillFolder(held);
+    let sent = 0;
+    let ended = false;
+    const client = {
+      start: () => {},
+      write: (chunk: Buffer, flushed: () => void) => {
+        sent += chunk.length;
+        setImmediate(flushed);
+      },
+      end: () => {
+        ended = true;
+      },
+      cut: () => {},
+      pause: () => {},
+    };
+    const answer = new HeldAnswer(
+      true,
+      held,
+      2 * 1024 * 1024,
+      PROXY_OPTION_NAMES,
+      client,
+      undefined,
+      undefined,
+      spills,
+    );
+    let size = 0;
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    while (size + chunk.length <= 2 * 1024 * 1024) {
+      size += chunk.length;
+      answer.take(chunk, size);
+    }
+    size += 1000;
+    assert.equal(answer.take(Buffer.alloc(1000, 0x42), size), true);
+    answer.upstreamEnded();
+    answer.giveBack();
+    while (!ended) await sleep(5);
+    assert.equal(sent, size);
+    assert.equal(held.held, 0);
+    spills.stop();
   });
 
   it("says a folder it cannot make once, and makes no file", () => {

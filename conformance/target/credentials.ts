@@ -155,7 +155,8 @@ const NAMED = /^([^=]+)=(?!=*$)(.*)$/s;
  * without its `=` padding; one holding `%XX` also percent-decoded, and that split again. Scheme names and
  * parameter names are left out, so that the words of every message are not hidden.
  */
-function valueParts(value: string, depth = 0): string[] {
+function valueParts(sent: string, depth = 0): string[] {
+  const value = depth === 0 ? sent.replace(PLAIN_PARAMETER_WORDS, "") : sent;
   // Items of more than one word: one word is a word's part below.
   const found = value
     .split(/[,;]/)
@@ -175,6 +176,7 @@ function wordParts(word: string, depth: number): string[] {
   const named = NAMED.exec(word);
   const part = named ? (named[2] ?? "") : word;
   if (!named && SCHEME_ONLY.test(part)) return [];
+  if (named && !secretParameter(named[1] ?? "", part)) return [];
   const found = [part, part.replace(/=+$/, "")];
   // Deep enough for a quoted list holding encoded values; a value nested deeper is hidden whole.
   if (depth >= 2) return found;
@@ -185,6 +187,42 @@ function wordParts(word: string, depth: number): string[] {
   const decoded = /%[0-9a-f]{2}/i.test(part) ? safeDecode(part, false) : part;
   if (decoded !== part) found.push(decoded, ...valueParts(decoded, depth + 1));
   return found;
+}
+
+/**
+ * Parameters schemes name whose values are no secret (Digest's path and counters, SigV4's header list, a
+ * cookie's attributes): hiding them would blank paths, ids and common words in every report of the exchange.
+ */
+const PLAIN_PARAMETERS = new Set([
+  "uri",
+  "realm",
+  "qop",
+  "nc",
+  "algorithm",
+  "signedheaders",
+  "charset",
+  "domain",
+  "path",
+  "expires",
+  "max-age",
+  "samesite",
+  "version",
+]);
+/** A plain parameter with its value (quoted, or up to the next space or comma), left out before splitting. */
+const PLAIN_PARAMETER_WORDS = new RegExp(
+  `(?<![^\\s,;])(?:${[...PLAIN_PARAMETERS].join("|")})=(?:"(?:[^"\\\\]|\\\\.)*"|[^\\s,]*)`,
+  "gi",
+);
+/** Names that say their value is a secret, whatever its length. */
+const SECRET_NAME = /pass|pwd|secret|token|key|sig|auth|session|sid|user|response|credential|code|nonce/i;
+/** A value this long is hidden whatever its parameter's name (a session id, a signature). */
+const LONG_VALUE = 8;
+
+/** Whether a `name=value` word's value is hidden: not a plain parameter's, and secret by its name or length. */
+function secretParameter(name: string, value: string): boolean {
+  const bare = name.trim().toLowerCase();
+  if (PLAIN_PARAMETERS.has(bare)) return false;
+  return SECRET_NAME.test(bare) || value.replace(/^"|"$/g, "").length >= LONG_VALUE;
 }
 
 /** A part as written, and in Unicode's composed and decomposed forms (an echo may normalize it). */

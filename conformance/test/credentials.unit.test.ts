@@ -202,6 +202,22 @@ describe("credentials", () => {
     );
   });
 
+  it("leaves the values of parameters that carry no secret, and short values of plain names, in the text", () => {
+    const digest = [
+      "Authorization",
+      'Digest username="DIGESTUSERKEY", realm="shop", uri="/v1/store/orders/1002", qop=auth, nc=00000001, algorithm=SHA-256, response="0123abcd"',
+    ];
+    const text = 'GET /v1/store/orders/1002 {"id":1000000012} qop auth SHA-256 shop';
+    assert.equal(echoOf(digest, text), `note: ${text}.`);
+    assert.equal(echoOf(digest, "DIGESTUSERKEY 0123abcd"), "note: *** ***.");
+    const signed = [
+      "Authorization",
+      "AWS4-HMAC-SHA256 Credential=AKIDKEY, SignedHeaders=content-type;host;x-amz-date, Signature=SIGNATUREVALUE",
+    ];
+    assert.equal(echoOf(signed, "http://localhost/ content-type"), "note: http://localhost/ content-type.");
+    assert.equal(echoOf(["Cookie", "theme=dark; sid=abcd"], "dark abcd"), "note: dark ***.");
+  });
+
   it("leaves the names of a scheme and of its parameters in the text", () => {
     const raw = ["Authorization", 'Digest username="DIGESTUSERKEY", realm="r", response="0123abcd"'];
     assert.equal(echoOf(raw, "Digest username realm response"), "note: Digest username realm response.");
@@ -283,7 +299,8 @@ const generatedCredential: fc.Arbitrary<GeneratedCredential> = fc.oneof(
       parts: [user, password],
     })),
   fc.array(carried, { minLength: 1, maxLength: 4 }).map((pieces) => {
-    const names = ["username", "realm", "nonce", "response"];
+    // realm, uri, qop and nc are no secrets (hiding them would blank paths and words): not among these.
+    const names = ["username", "cnonce", "nonce", "response"];
     const { value, parts } = joined(
       pieces,
       (sent, index) => `${names[index]}=${sent.startsWith('"') ? sent : `"${sent}"`}`,
@@ -301,7 +318,7 @@ const generatedCredential: fc.Arbitrary<GeneratedCredential> = fc.oneof(
   fc
     .tuple(fc.array(carried, { minLength: 1, maxLength: 4 }), fc.constantFrom("; ", ";"))
     .map(([pieces, glue]) => {
-      const { value, parts } = joined(pieces, (sent, index) => `c${index}=${sent}`);
+      const { value, parts } = joined(pieces, (sent, index) => `session${index}=${sent}`);
       return { raw: ["Cookie", value.join(glue)], target: "/", parts };
     }),
   fc

@@ -28,15 +28,20 @@ export interface Driver {
 export class InFlight {
   readonly #waiting = new Set<() => void>();
   #stopped = false;
+  readonly #giveUp = () => {
+    this.#stopped = true;
+    for (const give of this.#waiting) give();
+    this.#waiting.clear();
+  };
 
-  constructor(stop?: AbortSignal) {
-    const giveUp = () => {
-      this.#stopped = true;
-      for (const give of this.#waiting) give();
-      this.#waiting.clear();
-    };
-    if (stop?.aborted) giveUp();
-    else stop?.addEventListener("abort", giveUp, { once: true });
+  constructor(private readonly stop?: AbortSignal) {
+    if (stop?.aborted) this.#giveUp();
+    else stop?.addEventListener("abort", this.#giveUp, { once: true });
+  }
+
+  /** The run is over: a stop signal reused by later runs keeps nothing of this one. */
+  close(): void {
+    this.stop?.removeEventListener("abort", this.#giveUp);
   }
 
   /** The exchange, or undefined when the stop came first (the request is left to the client's close). */

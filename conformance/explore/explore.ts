@@ -120,6 +120,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   if (client.fetch !== undefined) prepared.hookContext.fetch = client.fetch;
   if (client.controlTransport !== undefined)
     prepared.hookContext[CONTROL_TRANSPORT] = client.controlTransport;
+  const inFlight = new InFlight(options.stop);
   try {
     const { supply, givenPending } = await supplyOf(options, prepared);
     const contract = options.contract ?? builtInContract();
@@ -133,7 +134,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       }),
       pace: pacing(options.maxRate),
       unjudged: { cancelAnswers: new Map() },
-      inFlight: new InFlight(options.stop),
+      inFlight,
     };
     await checkGivenListed(driver, givenPending, options);
     const settings = searchSettings(options, supply);
@@ -165,6 +166,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       ...(interrupted ? { interruptedBy: String(options.stop?.reason ?? "a stop") } : {}),
     };
   } finally {
+    inFlight.close();
     client.close();
   }
 }
@@ -272,8 +274,10 @@ async function beforeRunOf(
   const call = runHook("beforeRun", () => hooks.beforeRun?.(context), secrets);
   // Its failure after it was given up on is not the run's any more.
   call.catch(() => {});
-  const budgetMs = options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs;
-  const budget = `the run's ${options.budgetName ?? "budgetMs"} (${budgetMs} ms)`;
+  // The search's budget and one request's timeout on top: setting up may take longer than a short search.
+  const budgetMs =
+    (options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs) + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const budget = `the run's ${options.budgetName ?? "budgetMs"} and request timeout (${budgetMs} ms)`;
   let timer: NodeJS.Timeout | undefined;
   let onStop = () => {};
   const givenUp = new Promise<never>((_resolve, reject) => {
@@ -423,7 +427,7 @@ function answersUnjudged(result: SearchResult, driver: Driver, names: SettingNam
   const c = result.coverage;
   const sent = c.lists + c.cancels;
   if (c.keyRefused > 0)
-    return `the target refused the run's API key (401) in ${c.keyRefused} of ${sent} requests after accepting it at the start: nothing after that was judged; check ${names.apiKey} and that no test revokes it`;
+    return `the target refused the run's API key (401) in ${c.keyRefused} of ${sent} requests after accepting it at the start: a deployment that refuses the key it accepted cannot be judged; check ${names.apiKey}, and that nothing revokes it or limits it by answering 401`;
   if (c.lists > 0 && c.listsReadWhole === 0)
     return `explore judged nothing: none of its ${c.lists} lists was read whole (the first: ${driver.unjudged.firstUnreadList ?? "not read whole"}), so none said which orders exist; the suite's report says what is wrong with the list`;
   if (c.cancels > 0 && c.cancelsDecided === 0) {

@@ -124,8 +124,8 @@ describe("explore when a hook fails or does not return", () => {
     async () => {
       const options = { baseUrl: target.url, apiKey: target.key, seed: 1 };
       await assert.rejects(
-        explore({ ...options, hooks: { beforeRun: never }, budgetMs: 300 }),
-        /^HookError: the beforeRun hook did not return within the run's budgetMs \(300 ms\)$/,
+        explore({ ...options, hooks: { beforeRun: never }, budgetMs: 300, timeoutMs: 200 }),
+        /^HookError: the beforeRun hook did not return within the run's budgetMs and request timeout \(500 ms\)$/,
       );
       const stop = new AbortController();
       const stopped = explore({

@@ -201,9 +201,12 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
     );
   });
 
-  it("an order exposing its status, then a client that gave up under the documented -- COMMAND recipe: exit 1", async () => {
-    const file = join(folder, "client-left.json");
-    // The app's tests: one list read whole, one whose client stops waiting once the first order came.
+  /**
+   * The documented `proxy --fail-on-violation -- COMMAND` recipe, the app's tests reading one list whole and
+   * stopping to wait for a second (`mode`) once `until` came: its exit code, stderr and JSON report.
+   */
+  async function clientLeaves(name: string, mode: string, until: string) {
+    const file = join(folder, `${name}.json`);
     const tests = `
       const get = (m, until) => new Promise((resolve) => {
         const request = require("node:http").get(process.env.PETSTORE_PROXY_URL + "/store/orders?m=" + m,
@@ -215,26 +218,18 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
           });
         request.on("error", resolve);
       });
-      get("good").then(() => get("bad-then-hold", '"status"')).then(() => process.exit(0));`;
+      get("good").then(() => get(${JSON.stringify(mode)}, ${JSON.stringify(until)})).then(() => process.exit(0));`;
+    const args = ["proxy", "--port", "0", "--upstream", upstreamUrl, "--fail-on-violation"];
     const { code, stderr } = await cli(
-      [
-        "proxy",
-        "--port",
-        "0",
-        "--upstream",
-        upstreamUrl,
-        "--fail-on-violation",
-        "--reporter",
-        `json:${file}`,
-        "--",
-        process.execPath,
-        "-e",
-        tests,
-      ],
+      [...args, "--reporter", `json:${file}`, "--", process.execPath, "-e", tests],
       NO_PROXY_ENV,
     );
+    return { code, stderr, report: JSON.parse(readFileSync(file, "utf8")) as Report };
+  }
+
+  it("an order exposing its status, then a client that gave up under the documented -- COMMAND recipe: exit 1", async () => {
+    const { code, stderr, report } = await clientLeaves("client-left", "bad-then-hold", '"status"');
     assert.equal(code, 1, stderr);
-    const report = JSON.parse(readFileSync(file, "utf8")) as Report;
     // The client's leaving is the app's choice: said, not counted against the gate.
     assert.equal(report.traffic?.notWhole, 0);
     assert.match(report.warnings.join("\n"), /1 answer was left by the client before it was whole/);
@@ -245,39 +240,12 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
   });
 
   it("a client that stops reading a list that broke no rule (a page left): exit 0, and said", async () => {
-    const file = join(folder, "client-left-clean.json");
-    // The app's tests: one list read whole, one whose client stops waiting once the first order came.
-    const tests = `
-      const get = (m, until) => new Promise((resolve) => {
-        const request = require("node:http").get(process.env.PETSTORE_PROXY_URL + "/store/orders?m=" + m,
-          { headers: { authorization: ${JSON.stringify(KEY)} } }, (response) => {
-            let seen = "";
-            response.on("data", (chunk) => { seen += chunk; if (until && seen.includes(until)) request.destroy(); });
-            response.on("close", resolve);
-            response.on("error", resolve);
-          });
-        request.on("error", resolve);
-      });
-      get("good").then(() => get("good-then-hold", '"complete":true}')).then(() => process.exit(0));`;
-    const { code, stderr } = await cli(
-      [
-        "proxy",
-        "--port",
-        "0",
-        "--upstream",
-        upstreamUrl,
-        "--fail-on-violation",
-        "--reporter",
-        `json:${file}`,
-        "--",
-        process.execPath,
-        "-e",
-        tests,
-      ],
-      NO_PROXY_ENV,
+    const { code, stderr, report } = await clientLeaves(
+      "client-left-clean",
+      "good-then-hold",
+      '"complete":true}',
     );
     assert.equal(code, 0, stderr);
-    const report = JSON.parse(readFileSync(file, "utf8")) as Report;
     assert.equal(report.summary.failed, 0);
     assert.deepEqual([report.traffic?.notWhole, report.traffic?.judgedInPart], [0, 0]);
     assert.match(report.warnings.join("\n"), /1 answer was left by the client before it was whole/);

@@ -85,7 +85,9 @@ function choicesLines(finding: ShrunkFinding): string[] {
 }
 
 export function reproducedText(finding: ShrunkFinding): string {
-  return `failed ${finding.reproduced.failed} of ${finding.reproduced.of} replays`;
+  const { failed, of } = finding.reproduced;
+  // None, when the run was stopped (or its orders ran out) before the minimal program could be replayed.
+  return of === 0 ? "not replayed" : `failed ${failed} of ${of} replays`;
 }
 
 /** How many smaller programs were tried, how often each, and why that often. */

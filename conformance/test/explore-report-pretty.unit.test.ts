@@ -23,4 +23,12 @@ describe("explore's terminal report", () => {
     assert.match(text, /shrinking stopped when a hook failed \(see the warnings\), smaller may exist/);
     assert.doesNotMatch(text, /orders ran out/);
   });
+
+  it("says a minimal history that could not be replayed was not, rather than failed 0 of 0", () => {
+    const result = recordedResult();
+    if (result.finding) result.finding.reproduced = { failed: 0, of: 0 };
+    const text = renderExplorePretty(result, { color: false });
+    assert.match(text, /minimal history: .*; not replayed/);
+    assert.doesNotMatch(text, /0 of 0/);
+  });
 });

@@ -59,6 +59,9 @@ export function createServer(options: MockServerOptions): MockServer {
   const write = createWriter();
 
   const deliver = (request: IncomingMessage, response: ServerResponse, answered: MockResponse) => {
+    // An answer given during shutdown closes its connection, whenever its request came: the process ends
+    // once the answers owed are given, not once idle connections time out.
+    if (closing) response.shouldKeepAlive = false;
     if (answered.delayMs) {
       const timer = setTimeout(() => write(request, response, answered), answered.delayMs);
       // A client that gives up during the delay gets nothing; the timer must not keep a closing server up.

@@ -194,7 +194,11 @@ describe("concurrency and load", () => {
       refusal = await attempt();
     }
     assert.equal(exitedYet, false, "the process waited for the request it had received");
-    slow.end("done!");
+    // The rest of the body, the connection left open as a client does while it waits for its answer.
+    const answered = once(slow, "end");
+    slow.write("done!");
+    await answered;
+    slow.end();
     const code = await exited;
     const exitMs = performance.now() - signalled;
     stop = true;
@@ -205,6 +209,7 @@ describe("concurrency and load", () => {
     assert.equal(refusal, "ECONNREFUSED", "new connections are refused once shutting down");
     assert.equal(slowError?.code, undefined, "the request received before SIGTERM was not reset");
     assert.match(slowAnswer, /^HTTP\/1\.1 204 /, "the request received before SIGTERM was answered");
+    assert.match(slowAnswer, /\r\nconnection: close\r\n/i, "and its connection closed after it");
     assert.equal(code, 0);
     assert.equal(outcomes.serverErrors, 0);
   });

@@ -284,7 +284,7 @@ function orderJson(order: OrderInput): string {
 }
 
 /** Control requests sent with `fetch`. */
-function fetchTransport(send: typeof fetch): ControlTransport {
+export function fetchTransport(send: typeof fetch): ControlTransport {
   return async ({ method, url, headers, body }) => {
     const response = await send(url, { method, headers, ...(body === undefined ? {} : { body }) });
     return { status: response.status, text: await response.text(), headers: response.headers };

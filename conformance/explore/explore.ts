@@ -30,7 +30,7 @@ import {
 import type { TargetReach } from "../target/target-reach.ts";
 import { createUndiciClient, UNDICI_UNREAD_ANSWER, undiciServes } from "../target/undici-client.ts";
 import { type Driver, InFlight, listedOf, pacing } from "./driver.ts";
-import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply } from "./orders.ts";
+import { createOrderSupply, idsFromHook, type OrderIds, type OrderSupply, settledWithin } from "./orders.ts";
 import type { PlayedHistory } from "./player.ts";
 import { type SlotKind, slotPlan } from "./program.ts";
 import { type SearchResult, type SearchSettings, search } from "./search.ts";
@@ -278,27 +278,14 @@ async function beforeRunOf(
   const budgetMs =
     (options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs) + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const budget = `the run's ${options.budgetName ?? "budgetMs"} and request timeout (${budgetMs} ms)`;
-  let timer: NodeJS.Timeout | undefined;
-  let onStop = () => {};
-  const givenUp = new Promise<never>((_resolve, reject) => {
-    if (budgetMs <= MAX_TIMER_DELAY_MS)
-      timer = setTimeout(
-        () => reject(new HookError(`the beforeRun hook did not return within ${budget}`)),
-        budgetMs,
-      );
-    onStop = () => reject(new HookError(`the beforeRun hook had not returned when the run was stopped`));
-    if (options.stop?.aborted) onStop();
-    else options.stop?.addEventListener("abort", onStop, { once: true });
-  });
-  try {
-    return await Promise.race([call, givenUp]);
-  } finally {
-    clearTimeout(timer);
-    options.stop?.removeEventListener("abort", onStop);
-  }
+  if ((await settledWithin(call, performance.now() + budgetMs, options.stop)) === "late")
+    throw new HookError(
+      options.stop?.aborted
+        ? "the beforeRun hook had not returned when the run was stopped"
+        : `the beforeRun hook did not return within ${budget}`,
+    );
+  return call;
 }
-
-const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /** One list before anything else: a target that cannot be reached or refuses the key stops the run (exit 2). */
 async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<Exchange> {

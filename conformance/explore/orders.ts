@@ -315,7 +315,7 @@ class OrderStock implements OrderSupply {
  * Whether `work` settled (its error thrown) before `until` (a performance.now() instant) or `stop`; when
  * not, it is left to go on unawaited, its outcome unheard.
  */
-async function settledWithin(
+export async function settledWithin(
   work: Promise<unknown>,
   until: number,
   stop?: AbortSignal,

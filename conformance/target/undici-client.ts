@@ -1,5 +1,5 @@
 import type { Dispatcher } from "undici";
-import type { ControlTransport } from "../../contract/control-client.ts";
+import { type ControlTransport, fetchTransport } from "../../contract/control-client.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { BodyReader, cutShort, oneLine, readingStopped, unsent } from "./answer-body.ts";
@@ -241,12 +241,11 @@ function poolFetch(
  * WHATWG's Response; any other goes by `fetch`.
  */
 function poolTransport(pool: Dispatcher, origin: string): ControlTransport {
+  const viaFetch = fetchTransport(fetch);
   return async ({ method, url, headers, body }) => {
     const parsed = new URL(url);
-    if (!isControl(parsed, origin)) {
-      const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
-      return { status: response.status, text: await response.text(), headers: response.headers };
-    }
+    if (!isControl(parsed, origin))
+      return viaFetch({ method, url, headers, ...(body === undefined ? {} : { body }) });
     const got = await dispatched(pool, parsed, method, headers, body);
     return {
       status: got.status,

@@ -340,13 +340,17 @@ export class Exchange {
     this.#breakOff(end);
   }
 
-  /** Ends the exchange at once, handed on as cut off for this reason. */
+  /**
+   * Ends the exchange at once, handed on as cut off for this reason once what came of it is judged (a
+   * judge's thread answers on a later turn): the stop waits for that, then calls `endCut`.
+   */
   cut(reason: string): void {
     this.#abort(502, "proxy_stopped", reason, { cutOff: reason, brokenOff: reason });
-    // The stop reports once its connections are closed, which Node says on a later tick: what came is
-    // judged when that takes only promises (a body kept whole, no decoder, no judge's thread), which all
-    // settle first; else the exchange is handed on without it, never left out of the report.
-    if (!this.#over) process.nextTick(() => this.#finish({ cutOff: reason, brokenOff: reason }));
+  }
+
+  /** Hands on a cut exchange whose judging of what came did not end within the stop's grace, without it. */
+  endCut(reason: string): void {
+    if (!this.#over) this.#finish({ cutOff: reason, brokenOff: reason });
   }
 
   /** Past the whole exchange's deadline, in any state: upgraded, informational, dripping, half-closed. */

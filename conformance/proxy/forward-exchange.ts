@@ -83,11 +83,14 @@ export class Forwarder {
     this.#spills.stop();
   }
 
-  /** Ends every exchange still in flight, each handed on as cut off for this reason; how many there were. */
-  cutInFlight(reason: string): number {
-    const count = this.#inFlight.size;
+  /** Ends every exchange still in flight, each handed on as cut off for this reason once what came is judged. */
+  cutInFlight(reason: string): void {
     for (const exchange of [...this.#inFlight]) exchange.cut(reason);
-    return count;
+  }
+
+  /** Hands on every cut exchange still judging what came of it, without that verdict: never left out. */
+  endCut(reason: string): void {
+    for (const exchange of [...this.#inFlight]) exchange.endCut(reason);
   }
 
   /** The forwarder's own taps, in the order they are called, then the settings' own. */

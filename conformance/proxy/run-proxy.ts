@@ -148,6 +148,7 @@ export interface RunningProxy {
 const CLOSE_GRACE_MS = 5000;
 // Each later step of a stop: with the drain, well within STOP_GRACE_MS.
 const STEP_GRACE_MS = 1500;
+const CUT_AT_STOP = "cut off: still in flight when the proxy stopped";
 
 /**
  * A reverse proxy on loopback: every request goes to the upstream as it came (the Host set to the
@@ -243,12 +244,16 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         const stopped = new Promise((resolve) => server.close(resolve));
         server.closeIdleConnections();
         await inFlight.drained(graceMs);
-        // Each exchange still in flight is in the report, as cut off by the stop, not left out of it.
-        attempt("stop", () => forwarder.cutInFlight("cut off: still in flight when the proxy stopped"));
+        // Each exchange still in flight is in the report, as cut off by the stop, not left out of it; what
+        // came of its answer is judged first, while the connections close.
+        attempt("stop", () => forwarder.cutInFlight(CUT_AT_STOP));
+        const cutJudged = inFlight.drained(STEP_GRACE_MS);
         server.closeAllConnections();
         // Every step of a stop is bounded, and together within the stop's own grace: whatever hangs or
         // fails, the report over the traffic comes back.
         await settled(stopped, STEP_GRACE_MS, (why) => ledger.fault("stop", why ?? "connections still open"));
+        await cutJudged;
+        attempt("stop", () => forwarder.endCut(CUT_AT_STOP));
         attempt("stop", () => forwarder.stop());
         await settled(judges.close(), STEP_GRACE_MS, (why) =>
           ledger.fault("stop", why ?? "the list judges did not finish in time"),

@@ -174,15 +174,35 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
     assert.match(failures(report).join("\n"), /orders expose a status field: ids 2 \(judged in part: /);
   });
 
-  it("a long list cut at the stop while its judge still holds it: in the report, not judged whole, never 0", async () => {
+  it("a long list and a compressed one cut at the stop while their judges still hold them: exit 1", async () => {
     const { proxy, stop } = await gate("stop-long");
     await listToItsEnd(proxy.url, "good");
     // The whole start has reached the client, so the proxy has passed all of it to the judge.
     await listUntil(proxy.url, "long-bad-then-hold", `"id":${10 + 20_000 - 2},`);
+    const compressed = await new Promise<IncomingMessage>((resolve, reject) =>
+      get(
+        `${proxy.url}/store/orders?m=gzip-bad-then-hold`,
+        { headers: { authorization: KEY } },
+        (response) => {
+          response.on("error", () => {});
+          response.once("data", () => resolve(response));
+        },
+      ).on("error", reject),
+    );
+    assert.equal(compressed.headers["content-encoding"], "gzip");
     const { code, stderr, report } = await stop();
-    assert.notEqual(code, 0, stderr);
-    assert.equal(report.traffic?.exchanges, 2);
-    assert.equal(report.traffic?.notWhole, 1);
+    assert.equal(code, 1, stderr);
+    assert.equal(report.traffic?.exchanges, 3);
+    assert.equal(report.traffic?.notWhole, 2);
+    const failed = failures(report).join("\n");
+    assert.match(
+      failed,
+      /#2 GET \/v1\/store\/orders → 200, body cut: orders expose a status field: ids 2 \(judged in part: /,
+    );
+    assert.match(
+      failed,
+      /#3 GET \/v1\/store\/orders → 200, body cut: orders expose a status field: ids 2 \(judged in part: /,
+    );
   });
 
   it("an order exposing its status, then an upstream that stalls until --deadline: exit 1", async () => {

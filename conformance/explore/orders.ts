@@ -55,9 +55,9 @@ export interface OrderSupply {
 
 // Asked of a provision hook at once, so that a run does not call it once per history; few, since orders
 // waiting for a history lengthen every list.
-const PROVISION_BATCH = 16;
+const PROVISION_BATCH = 8;
 // Fewer pending orders waiting than this, and the next batch is asked for before a history needs it.
-const PROVISION_AHEAD = 8;
+const PROVISION_AHEAD = 4;
 const MAX_IDS_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 

@@ -86,14 +86,29 @@ export class WatchedLists {
    */
   #wholeJudgeCheaper = false;
 
+  /**
+   * The scan of a watch set: a history's lists share theirs. A scan keeps nothing between its reads, so
+   * lists read at once share it too.
+   */
+  readonly #scans = new WeakMap<ReadonlySet<string>, FlatScan>();
+
   constructor(private readonly options: WatchedListOptions) {}
+
+  #scanFor(watch: ReadonlySet<string>): FlatScan {
+    let scan = this.#scans.get(watch);
+    if (scan === undefined) {
+      scan = new FlatScan(watch, this.maxStringBytes);
+      this.#scans.set(watch, scan);
+    }
+    return scan;
+  }
 
   get maxStringBytes(): number {
     return this.options.readerLimits?.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES;
   }
 
   reading(watch: ReadonlySet<string>): ListReading {
-    if (!this.#wholeJudgeCheaper) return new WatchedListReading(this, watch);
+    if (!this.#wholeJudgeCheaper) return new WatchedListReading(this, watch, this.#scanFor(watch));
     const judge = this.judge(watch);
     return { write: (chunk) => judge.write(chunk), end: () => judge.end(), abandon: () => judge.drop() };
   }
@@ -287,8 +302,9 @@ class WatchedListReading implements ListReading {
   constructor(
     private readonly lists: WatchedLists,
     private readonly watch: ReadonlySet<string>,
+    scan: FlatScan,
   ) {
-    this.#scan = new FlatScan(watch, lists);
+    this.#scan = scan;
   }
 
   write(input: Uint8Array): void {
@@ -473,27 +489,49 @@ class WatchedListReading implements ListReading {
   }
 
   #verdict(): ListVerdict {
-    const found = this.#found;
-    let orders: OrderIndex | undefined;
-    return {
-      bytes: this.#base,
-      ...(this.#limit ? { limit: this.#limit } : this.#syntax !== undefined ? { syntax: this.#syntax } : {}),
-      count: this.#syntax === undefined ? this.#count : 0,
-      invalid: this.#invalid,
-      duplicates: this.#duplicates,
-      exposingStatus: this.#exposing,
-      unindexed: this.#unindexed,
-      // Made only when asked for: explore reads `records`, which holds the same watched orders.
-      get orders() {
-        orders ??= indexOf(found);
-        return orders;
-      },
-      repeats: this.#repeats,
-      records: this.#records,
-      allRecords: false,
-    };
+    const verdict = new WatchedListVerdict(this.#found, this.#records, this.#repeats);
+    verdict.bytes = this.#base;
+    if (this.#limit) verdict.limit = this.#limit;
+    else if (this.#syntax !== undefined) verdict.syntax = this.#syntax;
+    verdict.count = this.#syntax === undefined ? this.#count : 0;
+    verdict.invalid = this.#invalid;
+    verdict.duplicates = this.#duplicates;
+    verdict.exposingStatus = this.#exposing;
+    verdict.unindexed = this.#unindexed;
+    return verdict;
   }
 }
+
+/** A list's verdict as explore's reading gives it: one made per list, so its shape is a class's. */
+class WatchedListVerdict implements ListVerdict {
+  bytes = 0;
+  declare syntax?: string;
+  declare limit?: ReaderLimit & { offset: number };
+  count = 0;
+  invalid: ProblemTally = NO_PROBLEMS;
+  duplicates: ProblemTally = NO_PROBLEMS;
+  exposingStatus: ProblemTally = NO_PROBLEMS;
+  unindexed = 0;
+  readonly allRecords = false;
+  readonly #found: readonly number[];
+  #orders: OrderIndex | undefined;
+
+  constructor(
+    found: readonly number[],
+    readonly records: ReadonlyMap<string, string>,
+    readonly repeats: ReadonlyMap<string, number>,
+  ) {
+    this.#found = found;
+  }
+
+  /** Made only when asked for: explore reads `records`, which holds the same watched orders. */
+  get orders(): OrderIndex {
+    this.#orders ??= indexOf(this.#found);
+    return this.#orders;
+  }
+}
+
+const NO_PROBLEMS: ProblemTally = { count: 0, first: [] };
 
 function tally(into: ProblemTally, problems: readonly string[]): void {
   into.count += problems.length;
@@ -646,7 +684,7 @@ class FlatScan {
 
   constructor(
     private readonly watch: ReadonlySet<string>,
-    lists: WatchedLists,
+    maxStringBytes: number,
   ) {
     // A handful of ids is looked for byte by byte; many, by their text.
     this.#watchedIds = watch.size <= 16 ? [...watch].map((id) => Buffer.from(id, "latin1")) : undefined;
@@ -654,7 +692,7 @@ class FlatScan {
       const digits = Buffer.from(id, "latin1");
       this.#mayBeWatched[tailKey(digits, 0, digits.length)] = 1;
     }
-    this.#maxStringBytes = lists.maxStringBytes;
+    this.#maxStringBytes = maxStringBytes;
   }
 
   /** The order's end, or DECLINED, or UNFINISHED when `length` comes first. */

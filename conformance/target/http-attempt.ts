@@ -17,9 +17,11 @@ export interface RequestToSend {
   method: string;
   fullPath: string;
   headers: Record<string, string>;
-  recorded: RecordedRequest;
+  readonly recorded: RecordedRequest;
   /** For a 200 answer: a judge its body streams into, instead of being kept. */
   listJudge: (() => ListReading) | undefined;
+  /** The same request, its 200 answer read by this judge. */
+  judgedBy(listJudge: (() => ListReading) | undefined): RequestToSend;
 }
 
 /** Where and within which limits every attempt of a client goes. */

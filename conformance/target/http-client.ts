@@ -191,18 +191,44 @@ export function requestToSend(
 ): RequestToSend {
   const headers = { ...options.commonHeaders, ...ownHeaders };
   const fullPath = `${baseUrl.pathname.replace(/\/+$/, "")}${path}`;
-  const secrets = options.replaySecrets ?? new Map<string, string>();
-  const recorded: RecordedRequest = {
-    method,
-    path: fullPath,
-    headers: maskHeaders(headers, options.secretHeaders),
-    replay: {
+  const record = (): RecordedRequest => {
+    const secrets = options.replaySecrets ?? new Map<string, string>();
+    return {
       method,
-      url: `${baseUrl.origin}${fullPath}`,
-      headers: Object.entries(headers).map(([name, value]) => [name, replayValue(value, secrets)]),
-    },
+      path: fullPath,
+      headers: maskHeaders(headers, options.secretHeaders),
+      replay: {
+        method,
+        url: `${baseUrl.origin}${fullPath}`,
+        headers: Object.entries(headers).map(([name, value]) => [name, replayValue(value, secrets)]),
+      },
+    };
   };
-  return { method, fullPath, headers, recorded, listJudge };
+  return new PreparedRequest(method, fullPath, headers, listJudge, { make: record });
+}
+
+/**
+ * A request ready to send. Its record (its headers masked, its replay) is made when first read, once for
+ * every copy: most exchanges of a long run are never reported.
+ */
+class PreparedRequest implements RequestToSend {
+  constructor(
+    readonly method: string,
+    readonly fullPath: string,
+    readonly headers: Record<string, string>,
+    readonly listJudge: RequestToSend["listJudge"],
+    private readonly record: { make: () => RecordedRequest; made?: RecordedRequest },
+  ) {}
+
+  get recorded(): RecordedRequest {
+    this.record.made ??= this.record.make();
+    return this.record.made;
+  }
+
+  judgedBy(listJudge: RequestToSend["listJudge"]): RequestToSend {
+    if (listJudge === this.listJudge) return this;
+    return new PreparedRequest(this.method, this.fullPath, this.headers, listJudge, this.record);
+  }
 }
 
 /** A URL's host name as sockets take it: IPv6 addresses without their brackets. */

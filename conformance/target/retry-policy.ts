@@ -25,7 +25,9 @@ export class RetryPolicy {
       if (wait === undefined) return exchange;
       await sleep(wait);
       onRetry();
-      exchange = { ...(await attempt()), retries: retried + 1 };
+      // Each attempt's exchange is its own: counted in place, since its request may be read lazily.
+      exchange = await attempt();
+      exchange.retries = retried + 1;
     }
   }
 

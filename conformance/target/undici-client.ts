@@ -1,7 +1,8 @@
 import type { Dispatcher } from "undici";
 import { type ControlTransport, fetchTransport } from "../../contract/control-client.ts";
-import type { Exchange } from "../judging/exchange.ts";
+import type { Exchange, ExchangeResponse } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import type { RecordedRequest } from "../reports/report.ts";
 import { BodyReader, cutShort, oneLine, readingStopped, unsent } from "./answer-body.ts";
 import type { RequestToSend } from "./http-attempt.ts";
 import {
@@ -181,7 +182,7 @@ class UndiciClient implements HttpClient {
     const key = `${method} ${path}`;
     const known = this.#requests.get(key);
     if (known !== undefined && sameHeaders(known.ownHeaders, ownHeaders))
-      return known.request.listJudge === listJudge ? known.request : { ...known.request, listJudge };
+      return known.request.judgedBy(listJudge);
     const request = requestToSend(this.baseUrl, this.options, method, path, ownHeaders, listJudge);
     if (this.#requests.size >= PREPARED_REQUESTS) this.#requests.clear();
     this.#requests.set(key, { ownHeaders: { ...ownHeaders }, request });
@@ -393,12 +394,13 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
   #answered(cut?: string): void {
     const answer = this.#answer;
     if (answer === undefined || this.#settled) return;
-    this.#finish({
-      request: this.request.recorded,
-      response: answer.reader.response(answer.status, answer.headers, cut),
-      ...(this.#sentAt !== undefined ? { sentAt: this.#sentAt } : {}),
-      ...(this.#limit !== undefined ? { limit: this.#limit } : {}),
-    });
+    const exchange = new AnsweredExchange(
+      this.request,
+      answer.reader.response(answer.status, answer.headers, cut),
+    );
+    if (this.#sentAt !== undefined) exchange.sentAt = this.#sentAt;
+    if (this.#limit !== undefined) exchange.limit = this.#limit;
+    this.#finish(exchange);
   }
 
   #failed(error: Error): void {
@@ -423,6 +425,25 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     this.#settled = true;
     clearTimeout(this.#deadline);
     this.#settle(exchange);
+  }
+}
+
+/** An answered exchange: its request's record is made only when read, as most are never reported. */
+class AnsweredExchange implements Exchange {
+  declare sentAt?: number;
+  declare limit?: Exchange["limit"];
+  declare retries?: number;
+  readonly #request: RequestToSend;
+
+  constructor(
+    request: RequestToSend,
+    readonly response: ExchangeResponse,
+  ) {
+    this.#request = request;
+  }
+
+  get request(): RecordedRequest {
+    return this.#request.recorded;
   }
 }
 

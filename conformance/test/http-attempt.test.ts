@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { RUN_OPTION_NAMES } from "../judging/setting-names.ts";
 import { type AttemptTarget, HttpAttempt, type RequestToSend } from "../target/http-attempt.ts";
+import { requestToSend } from "../target/http-client.ts";
 
 describe("HttpAttempt", () => {
   let server: Server;
@@ -38,13 +39,8 @@ describe("HttpAttempt", () => {
       ...limits,
     };
   };
-  const get = (fullPath: string): RequestToSend => ({
-    method: "GET",
-    fullPath,
-    headers: {},
-    recorded: { method: "GET", path: fullPath, headers: {} },
-    listJudge: undefined,
-  });
+  const get = (fullPath: string): RequestToSend =>
+    requestToSend(new URL("http://127.0.0.1/"), {}, "GET", fullPath, {}, undefined);
 
   it("settles with the answer, when it was sent", async () => {
     const exchange = await new HttpAttempt(target(), get("/ok"), agent).exchange;

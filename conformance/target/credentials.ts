@@ -132,7 +132,10 @@ export function headerSecrets(lowerName: string, value: string): string[] {
   if (authorization && SCHEME_ONLY.test(value.trim())) return [];
   // An Authorization's scheme (`AWS4-HMAC-SHA256`, `Digest`) names no secret: the parts are its credential's.
   const credential = authorization ? value.trim().replace(/^\S+\s+/, "") : value;
-  const parts = [...valueParts(credential), ...(authorization ? authorizationParts(value) : [])];
+  const parts = [
+    ...valueParts(credential, 0, authorization),
+    ...(authorization ? authorizationParts(value) : []),
+  ];
   // A part too short to hide without hiding ordinary text is no secret worth the name.
   return [value, ...new Set(parts.filter((part) => part.length >= SHORTEST_HIDDEN && part !== value))];
 }
@@ -155,8 +158,8 @@ const NAMED = /^([^=]+)=(?!=*$)(.*)$/s;
  * without its `=` padding; one holding `%XX` also percent-decoded, and that split again. Scheme names and
  * parameter names are left out, so that the words of every message are not hidden.
  */
-function valueParts(sent: string, depth = 0): string[] {
-  const value = depth === 0 ? sent.replace(PLAIN_PARAMETER_WORDS, "") : sent;
+function valueParts(sent: string, depth = 0, schemeParameters = false): string[] {
+  const value = schemeParameters ? sent.replace(PLAIN_PARAMETER_WORDS, "") : sent;
   // Items of more than one word: one word is a word's part below.
   const found = value
     .split(/[,;]/)
@@ -167,16 +170,16 @@ function valueParts(sent: string, depth = 0): string[] {
   // value's, below.
   for (const word of value.split(depth > 0 ? /[\s,;:]+/ : /[\s,;]+/))
     if (!SCHEME_ONLY.test(word) && !NAMED.test(word)) found.push(word, word.replace(/=+$/, ""));
-  for (const word of value.match(WORDS) ?? []) found.push(...wordParts(word, depth));
+  for (const word of value.match(WORDS) ?? []) found.push(...wordParts(word, depth, schemeParameters));
   return found.flatMap(normalForms).filter((part) => part.length >= SHORTEST_HIDDEN);
 }
 
 /** A word's value (after its parameter's name), unquoted, without padding, decoded, and split again. */
-function wordParts(word: string, depth: number): string[] {
+function wordParts(word: string, depth: number, schemeParameters: boolean): string[] {
   const named = NAMED.exec(word);
   const part = named ? (named[2] ?? "") : word;
   if (!named && SCHEME_ONLY.test(part)) return [];
-  if (named && !secretParameter(named[1] ?? "", part)) return [];
+  if (named && !secretParameter(named[1] ?? "", part, schemeParameters)) return [];
   const found = [part, part.replace(/=+$/, "")];
   // Deep enough for a quoted list holding encoded values; a value nested deeper is hidden whole.
   if (depth >= 2) return found;
@@ -184,33 +187,33 @@ function wordParts(word: string, depth: number): string[] {
     const unquoted = part.slice(1, -1).replace(/\\(.)/gs, "$1");
     found.push(unquoted, ...valueParts(unquoted, depth + 1));
   }
+  // A value that is itself `name=value` (a parameter glued to the one before): its value is a part too.
+  if (named && NAMED.test(part)) found.push(...valueParts(part, depth + 1));
   const decoded = /%[0-9a-f]{2}/i.test(part) ? safeDecode(part, false) : part;
   if (decoded !== part) found.push(decoded, ...valueParts(decoded, depth + 1));
   return found;
 }
 
 /**
- * Parameters schemes name whose values are no secret (Digest's path and counters, SigV4's header list, a
- * cookie's attributes): hiding them would blank paths, ids and common words in every report of the exchange.
+ * Parameters an Authorization scheme names whose values are no secret (Digest's path and counters, SigV4's
+ * header list): hiding them would blank paths, ids and common words in every report of the exchange. Only
+ * there: in any other header (a Cookie, an API key) such a name is the sender's own, and its value may be
+ * the secret.
  */
-const PLAIN_PARAMETERS = new Set([
-  "uri",
-  "realm",
-  "qop",
-  "nc",
-  "algorithm",
-  "signedheaders",
-  "charset",
-  "domain",
-  "path",
-  "expires",
-  "max-age",
-  "samesite",
-  "version",
-]);
-/** A plain parameter with its value (quoted, or up to the next space or comma), left out before splitting. */
+const PLAIN_PARAMETERS = new Set(["uri", "realm", "qop", "nc", "algorithm", "signedheaders"]);
+/**
+ * A plain parameter with its value (quoted, or up to the next separator), left out before splitting. What
+ * follows a `;` is never the plain value's: a secret glued on after one stays a part of its own.
+ */
 const PLAIN_PARAMETER_WORDS = new RegExp(
-  `(?<![^\\s,;])(?:${[...PLAIN_PARAMETERS].join("|")})=(?:"(?:[^"\\\\]|\\\\.)*"|[^\\s,]*)`,
+  [
+    "(?<![^\\s,;])(?:",
+    // SigV4's list of header names, each a name alone: never one followed by `=`.
+    "signedheaders=(?![\\w-]*=)[\\w-]+(?:;(?![\\w-]*=)[\\w-]+)*(?![\\w=-])",
+    `|(?:${[...PLAIN_PARAMETERS].filter((name) => name !== "signedheaders").join("|")})=`,
+    '(?:"(?:[^"\\\\]|\\\\.)*"|[^\\s,;=]*(?![^\\s,;]))',
+    ")",
+  ].join(""),
   "gi",
 );
 /** Names that say their value is a secret, whatever its length. */
@@ -218,10 +221,14 @@ const SECRET_NAME = /pass|pwd|secret|token|key|sig|auth|session|sid|user|respons
 /** A value this long is hidden whatever its parameter's name (a session id, a signature). */
 const LONG_VALUE = 8;
 
-/** Whether a `name=value` word's value is hidden: not a plain parameter's, and secret by its name or length. */
-function secretParameter(name: string, value: string): boolean {
+/**
+ * Whether a `name=value` word's value is hidden: not a plain parameter of an Authorization scheme's, and
+ * secret by its name or length.
+ */
+function secretParameter(name: string, value: string, schemeParameters: boolean): boolean {
   const bare = name.trim().toLowerCase();
-  if (PLAIN_PARAMETERS.has(bare)) return false;
+  // A plain parameter's value holds no `=`: one that does has more glued on, which may be a secret.
+  if (schemeParameters && PLAIN_PARAMETERS.has(bare) && !value.includes("=")) return false;
   return SECRET_NAME.test(bare) || value.replace(/^"|"$/g, "").length >= LONG_VALUE;
 }
 

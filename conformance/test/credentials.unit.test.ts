@@ -218,6 +218,29 @@ describe("credentials", () => {
     assert.equal(echoOf(["Cookie", "theme=dark; sid=abcd"], "dark abcd"), "note: dark ***.");
   });
 
+  it("hides a secret after a plain parameter's name anywhere but in an Authorization scheme's own", () => {
+    const secret = "S3cr3tS3ss10nValue42";
+    const forms: Array<[string, string]> = [
+      ["Cookie", `theme=dark;path=/;sid=${secret}`],
+      ["Cookie", `path=/;session=${secret}`],
+      ["Cookie", `version=${secret}`],
+      ["Cookie", `domain=${secret}; theme=dark`],
+      ["Cookie", `expires=${secret}`],
+      ["X-Api-Key", `uri=${secret}`],
+      ["Authorization", `Digest username="bob",realm="r",uri=/v1/x;response=${secret}`],
+      ["Authorization", `Digest uri=/v1/x=${secret}`],
+      [
+        "Authorization",
+        `AWS4-HMAC-SHA256 Credential=AKIA/2026/s3/aws4_request, SignedHeaders=host;x-amz-date;Signature=${secret}`,
+      ],
+      [
+        "Authorization",
+        `AWS4-HMAC-SHA256 Credential=AKIA/2026/s3/aws4_request, SignedHeaders=Signature=${secret}`,
+      ],
+    ];
+    for (const raw of forms) assert.equal(echoOf(raw, `echo ${secret}`), "note: echo ***.", raw.join(": "));
+  });
+
   it("leaves the names of a scheme and of its parameters in the text", () => {
     const raw = ["Authorization", 'Digest username="DIGESTUSERKEY", realm="r", response="0123abcd"'];
     assert.equal(echoOf(raw, "Digest username realm response"), "note: Digest username realm response.");

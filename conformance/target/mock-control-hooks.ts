@@ -67,7 +67,9 @@ export async function provision(context: HookContext, wanted: ProvisionRequest):
   const order = (id: string, status: "pending" | "shipped") =>
     ({ id, petId: 1, quantity: 1, shipDate, complete: status === "shipped", status }) as const;
   const made = { pending: [] as string[], shipped: [] as string[] };
-  for (;;) {
+  // Ids taken already are skipped by the mock, and lower ones tried; a control API that creates none of
+  // the orders asked for, time after time, is not this project's mock, and asking again would never end.
+  for (let barren = 0; ; ) {
     const pending = nextIds(world, wanted.pending - made.pending.length);
     const shipped = nextIds(world, wanted.shipped - made.shipped.length);
     if (pending.length + shipped.length === 0) return made;
@@ -77,8 +79,15 @@ export async function provision(context: HookContext, wanted: ProvisionRequest):
     const createdIds = new Set(created);
     made.pending.push(...pending.filter((id) => createdIds.has(id)));
     made.shipped.push(...shipped.filter((id) => createdIds.has(id)));
+    barren = createdIds.size === 0 ? barren + 1 : 0;
+    if (barren === BARREN_BATCHES)
+      throw new Error(
+        `the control API created none of the orders asked for, ${BARREN_BATCHES} times in a row: is ${context.baseUrl} this project's mock, with its control API?`,
+      );
   }
 }
+
+const BARREN_BATCHES = 3;
 
 /** Orders explore is done with, removed from the run's session so that its list stays as short as at the start. */
 export async function release(context: HookContext, orderIds: readonly string[]): Promise<void> {

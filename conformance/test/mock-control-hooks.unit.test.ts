@@ -36,6 +36,26 @@ describe("the mock-control hook", () => {
     assert.equal(/"remove":\[([\d,]*)\]/.exec(sent[1]?.body ?? "")?.[1], made.pending?.join(","));
   });
 
+  it("gives up on a control API that creates none of the orders asked for, saying so", {
+    timeout: 20_000,
+  }, async () => {
+    let calls = 0;
+    const context: HookContext = {
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: "dev-key-123",
+      fetch: () => Promise.reject(new Error("fetch was called")),
+      [CONTROL_TRANSPORT]: async () => {
+        calls++;
+        return { status: 200, text: '{"created":[],"removed":[]}', headers: { get: () => null } };
+      },
+    };
+    await assert.rejects(
+      provision(context, { pending: 8, shipped: 0 }),
+      /created none of the orders asked for/,
+    );
+    assert.equal(calls, 3);
+  });
+
   it("says a refused control call as the control client's error", async () => {
     const context: HookContext = {
       baseUrl: "http://127.0.0.1:9/v1",

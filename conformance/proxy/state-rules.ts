@@ -451,14 +451,23 @@ export class TrafficState {
     due -= whole - current.keptBytes;
     this.#note(
       "list-kept-without-records",
-      `a list too large to keep whole within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was kept as ids and digests only: a later change in one of its orders is found, but not shown`,
+      `a list too large to keep whole within ${this.#roomForLists()} was kept as ids and digests only: a later change in one of its orders is found, but not shown`,
     );
     if (this.#within() && due <= 0) return;
     this.#forget(current);
     this.#note(
       "list-not-kept",
-      `a list too large to keep within the proxy's ${Math.round(this.#limits.keptBytes / 1024 / 1024)} MiB for lists was judged but not kept: the next list of its view is not compared with it`,
+      `a list too large to keep within ${this.#roomForLists()} was judged but not kept: the next list of its view is not compared with it`,
     );
+  }
+
+  /** The bound a list did not fit: the lists' own, or the process's memory budget when that is smaller. */
+  #roomForLists(): string {
+    const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+    const lists = this.#limits.keptBytes;
+    if (this.account !== undefined && this.account.limit < lists)
+      return `the proxy's memory budget of ${mib(this.account.limit)}`;
+    return `the proxy's ${mib(lists)} for lists`;
   }
 
   /** A list of which only the start was judged: its orders are not compared with other lists. */

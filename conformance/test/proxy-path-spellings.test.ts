@@ -133,6 +133,25 @@ describe("path spellings through the proxy", () => {
     }
   });
 
+  it("judges no spelling of /v1 itself forwarded outside an upstream base of another path", async () => {
+    const upstream = await startLenientUpstream();
+    try {
+      const { code, report } = await gate(
+        upstream.url.replace(/\/v1$/, "/api/v1"),
+        "other-base",
+        async (origin) => {
+          assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+          // Forwarded as it came, to /V1/store/orders: not the upstream's API, whatever it answers.
+          assert.equal(await send(origin, "GET", "/V1/store/orders?m=bad"), 200);
+        },
+      );
+      assert.equal(code, 0, JSON.stringify(report.warnings));
+      assert.deepEqual([report.traffic?.judged, report.traffic?.notJudged], [1, 1]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("does not judge a variant the upstream declines, and never takes it as a cancel", async () => {
     const upstream = await startLenientUpstream();
     try {

@@ -4,7 +4,7 @@ import { LazyResponse } from "../conformance/proxy/forward-exchange.ts";
 import { judgeExchange } from "../conformance/proxy/judged-exchange.ts";
 import { RECORDS_KEPT_UP_TO, TrafficState } from "../conformance/proxy/state-rules.ts";
 import { builtInContract } from "../contract/built-in.ts";
-import { readOperations } from "../contract/operations.ts";
+import { createVersionedRouter, readOperations } from "../contract/operations.ts";
 import { median } from "./median.ts";
 
 /**
@@ -24,6 +24,7 @@ export async function judgementCost(
   const second = Buffer.from(first.toString("utf8").replace('"quantity":1', '"quantity":7'));
   const contract = builtInContract();
   const operations = readOperations(contract);
+  const routed = createVersionedRouter(operations)("GET", "/v1/store/orders");
   const incoming = { headers: { "content-type": "application/json; charset=utf-8" } } as IncomingMessage;
   const time = (pick: (index: number) => Buffer) => {
     const state = new TrafficState();
@@ -45,6 +46,7 @@ export async function judgementCost(
           seq: index,
           method: "GET",
           url: "/v1/store/orders",
+          ...(routed ? { routed } : {}),
           token: key,
           secrets: [key],
           session: undefined,

@@ -24,14 +24,17 @@ export class CancelsInFlight {
   }
 }
 
-/** Counts an exchange's cancel among those in flight, from its request until it is over. */
+/**
+ * Counts an exchange's cancel among those in flight, from its request until it is over: whatever spelling
+ * of the cancel's path the edge routed, since one the upstream serves may take effect before it answers.
+ */
 export class CancelTap implements ExchangeTap {
   #orderId: string | undefined;
 
   constructor(readonly cancels: CancelsInFlight) {}
 
   onRequest(exchange: Exchange): void {
-    const routed = exchange.routed ?? slashedCancel(exchange);
+    const { routed } = exchange;
     if (!routed || !isCancelOperation(routed.operation)) return;
     // Keyed as the state rules name the order: its exact digits, however the path spelled them.
     const segment = orderIdSegment(routed.operation, routed.params);
@@ -45,20 +48,4 @@ export class CancelTap implements ExchangeTap {
     this.cancels.ended(this.#orderId);
     this.#orderId = undefined;
   }
-}
-
-/**
- * A DELETE whose path ends in a slash: not the spec's route, but many servers route it as the cancel all
- * the same, and the state rules take it as a cancel that may have taken effect.
- */
-function slashedCancel(exchange: Exchange): Exchange["routed"] {
-  if (exchange.method !== "DELETE") return undefined;
-  const query = exchange.url.indexOf("?");
-  const path = query === -1 ? exchange.url : exchange.url.slice(0, query);
-  if (!path.endsWith("/")) return undefined;
-  const unslashed = path.replace(/\/+$/, "");
-  return exchange.context.settings.route(
-    "DELETE",
-    unslashed + (query === -1 ? "" : exchange.url.slice(query)),
-  );
 }

@@ -25,7 +25,10 @@ import type { CheckedRequest } from "./request-edge.ts";
 
 export interface ForwarderSettings {
   upstream: URL;
-  /** The contract's operation a request is for (by the one router of contract/operations.ts). */
+  /**
+   * The contract's operation a request is for and how its path spelled it (by the one router of
+   * contract/operations.ts): read once here, by every tap and the judging alike.
+   */
   route: (method: string, target: string) => Routed | undefined;
   agent: Agent;
   /** TLS options for each request to an https upstream. */
@@ -231,7 +234,7 @@ export class Exchange {
   ) {
     this.method = checked.method;
     this.url = checked.target;
-    this.routed = context.settings.route(this.method, this.url);
+    this.routed = routedAsForwarded(context, this.method, this.url);
   }
 
   /** Composes the taps and sends the request on. */
@@ -414,11 +417,7 @@ export class Exchange {
     const { settings, upstreamBase, hostname, requestHeaders, deadlines } = this.context;
     const { upstream, via } = settings;
     const { request, url } = this;
-    const underBase =
-      url === PROXY_BASE_PATH ||
-      url.startsWith(`${PROXY_BASE_PATH}/`) ||
-      url.startsWith(`${PROXY_BASE_PATH}?`);
-    const upstreamPath = underBase ? `${upstreamBase}${url.slice(PROXY_BASE_PATH.length)}` : url;
+    const upstreamPath = underBase(url) ? `${upstreamBase}${url.slice(PROXY_BASE_PATH.length)}` : url;
     const headers = requestHeaders(request.rawHeaders);
     if (via?.authorization !== undefined) headers.push("Proxy-Authorization", via.authorization);
     const sent = settings.send(
@@ -560,6 +559,7 @@ export class Exchange {
       seq: this.number,
       method,
       url,
+      ...(this.routed ? { routed: this.routed } : {}),
       token: end.fault === undefined ? bearerToken(request.headers.authorization) : undefined,
       secrets: end.fault === undefined ? requestSecrets(request.rawHeaders, url, secretNames) : [],
       session: headerText(request.headers["x-mock-session"]),
@@ -593,6 +593,25 @@ export class Exchange {
     };
     return this.#recorded;
   }
+}
+
+/** Whether a target is under the proxy's base path, which is forwarded under the upstream's. */
+function underBase(url: string): boolean {
+  return (
+    url === PROXY_BASE_PATH || url.startsWith(`${PROXY_BASE_PATH}/`) || url.startsWith(`${PROXY_BASE_PATH}?`)
+  );
+}
+
+/**
+ * The operation a request is for as the upstream gets it. A spelling of the base path itself (`/V1/…`,
+ * `//v1/…`) is forwarded as it came, not under the upstream's base: when that base is another path, it
+ * reaches no operation of the upstream's API.
+ */
+function routedAsForwarded(context: ExchangeContext, method: string, url: string): Routed | undefined {
+  const routed = context.settings.route(method, url);
+  if (routed === undefined || routed.spelling === "exact" || context.upstreamBase === PROXY_BASE_PATH)
+    return routed;
+  return underBase(url) ? routed : undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { exactInteger, isInt64 } from "../../contract/exact-json.ts";
-import { createRouter, type Operation } from "../../contract/operations.ts";
+import type { Operation, Routed } from "../../contract/operations.ts";
 import { operationOfKind, orderIdSegment } from "../judging/operation-traits.ts";
 import {
   LIST_PARAMETERS,
@@ -22,9 +22,8 @@ export interface RequestReading {
 }
 
 export interface LiveRequest {
-  method: string;
-  /** The path under the base address (`/store/orders/5`), percent-encoded as sent. */
-  path: string;
+  /** The operation the request's path spells, as the proxy's edge routed it once. */
+  routed: Routed;
   /** Whether the request has a query string. */
   hasQuery: boolean;
   /** The bearer token, when the request has a well-formed `Authorization: Bearer <token>`. */
@@ -35,7 +34,7 @@ export interface LiveRequest {
  * What the suite would expect of each request, with the same readings as its scenarios. A request without
  * a bearer token must get 401 whatever it asks for (authentication comes before the order is looked at);
  * one with a token may get any status the operation documents, since the proxy cannot know whether the
- * token is valid. The expectations are made once: reading a request allocates its route and order id only.
+ * token is valid. The expectations are made once: reading a request allocates its order id only.
  */
 export function createReader(
   operations: ReadonlyMap<string, Operation>,
@@ -75,15 +74,8 @@ export function createReader(
         "§4.2: cancelOrder answers 204 (cancelled), 401 (key not valid), 404 (no such order) or 409 (not pending)",
     },
   };
-  const route = createRouter(operations);
-  // Clients poll: the same request as the last one is routed as it was (a route is only read).
-  let last: { method: string; path: string; routed: ReturnType<typeof route> } | undefined;
   return (request) => {
-    const { method, path } = request;
-    if (last === undefined || last.method !== method || last.path !== path)
-      last = { method, path, routed: route(method, path) };
-    const routed = last.routed;
-    if (routed === undefined) return undefined;
+    const { routed } = request;
     if (routed.operation === list && lists) {
       if (request.token === undefined) return lists.refused;
       return request.hasQuery ? lists.withQuery : lists.plain;

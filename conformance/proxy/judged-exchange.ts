@@ -1,3 +1,4 @@
+import type { Routed } from "../../contract/operations.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
 import { isCancelOperation, isListOperation } from "../judging/operation-traits.ts";
@@ -13,6 +14,8 @@ export interface ForwardedExchange {
   method: string;
   /** The path and query the client asked the proxy for. */
   url: string;
+  /** The operation its path spells, routed once at the proxy's edge; absent for a path of none. */
+  routed?: Routed;
   /** The bearer token of the client's request, for the checks and the state views; never shown. */
   token: string | undefined;
   /** Every credential the request carried (headers, query), to hide wherever a server echoes one. */
@@ -133,19 +136,15 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   const queryAt = forwarded.url.indexOf("?");
   const pathname = queryAt === -1 ? forwarded.url : forwarded.url.slice(0, queryAt);
   const judged = judgedShell(forwarded, pathname);
-  const notJudged = unjudgeable(forwarded, pathname, judged);
+  const notJudged = unjudgeable(forwarded, pathname, judged) ?? declinedSpelling(forwarded);
   if (notJudged !== undefined) {
     judged.notJudged = notJudged;
-    unjudgedCancel(forwarded, pathname, judged, context);
+    unjudgedCancel(forwarded, judged, context);
     return judged;
   }
-  const reading = context.read({
-    method: forwarded.method,
-    path: pathname.slice(PROXY_BASE_PATH.length),
-    hasQuery: queryAt !== -1,
-    token: forwarded.token,
-  });
-  if (forwarded.brokenOff !== undefined) return judgeBrokenOff(forwarded, pathname, judged, reading, context);
+  const { routed } = forwarded;
+  const reading = routed && context.read({ routed, hasQuery: queryAt !== -1, token: forwarded.token });
+  if (forwarded.brokenOff !== undefined) return judgeBrokenOff(forwarded, judged, reading, context);
   if (judged.upstreamError !== undefined) {
     // A cancel with no answer may still have taken effect: the state rules hold it as undecided.
     if (reading && isCancelOperation(reading.expectation.operation))
@@ -154,7 +153,6 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   }
   if (!reading) {
     judged.notJudged = "no operation of openapi.yaml";
-    unjudgedCancel(forwarded, pathname, judged, context);
     return judged;
   }
   const { expectation } = reading;
@@ -163,6 +161,20 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   judged.checks = checked.checks;
   judged.findings = stateFindings(forwarded, judged, reading, checked.list, context);
   return judged;
+}
+
+/**
+ * Why an exchange is not judged when its path is a variant spelling the upstream declined: it answered
+ * anything but 2xx (404, 301, 405…) to a path the contract does not have. A variant answered 2xx is the
+ * operation it spells; one with no answer may have been carried out.
+ */
+function declinedSpelling(forwarded: ForwardedExchange): string | undefined {
+  const { routed } = forwarded;
+  if (routed?.spelling !== "variant") return undefined;
+  const status = forwarded.response?.status ?? forwarded.sentStatus;
+  if (status === undefined || (status >= 200 && status < 300)) return undefined;
+  const { method, path } = routed.operation;
+  return `a spelling of ${method} ${PROXY_BASE_PATH}${path} the contract does not have (${routed.differs}); the upstream answered ${status}`;
 }
 
 /** The exchange as its verdict starts: built once and filled in, since this runs on the proxy's hot path. */
@@ -209,7 +221,7 @@ function unjudgeable(
   }
   if (forwarded.cutOff !== undefined) judged.cutOff = true;
   if (forwarded.upstreamError !== undefined) judged.upstreamError = forwarded.upstreamError;
-  if (pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`))
+  if (!forwarded.routed && pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`))
     return forwarded.cutOff ?? `outside ${PROXY_BASE_PATH}`;
   if (forwarded.method === "OPTIONS") return forwarded.cutOff ?? "CORS preflight";
   if (forwarded.overLimit) judged.overLimit = true;
@@ -229,7 +241,6 @@ function unjudgeable(
  */
 function judgeBrokenOff(
   forwarded: ForwardedExchange,
-  pathname: string,
   judged: JudgedExchange,
   reading: RequestReading | undefined,
   context: JudgeContext,
@@ -237,7 +248,6 @@ function judgeBrokenOff(
   const why = forwarded.brokenOff as string;
   if (!reading) {
     judged.notJudged = forwarded.cutOff ?? "no operation of openapi.yaml";
-    unjudgedCancel(forwarded, pathname, judged, context);
     return judged;
   }
   judged.brokenOff = why;
@@ -249,21 +259,13 @@ function judgeBrokenOff(
       : undefined;
   if (!response || verdict === undefined) {
     judged.notJudged = forwarded.cutOff ?? `the answer was not whole: ${why}`;
-    unjudgedCancel(forwarded, pathname, judged, context);
+    unjudgedCancel(forwarded, judged, context);
     return judged;
   }
-  const { operation, expect, because } = expectation;
   const exchange = new LiveExchange(forwarded, new ReceivedPart(response, verdict));
-  const checked = checkResponse(
-    exchange,
-    operation,
-    expect,
-    because,
-    operation.operationId,
-    context.validators,
-  );
+  const checked = responseChecks(exchange, expectation, context.validators);
   judged.exchange = exchange;
-  judged.operation = operation.operationId;
+  judged.operation = expectation.operation.operationId;
   judged.checks = checked.checks.map((check) =>
     check.status === "failed" && !check.message.includes("(judged in part: ")
       ? { ...check, message: `${check.message} (judged in part: ${verdict.partial})` }
@@ -328,22 +330,14 @@ class ReceivedPart {
 
 /**
  * A DELETE of an order that was forwarded but not judged (its client left, the proxy stopped or failed on
- * it, or its path has a trailing slash that many servers route as the cancel all the same) may have
- * cancelled the order upstream: the state holds it as a cancel whose effect is undecided, so that a later
- * list without the order is no finding. Not judged, it carries no finding of its own.
+ * it) may have cancelled the order upstream: the state holds it as a cancel whose effect is undecided, so
+ * that a later list without the order is no finding. A variant spelling the upstream declined is no
+ * cancel. Not judged, it carries no finding of its own.
  */
-function unjudgedCancel(
-  forwarded: ForwardedExchange,
-  pathname: string,
-  judged: JudgedExchange,
-  context: JudgeContext,
-): void {
-  if (forwarded.method !== "DELETE" || !pathname.startsWith(`${PROXY_BASE_PATH}/`)) return;
-  const path = pathname.slice(PROXY_BASE_PATH.length);
-  const request = { method: forwarded.method, path, hasQuery: false, token: forwarded.token };
-  const reading =
-    context.read(request) ??
-    (path.endsWith("/") ? context.read({ ...request, path: path.replace(/\/+$/, "") }) : undefined);
+function unjudgedCancel(forwarded: ForwardedExchange, judged: JudgedExchange, context: JudgeContext): void {
+  const { routed } = forwarded;
+  if (!routed || !isCancelOperation(routed.operation) || declinedSpelling(forwarded) !== undefined) return;
+  const reading = context.read({ routed, hasQuery: false, token: forwarded.token });
   if (!reading || !isCancelOperation(reading.expectation.operation)) return;
   try {
     cancelFindings(forwarded, reading, null, judged.ref, context);
@@ -438,9 +432,7 @@ function judgeResponse(
   expectation: Expectation,
   context: JudgeContext,
 ): CheckedResponse {
-  const { operation, expect, because } = expectation;
-  if (!response)
-    return checkResponse(exchange, operation, expect, because, operation.operationId, context.validators);
+  if (!response) return responseChecks(exchange, expectation, context.validators);
   let byStatus = context.passed.get(expectation);
   const last = byStatus?.get(response.status);
   // Only an answer kept whole can be the same as the last: a list judged as it streamed was judged already.
@@ -448,14 +440,7 @@ function judgeResponse(
   if (whole && last && last.contentType === response.contentType && last.bytes.equals(response.bytes)) {
     return last.checked;
   }
-  const checked = checkResponse(
-    exchange,
-    operation,
-    expect,
-    because,
-    operation.operationId,
-    context.validators,
-  );
+  const checked = responseChecks(exchange, expectation, context.validators);
   if (whole && checked.checks.every((check) => check.status === "passed")) {
     if (!byStatus) {
       byStatus = new Map();
@@ -470,6 +455,15 @@ function judgeResponse(
     });
   }
   return checked;
+}
+
+/** The suite's response checks on an exchange, with what the spec lets its request be answered with. */
+function responseChecks(
+  exchange: Exchange,
+  { operation, expect, because }: Expectation,
+  validators: RecordValidators,
+): CheckedResponse {
+  return checkResponse(exchange, operation, expect, because, operation.operationId, validators);
 }
 
 /** Whether the exchange broke the contract or a state rule. */

@@ -257,11 +257,12 @@ function judgeBrokenOff(
     response?.status === 200 && isListOperation(expectation.operation)
       ? receivedPart(response, why, context.validators)
       : undefined;
-  if (!response || verdict === undefined) {
+  if (!response) {
     judged.notJudged = forwarded.cutOff ?? `the answer was not whole: ${why}`;
     unjudgedCancel(forwarded, judged, context);
     return judged;
   }
+  if (verdict === undefined) return judgeHead(forwarded, judged, expectation, context);
   const exchange = new LiveExchange(forwarded, new ReceivedPart(response, verdict));
   const checked = responseChecks(exchange, expectation, context.validators);
   judged.exchange = exchange;
@@ -271,6 +272,33 @@ function judgeBrokenOff(
       ? { ...check, message: `${check.message} (judged in part: ${verdict.partial})` }
       : check,
   );
+  return judged;
+}
+
+/** The checks an answer's head alone decides: a status or a Content-Type is wrong however its body ends. */
+const HEAD_CHECKS = new Set(["status", "content-type"]);
+
+/**
+ * An answer broken off that is no list to judge in part: its head is judged (a 500 or an undocumented
+ * 404 fails whatever came after it), its body is not, and a cancel stays one that may have taken effect.
+ */
+function judgeHead(
+  forwarded: ForwardedExchange,
+  judged: JudgedExchange,
+  expectation: Expectation,
+  context: JudgeContext,
+): JudgedExchange {
+  const part = `the answer was not whole (${forwarded.brokenOff}): its status and headers were judged`;
+  const checked = responseChecks(judged.exchange, expectation, context.validators);
+  judged.operation = expectation.operation.operationId;
+  judged.checks = checked.checks
+    .filter((check) => HEAD_CHECKS.has(check.id.slice(check.id.lastIndexOf(".") + 1)))
+    .map((check) =>
+      check.status === "failed" ? { ...check, message: `${check.message} (judged in part: ${part})` } : check,
+    );
+  const body = `${expectation.operation.operationId}.body`;
+  judged.checks.push({ id: body, status: "skipped", message: `not judged: ${part}`, notJudged: true });
+  unjudgedCancel(forwarded, judged, context);
   return judged;
 }
 

@@ -55,6 +55,12 @@ before(async () => {
       gzip.flush();
       return;
     }
+    if (mode === "error-then-hold") {
+      // A status the list never answers with, and an error body that never ends.
+      response.writeHead(500, { "content-type": "application/json" });
+      response.write('{"code":"internal","message":"');
+      return;
+    }
     const whole = mode === "good";
     response.writeHead(200, {
       "content-type": "application/json",
@@ -256,6 +262,15 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
     assert.match(
       failures(report).join("\n"),
       /orders expose a status field: ids 2 \(judged in part: the answer was not whole \(the client closed its connection before its answer was whole\)/,
+    );
+  });
+
+  it("a status the operation never answers, its body never ending, left by its client: exit 1", async () => {
+    const { code, stderr, report } = await clientLeaves("client-left-500", "error-then-hold", '"message":"');
+    assert.equal(code, 1, stderr);
+    assert.match(
+      failures(report).join("\n"),
+      /^listOrders\.status: #2 GET \/v1\/store\/orders → 500, body cut: .*\(judged in part: the answer was not whole \(the client closed its connection before its answer was whole\): its status and headers were judged\)/m,
     );
   });
 

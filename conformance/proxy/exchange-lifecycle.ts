@@ -447,8 +447,9 @@ export class Exchange {
       "close",
       this.guard(() => {
         this.#clientClosed();
-        // An answer already broken off closes the client's connection itself.
-        if (this.response.writableFinished || this.#ending === "broken") return;
+        // An answer already broken off closes the client's connection itself; one that came whole from the
+        // upstream is judged whole though its client left while the verdict was coming.
+        if (this.response.writableFinished || this.#ending !== undefined) return;
         // What follows is the client's doing, not the upstream's: the exchange ends here as the client's.
         this.#outgoing?.destroy();
         this.#incoming?.destroy();

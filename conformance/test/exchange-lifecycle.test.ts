@@ -231,3 +231,82 @@ describe("an exchange's bytes on their way to the client", () => {
     }
   });
 });
+
+describe("an exchange whose client leaves once the upstream's answer came whole", () => {
+  // Its verdict was still coming (a judge's thread, a held answer): the client's leaving then ended it
+  // as left, without the answer, and a violation in it went unjudged.
+  it("is judged on the whole answer all the same", async () => {
+    const upstream = http.createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(ORDER);
+    });
+    let upstreamEnded: () => void = () => {};
+    const ended = new Promise<void>((resolve) => {
+      upstreamEnded = resolve;
+    });
+    let giveVerdict: () => void = () => {};
+    const verdict = new Promise<void>((resolve) => {
+      giveVerdict = resolve;
+    });
+    const holdingTap: ExchangeTap = {
+      holding: true,
+      onEnd: () => {
+        upstreamEnded();
+        return verdict;
+      },
+    };
+    const agent = new http.Agent({ keepAlive: false });
+    const outcomes: ExchangeOutcome[] = [];
+    const forwarder = new Forwarder(
+      {
+        upstream: new URL(`${await listening(upstream)}/v1`),
+        route: createVersionedRouter(readOperations(builtInContract())),
+        agent,
+        tls: {},
+        send: http.request,
+        timeoutMs: 5000,
+        deadlineMs: 30_000,
+        added: [],
+        holdAnswers: false,
+        keepForHar: false,
+        hide: (text) => text,
+        secretNames: new Set(),
+        maxBodyBytes: 1024 * 1024,
+        judges: { feed: () => assert.fail("no list is asked for here"), close: async () => {} } as ListJudges,
+        taps: () => [holdingTap],
+      },
+      (outcome) => outcomes.push(outcome),
+    );
+    let clientLeft: () => void = () => {};
+    const left = new Promise<void>((resolve) => {
+      clientLeft = resolve;
+    });
+    const front = http.createServer((request, response) => {
+      response.on("close", () => setImmediate(clientLeft));
+      const target = request.url ?? "/";
+      forwarder.forward(request, response, {
+        method: "GET",
+        target,
+        url: new URL(target, "http://127.0.0.1"),
+      });
+    });
+    const base = await listening(front);
+    try {
+      const request = http.get(`${base}/v1/store/orders`);
+      request.on("error", () => {});
+      await ended;
+      request.destroy();
+      await left;
+      giveVerdict();
+      while (outcomes.length === 0) await sleep(5);
+      assert.equal(outcomes[0]?.forwarded.brokenOff, undefined);
+      assert.equal(outcomes[0]?.forwarded.response?.body, ORDER);
+    } finally {
+      forwarder.stop();
+      agent.destroy();
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+});

@@ -8,6 +8,12 @@ import type { JudgedExchange } from "./judged-exchange.ts";
 
 /** Hiders kept for the credentials of recent exchanges: a client sends the same ones again and again. */
 const HIDERS_KEPT = 64;
+/**
+ * An exchange's own credential parts hidden one by one at most: a hider costs about its number of forms to
+ * make, and a client sending a new Cookie of a thousand values with every request would hold the proxy's
+ * thread for each. Past it, the exchange's texts are hidden whole.
+ */
+export const OWN_SECRETS_HIDDEN = 128;
 
 export interface SecretSettings {
   headers?: Readonly<Record<string, string>>;
@@ -52,6 +58,10 @@ export class TrafficSecrets {
   forExchange(own: readonly string[]): (text: string) => string {
     const added = own.filter((secret) => !this.#configured.has(secret));
     if (added.length === 0) return this.hide;
+    if (added.length > OWN_SECRETS_HIDDEN) {
+      const notice = `*** (hidden whole: the request carried ${added.length} credential parts, more than the ${OWN_SECRETS_HIDDEN} the proxy hides one by one)`;
+      return () => notice;
+    }
     const key = JSON.stringify(added);
     let hider = this.#hiders.get(key);
     if (hider) this.#hiders.delete(key);

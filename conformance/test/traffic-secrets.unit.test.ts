@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { TrafficSecrets } from "../proxy/traffic-secrets.ts";
+import { OWN_SECRETS_HIDDEN, TrafficSecrets } from "../proxy/traffic-secrets.ts";
 import { requestSecrets } from "../target/credentials.ts";
 
 const noProxy = {};
@@ -42,6 +42,26 @@ describe("TrafficSecrets", () => {
     for (let client = 0; client < 1000; client++) secrets.forExchange([`token-of-client-${client}`]);
     assert.equal(secrets.forExchange(["token-of-client-1000"])("echo token-of-client-1000"), "echo ***");
     assert.equal(secrets.forExchange(["token-of-client-0"])("echo token-of-client-0"), "echo ***");
+  });
+
+  it("hides an exchange's texts whole when its request carried more credential parts than it hides one by one", () => {
+    const secrets = new TrafficSecrets({}, noProxy);
+    const cookie = (parts: number, salt: string) =>
+      Array.from({ length: parts }, (_, at) => `c${at}=${salt}${String(at * 7919).padStart(10, "q")}`).join(
+        "; ",
+      );
+    const many = requestSecrets(["Cookie", cookie(1000, "w")], "/v1/store/orders", secrets.names);
+    assert.ok(many.length > OWN_SECRETS_HIDDEN);
+    const echo = `echo w${String(999 * 7919).padStart(10, "q")} from GET /v1/store/orders`;
+    assert.match(
+      secrets.forExchange(many)(echo),
+      /^\*\*\* \(hidden whole: the request carried \d+ credential parts/,
+    );
+    const few = requestSecrets(["Cookie", cookie(40, "f")], "/v1/store/orders", secrets.names);
+    assert.equal(
+      secrets.forExchange(few)(`echo f${String(39 * 7919).padStart(10, "q")} from GET /v1/store/orders`),
+      "echo *** from GET /v1/store/orders",
+    );
   });
 
   it("hides the forward proxy's user and password, as spelled in its URL and decoded", () => {

@@ -18,8 +18,8 @@ import { receivedVerdict } from "./verdict-transfer.ts";
 // and moved over by the message (a transfer, no copy): what waits for the judge is memory of the judge's
 // thread, never array buffers of the proxy's, whose growth would make the proxy's collector stop its event
 // loop again and again while a large list passes. The thread shrinks each block to nothing once judged, so
-// its pages go back to the system then, not when that thread's collector comes to it: judged blocks left
-// for the collector held about 100 MiB beyond the account at the default budget.
+// its pages go back to the system then, not when that thread's collector comes to it: blocks judged and
+// left for the collector are memory outside the account.
 export const BLOCK_BYTES = 64 * 1024;
 
 /**

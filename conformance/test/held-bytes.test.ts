@@ -201,8 +201,7 @@ describe("the proxy's one memory budget (--max-memory)", () => {
 
   it("sixteen lists of 26 MB held with --errors at the default budget: the judged blocks' pages go back at once", async () => {
     // The goal is a peak of the budget + 100 MiB, and the built command starts at about 60 MiB: growth
-    // within the budget + 40 MiB. Blocks judged and left to the judges' thread's collector grew it by the
-    // budget + 115-135 MiB; given back as each is judged, by the budget + 0-10 MiB.
+    // within the budget + 40 MiB. Blocks judged and left to the judges' thread's collector pass it.
     const report = await atSmallBudget(
       (base) => Promise.all(Array.from({ length: 16 }, () => drain(base, "orders"))),
       DEFAULT_BUDGET + 40 * MiB,

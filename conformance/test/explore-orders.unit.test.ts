@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { createOrderSupply, idsFromHook, readOrderIdsFile } from "../explore/orders.ts";
+import { canonicalInt64, createOrderSupply, idsFromHook, readOrderIdsFile } from "../explore/orders.ts";
 import type { HookContext } from "../target/hook-types.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError } from "../target/target.ts";
@@ -283,5 +284,28 @@ describe("explore's orders", () => {
     assert.throws(() => readOrderIdsFile(file("{"), "--order-ids"), /is not JSON/);
     assert.throws(() => readOrderIdsFile(file('{"pending":"1"}'), "--order-ids"), /must be an array/);
     assert.throws(() => readOrderIdsFile(join(folder, "none.json"), "--order-ids"), ConformanceUsageError);
+  });
+
+  it("checks an id by its text as BigInt would: canonical digits within int64, or refused", () => {
+    const byBigInt = (id: string) => {
+      if (!/^-?\d{1,20}$/.test(id)) return undefined;
+      const value = BigInt(id);
+      return value >= -(2n ** 63n) && value < 2n ** 63n ? value.toString() : undefined;
+    };
+    const near = (edge: bigint) => fc.bigInt({ min: edge - 3n, max: edge + 3n }).map(String);
+    const padded = fc
+      .tuple(fc.constantFrom("", "-"), fc.stringMatching(/^0{0,4}/), fc.bigInt({ min: 0n, max: 2n ** 64n }))
+      .map(([sign, zeros, digits]) => `${sign}${zeros}${digits}`);
+    const anyText = fc.string({
+      unit: fc.constantFrom("0", "1", "9", "-", "+", " ", "e", "٣"),
+      maxLength: 22,
+    });
+    fc.assert(
+      fc.property(fc.oneof(near(2n ** 63n), near(-(2n ** 63n)), padded, anyText), (id) => {
+        assert.equal(canonicalInt64(id), byBigInt(id));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const id of [undefined, 7, 7n, null, ["1"]]) assert.equal(canonicalInt64(id), undefined);
   });
 });

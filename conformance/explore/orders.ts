@@ -170,7 +170,10 @@ export function createOrderSupply(
  * order that ended meanwhile. A hook's error is thrown to the next caller, or by `settle`.
  */
 class OrderStock implements OrderSupply {
+  // Waiting to be handed out. Given without a provision hook, duplicates are skipped as they come
+  // (`#handedOut`) rather than removed up front: a set of a million ids given costs more than the ids.
   readonly #pending: string[];
+  readonly #handedOut = new Set<string>();
   readonly #freshShipped: string[];
   // Handed out again once the fresh ones are used up: the shipped orders given, never those provisioned,
   // which are released with their history.
@@ -196,14 +199,15 @@ class OrderStock implements OrderSupply {
     private readonly context: HookContext,
     private readonly secrets: readonly string[],
   ) {
-    this.#pending = [...new Set(given.pending)];
+    this.#pending = hooks.provision === undefined ? [...given.pending] : [...new Set(given.pending)];
     this.#freshShipped = [...new Set(given.shipped)];
     this.#givenShipped = [...this.#freshShipped];
     this.#offered =
       hooks.provision === undefined ? undefined : new Set([...this.#pending, ...this.#givenShipped]);
     this.#provisionDry = hooks.provision === undefined;
     this.missing = [...new Set(given.missing)];
-    this.pendingLimit = hooks.provision === undefined ? this.#pending.length : Number.POSITIVE_INFINITY;
+    this.pendingLimit =
+      hooks.provision === undefined ? distinctAtMost(this.#pending, EXACT_LIMIT) : Number.POSITIVE_INFINITY;
   }
 
   get hasShipped(): boolean {
@@ -229,13 +233,33 @@ class OrderStock implements OrderSupply {
       const wanted = { pending: Math.max(count, PROVISION_BATCH), shipped: 0 };
       if ((await settledWithin(this.#provision(wanted), until, stop)) === "late") return undefined;
     }
-    if (this.#pending.length < count) return undefined;
-    const taken = this.#pending.splice(0, count);
+    const taken = this.#take(count);
+    if (taken === undefined) return undefined;
     for (const id of taken) this.#provisionedPending.delete(id);
     this.#used += count;
     if (this.#pending.length < PROVISION_AHEAD && !this.#provisionDry && this.#provisioning === undefined)
       this.#provision({ pending: PROVISION_BATCH, shipped: 0 }).catch((error: Error) => this.#fail(error));
     return taken;
+  }
+
+  /**
+   * `count` ids from the front of those waiting, none handed out before (a duplicate given is dropped);
+   * undefined, taking none, when fewer are left.
+   */
+  #take(count: number): string[] | undefined {
+    const taken = new Set<string>();
+    let at = 0;
+    while (taken.size < count && at < this.#pending.length) {
+      const id = this.#pending[at++] as string;
+      if (!this.#handedOut.has(id)) taken.add(id);
+    }
+    if (taken.size < count) {
+      this.#pending.splice(0, at, ...taken);
+      return undefined;
+    }
+    this.#pending.splice(0, at);
+    for (const id of taken) this.#handedOut.add(id);
+    return [...taken];
   }
 
   async shipped(
@@ -380,6 +404,20 @@ export async function settledWithin(
     clearTimeout(timer);
     if (onStop) stop?.removeEventListener("abort", onStop);
   }
+}
+
+// Pending orders given are counted one by one up to this many distinct: past it, only whether a program
+// can have all its slots matters, and the ids given are as good a count.
+const EXACT_LIMIT = 1_000;
+
+/** How many distinct ids `ids` holds when at most `most`; else its length (at least `most`). */
+function distinctAtMost(ids: readonly string[], most: number): number {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    seen.add(id);
+    if (seen.size >= most) return ids.length;
+  }
+  return seen.size;
 }
 
 function provisioned(got: ProvisionedOrders | undefined): OrderIds {

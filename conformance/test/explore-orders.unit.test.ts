@@ -252,6 +252,17 @@ describe("explore's orders", () => {
     assert.equal(calls.length, 2, "the first history's, then the three that ended while it was out");
   });
 
+  it("hands out an id given twice once, and counts it once", async () => {
+    const given = { pending: ["1", "2", "1", "3", "2", "1"], shipped: [], missing: [] };
+    const supply = createOrderSupply(given, {}, context, []);
+    assert.equal(supply.pendingLimit, 3);
+    assert.deepEqual(await supply.pending(2), ["1", "2"]);
+    assert.equal(await supply.pending(2), undefined, "one distinct id is left, however many were given");
+    assert.deepEqual(await supply.pending(1), ["3"]);
+    assert.equal(await supply.pending(1), undefined);
+    assert.equal(supply.used, 3);
+  });
+
   it("takes a hook's arrays and single ids as canonical digits, and refuses ids that are not", () => {
     assert.deepEqual(
       idsFromHook({ pending: ["007"], pendingOrderId: "8", shippedOrderId: "9", missing: ["10"] }),

@@ -16,8 +16,8 @@ import { type RedisService, startRedis } from "../test-support/services.ts";
  *   npx tsx scripts/bench-attacks.ts [--baseline DIR]... [--list-wait-only | --memory-only | --redis-only]
  *     [--cases strings,orders,...] [--built] [--built-only] [--built-baseline DIR]...
  *
- * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, wide, gzip,
- * million, suite-strings, suite-wide. `--built` adds this checkout's built command (`dist/`, made by
+ * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, orders-default,
+ * orders-errors-default, wide, gzip, million, suite-strings, suite-wide. `--built` adds this checkout's built command (`dist/`, made by
  * `npx tsup` beforehand) to the memory table's checkouts: what users run, beside the sources under tsx.
  * `--built-only` measures the built commands alone; `--built-baseline DIR` adds DIR's built command (its
  * `dist/`, a `package.json` and `node_modules` beside it) before this checkout's, to compare in one run.
@@ -734,6 +734,16 @@ function memoryCases(
       name: "orders-errors",
       title: "16 lists of 25 MB at once, `--max-memory 64MiB --errors`",
       run: () => proxyPeak(dir, upstream, "orders", 16, [...small, "--errors"]),
+    },
+    {
+      name: "orders-default",
+      title: "16 lists of 25 MB at once, default budget (256 MiB)",
+      run: () => proxyPeak(dir, upstream, "orders", 16, []),
+    },
+    {
+      name: "orders-errors-default",
+      title: "16 lists of 25 MB at once, default budget (256 MiB), `--errors`",
+      run: () => proxyPeak(dir, upstream, "orders", 16, ["--errors"]),
     },
     {
       name: "wide",

@@ -1,5 +1,4 @@
 import { FileRefused, readBoundedFile } from "../../common/bounded-file.ts";
-import { isInt64 } from "../../contract/exact-json.ts";
 import type {
   ConformanceHooks,
   HookContext,
@@ -81,22 +80,55 @@ export function readOrderIdsFile(path: string, flag: string): OrderIds {
       `${flag} ${path} must hold { "pending": [...], "shipped": [...], "missing": [...] }`,
     );
   const record = value as Record<string, unknown>;
+  // The arrays are this parse's own: checked in place, so that a file of a million ids is not copied.
   const field = (name: keyof OrderIds) =>
-    checkedIds(record[name], `${flag} ${path}: ${name}`, ConformanceUsageError);
+    checkedIds(record[name], `${flag} ${path}: ${name}`, ConformanceUsageError, true);
   return { pending: field("pending"), shipped: field("shipped"), missing: field("missing") };
 }
 
-/** Ids as canonical digits, each an int64; absent is none. */
-function checkedIds(value: unknown, where: string, Failure: new (message: string) => Error): string[] {
+const INT64_MAX_DIGITS = "9223372036854775807";
+const INT64_MIN_DIGITS = "9223372036854775808";
+
+/**
+ * An id's canonical digits (no leading zeros, no "-0"), or undefined when it is not a string of digits
+ * within int64. By its text alone: a BigInt per id costs a million-id file more than its strings.
+ */
+export function canonicalInt64(id: unknown): string | undefined {
+  if (typeof id !== "string" || !/^-?\d{1,20}$/.test(id)) return undefined;
+  const sign = id.charCodeAt(0) === 0x2d ? 1 : 0;
+  let start = sign;
+  while (start < id.length - 1 && id.charCodeAt(start) === 0x30) start++;
+  const digits = start === 0 ? id : id.slice(start);
+  // Digits of the same length compare as numbers do.
+  const most = sign === 1 ? INT64_MIN_DIGITS : INT64_MAX_DIGITS;
+  if (digits.length > most.length || (digits.length === most.length && digits > most)) return undefined;
+  if (digits === "0") return "0";
+  return sign === 1 ? (start === 1 ? id : `-${digits}`) : digits;
+}
+
+/**
+ * Ids as canonical digits, each an int64; absent is none. `owned`: the array is the caller's own to
+ * rewrite, and is returned checked, rather than a copy.
+ */
+function checkedIds(
+  value: unknown,
+  where: string,
+  Failure: new (message: string) => Error,
+  owned = false,
+): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new Failure(`${where} must be an array of strings of digits`);
-  return value.map((id, at) => {
-    if (typeof id !== "string" || !/^-?\d{1,20}$/.test(id) || !isInt64(BigInt(id)))
+  const ids: string[] = owned ? value : new Array(value.length);
+  for (let at = 0; at < value.length; at++) {
+    const id: unknown = value[at];
+    const canonical = canonicalInt64(id);
+    if (canonical === undefined)
       throw new Failure(
         `${where}[${at}] must be a string of digits within int64 (got ${JSON.stringify(String(id)).slice(0, 40)})`,
       );
-    return BigInt(id).toString();
-  });
+    ids[at] = canonical;
+  }
+  return ids;
 }
 
 /** What a beforeRun hook gave: its arrays and its single ids together. */
@@ -138,13 +170,17 @@ export function createOrderSupply(
  * order that ended meanwhile. A hook's error is thrown to the next caller, or by `settle`.
  */
 class OrderStock implements OrderSupply {
+  // Waiting to be handed out. Given without a provision hook, duplicates are skipped as they come
+  // (`#handedOut`) rather than removed up front: a set of a million ids given costs more than the ids.
   readonly #pending: string[];
+  readonly #handedOut = new Set<string>();
   readonly #freshShipped: string[];
   // Handed out again once the fresh ones are used up: the shipped orders given, never those provisioned,
   // which are released with their history.
   readonly #givenShipped: readonly string[];
-  // Every id offered so far, handed out or waiting: an id offered again is not a new order.
-  readonly #offered: Set<string>;
+  // Every id offered so far, handed out or waiting: an id offered again is not a new order. Only a
+  // provision hook offers more, so only then is it kept.
+  readonly #offered: Set<string> | undefined;
   // Provisioned and not yet handed out: released by `settle` if no history takes them.
   readonly #provisionedPending = new Set<string>();
   readonly #toRelease: string[] = [];
@@ -163,13 +199,15 @@ class OrderStock implements OrderSupply {
     private readonly context: HookContext,
     private readonly secrets: readonly string[],
   ) {
-    this.#pending = [...new Set(given.pending)];
+    this.#pending = hooks.provision === undefined ? [...given.pending] : [...new Set(given.pending)];
     this.#freshShipped = [...new Set(given.shipped)];
     this.#givenShipped = [...this.#freshShipped];
-    this.#offered = new Set([...this.#pending, ...this.#givenShipped]);
+    this.#offered =
+      hooks.provision === undefined ? undefined : new Set([...this.#pending, ...this.#givenShipped]);
     this.#provisionDry = hooks.provision === undefined;
     this.missing = [...new Set(given.missing)];
-    this.pendingLimit = hooks.provision === undefined ? this.#pending.length : Number.POSITIVE_INFINITY;
+    this.pendingLimit =
+      hooks.provision === undefined ? distinctAtMost(this.#pending, EXACT_LIMIT) : Number.POSITIVE_INFINITY;
   }
 
   get hasShipped(): boolean {
@@ -195,13 +233,33 @@ class OrderStock implements OrderSupply {
       const wanted = { pending: Math.max(count, PROVISION_BATCH), shipped: 0 };
       if ((await settledWithin(this.#provision(wanted), until, stop)) === "late") return undefined;
     }
-    if (this.#pending.length < count) return undefined;
-    const taken = this.#pending.splice(0, count);
+    const taken = this.#take(count);
+    if (taken === undefined) return undefined;
     for (const id of taken) this.#provisionedPending.delete(id);
     this.#used += count;
     if (this.#pending.length < PROVISION_AHEAD && !this.#provisionDry && this.#provisioning === undefined)
       this.#provision({ pending: PROVISION_BATCH, shipped: 0 }).catch((error: Error) => this.#fail(error));
     return taken;
+  }
+
+  /**
+   * `count` ids from the front of those waiting, none handed out before (a duplicate given is dropped);
+   * undefined, taking none, when fewer are left.
+   */
+  #take(count: number): string[] | undefined {
+    const taken = new Set<string>();
+    let at = 0;
+    while (taken.size < count && at < this.#pending.length) {
+      const id = this.#pending[at++] as string;
+      if (!this.#handedOut.has(id)) taken.add(id);
+    }
+    if (taken.size < count) {
+      this.#pending.splice(0, at, ...taken);
+      return undefined;
+    }
+    this.#pending.splice(0, at);
+    for (const id of taken) this.#handedOut.add(id);
+    return [...taken];
   }
 
   async shipped(
@@ -284,9 +342,12 @@ class OrderStock implements OrderSupply {
     const got = await runHook("provision", () => this.hooks.provision?.(this.context, wanted), this.secrets);
     const ids = provisioned(got);
     // Ids it gave before are refused: a hook that has nothing new has no more orders, else a run would ask forever.
+    const offered = this.#offered;
+    // Kept whenever there is a provision hook: none, and nothing is provisioned.
+    if (offered === undefined) return;
     const fresh = (id: string) => {
-      if (this.#offered.has(id)) return false;
-      this.#offered.add(id);
+      if (offered.has(id)) return false;
+      offered.add(id);
       return true;
     };
     const newPending = ids.pending.filter(fresh);
@@ -343,6 +404,20 @@ export async function settledWithin(
     clearTimeout(timer);
     if (onStop) stop?.removeEventListener("abort", onStop);
   }
+}
+
+// Pending orders given are counted one by one up to this many distinct: past it, only whether a program
+// can have all its slots matters, and the ids given are as good a count.
+const EXACT_LIMIT = 1_000;
+
+/** How many distinct ids `ids` holds when at most `most`; else its length (at least `most`). */
+function distinctAtMost(ids: readonly string[], most: number): number {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    seen.add(id);
+    if (seen.size >= most) return ids.length;
+  }
+  return seen.size;
 }
 
 function provisioned(got: ProvisionedOrders | undefined): OrderIds {

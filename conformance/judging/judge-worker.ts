@@ -3,6 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { builtInContract } from "../../contract/built-in.ts";
 import { ListJudge, type ReaderLimits } from "./list-judge.ts";
 import { MemoryBudget } from "./memory-budget.ts";
+import { givePagesBack } from "./resizable-buffer.ts";
 import { type SentVerdict, sendableVerdict } from "./verdict-transfer.ts";
 
 // The proxy's list judges, on a thread of their own: the lists' bytes come in as messages, each answered
@@ -65,15 +66,26 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
   const send = (message: FromJudge, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   const judgeWaiting = (id: number, list: ListInWork) => {
     for (const chunk of list.waiting.splice(0)) {
-      list.judge.write(chunk);
-      send({ id, judged: chunk.length, indexedOrders: list.judge.indexedOrders });
+      const judged = chunk.length;
+      try {
+        list.judge.write(chunk);
+      } finally {
+        // The judge keeps copies of what it needs: the block's pages go back now, not at a collection.
+        givePagesBack(chunk);
+      }
+      send({ id, judged, indexedOrders: list.judge.indexedOrders });
     }
+  };
+  const forget = (id: number) => {
+    const list = lists.get(id);
+    list?.judge.drop();
+    for (const chunk of list?.waiting.splice(0) ?? []) givePagesBack(chunk);
+    lists.delete(id);
   };
   port.on("message", (message: ToJudge) => {
     const { id } = message;
     if ("drop" in message) {
-      lists.get(id)?.judge.drop();
-      lists.delete(id);
+      forget(id);
       return;
     }
     let list = lists.get(id);
@@ -95,8 +107,7 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
       );
       send({ id, verdict: sent }, transfer);
     } catch (error) {
-      list.judge.drop();
-      lists.delete(id);
+      forget(id);
       send({ id, fault: String((error as Error)?.message ?? error), stack: (error as Error)?.stack });
     }
   });

@@ -11,12 +11,15 @@ import {
 import type { ListVerdict } from "./list-judge.ts";
 import { MemoryBudget } from "./memory-budget.ts";
 import { OrderIndex } from "./order-index.ts";
+import { ResizableBuffer } from "./resizable-buffer.ts";
 import { receivedVerdict } from "./verdict-transfer.ts";
 
-// A list's bytes cross to the thread in blocks of this size, packed from its chunks into one block of the
-// list's own and copied over by the message: what waits for the judge is memory of the judge's thread, never
-// array buffers of the proxy's, whose growth would make the proxy's collector stop its event loop again and
-// again while a large list passes.
+// A list's bytes cross to the thread in blocks of this size, packed from its chunks into a resizable block
+// and moved over by the message (a transfer, no copy): what waits for the judge is memory of the judge's
+// thread, never array buffers of the proxy's, whose growth would make the proxy's collector stop its event
+// loop again and again while a large list passes. The thread shrinks each block to nothing once judged, so
+// its pages go back to the system then, not when that thread's collector comes to it: blocks judged and
+// left for the collector are memory outside the account.
 export const BLOCK_BYTES = 64 * 1024;
 
 /**
@@ -100,7 +103,7 @@ export class WorkerJudges implements ListJudges {
       id,
       context,
       this.#backlog,
-      (message) => this.#post(message),
+      (message, transfer) => this.#post(message, transfer),
       () => this.#feeds.delete(id),
     );
     this.#feeds.set(id, feed);
@@ -113,9 +116,9 @@ export class WorkerJudges implements ListJudges {
     await worker?.terminate();
   }
 
-  #post(message: ToJudge): void {
+  #post(message: ToJudge, transfer?: ArrayBuffer[]): void {
     this.#worker ??= this.#start();
-    this.#worker.postMessage(message);
+    this.#worker.postMessage(message, transfer);
   }
 
   #start(): Worker {
@@ -189,7 +192,7 @@ class WorkerFeed implements ListFeed {
   #overBudget: string | undefined;
   /** Bytes handed over and not yet judged, held in the account. */
   #outstanding = 0;
-  /** The block being filled, sent (copied) when full and filled again, and how much of it is. */
+  /** The block being filled, moved to the thread when full (a new one made then), and how much of it is. */
   #block: Uint8Array | undefined;
   #filled = 0;
   #dropped = false;
@@ -201,7 +204,7 @@ class WorkerFeed implements ListFeed {
     readonly id: number,
     readonly context: FeedContext,
     readonly backlog: Backlog,
-    readonly post: (message: ToJudge) => void,
+    readonly post: (message: ToJudge, transfer?: ArrayBuffer[]) => void,
     readonly forget: () => void,
   ) {
     this.#pacer = new Pacer(context);
@@ -216,10 +219,10 @@ class WorkerFeed implements ListFeed {
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
     this.backlog.bytes += chunk.length;
-    // Copied, never transferred: a socket's chunk may share its memory with others, and is still being
-    // written to the client.
+    // Copied into a block of the list's own, never the chunk itself moved: a socket's chunk may share its
+    // memory with others, and is still being written to the client.
     for (let at = 0; at < chunk.length; ) {
-      this.#block ??= new Uint8Array(BLOCK_BYTES);
+      this.#block ??= new Uint8Array(new ResizableBuffer(BLOCK_BYTES, { maxByteLength: BLOCK_BYTES }));
       const length = Math.min(BLOCK_BYTES - this.#filled, chunk.length - at);
       this.#block.set(chunk.subarray(at, at + length), this.#filled);
       this.#filled += length;
@@ -231,14 +234,18 @@ class WorkerFeed implements ListFeed {
     return true;
   }
 
-  /** The block filled so far goes to the thread, copied as the message is made; the block is filled again. */
+  /** The block filled so far moves to the thread (the next write makes another). */
   #send(): void {
     const block = this.#block;
     if (block === undefined || this.#filled === 0) return;
-    // A partly filled block goes as a copy of its bytes alone (a view would take the whole block along).
-    const chunk = this.#filled === BLOCK_BYTES ? block : block.slice(0, this.#filled);
+    const buffer = block.buffer as ResizableBuffer;
+    // A partly filled block gives back the pages past its bytes before it goes.
+    if (this.#filled < BLOCK_BYTES) buffer.resize(this.#filled);
+    this.#block = undefined;
     this.#filled = 0;
-    this.post({ id: this.id, chunk, now: judgeNow(this.context, this.backlog) });
+    this.post({ id: this.id, chunk: new Uint8Array(buffer), now: judgeNow(this.context, this.backlog) }, [
+      buffer,
+    ]);
   }
 
   end(partial?: string): Promise<ListVerdict> {

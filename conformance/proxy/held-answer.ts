@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { formatBytes } from "../../common/byte-size.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
+import { ResizableBuffer } from "../judging/resizable-buffer.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { Exchange, ExchangeEnd, ExchangeTap, HeldReply, UpstreamHead } from "./exchange-lifecycle.ts";
 import { HELD_IN_MEMORY_BYTES, type HeldSpill, SPILL_BACKLOG_BYTES, type SpillFolder } from "./held-spill.ts";
@@ -10,19 +11,6 @@ import { sendError, upstreamCors } from "./own-answer.ts";
 // A held answer's first block when its size is not given; it doubles from there.
 const FIRST_STORE_BYTES = 64 * 1024;
 
-/**
- * ES2024's resizable ArrayBuffer (in Node 20, not in the project's ES2022 library): it grows in place, and
- * shrunk to nothing its pages go back to the system at once, with no collection and no gaps left in the
- * allocator's heap.
- */
-interface ResizableBuffer extends ArrayBuffer {
-  readonly maxByteLength: number;
-  resize(length: number): void;
-}
-const ResizableBuffer = ArrayBuffer as unknown as new (
-  length: number,
-  options: { maxByteLength: number },
-) => ResizableBuffer;
 // How often the held answers waiting for room are retried, and after how many looks at an account that
 // did not go down while every one of them waited the one holding the most is let go of.
 const ROOM_POLL_MS = 10;

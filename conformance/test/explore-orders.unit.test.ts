@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { createOrderSupply, idsFromHook, readOrderIdsFile } from "../explore/orders.ts";
+import { canonicalInt64, createOrderSupply, idsFromHook, readOrderIdsFile } from "../explore/orders.ts";
 import type { HookContext } from "../target/hook-types.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError } from "../target/target.ts";
@@ -251,6 +252,17 @@ describe("explore's orders", () => {
     assert.equal(calls.length, 2, "the first history's, then the three that ended while it was out");
   });
 
+  it("hands out an id given twice once, and counts it once", async () => {
+    const given = { pending: ["1", "2", "1", "3", "2", "1"], shipped: [], missing: [] };
+    const supply = createOrderSupply(given, {}, context, []);
+    assert.equal(supply.pendingLimit, 3);
+    assert.deepEqual(await supply.pending(2), ["1", "2"]);
+    assert.equal(await supply.pending(2), undefined, "one distinct id is left, however many were given");
+    assert.deepEqual(await supply.pending(1), ["3"]);
+    assert.equal(await supply.pending(1), undefined);
+    assert.equal(supply.used, 3);
+  });
+
   it("takes a hook's arrays and single ids as canonical digits, and refuses ids that are not", () => {
     assert.deepEqual(
       idsFromHook({ pending: ["007"], pendingOrderId: "8", shippedOrderId: "9", missing: ["10"] }),
@@ -283,5 +295,28 @@ describe("explore's orders", () => {
     assert.throws(() => readOrderIdsFile(file("{"), "--order-ids"), /is not JSON/);
     assert.throws(() => readOrderIdsFile(file('{"pending":"1"}'), "--order-ids"), /must be an array/);
     assert.throws(() => readOrderIdsFile(join(folder, "none.json"), "--order-ids"), ConformanceUsageError);
+  });
+
+  it("checks an id by its text as BigInt would: canonical digits within int64, or refused", () => {
+    const byBigInt = (id: string) => {
+      if (!/^-?\d{1,20}$/.test(id)) return undefined;
+      const value = BigInt(id);
+      return value >= -(2n ** 63n) && value < 2n ** 63n ? value.toString() : undefined;
+    };
+    const near = (edge: bigint) => fc.bigInt({ min: edge - 3n, max: edge + 3n }).map(String);
+    const padded = fc
+      .tuple(fc.constantFrom("", "-"), fc.stringMatching(/^0{0,4}/), fc.bigInt({ min: 0n, max: 2n ** 64n }))
+      .map(([sign, zeros, digits]) => `${sign}${zeros}${digits}`);
+    const anyText = fc.string({
+      unit: fc.constantFrom("0", "1", "9", "-", "+", " ", "e", "٣"),
+      maxLength: 22,
+    });
+    fc.assert(
+      fc.property(fc.oneof(near(2n ** 63n), near(-(2n ** 63n)), padded, anyText), (id) => {
+        assert.equal(canonicalInt64(id), byBigInt(id));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const id of [undefined, 7, 7n, null, ["1"]]) assert.equal(canonicalInt64(id), undefined);
   });
 });

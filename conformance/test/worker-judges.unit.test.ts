@@ -129,15 +129,22 @@ describe("the list judges' worker thread", () => {
   // Blocks transferred to the thread were array buffers of the proxy's own until its collector came to
   // them: a list of a hundred megabytes waiting for its end made the proxy's thread collect again and
   // again while it forwarded. Copied by the message, they are the judge thread's memory at once.
-  it("copies a list's bytes over in one block of the list's own, transferring no buffer of the proxy's", async () => {
-    const posts: Array<{ chunk?: Uint8Array; transfer: unknown }> = [];
+  it("moves a list's bytes over in resizable blocks of the list's own, never a buffer of the proxy's", async () => {
+    const posts: Array<{ length?: number; resizable?: boolean; transfer: unknown[] }> = [];
     const postMessage = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (this: Worker, message: unknown, transfer?: unknown) {
-      posts.push({ chunk: (message as { chunk?: Uint8Array }).chunk, transfer });
+      const chunk = (message as { chunk?: Uint8Array }).chunk;
+      const buffer = chunk?.buffer as { resizable?: boolean } | undefined;
+      posts.push({
+        length: chunk?.length,
+        resizable: buffer?.resizable,
+        transfer: (transfer as unknown[]) ?? [],
+      });
       return postMessage.call(this, message, transfer as never);
     };
+    const big = Buffer.from(`[${Array.from({ length: 20_000 }, (_, id) => `{"id":${id + 1}}`).join(",")}]`);
+    const copy = Buffer.from(big);
     try {
-      const big = Buffer.from(`[${Array.from({ length: 20_000 }, (_, id) => `{"id":${id + 1}}`).join(",")}]`);
       const held = new MemoryBudget();
       const feed = judges.feed(context(held));
       for (let at = 0; at < big.length; at += 1000) feed.write(big.subarray(at, at + 1000));
@@ -146,17 +153,17 @@ describe("the list judges' worker thread", () => {
     } finally {
       Worker.prototype.postMessage = postMessage;
     }
-    const chunks = posts.flatMap(({ chunk }) => (chunk ? [chunk] : []));
-    assert.ok(chunks.length > 1, "the list went over in several blocks");
-    assert.deepEqual(
-      posts.filter(({ transfer }) => transfer !== undefined && (transfer as unknown[]).length > 0),
-      [],
-      "no buffer transferred",
-    );
-    const full = chunks.filter((chunk) => chunk.length === BLOCK_BYTES);
+    assert.ok(big.equals(copy), "the chunks written are left as they were");
+    const blocks = posts.filter(({ length }) => length !== undefined);
+    assert.ok(blocks.length > 1, "the list went over in several blocks");
     assert.ok(
-      full.length > 0 && full.every((chunk) => chunk.buffer === full[0]?.buffer),
-      "one block, filled again",
+      blocks.every(({ resizable, transfer }) => resizable === true && transfer.length === 1),
+      "each block is a resizable buffer of its own, moved over",
+    );
+    assert.equal(blocks.filter(({ length }) => length === BLOCK_BYTES).length, blocks.length - 1);
+    assert.equal(
+      blocks.reduce((sum, { length }) => sum + (length ?? 0), 0),
+      big.length,
     );
   });
 

@@ -7,7 +7,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import { createVersionedRouter, readOperations } from "../../contract/operations.ts";
 import type { ListJudges } from "../judging/list-feed.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
-import type { ExchangeOutcome, ExchangeTap } from "../proxy/exchange-lifecycle.ts";
+import type { ExchangeOutcome, ExchangeTap, ForwarderSettings } from "../proxy/exchange-lifecycle.ts";
 import { Forwarder } from "../proxy/forward-exchange.ts";
 import { KEPT_BYTES } from "../proxy/forwarded-body.ts";
 
@@ -58,6 +58,35 @@ async function get(
   }
 }
 
+/** A forwarder to `upstream` with the settings these tests share, and `own` over them. */
+function testForwarder(
+  upstream: string,
+  agent: http.Agent,
+  own: Partial<ForwarderSettings>,
+  done: (outcome: ExchangeOutcome) => void,
+): Forwarder {
+  return new Forwarder(
+    {
+      upstream: new URL(`${upstream}/v1`),
+      route: createVersionedRouter(readOperations(builtInContract())),
+      agent,
+      tls: {},
+      send: http.request,
+      timeoutMs: 5000,
+      deadlineMs: 30_000,
+      added: [],
+      holdAnswers: false,
+      keepForHar: false,
+      hide: (text) => text,
+      secretNames: new Set(),
+      maxBodyBytes: 1024 * 1024,
+      judges: { feed: () => assert.fail("no list is asked for here"), close: async () => {} } as ListJudges,
+      ...own,
+    },
+    done,
+  );
+}
+
 describe("an exchange's lifecycle", () => {
   const calls: string[] = [];
   const outcomes: ExchangeOutcome[] = [];
@@ -75,23 +104,11 @@ describe("an exchange's lifecycle", () => {
   let base = "";
 
   before(async () => {
-    const upstreamUrl = new URL(`${await listening(upstream)}/v1`);
-    forwarder = new Forwarder(
+    forwarder = testForwarder(
+      await listening(upstream),
+      agent,
       {
-        upstream: upstreamUrl,
-        route: createVersionedRouter(readOperations(builtInContract())),
-        agent,
-        tls: {},
-        send: http.request,
-        timeoutMs: 5000,
         deadlineMs: 10_000,
-        added: [],
-        holdAnswers: false,
-        keepForHar: false,
-        hide: (text) => text,
-        secretNames: new Set(),
-        maxBodyBytes: 1024 * 1024,
-        judges: { feed: () => assert.fail("no list is asked for here"), close: async () => {} } as ListJudges,
         taps: () => [recordingTap("first", calls, throwsAt), recordingTap("second", calls)],
       },
       (outcome) => outcomes.push(outcome),
@@ -181,24 +198,10 @@ describe("an exchange's bytes on their way to the client", () => {
     const agent = new http.Agent({ keepAlive: false });
     const held = new MemoryBudget(1024 * MiB);
     const outcomes: ExchangeOutcome[] = [];
-    const forwarder = new Forwarder(
-      {
-        upstream: new URL(`${await listening(upstream)}/v1`),
-        route: createVersionedRouter(readOperations(builtInContract())),
-        agent,
-        tls: {},
-        send: http.request,
-        timeoutMs: 5000,
-        deadlineMs: 30_000,
-        added: [],
-        holdAnswers: false,
-        keepForHar: false,
-        hide: (text) => text,
-        secretNames: new Set(),
-        maxBodyBytes: 1024 * MiB,
-        judges: { feed: () => assert.fail("no list is asked for here"), close: async () => {} } as ListJudges,
-        held,
-      },
+    const forwarder = testForwarder(
+      await listening(upstream),
+      agent,
+      { maxBodyBytes: 1024 * MiB, held },
       (outcome) => outcomes.push(outcome),
     );
     const front = http.createServer((request, response) => {
@@ -257,24 +260,10 @@ describe("an exchange whose client leaves once the upstream's answer came whole"
     };
     const agent = new http.Agent({ keepAlive: false });
     const outcomes: ExchangeOutcome[] = [];
-    const forwarder = new Forwarder(
-      {
-        upstream: new URL(`${await listening(upstream)}/v1`),
-        route: createVersionedRouter(readOperations(builtInContract())),
-        agent,
-        tls: {},
-        send: http.request,
-        timeoutMs: 5000,
-        deadlineMs: 30_000,
-        added: [],
-        holdAnswers: false,
-        keepForHar: false,
-        hide: (text) => text,
-        secretNames: new Set(),
-        maxBodyBytes: 1024 * 1024,
-        judges: { feed: () => assert.fail("no list is asked for here"), close: async () => {} } as ListJudges,
-        taps: () => [holdingTap],
-      },
+    const forwarder = testForwarder(
+      await listening(upstream),
+      agent,
+      { taps: () => [holdingTap] },
       (outcome) => outcomes.push(outcome),
     );
     let clientLeft: () => void = () => {};

@@ -167,8 +167,11 @@ export function createRouter(
 /** The route a path spells other than exactly, if any, with what differs. */
 function spelledRoute(routes: readonly Route[], method: string, path: string): Routed | undefined {
   if (!path.startsWith("/") && !path.startsWith("\\")) return undefined;
+  // A method no operation has (a CORS preflight) is no operation however the path is spelled.
+  if (!routes.some((route) => route.operation.method === method)) return undefined;
   const differences = new Set<string>();
   const segments = spelledSegments(path, differences);
+  if (segments === undefined) return undefined;
   for (const route of routes) {
     if (route.operation.method !== method) continue;
     const params = matchSegments(route, segments, differences);
@@ -185,14 +188,16 @@ function spelledRoute(routes: readonly Route[], method: string, path: string): R
  * A path's non-empty segments as routers commonly read it: backslashes as slashes, RFC 3986's normal form
  * (§6.2.2), and no `;` parameters or empty segments. What each step changed goes in `differences`.
  */
-function spelledSegments(path: string, differences: Set<string>): string[] {
+function spelledSegments(path: string, differences: Set<string>): string[] | undefined {
   let text = path;
   if (text.includes("\\")) {
     text = text.replaceAll("\\", "/");
     differences.add(DIFFERS.backslash);
   }
   if (text.includes("%")) text = normalPercentEncoding(text, differences);
-  const bare = withoutDotSegments(text.split("/").slice(1), differences).map((segment) => {
+  const resolved = withoutDotSegments(text.split("/").slice(1), differences);
+  if (resolved === undefined) return undefined;
+  const bare = resolved.map((segment) => {
     const semicolon = segment.indexOf(";");
     if (semicolon === -1) return segment;
     differences.add(DIFFERS.parameters);
@@ -222,19 +227,23 @@ function normalPercentEncoding(text: string, differences: Set<string>): string {
   });
 }
 
-/** §6.2.2.3: the segments after RFC 3986's remove_dot_segments (§5.2.4). */
-function withoutDotSegments(segments: readonly string[], differences: Set<string>): string[] {
+/**
+ * §6.2.2.3: the segments after RFC 3986's remove_dot_segments (§5.2.4); undefined for a `..` above the
+ * root, which RFC 3986 drops but an upstream under a base path of its own resolves above that base.
+ */
+function withoutDotSegments(segments: readonly string[], differences: Set<string>): string[] | undefined {
   const kept: string[] = [];
-  segments.forEach((segment, index) => {
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index] as string;
     if (segment !== "." && segment !== "..") {
       kept.push(segment);
-      return;
+      continue;
     }
     differences.add(DIFFERS.dots);
-    if (segment === "..") kept.pop();
+    if (segment === ".." && kept.pop() === undefined) return undefined;
     // A dot segment last leaves the path ending in a slash: `/a/b/.` is `/a/b/`.
     if (index === segments.length - 1) kept.push("");
-  });
+  }
   return kept;
 }
 

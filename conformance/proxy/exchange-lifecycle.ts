@@ -348,6 +348,8 @@ export class Exchange {
    * judge's thread answers on a later turn): the stop waits for that, then calls `endCut`.
    */
   cut(reason: string): void {
+    // One already ending (whole, or broken off) is being judged on what came: the stop waits for that.
+    if (this.#ending !== undefined) return;
     this.#abort(502, "proxy_stopped", reason, { cutOff: reason, brokenOff: reason });
   }
 

@@ -164,18 +164,23 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
 }
 
 /**
- * Why an exchange is not judged when its path is a variant spelling the upstream declined: it answered
- * anything but 2xx (404, 301, 405…) to a path the contract does not have. A variant answered 2xx is the
- * operation it spells; one with no answer may have been carried out.
+ * Why an exchange is not judged when its path spells an operation other than exactly and the upstream
+ * declined that spelling: a redirect, or an answer that says no route took it (400, 404, 405, 414, 501).
+ * Servers differ in what they normalize, an equivalent spelling included. Any other answer is the
+ * operation's: a 2xx, a 409, a 5xx (which says nothing of routing: a cancel may have been carried out);
+ * one with no answer may have been carried out too.
  */
 function declinedSpelling(forwarded: ForwardedExchange): string | undefined {
   const { routed } = forwarded;
-  if (routed?.spelling !== "variant") return undefined;
+  if (routed === undefined || routed.spelling === "exact") return undefined;
   const status = forwarded.response?.status ?? forwarded.sentStatus;
-  if (status === undefined || (status >= 200 && status < 300)) return undefined;
+  if (status === undefined || !(NO_ROUTE.has(status) || (status >= 300 && status < 400))) return undefined;
   const { method, path } = routed.operation;
   return `a spelling of ${method} ${PROXY_BASE_PATH}${path} the contract does not have (${routed.differs}); the upstream answered ${status}`;
 }
+
+/** Answers that say no route took the request. */
+const NO_ROUTE = new Set([400, 404, 405, 414, 501]);
 
 /** The exchange as its verdict starts: built once and filled in, since this runs on the proxy's hot path. */
 function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExchange {

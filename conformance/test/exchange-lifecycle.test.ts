@@ -235,10 +235,12 @@ describe("an exchange's bytes on their way to the client", () => {
   });
 });
 
-describe("an exchange whose client leaves once the upstream's answer came whole", () => {
-  // Its verdict was still coming (a judge's thread, a held answer): the client's leaving then ended it
-  // as left, without the answer, and a violation in it went unjudged.
-  it("is judged on the whole answer all the same", async () => {
+describe("an exchange ended once the upstream's answer came whole, while its verdict was coming", () => {
+  // A judge's thread or a held answer still had the verdict to give: the client's leaving, or the stop's
+  // cut, then ended it without the answer, and a violation in it went unjudged.
+  async function endedWhileJudging(
+    end: (request: http.ClientRequest, forwarder: Forwarder, left: Promise<void>) => Promise<void>,
+  ): Promise<ExchangeOutcome | undefined> {
     const upstream = http.createServer((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(ORDER);
@@ -284,12 +286,10 @@ describe("an exchange whose client leaves once the upstream's answer came whole"
       const request = http.get(`${base}/v1/store/orders`);
       request.on("error", () => {});
       await ended;
-      request.destroy();
-      await left;
+      await end(request, forwarder, left);
       giveVerdict();
       while (outcomes.length === 0) await sleep(5);
-      assert.equal(outcomes[0]?.forwarded.brokenOff, undefined);
-      assert.equal(outcomes[0]?.forwarded.response?.body, ORDER);
+      return outcomes[0];
     } finally {
       forwarder.stop();
       agent.destroy();
@@ -297,5 +297,22 @@ describe("an exchange whose client leaves once the upstream's answer came whole"
       await new Promise((resolve) => front.close(resolve));
       await new Promise((resolve) => upstream.close(resolve));
     }
+  }
+
+  it("is judged on the whole answer though its client left", async () => {
+    const outcome = await endedWhileJudging(async (request, _forwarder, left) => {
+      request.destroy();
+      await left;
+    });
+    assert.equal(outcome?.forwarded.brokenOff, undefined);
+    assert.equal(outcome?.forwarded.response?.body, ORDER);
+  });
+
+  it("is judged on the whole answer though the stop cut what was in flight", async () => {
+    const outcome = await endedWhileJudging(async (_request, forwarder) => {
+      forwarder.cutInFlight("cut off: still in flight when the proxy stopped");
+    });
+    assert.equal(outcome?.forwarded.brokenOff, undefined);
+    assert.equal(outcome?.forwarded.response?.body, ORDER);
   });
 });

@@ -101,7 +101,76 @@ async function gate(
   return { code, report: JSON.parse(readFileSync(json, "utf8")) as Report };
 }
 
+/**
+ * A backend whose router takes exact paths only, as this project's mock does: any other spelling is
+ * answered 404, but for a DELETE of order 5 with a trailing slash, which it carries out and answers 500.
+ */
+async function startStrictUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  let cancelled = false;
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0];
+    const json = (status: number, body: unknown) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(body));
+    };
+    if (request.method === "GET" && path === "/v1/store/orders") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(`[${[...(cancelled ? [] : [order(5)]), order(6)].join(",")}]`);
+    } else if (request.method === "DELETE" && path === "/v1/store/orders/6") {
+      json(409, { code: "not_pending", message: "The order is not pending.", status: 409 });
+    } else if (request.method === "DELETE" && path === "/v1/store/orders/5/") {
+      cancelled = true;
+      json(500, { code: "internal", message: "Cancelled, then failed.", status: 500 });
+    } else json(404, { code: "not_found", message: "No resource.", status: 404 });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 describe("path spellings through the proxy", () => {
+  it("takes no spelling a strict upstream declines as its operation, equivalent ones included", async () => {
+    const upstream = await startStrictUpstream();
+    try {
+      const { code, report } = await gate(upstream.url, "strict", async (origin) => {
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+        for (const path of ["/v1/store/./orders", "/v1/store/%6frders", "/v1/store/orders/"])
+          assert.equal(await send(origin, "GET", path), 404, path);
+        assert.equal(await send(origin, "DELETE", "/v1/store/orders/6"), 409);
+        // Declined, not "no such order": order 6 is still listed, and no rule is broken.
+        assert.equal(await send(origin, "DELETE", "/v1/store/orders/./6"), 404);
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+      });
+      assert.equal(code, 0, failures(report).join("\n"));
+      assert.equal(report.traffic?.notJudged, 4);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("holds a variant cancel answered 5xx as one that may have been carried out", async () => {
+    const upstream = await startStrictUpstream();
+    try {
+      const { report } = await gate(upstream.url, "variant-5xx", async (origin) => {
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+        assert.equal(await send(origin, "DELETE", "/v1/store/orders/5/"), 500);
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+      });
+      const found = failures(report);
+      assert.ok(!found.some((failure) => failure.startsWith("state.")), found.join("\n"));
+      assert.match(found.join("\n"), /^cancelOrder\.status: /m);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("judges each spelling routers serve as the list as the list: a gate fails on its bad answer", async () => {
     const upstream = await startLenientUpstream();
     try {

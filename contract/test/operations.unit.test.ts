@@ -234,6 +234,14 @@ describe("spellings of a route", () => {
     // A dot segment is never a parameter: `..` climbs out of the route.
     for (const path of ["/v1/store/orders/..", "/v1/store/orders/.", "/v1/store/orders/%2E%2e"])
       assert.equal(versioned("DELETE", path), undefined, path);
+    // A `..` above the root: an upstream under a base path of its own resolves it above that base.
+    for (const path of [
+      "/v1/../../v1/store/orders",
+      "/../v1/store/orders",
+      "/v1/store/../../../v1/store/orders",
+    ])
+      assert.equal(versioned("GET", path), undefined, path);
+    assert.equal(versioned("GET", "/v1/../v1/store/orders")?.spelling, "equivalent");
     assert.deepEqual(versioned("DELETE", "/v1/store/orders/5;jsessionid=x")?.params, { orderId: "5" });
     // Letters whose Unicode case maps onto ASCII ones (the long s) are not ASCII letters in another case.
     assert.equal(versioned("GET", "/v1/\u017ftore/orders"), undefined);

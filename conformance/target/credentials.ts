@@ -126,7 +126,26 @@ export function requestSecrets(
  * user, decoded as UTF-8 and as Latin-1. The value itself is always one, however short: a configured
  * header's is hidden whatever its length.
  */
-export function headerSecrets(lowerName: string, value: string): string[] {
+export function headerSecrets(lowerName: string, value: string): readonly string[] {
+  const key = `${lowerName}:${value}`;
+  const known = recentHeaderSecrets.get(key);
+  if (known !== undefined) return known;
+  const secrets = headerSecretsOf(lowerName, value);
+  // The least recently made goes first: clients send the same few credentials again and again.
+  if (recentHeaderSecrets.size >= HEADER_SECRETS_KEPT)
+    recentHeaderSecrets.delete(recentHeaderSecrets.keys().next().value as string);
+  recentHeaderSecrets.set(key, secrets);
+  return secrets;
+}
+
+/**
+ * The parts of the last credential headers seen, by name and value: splitting one costs a proxy several
+ * microseconds on every exchange, and the parts depend on the text alone.
+ */
+const recentHeaderSecrets = new Map<string, readonly string[]>();
+const HEADER_SECRETS_KEPT = 64;
+
+function headerSecretsOf(lowerName: string, value: string): readonly string[] {
   const authorization = lowerName === "authorization" || lowerName === "proxy-authorization";
   // `Bearer` alone holds no credential, and hiding the word would hide it in every message.
   if (authorization && SCHEME_ONLY.test(value.trim())) return [];

@@ -612,6 +612,8 @@ class ValueExtent {
     for (let at = from; at < bytes.length; at++) {
       const byte = bytes[at] as number;
       if (this.#wordLeft > 0) {
+        // A word's letters are ASCII: a byte past it ends the word there, never inside a character.
+        if (byte >= 0x80) return at;
         if (--this.#wordLeft === 0) return at + 1;
       } else if (this.#inString) {
         if (this.#escaped) this.#escaped = false;

@@ -202,6 +202,17 @@ describe("explore's reading of lists", () => {
     assert.equal(again.count, 2);
   });
 
+  test("a word broken by a character past ASCII is judged as the judge reads it, wherever it is cut", () => {
+    for (const text of ["[nul\u00ffl]", "[tr\u20acue]", "[f\u{1f600}alse]", '[{"id":3},n\u00e9ull]']) {
+      const body = Buffer.from(text, "utf8");
+      const full = inPieces(fullJudge({}), body, []);
+      for (let cut = 0; cut <= body.length; cut++) {
+        const lean = inPieces(new WatchedLists({ validateOrder, orderPlan }).reading(watch), body, [cut]);
+        assert.equal(lean.syntax, full.syntax, `${text} cut at ${cut}`);
+      }
+    }
+  });
+
   test("an element that is a bare number is judged in one piece, as the judge reads it, under a small bound", () => {
     const limits = { maxNumberChars: 10 };
     const body = Buffer.from("[12345678901]");

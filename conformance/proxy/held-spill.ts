@@ -1,16 +1,6 @@
-import {
-  close,
-  closeSync,
-  constants,
-  mkdtempSync,
-  openSync,
-  read,
-  rmSync,
-  unlinkSync,
-  writev,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { close, closeSync, constants, openSync, read, rmSync, unlinkSync, writev } from "node:fs";
 import { join } from "node:path";
+import { shortLivedFolder } from "../../common/temp-folder.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
 
 /** What a held answer keeps in memory before the rest of it goes to its spill file. */
@@ -95,7 +85,7 @@ export class SpillFolder {
 
 /** A file only this descriptor reaches: made in a private folder, then the file and the folder unlinked. */
 function openUnlinked(): number {
-  const folder = mkdtempSync(join(tmpdir(), "petstore-proxy-held-"));
+  const folder = shortLivedFolder("petstore-proxy-held-");
   try {
     const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
     const path = join(folder, "answer");

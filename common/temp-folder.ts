@@ -25,3 +25,11 @@ function removeAll(): void {
     }
   }
 }
+
+/**
+ * A fresh folder under the system's temporary directory that the caller removes itself at once after use
+ * (a proxy's spill file is made in one, then both unlinked): not kept for the exit, so that many cost nothing.
+ */
+export function shortLivedFolder(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}

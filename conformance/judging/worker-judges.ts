@@ -198,6 +198,7 @@ class WorkerFeed implements ListFeed {
   #dropped = false;
   #ended = false;
   #verdict: { resolve: (verdict: ListVerdict) => void; reject: (error: Error) => void } | undefined;
+  #ending: Promise<ListVerdict> | undefined;
   readonly #pacer: Pacer;
 
   constructor(
@@ -250,8 +251,15 @@ class WorkerFeed implements ListFeed {
 
   end(partial?: string): Promise<ListVerdict> {
     if (this.#overBudget !== undefined) return Promise.resolve(unjudgedVerdict(this.#overBudget));
+    // Told once: a second end would have the thread judge a list of nothing under this id, and its verdict
+    // answer the second promise, never the first.
+    if (this.#ending) return this.#ending;
+    // Its thread forgot it: no verdict can come, so none is waited for.
+    if (this.#dropped)
+      return Promise.reject(new Error("the list's judge was let go of before the list ended"));
     this.#ended = true;
     const verdict = new Promise<ListVerdict>((resolve, reject) => (this.#verdict = { resolve, reject }));
+    this.#ending = verdict;
     this.#send();
     // What waits is judged first, even at a partial end: it stays held until the thread says so.
     this.post(partial === undefined ? { id: this.id, end: true } : { id: this.id, end: true, partial });

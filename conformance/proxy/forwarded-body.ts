@@ -72,6 +72,8 @@ export class ForwardedBody {
   #stopArriving: () => void;
   /** Whether the last byte came (or the body was released before). */
   #over = false;
+  /** The judge was told the list ended: its verdict on all of it is coming, and nothing can cut it short. */
+  #ending = false;
   #kept = 0;
   /** What the judge's id index is charged to the shared account. */
   #indexCharged = 0;
@@ -133,6 +135,7 @@ export class ForwardedBody {
 
   /** The streamed list's verdict: whole, or on its start when judged in part. */
   async #verdict(): Promise<void> {
+    this.#ending = true;
     const pending = this.#feed && !this.#done ? this.#feed.end() : this.#partialVerdict;
     if (!pending) return;
     try {
@@ -166,6 +169,13 @@ export class ForwardedBody {
     if (wanted > held.limit) {
       this.#notJudged = `the ids of this list outgrew the proxy's memory for the traffic (${formatBytes(held.limit)}, ${this.#names.maxMemory}) after ${orders} orders: forwarded unchanged, not judged`;
       this.#stopReading();
+      return;
+    }
+    if (this.#ending) {
+      // The judge is at work on the list's last bytes, their backlog given back as they are judged: the
+      // index they add is held whatever the account says, until the verdict comes and the body is released.
+      held.takeAnyway(wanted - this.#indexCharged);
+      this.#indexCharged = wanted;
       return;
     }
     if (!held.tryTake(wanted - this.#indexCharged)) {

@@ -1,6 +1,6 @@
 import { close, closeSync, constants, openSync, read, rmSync, unlinkSync, writev } from "node:fs";
 import { join } from "node:path";
-import { tempFolder } from "../../common/temp-folder.ts";
+import { shortLivedFolder } from "../../common/temp-folder.ts";
 import type { MemoryBudget } from "../judging/memory-budget.ts";
 
 /** What a held answer keeps in memory before the rest of it goes to its spill file. */
@@ -31,13 +31,13 @@ export interface SpillSink {
 }
 
 /**
- * The proxy's folder for held answers' spill files, as nginx's proxy_temp: made on first need with mkdtemp
- * under the system's temporary directory (0700, the proxy's alone), removed at the proxy's stop (or exit). A problem
- * with it or its files is said once; the answers go on without it.
+ * Where held answers' spill files are made, as nginx's proxy_temp: each in a folder of its own made with
+ * mkdtemp under the system's temporary directory (0700, the proxy's alone), opened 0600 with O_EXCL and
+ * O_NOFOLLOW, then unlinked with its folder at once: the bytes live as long as the descriptor, and nothing
+ * is left on disk by any end of the process, SIGKILL included. A problem with them is said once; the answers
+ * go on without a file.
  */
 export class SpillFolder {
-  #path: string | undefined;
-  #made = 0;
   #said = false;
   #stopped = false;
   readonly #open = new Set<HeldSpill>();
@@ -56,19 +56,7 @@ export class SpillFolder {
   spill(listener: SpillListener): HeldSpill | undefined {
     if (this.#stopped) return undefined;
     try {
-      // Also removed when the process exits, should the stop never come.
-      this.#path ??= tempFolder("petstore-proxy-held-");
-      const path = join(this.#path, String(++this.#made));
-      const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
-      const fd = openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-      try {
-        // Unlinked at once: the bytes live as long as the descriptor, and no crash leaves them on disk.
-        unlinkSync(path);
-      } catch (error) {
-        closeSync(fd);
-        throw error;
-      }
-      const spill = new HeldSpill(fd, this, listener);
+      const spill = new HeldSpill(openUnlinked(), this, listener);
       this.#open.add(spill);
       return spill;
     } catch (error) {
@@ -88,17 +76,29 @@ export class SpillFolder {
     this.#open.delete(spill);
   }
 
-  /** The proxy stops: every file still open is closed, and the folder removed. */
+  /** The proxy stops: every file still open is closed. */
   stop(): void {
     this.#stopped = true;
     for (const spill of [...this.#open]) spill.dispose();
-    const path = this.#path;
-    this.#path = undefined;
+  }
+}
+
+/** A file only this descriptor reaches: made in a private folder, then the file and the folder unlinked. */
+function openUnlinked(): number {
+  const folder = shortLivedFolder("petstore-proxy-held-");
+  try {
+    const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+    const path = join(folder, "answer");
+    const fd = openSync(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     try {
-      if (path !== undefined) rmSync(path, { recursive: true, force: true });
+      unlinkSync(path);
     } catch (error) {
-      this.problem(`the proxy cannot remove its folder of held answers ${path}: ${reasonOf(error)}`);
+      closeSync(fd);
+      throw error;
     }
+    return fd;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
 }
 

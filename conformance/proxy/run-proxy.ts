@@ -205,7 +205,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const server = proxyServer(
     edgeOf(options, upstream, host),
     (request, response, checked) => {
-      inFlight.began();
+      inFlight.began(response, () => `${request.method} ${secrets.hide(request.url ?? "")}`);
       forwarder.forward(request, response, checked);
     },
     (where, error) => ledger.fault(where, error, secrets.hide),
@@ -246,7 +246,11 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
         await inFlight.drained(graceMs);
         // Each exchange still in flight is in the report, as cut off by the stop, not left out of it; what
         // came of its answer is judged first, while the connections close.
-        attempt("stop", () => forwarder.cutInFlight(CUT_AT_STOP));
+        let passing: string[] = [];
+        attempt("stop", () => {
+          passing = inFlight.cutting(() => forwarder.cutInFlight(CUT_AT_STOP));
+        });
+        if (passing.length > 0) warnings.push(passingCutWarning(passing));
         const cutJudged = inFlight.drained(STEP_GRACE_MS);
         server.closeAllConnections();
         // Every step of a stop is bounded, and together within the stop's own grace: whatever hangs or
@@ -513,13 +517,23 @@ function startWarnings(upstream: URL, host: string, options: ProxyOptions): stri
   return warnings;
 }
 
-/** Exchanges forwarded but not yet judged: close() waits for them, up to its grace. */
+/**
+ * Exchanges forwarded but not yet judged, and answers not yet wholly passed on to their clients (a held
+ * answer read back to a slow client after its verdict): close() waits for both, up to its grace.
+ */
 class InFlight {
   #open = 0;
+  /** Each client's answer still open, with how the stop names it. */
+  readonly #answers = new Map<ServerResponse, () => string>();
   #drained: (() => void) | undefined;
 
-  began(): void {
+  began(response: ServerResponse, name: () => string): void {
     this.#open++;
+    this.#answers.set(response, name);
+    response.once("close", () => {
+      this.#answers.delete(response);
+      this.#check();
+    });
   }
 
   ended(finish: () => void): void {
@@ -527,12 +541,16 @@ class InFlight {
       finish();
     } finally {
       this.#open--;
-      if (this.#open === 0) this.#drained?.();
+      this.#check();
     }
   }
 
+  #check(): void {
+    if (this.#open === 0 && this.#answers.size === 0) this.#drained?.();
+  }
+
   async drained(graceMs: number): Promise<void> {
-    if (this.#open === 0) return;
+    if (this.#open === 0 && this.#answers.size === 0) return;
     await Promise.race([
       new Promise<void>((resolve) => {
         this.#drained = resolve;
@@ -540,6 +558,33 @@ class InFlight {
       new Promise((resolve) => setTimeout(resolve, graceMs).unref()),
     ]);
   }
+
+  /**
+   * Runs the stop's cut of the exchanges not judged yet, and names the answers it left open: judged
+   * already, they were still being passed on, and closing the connections cuts them.
+   */
+  cutting(cut: () => void): string[] {
+    const before = new Map<ServerResponse, boolean>();
+    for (const response of this.#answers.keys())
+      before.set(response, response.destroyed || response.writableEnded);
+    cut();
+    const passing: string[] = [];
+    for (const [response, ended] of before) {
+      const stillOpen = this.#answers.has(response) && !response.writableFinished;
+      // One the cut ended or destroyed was not judged: the report has it as cut off.
+      const cutNow = !ended && (response.destroyed || response.writableEnded);
+      if (stillOpen && !cutNow) passing.push(this.#answers.get(response)?.() ?? "");
+    }
+    return passing;
+  }
+}
+
+/** The warning for answers judged whole and cut at the stop while still being passed on to their clients. */
+function passingCutWarning(names: string[]): string {
+  const shown = names.slice(0, 3).join("; ");
+  const more = names.length > 3 ? `; and ${names.length - 3} more` : "";
+  const answers = names.length === 1 ? "1 answer was" : `${names.length} answers were`;
+  return `${answers} cut at the stop while still being passed on to the client after the stop's grace (judged whole, the verdict stands; the client got a truncated body): ${shown}${more}`;
 }
 
 /**

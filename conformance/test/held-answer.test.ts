@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { Agent, createServer, request } from "node:http";
+import { Agent, createServer, type IncomingMessage, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
+import { runProxy } from "../proxy/run-proxy.ts";
 import type { Report } from "../reports/report.ts";
 
 const order = (id: number) =>
@@ -135,7 +136,7 @@ describe("held answers (--errors) at a small budget", () => {
     }
   });
 
-  it("an answer past its share of memory waits in a file of the proxy's own folder, closed at the exchange's end", async () => {
+  it("an answer past its share of memory waits in a file of the proxy's own, closed at the exchange's end", async () => {
     const upstream = await listUpstream();
     const tmp = tempFolder("conformance-held-spill-");
     const proxy = await startSourceProxy(["--upstream", upstream.url, "--errors"], { env: { TMPDIR: tmp } });
@@ -153,7 +154,8 @@ describe("held answers (--errors) at a small budget", () => {
       assert.equal(JSON.parse(String(violating.body)).code, "contract_violation");
       await judged(proxy, 3);
       const during = spillsOf(proxy, tmp);
-      assert.equal(during.folders.length, 1, "one folder for the proxy's held answers");
+      // Each file's folder is removed as soon as the file is open: a kill leaves nothing on disk.
+      assert.deepEqual(during.folders, [], "no folder on disk while the proxy runs");
       assert.deepEqual(during.open, [], "every file closed at its exchange's end");
     } finally {
       await proxy.stop("SIGTERM");
@@ -162,7 +164,7 @@ describe("held answers (--errors) at a small budget", () => {
     assert.deepEqual(
       readdirSync(tmp).filter((name) => name.startsWith("petstore-proxy-held-")),
       [],
-      "the folder is removed at the proxy's stop",
+      "nothing left at the proxy's stop",
     );
   });
 
@@ -194,5 +196,109 @@ describe("held answers (--errors) at a small budget", () => {
     const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
     assert.ok(report.warnings.some((warning) => /cannot write held answers .*EFBIG/.test(warning)));
     assert.equal(report.traffic?.faults, 0);
+  });
+});
+
+/** A list asked for through the proxy by a client that reads nothing until `resume` is called. */
+function pausedClient(proxyUrl: string, query: string) {
+  let reading = false;
+  let answer: IncomingMessage | undefined;
+  let headed!: () => void;
+  const answered = new Promise<void>((resolve) => (headed = resolve));
+  const got = new Promise<{ bytes: number; whole: boolean }>((resolve, reject) => {
+    const sent = request(
+      `${proxyUrl}/store/orders?${query}`,
+      { headers: { authorization: "Bearer k" } },
+      (response) => {
+        answer = response;
+        if (!reading) response.pause();
+        headed();
+        let bytes = 0;
+        response.on("data", (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        response.on("end", () => resolve({ bytes, whole: response.complete }));
+        response.on("error", () => resolve({ bytes, whole: false }));
+        response.on("aborted", () => resolve({ bytes, whole: false }));
+      },
+    );
+    sent.on("error", reject).end();
+  });
+  return {
+    got,
+    /** Its answer's head came. */
+    answered,
+    resume: () => {
+      reading = true;
+      answer?.resume();
+    },
+  };
+}
+
+describe("held answers being passed on at the stop", () => {
+  // Far more than the sockets' buffers take: a client that reads nothing keeps most of it in the file.
+  const ORDERS = 200_000;
+
+  it("get the stop's grace to reach their clients whole, after their verdict", async () => {
+    const upstream = await listUpstream();
+    let judged!: () => void;
+    const verdictIn = new Promise<void>((resolve) => (judged = resolve));
+    const proxy = await runProxy({
+      upstream: upstream.url,
+      port: 0,
+      env: {},
+      errors: true,
+      onExchange: () => judged(),
+    });
+    try {
+      const client = pausedClient(proxy.url, `n=${ORDERS}`);
+      await verdictIn;
+      await client.answered;
+      const closing = proxy.close({ graceMs: 60_000 });
+      client.resume();
+      const { bytes, whole } = await client.got;
+      assert.equal(whole, true);
+      assert.equal(bytes, Buffer.byteLength(listOf(ORDERS)));
+      const report = await closing;
+      assert.equal(report.traffic?.cutOff, 0);
+      assert.ok(!report.warnings.some((warning) => /cut at the stop/.test(warning)));
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+
+  it("cut when the grace is over are named in the report's warnings, their verdict kept", async () => {
+    const upstream = await listUpstream();
+    let judged!: () => void;
+    const verdictIn = new Promise<void>((resolve) => (judged = resolve));
+    const proxy = await runProxy({
+      upstream: upstream.url,
+      port: 0,
+      env: {},
+      errors: true,
+      onExchange: () => judged(),
+    });
+    try {
+      const client = pausedClient(proxy.url, `n=${ORDERS}`);
+      await verdictIn;
+      await client.answered;
+      const report = await proxy.close({ graceMs: 200 });
+      client.resume();
+      const { bytes, whole } = await client.got;
+      assert.equal(whole, false);
+      assert.ok(bytes < Buffer.byteLength(listOf(ORDERS)));
+      assert.equal(report.traffic?.judged, 1);
+      assert.ok(
+        report.warnings.some((warning) =>
+          /^1 answer was cut at the stop while still being passed on .*: GET \/v1\/store\/orders\?n=200000$/.test(
+            warning,
+          ),
+        ),
+        report.warnings.join("\n"),
+      );
+    } finally {
+      await upstream.close();
+    }
   });
 });

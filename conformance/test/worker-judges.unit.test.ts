@@ -167,6 +167,30 @@ describe("the list judges' worker thread", () => {
     );
   });
 
+  it("answers a list ended twice with its one verdict, the second end told nothing new", {
+    timeout: 20_000,
+  }, async () => {
+    const held = new MemoryBudget();
+    const feed = judges.feed(context(held));
+    feed.write(list);
+    const whole = feed.end();
+    const again = feed.end("the account filled up meanwhile");
+    assert.equal(again, whole);
+    assert.deepEqual(said(await whole), said(onThisThread(list)));
+    assert.equal(held.held, 0);
+  });
+
+  it("ends at once a list whose judge was let go of before its end: no verdict can come", {
+    timeout: 20_000,
+  }, async () => {
+    const held = new MemoryBudget();
+    const feed = judges.feed(context(held));
+    feed.write(list);
+    feed.drop();
+    await assert.rejects(feed.end(), /let go of before the list ended/);
+    assert.equal(held.held, 0);
+  });
+
   it("fails the lists of a thread that went away as faults of the judge, and starts another for the next", async () => {
     const ownJudges = new WorkerJudges({ keepRecordsUpTo: 0 });
     const held = new MemoryBudget();

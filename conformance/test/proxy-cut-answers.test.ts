@@ -201,10 +201,13 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
     assert.equal(report.traffic?.exchanges, 3);
     assert.equal(report.traffic?.notWhole, 2);
     const failed = failures(report).join("\n");
-    // Both cut lists, whichever number each was given.
-    const cut =
-      /#\d+ GET \/v1\/store\/orders → 200, body cut: orders expose a status field: ids 2 \(judged in part: /g;
-    assert.equal(failed.match(cut)?.length, 2, failed);
+    // The compressed one is judged on what came within the stop's grace. So is the long one, unless its
+    // judges' thread is too far behind to answer within that grace on a machine under load: it is then
+    // among the answers not judged whole (notWhole above), never passed.
+    assert.match(
+      failed,
+      /body cut: orders expose a status field: ids 2 \(judged in part: .*\(51 bytes\) were judged/,
+    );
   });
 
   it("an order exposing its status, then an upstream that stalls until --deadline: exit 1", async () => {

@@ -545,12 +545,16 @@ class InFlight {
     }
   }
 
+  get #idle(): boolean {
+    return this.#open === 0 && this.#answers.size === 0;
+  }
+
   #check(): void {
-    if (this.#open === 0 && this.#answers.size === 0) this.#drained?.();
+    if (this.#idle) this.#drained?.();
   }
 
   async drained(graceMs: number): Promise<void> {
-    if (this.#open === 0 && this.#answers.size === 0) return;
+    if (this.#idle) return;
     await Promise.race([
       new Promise<void>((resolve) => {
         this.#drained = resolve;

@@ -87,6 +87,22 @@ function testForwarder(
   );
 }
 
+/** The proxy's front: each request handed to `forwarder` as its edge does, `onResponse` given each answer first. */
+function frontOf(
+  forwarder: Forwarder,
+  onResponse: (response: http.ServerResponse) => void = () => {},
+): http.Server {
+  return http.createServer((request, response) => {
+    onResponse(response);
+    const target = request.url ?? "/";
+    forwarder.forward(request, response, {
+      method: request.method ?? "GET",
+      target,
+      url: new URL(target, "http://127.0.0.1"),
+    });
+  });
+}
+
 describe("an exchange's lifecycle", () => {
   const calls: string[] = [];
   const outcomes: ExchangeOutcome[] = [];
@@ -113,14 +129,7 @@ describe("an exchange's lifecycle", () => {
       },
       (outcome) => outcomes.push(outcome),
     );
-    front = http.createServer((request, response) => {
-      const target = request.url ?? "/";
-      forwarder.forward(request, response, {
-        method: request.method ?? "GET",
-        target,
-        url: new URL(target, "http://127.0.0.1"),
-      });
-    });
+    front = frontOf(forwarder);
     base = await listening(front);
   });
 
@@ -204,14 +213,7 @@ describe("an exchange's bytes on their way to the client", () => {
       { maxBodyBytes: 1024 * MiB, held },
       (outcome) => outcomes.push(outcome),
     );
-    const front = http.createServer((request, response) => {
-      const target = request.url ?? "/";
-      forwarder.forward(request, response, {
-        method: "GET",
-        target,
-        url: new URL(target, "http://127.0.0.1"),
-      });
-    });
+    const front = frontOf(forwarder);
     const base = await listening(front);
     try {
       const answer = await new Promise<http.IncomingMessage>((resolve, reject) =>
@@ -272,15 +274,7 @@ describe("an exchange ended once the upstream's answer came whole, while its ver
     const left = new Promise<void>((resolve) => {
       clientLeft = resolve;
     });
-    const front = http.createServer((request, response) => {
-      response.on("close", () => setImmediate(clientLeft));
-      const target = request.url ?? "/";
-      forwarder.forward(request, response, {
-        method: "GET",
-        target,
-        url: new URL(target, "http://127.0.0.1"),
-      });
-    });
+    const front = frontOf(forwarder, (response) => response.on("close", () => setImmediate(clientLeft)));
     const base = await listening(front);
     try {
       const request = http.get(`${base}/v1/store/orders`);

@@ -239,7 +239,8 @@ describe("held answers being passed on at the stop", () => {
   // Far more than the sockets' buffers take: a client that reads nothing keeps most of it in the file.
   const ORDERS = 200_000;
 
-  it("get the stop's grace to reach their clients whole, after their verdict", async () => {
+  /** A proxy with --errors whose one held list is judged, its head at a client that reads nothing yet. */
+  async function judgedAndWaiting() {
     const upstream = await listUpstream();
     let judged!: () => void;
     const verdictIn = new Promise<void>((resolve) => (judged = resolve));
@@ -250,10 +251,15 @@ describe("held answers being passed on at the stop", () => {
       errors: true,
       onExchange: () => judged(),
     });
+    const client = pausedClient(proxy.url, `n=${ORDERS}`);
+    await verdictIn;
+    await client.answered;
+    return { upstream, proxy, client };
+  }
+
+  it("get the stop's grace to reach their clients whole, after their verdict", async () => {
+    const { upstream, proxy, client } = await judgedAndWaiting();
     try {
-      const client = pausedClient(proxy.url, `n=${ORDERS}`);
-      await verdictIn;
-      await client.answered;
       const closing = proxy.close({ graceMs: 60_000 });
       client.resume();
       const { bytes, whole } = await client.got;
@@ -269,20 +275,8 @@ describe("held answers being passed on at the stop", () => {
   });
 
   it("cut when the grace is over are named in the report's warnings, their verdict kept", async () => {
-    const upstream = await listUpstream();
-    let judged!: () => void;
-    const verdictIn = new Promise<void>((resolve) => (judged = resolve));
-    const proxy = await runProxy({
-      upstream: upstream.url,
-      port: 0,
-      env: {},
-      errors: true,
-      onExchange: () => judged(),
-    });
+    const { upstream, proxy, client } = await judgedAndWaiting();
     try {
-      const client = pausedClient(proxy.url, `n=${ORDERS}`);
-      await verdictIn;
-      await client.answered;
       const report = await proxy.close({ graceMs: 200 });
       client.resume();
       const { bytes, whole } = await client.got;

@@ -45,6 +45,11 @@ async function startLenientUpstream(): Promise<{ url: string; close(): Promise<v
     response.writeHead(200, { "content-type": "application/json" });
     response.end(`[${orders.join(",")}]`);
   });
+  return serving(server);
+}
+
+/** A test upstream listening on loopback: its `/v1` base, and how to close it with its connections. */
+async function serving(server: Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -123,16 +128,7 @@ async function startStrictUpstream(): Promise<{ url: string; close(): Promise<vo
       json(500, { code: "internal", message: "Cancelled, then failed.", status: 500 });
     } else json(404, { code: "not_found", message: "No resource.", status: 404 });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return serving(server);
 }
 
 describe("path spellings through the proxy", () => {

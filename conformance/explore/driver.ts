@@ -77,10 +77,25 @@ export interface SlotOrders {
 }
 
 /**
+ * A history the run's halt cut short (a hook failed behind it): the steps sent before the halt, each with
+ * its answer, and the halt's reason. What it shows stands: a failure in it is a finding.
+ */
+export class HistoryCut extends Error {
+  override name = "HistoryCut";
+  constructor(
+    readonly history: History,
+    readonly reason: unknown,
+  ) {
+    super("the history was cut short", { cause: reason });
+  }
+}
+
+/**
  * Plays one program: its clients at once, each step after its pause, every answer recorded with the
  * instants it was sent and complete, and for a list the run's orders it showed with their exact records.
  * No step starts once `until` (a performance.now() instant) has passed: the history ends with the steps
- * already sent.
+ * already sent. When the pacing refuses a step (the run halted), no client sends another, the answers
+ * awaited are taken, and the history so far is thrown in a HistoryCut.
  */
 export async function playProgram(
   driver: Driver,
@@ -93,15 +108,22 @@ export async function playProgram(
   const operations: HistoryOperation[] = [];
   const start = performance.now();
   const since = () => performance.now() - start;
+  let cut: { reason: unknown } | undefined;
   await Promise.all(
     program.map(async (steps, client) => {
       for (const step of steps) {
         if (step.wait > 0) await sleep(step.wait);
+        if (cut !== undefined) break;
         const orderId = step.action.op === "cancel" ? slots.ids[step.action.slot] : undefined;
         if (step.action.op === "cancel" && orderId === undefined) continue;
-        const paced = driver.pace();
-        if (paced !== undefined) await paced;
-        if (performance.now() >= until) break;
+        try {
+          const paced = driver.pace();
+          if (paced !== undefined) await paced;
+        } catch (reason) {
+          cut ??= { reason };
+          break;
+        }
+        if (performance.now() >= until || cut !== undefined) break;
         const sentAt = since();
         const operation =
           orderId === undefined
@@ -112,7 +134,9 @@ export async function playProgram(
     }),
   );
   operations.sort((a, b) => a.sentAt - b.sentAt);
-  return { given: givenOf(slots), records: records.table, operations };
+  const history = { given: givenOf(slots), records: records.table, operations };
+  if (cut !== undefined) throw new HistoryCut(history, cut.reason);
+  return history;
 }
 
 function givenOf(slots: SlotOrders): History["given"] {

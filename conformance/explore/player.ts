@@ -2,7 +2,7 @@ import type { History } from "../model/history.ts";
 import { checkHistory, commonChoices, type HistoryVerdict } from "../model/linearizability.ts";
 import { ALL_RUN_CHOICES, cancelStatusDecides, type RunChoices } from "../model/spec-model.ts";
 import { HookError } from "../target/hooks.ts";
-import { type Driver, playProgram } from "./driver.ts";
+import { type Driver, HistoryCut, playProgram } from "./driver.ts";
 import type { OrderSupply } from "./orders.ts";
 import { type Program, slotsUsed } from "./program.ts";
 import type { SearchSettings } from "./search.ts";
@@ -132,19 +132,16 @@ export class Player {
     const missingSlot = kinds.indexOf("missing");
     if (missingSlot !== -1) ids[missingSlot] = this.supply.missing[0];
     const orders = [...pending, ...shipped];
-    const history = await playProgram(this.#driver, program, { kinds, ids }, until).catch((error) => {
+    let history: History;
+    try {
+      history = await playProgram(this.#driver, program, { kinds, ids }, until);
+    } catch (error) {
       // A history cut short gives its orders back all the same, when the hook still can.
       this.supply.release(orders).catch(() => {});
-      throw error;
-    });
-    const verdict = checkHistory(history, {
-      allowStaleMs: this.settings.allowStaleMs,
-      choices: this.#choices,
-    });
-    this.#narrowChoices(history, verdict);
-    this.largestStaleMs = Math.max(this.largestStaleMs, verdict.largestStaleMs);
-    this.#count(program, history, verdict, pending.length);
-    const played = { program, history, verdict };
+      return this.#cutShort(program, error, pending.length);
+    }
+    const played = this.#judge(program, history, pending.length);
+    const { verdict } = played;
     try {
       await this.supply.release(orders);
     } catch (error) {
@@ -153,6 +150,29 @@ export class Player {
       if (verdict.ok || !(error instanceof HookError)) throw error;
       this.#halt.abort(error);
     }
+    return played;
+  }
+
+  #judge(program: Program, history: History, orders: number): PlayedHistory {
+    const verdict = checkHistory(history, {
+      allowStaleMs: this.settings.allowStaleMs,
+      choices: this.#choices,
+    });
+    this.#narrowChoices(history, verdict);
+    this.largestStaleMs = Math.max(this.largestStaleMs, verdict.largestStaleMs);
+    this.#count(program, history, verdict, orders);
+    return { program, history, verdict };
+  }
+
+  /**
+   * A history a hook's failure cut short is judged on the steps it had answered: a failure in them is a
+   * finding, which the search reports with the hook's error as a warning. Otherwise the error is thrown.
+   */
+  #cutShort(program: Program, error: unknown, orders: number): PlayedHistory {
+    if (!(error instanceof HistoryCut)) throw error;
+    if (!(error.reason instanceof HookError)) throw error.reason;
+    const played = this.#judge(program, error.history, orders);
+    if (played.verdict.ok) throw error.reason;
     return played;
   }
 

@@ -218,8 +218,6 @@ describe("explore when a hook fails once it has a finding", () => {
           },
         },
         seed: 1,
-        // One history at a time: the release that fails comes after the history that found the double 204.
-        parallel: 1,
         budgetMs: 20_000,
         shrinkBudgetMs: 5000,
       });

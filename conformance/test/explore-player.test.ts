@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, it } from "node:test";
+import type { ValidateFunction } from "ajv";
+import { builtInContract } from "../../contract/built-in.ts";
+import { type Driver, InFlight, pacing } from "../explore/driver.ts";
+import type { OrderSupply } from "../explore/orders.ts";
+import { Player } from "../explore/player.ts";
+import type { Program } from "../explore/program.ts";
+import type { SearchSettings } from "../explore/search.ts";
+import { WatchedLists } from "../explore/watched-list.ts";
+import { HookError } from "../target/hooks.ts";
+import { createHttpClient } from "../target/http-client.ts";
+
+const KEY = "player-key";
+const ORDER = "7001";
+
+/**
+ * A store that answers 204 to every cancel of its one order (two 204s: a failure), and whose control API
+ * fails as the second cancel comes: `broken` is aborted with the hook's error before that cancel is answered.
+ */
+async function storeThatBreaksAtTheSecondCancel(): Promise<{
+  url: URL;
+  broken: AbortController;
+  close(): void;
+}> {
+  const broken = new AbortController();
+  let cancels = 0;
+  const server: Server = createServer((request, response) => {
+    if (request.headers.authorization !== `Bearer ${KEY}`) return response.writeHead(401).end();
+    if (request.method === "DELETE") {
+      if (++cancels === 2) broken.abort(new HookError("the release hook failed: the control API is gone"));
+      return response.writeHead(204).end();
+    }
+    response
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify([{ id: Number(ORDER), petId: 1, quantity: 1 }]));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/v1`),
+    broken,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+function oneOrderSupply(broken: AbortSignal): OrderSupply {
+  return {
+    pending: async (count) => (count === 0 ? [] : [ORDER]),
+    shipped: async () => [],
+    missing: [],
+    hasShipped: false,
+    pendingLimit: 1,
+    release: async () => {
+      broken.throwIfAborted();
+    },
+    settle: async () => {},
+    broken,
+    used: 1,
+  };
+}
+
+const settings: SearchSettings = {
+  seed: 1,
+  shape: { clients: 2, steps: 3, maxWaitMs: 0, slots: { kinds: ["pending"] } },
+  budgetMs: 5000,
+  shrinkBudgetMs: 0,
+  replays: 1,
+  finalReplays: 1,
+  allowStaleMs: 0,
+  parallel: 1,
+  hookGraceMs: 1000,
+};
+
+describe("explore's player when a hook fails while a history is played", () => {
+  it("judges the steps answered before the halt: two 204s for one order stand as a finding", async () => {
+    const store = await storeThatBreaksAtTheSecondCancel();
+    const client = await createHttpClient(store.url, { timeoutMs: 5000 });
+    try {
+      const contract = builtInContract();
+      const driver: Driver = {
+        client,
+        apiKey: KEY,
+        lists: new WatchedLists({
+          validateOrder: contract.schema("Order") as ValidateFunction,
+          orderPlan: contract.flatPlan("Order"),
+        }),
+        pace: pacing(undefined),
+        unjudged: { cancelAnswers: new Map() },
+        inFlight: new InFlight(),
+      };
+      // Both clients cancel the one order at once; the second then lists, a step the halt cuts off.
+      const program: Program = [
+        [{ wait: 0, action: { op: "cancel", slot: 0 } }],
+        [
+          { wait: 0, action: { op: "cancel", slot: 0 } },
+          { wait: 20, action: { op: "list" } },
+        ],
+      ];
+      const coverage = {
+        histories: 0,
+        operations: 0,
+        orders: 0,
+        clients: 0,
+        concurrentPairs: 0,
+        listsConcurrentWithCancels: 0,
+        lists: 0,
+        listsReadWhole: 0,
+        cancels: 0,
+        cancelsDecided: 0,
+        keyRefused: 0,
+      };
+      const player = new Player(driver, oneOrderSupply(store.broken.signal), settings, coverage);
+      const played = await player.play(program);
+      assert.ok(played, "the history was thrown away with the hook's error");
+      assert.deepEqual(
+        played.history.operations.map((operation) => [operation.op, operation.status]),
+        [
+          ["cancel", 204],
+          ["cancel", 204],
+        ],
+        "the list after the halt was sent",
+      );
+      assert.equal(played.verdict.ok, false);
+      assert.ok(player.failure instanceof HookError, "the run did not halt with the hook's error");
+      assert.equal(coverage.histories, 1);
+    } finally {
+      client.close();
+      store.close();
+    }
+  });
+});

@@ -136,10 +136,12 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   const queryAt = forwarded.url.indexOf("?");
   const pathname = queryAt === -1 ? forwarded.url : forwarded.url.slice(0, queryAt);
   const judged = judgedShell(forwarded, pathname);
-  const notJudged = unjudgeable(forwarded, pathname, judged) ?? declinedSpelling(forwarded);
+  const declined = declinedSpelling(forwarded);
+  const notJudged = unjudgeable(forwarded, pathname, judged) ?? declined;
   if (notJudged !== undefined) {
     judged.notJudged = notJudged;
-    unjudgedCancel(forwarded, judged, context);
+    // A variant spelling the upstream declined is no cancel.
+    if (declined === undefined) unjudgedCancel(forwarded, judged, context);
     return judged;
   }
   const { routed } = forwarded;
@@ -364,12 +366,12 @@ class ReceivedPart {
 /**
  * A DELETE of an order that was forwarded but not judged (its client left, the proxy stopped or failed on
  * it) may have cancelled the order upstream: the state holds it as a cancel whose effect is undecided, so
- * that a later list without the order is no finding. A variant spelling the upstream declined is no
- * cancel. Not judged, it carries no finding of its own.
+ * that a later list without the order is no finding. Asked only of a spelling the upstream did not
+ * decline. Not judged, it carries no finding of its own.
  */
 function unjudgedCancel(forwarded: ForwardedExchange, judged: JudgedExchange, context: JudgeContext): void {
   const { routed } = forwarded;
-  if (!routed || !isCancelOperation(routed.operation) || declinedSpelling(forwarded) !== undefined) return;
+  if (!routed || !isCancelOperation(routed.operation)) return;
   const reading = context.read({ routed, hasQuery: false, token: forwarded.token });
   if (!reading || !isCancelOperation(reading.expectation.operation)) return;
   try {

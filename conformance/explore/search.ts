@@ -37,14 +37,9 @@ export interface SearchResult {
   hookFailure?: string;
 }
 
-/** Runs programs of the seed until one fails (then shrinks it), the budget is spent or the orders run out. */
-export async function search(
-  driver: Driver,
-  supply: OrderSupply,
-  settings: SearchSettings,
-): Promise<SearchResult> {
-  const arbitrary = programArbitrary(settings.shape);
-  const coverage: ExploreCoverage = {
+/** What a search has covered before it plays anything. */
+export function noCoverage(): ExploreCoverage {
+  return {
     histories: 0,
     operations: 0,
     orders: 0,
@@ -57,6 +52,16 @@ export async function search(
     cancelsDecided: 0,
     keyRefused: 0,
   };
+}
+
+/** Runs programs of the seed until one fails (then shrinks it), the budget is spent or the orders run out. */
+export async function search(
+  driver: Driver,
+  supply: OrderSupply,
+  settings: SearchSettings,
+): Promise<SearchResult> {
+  const arbitrary = programArbitrary(settings.shape);
+  const coverage = noCoverage();
   const player = new Player(driver, supply, settings, coverage);
   const found = await firstFailing(player, arbitrary, settings);
   const largestStaleMs = player.largestStaleMs;

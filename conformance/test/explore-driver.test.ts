@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { ValidateFunction } from "ajv";
-import { builtInContract } from "../../contract/built-in.ts";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
-import { type Driver, InFlight, pacing, playProgram } from "../explore/driver.ts";
+import { type Driver, playProgram } from "../explore/driver.ts";
 import type { Program } from "../explore/program.ts";
-import { WatchedLists } from "../explore/watched-list.ts";
 import { createHttpClient, type HttpClient } from "../target/http-client.ts";
+import { testDriver } from "./explore-test-driver.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
 
 describe("explore's driver against the project's mock", () => {
@@ -19,18 +17,7 @@ describe("explore's driver against the project's mock", () => {
       timeoutMs: 5000,
       commonHeaders: { "x-mock-session": "explore-driver" },
     });
-    const contract = builtInContract();
-    driver = {
-      client,
-      apiKey: MOCK_KEY,
-      lists: new WatchedLists({
-        validateOrder: contract.schema("Order") as ValidateFunction,
-        orderPlan: contract.flatPlan("Order"),
-      }),
-      pace: pacing(undefined),
-      unjudged: { cancelAnswers: new Map() },
-      inFlight: new InFlight(),
-    };
+    driver = testDriver(client, MOCK_KEY);
   });
   after(async () => {
     client.close();

@@ -2,16 +2,13 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import type { ValidateFunction } from "ajv";
-import { builtInContract } from "../../contract/built-in.ts";
-import { type Driver, InFlight, pacing } from "../explore/driver.ts";
 import type { OrderSupply } from "../explore/orders.ts";
 import { Player } from "../explore/player.ts";
 import type { Program } from "../explore/program.ts";
-import type { SearchSettings } from "../explore/search.ts";
-import { WatchedLists } from "../explore/watched-list.ts";
+import { noCoverage, type SearchSettings } from "../explore/search.ts";
 import { HookError } from "../target/hooks.ts";
 import { createHttpClient } from "../target/http-client.ts";
+import { testDriver } from "./explore-test-driver.ts";
 
 const KEY = "player-key";
 const ORDER = "7001";
@@ -82,18 +79,7 @@ describe("explore's player when a hook fails while a history is played", () => {
     const store = await storeThatBreaksAtTheSecondCancel();
     const client = await createHttpClient(store.url, { timeoutMs: 5000 });
     try {
-      const contract = builtInContract();
-      const driver: Driver = {
-        client,
-        apiKey: KEY,
-        lists: new WatchedLists({
-          validateOrder: contract.schema("Order") as ValidateFunction,
-          orderPlan: contract.flatPlan("Order"),
-        }),
-        pace: pacing(undefined),
-        unjudged: { cancelAnswers: new Map() },
-        inFlight: new InFlight(),
-      };
+      const driver = testDriver(client, KEY);
       // Both clients cancel the one order at once; the second then lists, a step the halt cuts off.
       const program: Program = [
         [{ wait: 0, action: { op: "cancel", slot: 0 } }],
@@ -102,19 +88,7 @@ describe("explore's player when a hook fails while a history is played", () => {
           { wait: 20, action: { op: "list" } },
         ],
       ];
-      const coverage = {
-        histories: 0,
-        operations: 0,
-        orders: 0,
-        clients: 0,
-        concurrentPairs: 0,
-        listsConcurrentWithCancels: 0,
-        lists: 0,
-        listsReadWhole: 0,
-        cancels: 0,
-        cancelsDecided: 0,
-        keyRefused: 0,
-      };
+      const coverage = noCoverage();
       const player = new Player(driver, oneOrderSupply(store.broken.signal), settings, coverage);
       const played = await player.play(program);
       assert.ok(played, "the history was thrown away with the hook's error");

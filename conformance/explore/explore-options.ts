@@ -77,8 +77,8 @@ Reaching it:
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL, --header 'Name: value',
   --header-from-env Name=VARIABLE, --show-header NAME
                             as for the suite (petstore-conformance --help)
-  --timeout TIME            per request, without a byte from the target, default 10000 (milliseconds)
-  --deadline TIME           per request, headers and whole body, default 120000 (milliseconds)
+  --timeout TIME            per request, without a byte from the target (default 10s; 500ms, 2m)
+  --deadline TIME           per request, headers and whole body (default 2m)
   --max-retry-wait TIME     a 429 is retried after Retry-After, waiting at most this (30s)
   --max-body SIZE           read at most this much of one list (default 2GiB)
 ${READER_LIMITS_HELP}

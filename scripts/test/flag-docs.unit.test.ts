@@ -100,6 +100,18 @@ describe("each command's flags: one table, its help and its page agree", () => {
   }
 });
 
+describe("each command's --help writes a duration as the flag takes it", () => {
+  for (const { name, usage } of COMMANDS) {
+    it(`${name}: every TIME flag's default carries a unit, since a bare number is refused`, () => {
+      const bare = usage
+        .split(/\n(?=\s{2}--)/)
+        .filter((entry) => /^\s*--[a-z-]+ TIME\b/.test(entry))
+        .filter((entry) => /default:? \d+(?![\d.]*\s*(ms|s|m|h)\b)/.test(entry));
+      assert.deepEqual(bare, []);
+    });
+  }
+});
+
 describe("what the library's messages name, each command names by its own flags", () => {
   const commands = [
     {

@@ -50,7 +50,7 @@ export function linearizationLines(drawing: OrderLinearizationDrawing, timeline:
   const failures = drawing.failures
     .map((failure) => `${operationLabel(timeline, failure.operation)} (${failure.reason})`)
     .join("; ");
-  return [fits, `every linearization of ${name} fails at: ${failures}`];
+  return [fits, `every linearization of ${name} fails at one of: ${failures}`];
 }
 
 /** Statuses in words with what the run's choices say of them. */

@@ -36,7 +36,13 @@ export function timelineOf(history: History, involved: ReadonlySet<number>): Tim
     }
     return short;
   };
-  for (const id of [...history.given.pending, ...history.given.shipped, ...history.given.missing]) name(id);
+  // Only orders an operation names: cancelled ones, and every given one once a list was read whole.
+  const cancelled = new Set(
+    history.operations.flatMap((operation) => (operation.op === "cancel" ? [operation.orderId] : [])),
+  );
+  const listed = history.operations.some((operation) => operation.op === "list" && operation.shown !== null);
+  for (const id of [...history.given.pending, ...history.given.shipped, ...history.given.missing])
+    if (listed || cancelled.has(id)) name(id);
   const lanes = new Map<number, TimelineBar[]>();
   let endMs = 0;
   history.operations.forEach((operation, index) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { renderExplorePretty } from "../explore/report-pretty.ts";
-import { recordedResult } from "./explore-recorded-result.ts";
+import { recordedResult, twoCancelsHistory } from "./explore-recorded-result.ts";
 
 describe("explore's terminal report", () => {
   it("says under the timeline where every linearization fails", () => {
@@ -12,8 +12,17 @@ describe("explore's terminal report", () => {
     );
     assert.match(
       text,
-      /^ {2}every linearization of A fails at: #1 cancel A → 204 \(a second 204: the order was no longer pending\); #2 cancel A → 204 \(a second 204: the order was no longer pending\)$/m,
+      /^ {2}every linearization of A fails at one of: #1 cancel A → 204 \(a second 204: the order was no longer pending\); #2 cancel A → 204 \(a second 204: the order was no longer pending\)$/m,
     );
+  });
+
+  it("names only the orders an operation names: a missing id no step used is not among them", () => {
+    const history = twoCancelsHistory();
+    history.given.missing.push("9999");
+    history.operations.shift();
+    const text = renderExplorePretty(recordedResult({}, history), { color: false });
+    assert.match(text, /minimal history: 2 operations, 2 clients, 1 order;/);
+    assert.match(text, /^ {2}orders: A = 9007199254740993$/m);
   });
 
   it("says shrinking stopped at a hook's failure, not that the orders ran out", () => {

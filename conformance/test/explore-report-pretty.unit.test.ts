@@ -17,9 +17,12 @@ describe("explore's terminal report", () => {
   });
 
   it("names only the orders an operation names: a missing id no step used is not among them", () => {
-    const history = twoCancelsHistory();
-    history.given.missing.push("9999");
-    history.operations.shift();
+    const recorded = twoCancelsHistory();
+    const history = {
+      ...recorded,
+      given: { ...recorded.given, missing: ["9999"] },
+      operations: recorded.operations.slice(1),
+    };
     const text = renderExplorePretty(recordedResult({}, history), { color: false });
     assert.match(text, /minimal history: 2 operations, 2 clients, 1 order;/);
     assert.match(text, /^ {2}orders: A = 9007199254740993$/m);

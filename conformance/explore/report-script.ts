@@ -1,3 +1,4 @@
+import type { History } from "../model/history.ts";
 import { API_KEY_VARIABLE, headerVariable, type ReplayValue, replayValue } from "../reports/reproduction.ts";
 import type { ExploreOptions, ExploreResult } from "./explore.ts";
 import { type Program, type SlotKind, slotsUsed } from "./program.ts";
@@ -48,12 +49,44 @@ for (const [name, value] of Object.entries(runHeaders)) {
   }
 }
 const program = ${JSON.stringify(program)};
+// Each step's answer in the failing run: its status, and for a list whether it showed each order, in slot order.
+const failingRun = ${JSON.stringify(failingAnswers(finding.minimal.history, program, kinds))};
 const slotKinds = ${JSON.stringify(kinds)};
 const ids = process.argv[2] ? JSON.parse(process.argv[2]) : ${JSON.stringify(ids)};
 ${REPLAY_BODY}`;
 }
 
 type ScriptHeader = [string, ReplayValue];
+
+/** A step's answer as the script compares it: the status ("no answer"), and what a list showed. */
+type StepAnswer = string;
+
+/**
+ * Each client's answers in the failing run, step by step, said as the script says its own: the history's
+ * operations of a client are its steps in order. Null for a client whose steps were not all sent.
+ */
+function failingAnswers(
+  history: History,
+  program: Program,
+  kinds: readonly (SlotKind | null)[],
+): (StepAnswer[] | null)[] {
+  const ids = slotIdsOf(history.given, kinds).filter((id): id is string => id !== undefined);
+  return program.map((steps, client) => {
+    const operations = history.operations.filter((operation) => operation.client === client);
+    if (operations.length !== steps.length) return null;
+    return operations.map((operation) => {
+      const status = operation.status === null ? "no answer" : String(operation.status);
+      if (operation.op === "cancel" || operation.shown === null || operation.status !== 200) return status;
+      return `${status} (${ids.map((id) => (operation.shown?.has(id) ? "listed" : "not listed")).join(", ")})`;
+    });
+  });
+}
+
+/** The id of each used slot, taken from the given orders in slot order, as the run filled them. */
+function slotIdsOf(given: History["given"], kinds: readonly (SlotKind | null)[]): (string | undefined)[] {
+  const taken = { pending: 0, shipped: 0, missing: 0 };
+  return kinds.map((kind) => (kind === null ? undefined : given[kind][taken[kind]++]));
+}
 
 /**
  * The run's session and headers: a masked header's value never, only the variable it is read from; a shown
@@ -96,12 +129,11 @@ function kindsOf(slotKinds: readonly SlotKind[], program: Program): (SlotKind | 
   return slotKinds.map((kind, slot) => (used.has(slot) ? kind : null));
 }
 
-// What plays the program; it reads `program`, `slotKinds`, `ids`, `target`, `key` and `runHeaders` declared above it.
+// What plays the program; it reads `program`, `failingRun`, `slotKinds`, `ids`, `target`, `key` and
+// `runHeaders` declared above it.
 const REPLAY_BODY = `const taken = { pending: 0, shipped: 0, missing: 0 };
 const slotIds = slotKinds.map((kind) => (kind === null ? undefined : String(ids[kind]?.[taken[kind]++] ?? "")));
 const orders = slotIds.filter(Boolean);
-const start = performance.now();
-const since = () => (performance.now() - start).toFixed(1);
 const base = target.replace(/\\/+$/, "");
 const headers = { authorization: \`Bearer \${key}\` };
 for (const [name, value] of Object.entries(runHeaders))
@@ -112,6 +144,13 @@ for (const [name, value] of Object.entries(runHeaders))
         ? \`Basic \${Buffer.from(\`\${value.basicUser}:\${process.env[value.variable]}\`).toString("base64")}\`
         : value.prefix + process.env[value.variable];
 
+// One list first, untimed: Node's first fetch loads its client, which would delay the first step by far
+// more than the pauses being replayed. A list changes nothing.
+await fetch(\`\${base}/store/orders\`, { headers }).then((answer) => answer.arrayBuffer(), () => {});
+const start = performance.now();
+const since = () => (performance.now() - start).toFixed(1);
+const answers = program.map(() => []);
+
 async function step(client, action) {
   const sentAt = since();
   if (action.op === "cancel") {
@@ -119,15 +158,23 @@ async function step(client, action) {
     const answer = await fetch(\`\${base}/store/orders/\${id}\`, { method: "DELETE", headers }).catch((e) => e);
     const status = answer instanceof Error ? \`no answer (\${answer.message})\` : answer.status;
     if (!(answer instanceof Error)) await answer.arrayBuffer();
+    answers[client].push(answer instanceof Error ? "no answer" : String(answer.status));
     console.log(\`client \${client} cancel \${id} -> \${status}  \${sentAt}-\${since()} ms\`);
     return;
   }
   const answer = await fetch(\`\${base}/store/orders\`, { headers }).catch((e) => e);
-  if (answer instanceof Error) return console.log(\`client \${client} list -> no answer  \${sentAt}-\${since()} ms\`);
+  if (answer instanceof Error) {
+    answers[client].push("no answer");
+    return console.log(\`client \${client} list -> no answer  \${sentAt}-\${since()} ms\`);
+  }
   const text = await answer.text();
   // Ids read as text: a JSON number past 2^53 would be rounded.
   const listed = new Set([...text.matchAll(/"id"\\s*:\\s*(-?\\d+)/g)].map((match) => BigInt(match[1]).toString()));
-  const shown = orders.map((id) => \`\${id} \${listed.has(BigInt(id).toString()) ? "listed" : "not listed"}\`);
+  const isListed = orders.map((id) => listed.has(BigInt(id).toString()));
+  const shown = orders.map((id, at) => \`\${id} \${isListed[at] ? "listed" : "not listed"}\`);
+  answers[client].push(
+    answer.status === 200 ? \`200 (\${isListed.map((is) => (is ? "listed" : "not listed")).join(", ")})\` : String(answer.status),
+  );
   console.log(\`client \${client} list -> \${answer.status} (\${shown.join(", ")})  \${sentAt}-\${since()} ms\`);
 }
 
@@ -138,5 +185,23 @@ await Promise.all(
       await step(client, action);
     }
   }),
+);
+
+// The answers beside the failing run's; whether they break the spec's model is explore's to judge (the
+// instants matter for a stale read), so this says only whether they are the same.
+const differ = [];
+let compared = 0;
+failingRun.forEach((expected, client) => {
+  if (expected === null) return;
+  expected.forEach((then, at) => {
+    compared++;
+    const now = answers[client][at];
+    if (now !== then) differ.push(\`client \${client} step \${at + 1}: \${now}, in the failing run \${then}\`);
+  });
+});
+console.log(
+  differ.length === 0
+    ? \`every answer (\${compared}) is the failing run's: the failure is likely seen again (a stale read also needs its instants)\`
+    : \`\${compared - differ.length} of \${compared} answers are the failing run's; not the same: \${differ.join("; ")}\`,
 );
 `;

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type ExploreTarget, startExploreTarget } from "../../test-support/explore-target.ts";
+import { renderExploreScript } from "../explore/report-script.ts";
+import { RECORDED_ORDER, recordedResult } from "./explore-recorded-result.ts";
 import { cli, NO_PROXY_ENV } from "./run-cli.ts";
 
 const GATE_TOKEN = "gate-secret-4711";
@@ -108,5 +110,44 @@ describe("explore's reproduction script", () => {
       withoutToken.stderr,
       /^set X_GATEWAY_TOKEN to the value of the X-Gateway-Token header the run sent$/m,
     );
+  });
+
+  it("says whether each answer is the failing run's, step by step", async () => {
+    const folder = tempFolder("explore-script-");
+    const script = join(folder, "replay.mjs");
+    writeFileSync(script, renderExploreScript(recordedResult()));
+    // The recorded finding: a list showing the order, then two 204s for it.
+    let cancels = 0;
+    let secondCancel = 204;
+    const store = createServer((incoming, answer) => {
+      if (incoming.method === "DELETE") {
+        cancels++;
+        answer.writeHead(cancels === 1 ? 204 : secondCancel).end();
+        return;
+      }
+      answer
+        .writeHead(200, { "content-type": "application/json" })
+        .end(`[{"id":${RECORDED_ORDER},"petId":1,"quantity":1}]`);
+    });
+    await new Promise<void>((resolve) => store.listen(0, "127.0.0.1", resolve));
+    const env = {
+      PETSTORE_API_KEY: "k",
+      PETSTORE_BASE_URL: `http://127.0.0.1:${(store.address() as AddressInfo).port}/v1`,
+    };
+    try {
+      const again = await runScript(script, { pending: [RECORDED_ORDER] }, env);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /^every answer \(3\) is the failing run's/m);
+      cancels = 0;
+      secondCancel = 409;
+      const fixed = await runScript(script, { pending: [RECORDED_ORDER] }, env);
+      assert.match(
+        fixed.stdout,
+        /^2 of 3 answers are the failing run's; not the same: client \d step \d: 409, in the failing run 204$/m,
+      );
+    } finally {
+      store.closeAllConnections();
+      store.close();
+    }
   });
 });

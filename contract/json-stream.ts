@@ -226,6 +226,8 @@ export class JsonStream {
    * array), or a StreamedArray in the field's place (a field's).
    */
   streamedArray = false;
+  /** The first byte of the root value once it began: a text cut short still says what its root is. */
+  rootFirstByte: number | undefined;
   /** Where the streamed array's latest element began, in bytes from the start of the text. */
   elementStart = 0;
   /** How many LosslessNumbers were made: a value made while this did not move holds none. */
@@ -369,7 +371,8 @@ export class JsonStream {
       byte = chunk[i] as number;
     }
     const top = this.#stack.at(-1);
-    if (top?.value === null) this.elementStart = this.#base + i;
+    if (top === undefined) this.rootFirstByte ??= byte;
+    else if (top.value === null) this.elementStart = this.#base + i;
     if (byte === QUOTE) {
       this.#stringIsKey = false;
       this.#stringStart = this.#base + i;

@@ -30,6 +30,15 @@ export interface ProblemTally {
 }
 
 /** What a listOrders body showed, judged order by order as it arrived. */
+/** A value of each kind a JSON root can begin as, by its first character: what a cut text stands for. */
+const ROOT_OF_KIND: Record<string, unknown> = {
+  "{": {},
+  '"': "",
+  t: true,
+  f: false,
+  n: null,
+};
+
 export interface ListVerdict {
   /** Bytes judged. */
   bytes: number;
@@ -283,7 +292,18 @@ export class ListJudge {
     return this.#verdict(this.#seen, {
       allRecords: false,
       partial: `${reason}: the first ${this.#seen} orders (${this.#bytes} bytes) were judged`,
+      ...this.#rootNotArray(),
     });
+  }
+
+  /**
+   * A body whose root began as something other than an array is no list, however it goes on: said of a
+   * text cut short too (its value stands in by its kind), so that what came proves it.
+   */
+  #rootNotArray(): Pick<ListVerdict, "notArray"> {
+    const first = this.#stream.rootFirstByte;
+    if (this.#stream.streamedArray || first === undefined || first === 0x5b) return {};
+    return { notArray: { value: ROOT_OF_KIND[String.fromCharCode(first)] ?? 0 } };
   }
 
   /** Judges no more: what the reader took from its account goes back. */
@@ -306,7 +326,11 @@ export class ListJudge {
     this.#stream.release();
     const streamedArray = this.#syntax === undefined && this.#stream.streamedArray;
     return this.#verdict(streamedArray ? (root as number) : 0, {
-      ...(this.#syntax === undefined && !streamedArray ? { notArray: { value: root } } : {}),
+      ...(this.#syntax === undefined
+        ? streamedArray
+          ? {}
+          : { notArray: { value: root } }
+        : this.#rootNotArray()),
       ...(this.#indexFull ? { indexLimit: this.#maxIndexed } : {}),
     });
   }

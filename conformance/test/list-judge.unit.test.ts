@@ -231,6 +231,33 @@ describe("the streaming list judge", () => {
   });
 });
 
+describe("a list cut short", () => {
+  test("is no array once its root began as anything else, and is one while its root is an array", () => {
+    const notArrayRoot = fc.oneof(
+      fc.json().filter((text) => !text.trimStart().startsWith("[")),
+      fc.constant('{"data":[{"id":1}]}'),
+    );
+    fc.assert(
+      fc.property(fc.oneof(notArrayRoot, list), fc.nat(), cuts, (text, at, pieces) => {
+        const bytes = Buffer.from(text);
+        const start = bytes.subarray(0, 1 + (at % bytes.length));
+        const judge = new ListJudge({ validateOrder, orderPlan });
+        let from = 0;
+        for (const to of [...pieces.filter((piece) => piece < start.length), start.length].sort(
+          (a, b) => a - b,
+        )) {
+          judge.write(start.subarray(from, to));
+          from = to;
+        }
+        const verdict = judge.endPartial("cut");
+        const began = start.toString("latin1").trimStart();
+        if (began === "") assert.equal(verdict.notArray, undefined);
+        else assert.equal(verdict.notArray !== undefined, !began.startsWith("["), began);
+      }),
+    );
+  });
+});
+
 describe("ListJudge watching its watched orders only", () => {
   const watch = new Set(["3", "9007199254740993", "9223372036854775807", "-9223372036854775808"]);
 

@@ -35,6 +35,9 @@ const ANSWERS: Record<string, { start: string; length?: number }> = {
   "good-then-hold": { start: `[${GOOD},` },
   "long-bad-then-hold": { start: longList(EXPOSING) },
   "long-bad-then-stall": { start: longList(EXPOSING), length: 4 * 1024 * 1024 },
+  // A root that is no array: what came proves the violation, however the body would have gone on.
+  "object-then-hold": { start: '{"code":"x","message":"m",' },
+  "long-object-then-hold": { start: `{"data":${longList(GOOD)}` },
 };
 
 let upstream: Server;
@@ -271,6 +274,21 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
       failures(report).join("\n"),
       /^listOrders\.status: #2 GET \/v1\/store\/orders → 500, body cut: .*\(judged in part: the answer was not whole \(the client closed its connection before its answer was whole\): its status and headers were judged\)/m,
     );
+  });
+
+  it("a list whose body began as no array, left by its client: exit 1, short or judged as it streams", async () => {
+    for (const [mode, until] of [
+      ["object-then-hold", '"message":"m",'],
+      ["long-object-then-hold", '"complete":true},{"id":19000,'],
+    ] as const) {
+      const { code, stderr, report } = await clientLeaves(`client-left-${mode}`, mode, until);
+      assert.equal(code, 1, `${mode}: ${stderr}`);
+      assert.match(
+        failures(report).join("\n"),
+        /listOrders\.body: .*must be array \(judged in part: the answer was not whole \(the client closed its connection/,
+        mode,
+      );
+    }
   });
 
   it("a client that stops reading a list that broke no rule (a page left): exit 0, and said", async () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type MockProcess, runMainToExit, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { DEV_KEY, writeFixture } from "./support.ts";
@@ -17,6 +18,19 @@ describe("the mock as a process (npm start)", () => {
       assert.match(mock.url, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
       assert.doesNotMatch(mock.url, /:0\//);
       assert.match(mock.output(), /dev API key \(bundled fixtures\): dev-key-123/);
+    });
+
+    it("prints the start-up lines the README and the mock's page show, in their order", () => {
+      const labels = (text: string) => [...text.matchAll(/^ {2}([a-zA-Z ()]+):/gm)].map((match) => match[1]);
+      const printed = labels(mock.output());
+      for (const page of ["README.md", "docs/mock-server.md"]) {
+        const text = readFileSync(new URL(`../../${page}`, import.meta.url), "utf8");
+        const sample = /```text\n(Petstore Store Orders mock listening on [^\n]*\n(?: {2}[^\n]*\n)+)/.exec(
+          text,
+        )?.[1];
+        assert.ok(sample, `${page} shows no start-up lines`);
+        assert.deepEqual(labels(sample), printed, page);
+      }
     });
 
     it("serves, cancels and remembers over HTTP", async () => {

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Agent, get } from "node:http";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { explore } from "../conformance/explore/explore.ts";
@@ -25,16 +27,21 @@ export async function exploreCost(): Promise<string[]> {
   return ["## Explore", "", ...(await mockRows()), "", ...(await defectRows(DEFECTS, SEEDS))];
 }
 
-/** Explore against the local mock (memory), per seed: operations a second, overlap, and that it found nothing. */
+/**
+ * Explore against the local mock (memory), per seed: operations a second, the CPU each process spent per
+ * operation (they share the machine's cores), overlap per operation, and that it found nothing.
+ */
 async function mockRows(): Promise<string[]> {
   const rows = [
-    "| Target | Seed | Operations/s | CPU per operation | Histories | Overlapping pairs | Lists over a cancel | Found |",
-    "|---|---|---|---|---|---|---|---|",
+    "| Target | Seed | Operations/s | Explore's CPU per operation | The mock's | Histories | Overlapping pairs per operation | Lists over a cancel per operation | Load average | Found |",
+    "|---|---|---|---|---|---|---|---|---|---|",
   ];
   const mock = await startMockProcess(["--quiet"]);
+  const perOperation = (value: number, operations: number) => (value / operations).toFixed(2);
   try {
     for (const seed of SEEDS) {
       const cpuBefore = process.cpuUsage();
+      const mockBefore = cpuOfProcess(mock.child.pid);
       const result = await explore({
         baseUrl: mock.url,
         apiKey: "dev-key-123",
@@ -44,11 +51,13 @@ async function mockRows(): Promise<string[]> {
         budgetMs: BUDGET_MS,
       });
       const cpu = process.cpuUsage(cpuBefore);
+      const mockCpu = microsBetween(mockBefore, cpuOfProcess(mock.child.pid));
       const c = result.coverage;
       const perSecond = Math.round(c.operations / (result.durationMs / 1000));
       const cpuPerOperation = `${Math.round((cpu.user + cpu.system) / c.operations)} µs`;
+      const mockPerOperation = mockCpu === undefined ? "" : `${Math.round(mockCpu / c.operations)} µs`;
       rows.push(
-        `| mock (memory) | ${seed} | ${perSecond} | ${cpuPerOperation} | ${c.histories} | ${c.concurrentPairs} | ${c.listsConcurrentWithCancels} | ${result.finding ? "a finding" : "nothing"} |`,
+        `| mock (memory) | ${seed} | ${perSecond} | ${cpuPerOperation} | ${mockPerOperation} | ${c.histories} | ${perOperation(c.concurrentPairs, c.operations)} | ${perOperation(c.listsConcurrentWithCancels, c.operations)} | ${(loadavg()[0] ?? 0).toFixed(1)} | ${result.finding ? "a finding" : "nothing"} |`,
       );
     }
     rows.push("", ...(await floorRows(mock.url, `bench-explore-${SEEDS[0]}`)));
@@ -56,6 +65,25 @@ async function mockRows(): Promise<string[]> {
     await mock.stop();
   }
   return rows;
+}
+
+/** A process's CPU so far in clock ticks, from /proc (Linux); undefined elsewhere. */
+function cpuOfProcess(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+// Clock ticks a second on Linux (USER_HZ).
+const TICKS_PER_SECOND = 100;
+
+function microsBetween(before: number | undefined, after: number | undefined): number | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  return ((after - before) * 1_000_000) / TICKS_PER_SECOND;
 }
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

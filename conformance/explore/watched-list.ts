@@ -45,6 +45,18 @@ interface ElementVerdict {
   exposing: readonly string[];
 }
 
+/**
+ * A list's bytes and where its orders lie (four numbers an order), and the verdicts of those of its orders
+ * some reader watched, by their place: they are the same bytes every time.
+ */
+interface RememberedList {
+  bytes: Buffer;
+  places: Int32Array;
+  watched: (ElementVerdict | undefined)[];
+}
+
+// Past this, a list is not remembered: it seldom comes in one chunk, and its copy would be held.
+const REMEMBERED_LIST_BYTES = 256 * 1024;
 // Watched orders' verdicts remembered by their bytes: a history lists its orders again and again, the
 // same bytes each time.
 const REMEMBERED_ORDERS = 4096;
@@ -92,7 +104,33 @@ export class WatchedLists {
    */
   readonly #scans = new WeakMap<ReadonlySet<string>, FlatScan>();
 
+  /**
+   * The last list that came whole in one chunk and read as flat orders only, with where each of its orders
+   * and their ids lie: the lists of a run are mostly the same bytes as the one before (a cancel does not
+   * change a listed record), and such a list is then read by its places alone, its ids looked up in the
+   * reader's watch set.
+   */
+  #lastList: RememberedList | undefined;
+
   constructor(private readonly options: WatchedListOptions) {}
+
+  /** The list of exactly these bytes, when it is the last one remembered. */
+  rememberedAs(chunk: Buffer): RememberedList | undefined {
+    const last = this.#lastList;
+    return last !== undefined && last.bytes.length === chunk.length && last.bytes.equals(chunk)
+      ? last
+      : undefined;
+  }
+
+  /** A list read whole from one chunk, flat orders only: its places (start, end, id start, id end each). */
+  rememberList(chunk: Buffer, places: readonly number[]): void {
+    if (chunk.length > REMEMBERED_LIST_BYTES) return;
+    this.#lastList = {
+      bytes: Buffer.from(chunk),
+      places: Int32Array.from(places),
+      watched: new Array(places.length / 4),
+    };
+  }
 
   #scanFor(watch: ReadonlySet<string>): FlatScan {
     let scan = this.#scans.get(watch);
@@ -298,6 +336,8 @@ class WatchedListReading implements ListReading {
   /** The full judge, for a body whose root is no array. */
   #whole: ListJudge | undefined;
   readonly #scan: FlatScan;
+  /** While the first chunk is read from scratch: its flat orders' places, to be remembered if it is whole. */
+  #places: number[] | undefined;
 
   constructor(
     private readonly lists: WatchedLists,
@@ -321,6 +361,50 @@ class WatchedListReading implements ListReading {
       return;
     }
     const chunk = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+    if (base === 0 && chunk.length > 0) {
+      const remembered = this.lists.rememberedAs(chunk);
+      if (remembered !== undefined) this.#replay(chunk, remembered);
+      else this.#readFirst(chunk);
+      return;
+    }
+    this.#readOn(chunk, base);
+  }
+
+  /** A first chunk read from scratch, remembered when it held the whole list and only flat orders. */
+  #readFirst(chunk: Buffer): void {
+    const places: number[] = [];
+    this.#places = places;
+    this.#readOn(chunk, 0);
+    this.#places = undefined;
+    const whole = this.#state === DONE && this.#syntax === undefined && this.#whole === undefined;
+    if (whole && this.#declined === 0 && this.#carried.length === 0) this.lists.rememberList(chunk, places);
+  }
+
+  /**
+   * A first chunk of the same bytes as a list read whole before: its orders counted and judged from their
+   * places, as reading it again would (what reading depends on is its bytes alone, but for the watch set).
+   */
+  #replay(chunk: Buffer, remembered: RememberedList): void {
+    const { places, watched } = remembered;
+    const scan = this.#scan;
+    for (let at = 0; at < places.length; at += 4) {
+      const start = places[at] as number;
+      scan.classifyId(chunk, places[at + 2] as number, places[at + 3] as number);
+      if (!scan.watched) this.#flatOrder(chunk, start, places[at + 1] as number, start);
+      else {
+        const order = at / 4;
+        const verdict =
+          watched[order] ??
+          this.lists.watchedOrder(chunk, start, places[at + 1] as number, scan.id, this.watch);
+        watched[order] = verdict;
+        this.#take(verdict, start);
+      }
+    }
+    this.#state = DONE;
+  }
+
+  /** The chunk from where the reading is, `base` its offset in the body. */
+  #readOn(chunk: Buffer, base: number): void {
     let at = this.#carried.length > 0 ? this.#carryOn(chunk) : 0;
     if (this.#state === BEFORE_ROOT) {
       at = skipWhitespace(chunk, at);
@@ -416,6 +500,7 @@ class WatchedListReading implements ListReading {
   /** A flat order read from its bytes: counted by its id, or judged when watched. */
   #flatOrder(bytes: Buffer, start: number, end: number, offset: number): void {
     const scan = this.#scan;
+    this.#places?.push(start, end, scan.id.start, scan.id.end);
     if (scan.watched) {
       this.#take(this.lists.watchedOrder(bytes, start, end, scan.id, this.watch), offset);
       return;
@@ -785,6 +870,13 @@ class FlatScan {
     if (from + word.length > length) return UNFINISHED;
     for (let k = 1; k < word.length; k++) if (bytes[from + k] !== word.charCodeAt(k)) return DECLINED;
     return from + word.length;
+  }
+
+  /** Whether the id at `start`..`end` (none when -1) is an int64, and watched: as a read that found it there. */
+  classifyId(bytes: Buffer, start: number, end: number): void {
+    this.id.start = start;
+    this.id.end = end;
+    this.#classify(bytes);
   }
 
   /** Whether the id read is an int64, and watched. */

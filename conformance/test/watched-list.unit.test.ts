@@ -192,6 +192,63 @@ describe("explore's reading of lists", () => {
     );
   });
 
+  test("a list read again with the same bytes, watching other orders, says what a fresh judge of it says", () => {
+    // Each list of the run is a new one or one read before, whole in one chunk or in pieces; many hold
+    // plain orders only, as a deployment's lists do.
+    const plain = fc
+      .array(
+        fc
+          .tuple(
+            fc.constantFrom(
+              "3",
+              "-12",
+              "7",
+              "9007199254740993",
+              "9223372036854775807",
+              "9223372036854775806",
+            ),
+            fc.constantFrom(
+              '"petId":1',
+              '"quantity":2',
+              '"shipDate":"2026-11-02T10:00:00Z"',
+              '"complete":true',
+            ),
+          )
+          .map(([id, other]) => `{"id":${id},${other}}`),
+        { maxLength: 12 },
+      )
+      .map((orders) => `[${orders.join(",")}]`);
+    const run = fc.array(
+      fc.tuple(fc.oneof(list, plain, fc.nat()), fc.subarray([...watch]), fc.oneof(fc.constant([]), cuts)),
+      { minLength: 2, maxLength: 8 },
+    );
+    fc.assert(
+      fc.property(run, limits, (steps, readerLimits) => {
+        const reader = new WatchedLists({ validateOrder, orderPlan, readerLimits });
+        const texts: string[] = [];
+        for (const [drawn, watched, pieces] of steps) {
+          const text = typeof drawn === "string" ? drawn : (texts[drawn % Math.max(texts.length, 1)] ?? "[]");
+          texts.push(text);
+          const bytes = Buffer.from(text, "utf8");
+          const ids = new Set(watched);
+          const full = inPieces(fullJudge(readerLimits, ids), bytes, []);
+          const lean = inPieces(reader.reading(ids), bytes, pieces);
+          assert.equal(lean.syntax, full.syntax, text);
+          assert.deepEqual(lean.limit, full.limit, text);
+          assert.equal(lean.count, full.count, text);
+          assert.equal(lean.unindexed, full.unindexed, text);
+          assert.deepEqual(lean.invalid, full.invalid, text);
+          assert.deepEqual(lean.duplicates, full.duplicates, text);
+          for (const id of watch) {
+            assert.equal(lean.records.get(id), full.records.get(id), `${id} in ${text}`);
+            assert.equal(lean.orders.recordDigest(id), full.orders.recordDigest(id), `${id} in ${text}`);
+          }
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
   test("a watched order listed again with the same bytes is the same record, remembered", () => {
     const lists = new WatchedLists({ validateOrder, orderPlan });
     const body = Buffer.from('[{"id":3,"petId":1,"quantity":1},{"id":4}]');

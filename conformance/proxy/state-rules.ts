@@ -195,7 +195,8 @@ export class TrafficState {
 
   observe(event: StateEvent): StateFinding[] {
     // Seen on either side of a barrier: a list is compared with nothing, a cancel may have taken effect.
-    if (this.#overlapsBarrier(event)) return event.kind === "list" ? [] : this.#undecidedCancel(event);
+    if (this.#overlapsBarrier(event))
+      return event.kind === "list" ? [] : this.#undecidedCancel({ ...event, status: null });
     return event.kind === "list" ? this.#list(event) : this.#cancel(event);
   }
 

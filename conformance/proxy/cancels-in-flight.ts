@@ -30,6 +30,7 @@ export class CancelsInFlight {
 /**
  * Counts an exchange's cancel among those in flight, from its request until it is over: whatever spelling
  * of the cancel's path the edge routed, since one the upstream serves may take effect before it answers.
+ * A write outside the contract is counted the same way, under its own key.
  */
 export class CancelTap implements ExchangeTap {
   /** The order id its cancel is counted under, or the key of writes outside the contract. */

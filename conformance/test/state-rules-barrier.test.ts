@@ -86,6 +86,10 @@ describe("writes outside the contract through the proxy are barriers to the stat
     });
     assert.equal(explored.code, 0, explored.stdout + explored.stderr);
     assert.deepEqual(failures(report), []);
+    const state = report.scenarios.find((scenario) => scenario.id === "state");
+    // Between the hook's writes the rules still judge explore's cancels.
+    const cancelOnce = state?.checks.find((check) => check.id === "state.cancel-once");
+    assert.equal(cancelOnce?.status, "passed", "the state rules judged the rounds between the hook's writes");
     assert.ok(
       report.warnings.some((warning) =>
         /the state rules started again after \d+ writes? outside the contract/.test(warning),

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { tempFolder } from "../../common/temp-folder.ts";
@@ -44,7 +46,70 @@ async function throughTheProxy(
   return { code, report: JSON.parse(readFileSync(json, "utf8")) as Report };
 }
 
+/**
+ * A backend of orders 1, 2 and 3 with an admin write of its own, `POST /admin/remove/{id}`, which removes
+ * the order at once and answers `status` only once `release()` is called.
+ */
+async function startAdminUpstream(status: number) {
+  const orders = new Set(["1", "2", "3"]);
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const record = (id: string) =>
+    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
+  const server: Server = createServer((request, response) => {
+    const [, removed] = /^\/admin\/remove\/(\d+)$/.exec(request.url ?? "") ?? [];
+    if (request.method === "POST" && removed !== undefined) {
+      orders.delete(removed);
+      void released.then(() => response.writeHead(status).end());
+      return;
+    }
+    if (!request.headers.authorization) {
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end(JSON.stringify({ code: "unauthorized", message: "No key.", status: 401 }));
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(`[${[...orders].map(record).join(",")}]`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    release: () => release(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 describe("writes outside the contract through the proxy are barriers to the state rules", () => {
+  for (const status of [204, 403])
+    it(`compares a list answered while a write outside the contract is in flight with nothing (then ${status})`, async () => {
+      const upstream = await startAdminUpstream(status);
+      const json = join(folder, `in-flight-${status}.json`);
+      const proxy = await startSourceProxy(["--upstream", upstream.url, "--reporter", `json:${json}`]);
+      try {
+        const headers = { authorization: "Bearer some-key" };
+        const list = () => fetch(`${proxy.url}/store/orders`, { headers }).then((answer) => answer.json());
+        assert.equal(((await list()) as unknown[]).length, 3);
+        const write = fetch(new URL("/admin/remove/2", proxy.url), { method: "POST" });
+        // The write took effect upstream before its answer: the list may show the store after it.
+        let shown = 3;
+        while (shown === 3) shown = ((await list()) as unknown[]).length;
+        upstream.release();
+        assert.equal((await write).status, status);
+      } finally {
+        await proxy.stop("SIGTERM");
+        await upstream.close();
+      }
+      const report = JSON.parse(readFileSync(json, "utf8")) as Report;
+      assert.deepEqual(failures(report), []);
+    });
+
   it("takes a second 204 after POST /__control/reset as a new round, not a second cancel", async () => {
     const { code, report } = await throughTheProxy("reset", async (proxy) => {
       const headers = { authorization: `Bearer ${KEY}` };

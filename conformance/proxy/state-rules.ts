@@ -31,8 +31,9 @@ import { TRAFFIC_RULES } from "./state-rules/traffic-rules.ts";
  * digests, whatever its size), and what cancels and refusals did to its orders. The least recently used
  * views and the oldest orders are forgotten first. Beside the rules, each view's history of each cancelled
  * order is checked against the spec's model, as explore checks its histories (state-rules/live-history.ts),
- * under the open choices the view's traffic has not ruled out (state-rules/view-choices.ts).
- * The rules themselves are objects in state-rules/: the
+ * under the open choices the view's traffic has not ruled out (state-rules/view-choices.ts). A write
+ * the contract has no operation for may have changed any order: at one, all of this starts again
+ * (state-rules/barrier.ts). The rules themselves are objects in state-rules/: the
  * keeper asks each of them about what the traffic showed and counts how often each was put to the test.
  */
 

@@ -6,6 +6,7 @@ import { type CheckedResponse, checkResponse, type RecordValidators } from "../j
 import type { CheckResult, RecordedRequest } from "../reports/report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import type { Expectation, LiveRequest, RequestReading } from "./expectation.ts";
+import { isWriteOutsideContract, mayHaveTakenEffect } from "./state-rules/barrier.ts";
 import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";
 
 /** One exchange through the proxy, as it was forwarded. */
@@ -136,6 +137,8 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   const queryAt = forwarded.url.indexOf("?");
   const pathname = queryAt === -1 ? forwarded.url : forwarded.url.slice(0, queryAt);
   const judged = judgedShell(forwarded, pathname);
+  if (isWriteOutsideContract(forwarded.method, forwarded.routed))
+    barrierAt(forwarded, pathname, judged, context);
   const declined = declinedSpelling(forwarded);
   const notJudged = unjudgeable(forwarded, pathname, judged) ?? declined;
   if (notJudged !== undefined) {
@@ -163,6 +166,20 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   judged.checks = checked.checks;
   judged.findings = stateFindings(forwarded, judged, reading, checked.list, context);
   return judged;
+}
+
+/**
+ * A write the contract has no operation for, in any path, that may have taken effect: a barrier to the
+ * state rules (state-rules/barrier.ts). The exchange itself is forwarded and counted, not judged.
+ */
+function barrierAt(
+  forwarded: ForwardedExchange,
+  pathname: string,
+  judged: JudgedExchange,
+  context: JudgeContext,
+): void {
+  if (!mayHaveTakenEffect(forwarded.response?.status ?? forwarded.sentStatus)) return;
+  context.state.barrier(judged.ref, `#${forwarded.seq} ${forwarded.method} ${pathname}`);
 }
 
 /**

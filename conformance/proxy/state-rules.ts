@@ -1,6 +1,7 @@
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import type { OrderIndex } from "../judging/order-index.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
+import { WRITE_OUTSIDE_CONTRACT_IN_FLIGHT } from "./state-rules/barrier.ts";
 import {
   DEFAULT_HISTORY_BYTES,
   LiveHistory,
@@ -30,8 +31,9 @@ import { TRAFFIC_RULES } from "./state-rules/traffic-rules.ts";
  * digests, whatever its size), and what cancels and refusals did to its orders. The least recently used
  * views and the oldest orders are forgotten first. Beside the rules, each view's history of each cancelled
  * order is checked against the spec's model, as explore checks its histories (state-rules/live-history.ts),
- * under the open choices the view's traffic has not ruled out (state-rules/view-choices.ts).
- * The rules themselves are objects in state-rules/: the
+ * under the open choices the view's traffic has not ruled out (state-rules/view-choices.ts). A write
+ * the contract has no operation for may have changed any order: at one, all of this starts again
+ * (state-rules/barrier.ts). The rules themselves are objects in state-rules/: the
  * keeper asks each of them about what the traffic showed and counts how often each was put to the test.
  */
 
@@ -159,6 +161,10 @@ export class TrafficState {
   >;
   /** What the spec leaves open and the traffic showed: said, never failed. */
   readonly notes = new Map<string, StateNote>();
+  /** When the latest barrier's answer was over: an exchange sent before it may come before or after it. */
+  #barrierEndedAt = Number.NEGATIVE_INFINITY;
+  #barriers = 0;
+  #firstBarrier: string | undefined;
 
   /**
    * `account`: the process's one account of what traffic makes it hold (the proxy's --max-memory), which
@@ -189,7 +195,51 @@ export class TrafficState {
   }
 
   observe(event: StateEvent): StateFinding[] {
+    // Seen on either side of a barrier: a list is compared with nothing, a cancel may have taken effect.
+    if (this.#overlapsBarrier(event))
+      return event.kind === "list" ? [] : this.#undecidedCancel({ ...event, status: null });
     return event.kind === "list" ? this.#list(event) : this.#cancel(event);
+  }
+
+  /**
+   * Whether the exchange was sent before a barrier's answer was over, or answered while a write that may
+   * be one is in flight: the upstream may have handled it before or after that write.
+   */
+  #overlapsBarrier(event: StateEvent): boolean {
+    if (event.at.startedAt < this.#barrierEndedAt) return true;
+    return event.cancelInFlight?.(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT) ?? false;
+  }
+
+  /**
+   * A write outside the contract that may have taken effect (state-rules/barrier.ts): it may have changed
+   * any order, so every view's last list and what cancels and refusals did to its orders are forgotten,
+   * but for cancels whose effect is undecided (they may take effect after it too), and the live history
+   * starts again. `what` names the exchange in the report's note.
+   */
+  barrier(at: ExchangeRef, what: string): void {
+    this.#barrierEndedAt = Math.max(this.#barrierEndedAt, at.endedAt);
+    this.#barriers++;
+    this.#firstBarrier ??= what;
+    for (const view of this.#views.values()) {
+      if (view.last || view.lastBytes !== undefined) this.#forget(view);
+      for (const [id, memory] of view.orders) {
+        if (memory.undecided !== undefined) {
+          view.orders.set(id, { undecided: memory.undecided });
+          continue;
+        }
+        view.orders.delete(id);
+        const bytes = orderMemoryBytes(id);
+        view.ordersBytes -= bytes;
+        this.account?.give(bytes);
+      }
+      view.touched = view.orders.size > 0;
+    }
+    this.#history.barrier();
+    const writes = this.#barriers === 1 ? "1 write" : `${this.#barriers} writes`;
+    this.notes.set("state-rules-restarted", {
+      message: `the state rules started again after ${writes} outside the contract (first: ${this.#firstBarrier}): a write the contract has no operation for, answered other than 4xx, may have changed any order, so what the rules knew of every order was forgotten there, and exchanges that overlapped it were compared with nothing`,
+      count: 1,
+    });
   }
 
   #cancel(event: Extract<StateEvent, { kind: "cancel" }>): StateFinding[] {

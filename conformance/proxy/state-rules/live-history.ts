@@ -198,6 +198,20 @@ export class LiveHistory {
     return checked;
   }
 
+  /**
+   * A write outside the contract that may have changed any order (barrier.ts): every story is forgotten,
+   * as one with a finding is (its cancels still bar the lists begun before they settled), and so is what
+   * each view ruled out, since the write may have changed what decided it too.
+   */
+  barrier(): void {
+    for (const story of [...this.#stories.values()]) this.#forget(story);
+    for (const choices of this.#choices.values()) {
+      this.#bytes -= choices.bytes;
+      this.account?.give(choices.bytes);
+    }
+    this.#choices.clear();
+  }
+
   /** Whether the story holds as many operations as one may: then it is forgotten, and true. */
   #full(story: Story): boolean {
     if (story.operations.length < MAX_STORY_OPERATIONS) return false;

@@ -29,7 +29,6 @@ export interface ProblemTally {
   first: string[];
 }
 
-/** What a listOrders body showed, judged order by order as it arrived. */
 /** A value of each kind a JSON root can begin as, by its first character: what a cut text stands for. */
 const ROOT_OF_KIND: Record<string, unknown> = {
   "{": {},
@@ -39,6 +38,7 @@ const ROOT_OF_KIND: Record<string, unknown> = {
   n: null,
 };
 
+/** What a listOrders body showed, judged order by order as it arrived. */
 export interface ListVerdict {
   /** Bytes judged. */
   bytes: number;

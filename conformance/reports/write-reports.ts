@@ -17,6 +17,21 @@ export async function writeReports(
   return unwritten > 0 || !shown ? 2 : undefined;
 }
 
+/**
+ * The reports of a run that ended in an error, each with that error. The pretty report is left out of
+ * standard output, where it would only repeat the line already on stderr.
+ */
+export async function writeErrorReports(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+  color: boolean,
+): Promise<void> {
+  const shown = reporters.filter((reporter) => reporter.file !== undefined || reporter.name !== "pretty");
+  const toFilesOnly = shown.every((reporter) => reporter.file !== undefined);
+  if (toFilesOnly) await writeReportFiles(report, shown);
+  else await writeReports(report, shown, color);
+}
+
 /** Standard output's first error (EPIPE when nothing reads it, a full disk), said once. */
 const stdoutState: { watched: boolean; error?: string; said?: boolean } = { watched: false };
 

@@ -44,7 +44,10 @@ export function renderPretty(shown: Report, options: { color: boolean }): string
   );
   // The ended line already leads the report; the other reasons are said here, next to the verdict.
   if (!report.ended) lines.push(...outcome.reasons.map((reason) => paint(style, `not a pass: ${reason}`)));
-  lines.push(paint(style, `${outcome.headline}: ${passed} passed, ${failed} failed, ${skipped} skipped`));
+  lines.push(
+    paint(style, `${passed} passed, ${failed} failed, ${skipped} skipped`),
+    paint(["bold", style], `outcome: ${outcome.headline}`),
+  );
   return `${lines.join("\n")}\n`;
 }
 

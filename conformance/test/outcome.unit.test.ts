@@ -107,7 +107,7 @@ function saysPassed(shown: Report): Record<string, boolean> {
   const pretty = renderPretty(shown, { color: false }).trimEnd().split("\n").at(-1) ?? "";
   const junit = renderJunit(shown).match(/<testsuites[^>]* failures="(\d+)" errors="(\d+)"/);
   return {
-    pretty: pretty.startsWith("passed:"),
+    pretty: pretty === "outcome: passed",
     markdown: renderMarkdown(shown).includes("✅ passed"),
     html: /<title>Conformance passed:/.test(renderHtml(shown)),
     json: (JSON.parse(renderJson(shown)) as { outcome: { verdict: string } }).outcome.verdict === "passed",

@@ -76,7 +76,7 @@ function notCheckedReasons(report: Report): string[] {
     );
   if (traffic.notWhole > 0)
     reasons.push(
-      `${count(traffic.notWhole, "exchange", "exchanges")} ended without a whole answer (cut at the stop, by the deadline, by the client leaving, or by the upstream: named in the report), so what came was judged in part at most`,
+      `${count(traffic.notWhole, "exchange", "exchanges")} ended without a whole answer (cut at the stop, by --deadline, by the client leaving, or by the upstream: named in the report), so what came was judged in part at most`,
     );
   const forLimits = traffic.judgedInPart - traffic.notWhole;
   if (forLimits > 0)

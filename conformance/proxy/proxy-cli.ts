@@ -119,7 +119,7 @@ function exitCodeOf(report: Report, written: number | undefined, failOnViolation
   if (code === 0) return 0;
   const ending = outcome.verdict === "partial" ? "; nothing failed, but not everything was checked" : "";
   for (const reason of outcome.reasons)
-    process.stderr.write(`error: --fail-on-violation: ${reason}${ending}\n`);
+    process.stderr.write(`error: --fail-on-violation: ${printable(reason)}${ending}\n`);
   return code;
 }
 

@@ -1,4 +1,4 @@
-import type { Operation } from "../../contract/operations.ts";
+import { createVersionedRouter, type Operation } from "../../contract/operations.ts";
 import { recordResponse } from "../judging/exchange.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { CheckResult, CoverageRow, Report, ScenarioResult, TrafficSummary } from "../reports/report.ts";
@@ -35,6 +35,9 @@ export class TrafficLedger {
   readonly #stateFindings = new Map<StateRuleName, CheckTally>();
   readonly #notJudged = new Map<string, { count: number; examples: Set<string> }>();
   readonly #upstreamFailures: string[] = [];
+  /** Per operation, the requests for it the upstream never answered whole (not judged, so not counted). */
+  readonly #unansweredPerOperation = new Map<string, number>();
+  readonly #route: ReturnType<typeof createVersionedRouter>;
   readonly #unreplaced: string[] = [];
   readonly #faults: string[] = [];
   readonly #notWhole: string[] = [];
@@ -60,6 +63,7 @@ export class TrafficLedger {
     readonly names: SettingNames = PROXY_OPTION_NAMES,
   ) {
     this.#operations = operations;
+    this.#route = createVersionedRouter(operations);
   }
 
   /** `hide`: hides the exchange's secrets in the evidence kept of it (the rest is hidden already). */
@@ -79,7 +83,10 @@ export class TrafficLedger {
       if (this.#upstreamFailures.length < EXAMPLES_KEPT)
         this.#upstreamFailures.push(`${judged.ref.label}: ${judged.upstreamError}`);
       // What came of an answer that broke off may still have been judged in part.
-      if (judged.operation === undefined) return;
+      if (judged.operation === undefined) {
+        this.#countUnanswered(judged);
+        return;
+      }
     }
     if (judged.operation === undefined) {
       this.#recordNotJudged(judged);
@@ -123,6 +130,12 @@ export class TrafficLedger {
     } catch (error) {
       this.fault(where, error, hide);
     }
+  }
+
+  #countUnanswered(judged: JudgedExchange): void {
+    const operation = this.#route(judged.method, judged.pathname)?.operation.operationId;
+    if (operation !== undefined)
+      this.#unansweredPerOperation.set(operation, (this.#unansweredPerOperation.get(operation) ?? 0) + 1);
   }
 
   #countFault(text: string): void {
@@ -233,7 +246,7 @@ export class TrafficLedger {
           id: operation.operationId,
           title,
           status: "skipped",
-          reason: "no request for this operation went through the proxy",
+          reason: this.#whyNoExchange(operation.operationId),
           checks: [],
         });
         continue;
@@ -258,10 +271,22 @@ export class TrafficLedger {
         durationMs: context.durationMs,
         scenarios,
         coverage: this.#coverageRows(),
-        traffic: { ...this.#traffic },
+        traffic: {
+          ...this.#traffic,
+          ...(this.#upstreamFailures[0] !== undefined
+            ? { firstUpstreamFailure: this.#upstreamFailures[0] }
+            : {}),
+        },
       },
       context.secrets,
     );
+  }
+
+  /** Why an operation has no exchange judged: none came, or the upstream answered none of them whole. */
+  #whyNoExchange(operation: string): string {
+    const unanswered = this.#unansweredPerOperation.get(operation) ?? 0;
+    if (unanswered === 0) return "no request for this operation went through the proxy";
+    return `${unanswered === 1 ? "1 request" : `${unanswered} requests`} for this operation got no whole answer from the upstream (${this.#upstreamFailures[0] ?? "see the warnings"}), so none was judged`;
   }
 
   /** What the traffic summary says in words: exchanges not judged, upstream failures, faults of its own. */

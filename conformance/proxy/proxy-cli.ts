@@ -1,8 +1,9 @@
 import { printable } from "../../common/printable.ts";
 import { StopSignals } from "../../common/stop-signals.ts";
 import { serveUntilDone } from "../../common/wrapped-command.ts";
-import type { Report } from "../reports/report.ts";
-import { writeReportFiles, writeReports } from "../reports/write-reports.ts";
+import { gateExitCode, outcomeOf } from "../reports/outcome.ts";
+import { errorReportOf, type Report } from "../reports/report.ts";
+import { writeErrorReports, writeReportFiles, writeReports } from "../reports/write-reports.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
 import type { ProxyCliOptions } from "./proxy-options.ts";
@@ -40,6 +41,8 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     pending = [];
   };
   let proxy: Awaited<ReturnType<typeof runProxy>>;
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
   try {
     proxy = await runProxy({
       ...options.proxy,
@@ -53,7 +56,16 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     });
   } catch (error) {
     if (error instanceof ConformanceUsageError || error instanceof TargetUnreachableError) {
-      process.stderr.write(`error: ${printable(error.message)}\n`);
+      const message = printable(error.message);
+      process.stderr.write(`error: ${message}\n`);
+      // A CI job uploads the report files whatever the exit: they say why there is no traffic in them.
+      const frame = {
+        target: `${options.proxy.upstream} (observed through the proxy)`,
+        startedAt,
+        requests: 0,
+        durationMs: Math.round(performance.now() - started),
+      };
+      await writeErrorReports(errorReportOf(frame, message), options.reporters, reportColor);
       return 2;
     }
     throw error;
@@ -84,39 +96,31 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
 }
 
 /**
- * The code a stopped run exits with: 1 for a failure under --fail-on-violation, 2 for a report not
- * written or a fault of the proxy's own, and under --fail-on-violation 2 for an exchange judged only in
- * part (a limit, or an answer that was not whole) and 1 when nothing was judged: a gate that could not
- * check everything does not pass.
+ * The code a stopped run exits with. Under --fail-on-violation it is the one its reports' headlines say
+ * (see `gateExitCode`): 1 for a failure or nothing judged, 2 for not everything checked, each said on
+ * stderr. Without it, 0 unless a report was not written or the proxy itself failed (2).
  */
 function exitCodeOf(report: Report, written: number | undefined, failOnViolation: boolean): number {
-  if (failOnViolation && report.summary.failed > 0) return 1;
+  const outcome = outcomeOf(report);
+  if (failOnViolation && outcome.verdict === "failed") {
+    const { failed } = report.summary;
+    process.stderr.write(
+      `error: --fail-on-violation: ${failed === 1 ? "1 check" : `${failed} checks`} failed (see the report)\n`,
+    );
+    return 1;
+  }
   if (written !== undefined) return written;
   if ((report.traffic?.faults ?? 0) > 0) {
     process.stderr.write("error: the proxy itself failed during the run (see the report's warnings)\n");
     return 2;
   }
   if (!failOnViolation) return 0;
-  const inPart = report.traffic?.judgedInPart ?? 0;
-  const notWhole = report.traffic?.notWhole ?? 0;
-  if (notWhole > 0) {
-    process.stderr.write(
-      `error: --fail-on-violation: ${notWhole === 1 ? "1 exchange" : `${notWhole} exchanges`} ended without a whole answer (cut at the stop, by --deadline, by the client leaving, or by the upstream: named in the report), so what came was judged in part at most; nothing failed, but not everything was checked\n`,
-    );
-    return 2;
-  }
-  if (inPart > 0) {
-    process.stderr.write(
-      `error: --fail-on-violation: ${inPart === 1 ? "1 exchange was" : `${inPart} exchanges were`} judged only in part or not at all, for a limit (named in the report: raise it); nothing failed, but not everything was checked\n`,
-    );
-    return 2;
-  }
-  if ((report.traffic?.judged ?? 0) === 0) {
-    // A gate that saw nothing has checked nothing: the tests may never have reached the proxy.
-    process.stderr.write("error: --fail-on-violation: no exchange was judged, so nothing was checked\n");
-    return 1;
-  }
-  return 0;
+  const code = gateExitCode(report);
+  if (code === 0) return 0;
+  const ending = outcome.verdict === "partial" ? "; nothing failed, but not everything was checked" : "";
+  for (const reason of outcome.reasons)
+    process.stderr.write(`error: --fail-on-violation: ${printable(reason)}${ending}\n`);
+  return code;
 }
 
 /**

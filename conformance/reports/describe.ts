@@ -26,7 +26,11 @@ export function describeCheck(check: CheckResult): string[] {
   return lines;
 }
 
-/** A run stopped short, in one line: what stopped it and what was judged. */
+/**
+ * A run stopped short, in one line: what stopped it and what was judged, said once even when the error's
+ * own message already says it.
+ */
 export function endedLine(ended: NonNullable<Report["ended"]>): string {
-  return `${ended.kind === "error" ? "error" : "interrupted"}: ${ended.message}; ${ended.judged}`;
+  const said = ended.message.endsWith(`; ${ended.judged}`) || ended.message === ended.judged;
+  return `${ended.kind === "error" ? "error" : "interrupted"}: ${ended.message}${said ? "" : `; ${ended.judged}`}`;
 }

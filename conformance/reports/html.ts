@@ -2,6 +2,7 @@ import { printable } from "../../common/printable.ts";
 import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 import { endedLine } from "./describe.ts";
+import { outcomeOf } from "./outcome.ts";
 import type { CheckResult, Report, ScenarioResult } from "./report.ts";
 
 const MARK = { passed: "✔", failed: "✖", skipped: "–" } as const;
@@ -13,7 +14,10 @@ const MARK = { passed: "✔", failed: "✖", skipped: "–" } as const;
  */
 export function renderHtml(report: Report): string {
   const { passed, failed, skipped } = report.summary;
-  const verdict = failed > 0 ? `${failed} failed` : "passed";
+  const outcome = outcomeOf(report);
+  const verdict = outcome.headline;
+  // The ended line already leads the page; the other reasons a run is not a pass follow it.
+  const reasons = report.ended ? [] : outcome.reasons;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -25,7 +29,7 @@ export function renderHtml(report: Report): string {
 </head>
 <body>
 <main>
-${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(report.ended))}</p>\n` : ""}${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</p>\n` : ""}<h1>Petstore Store Orders conformance: <span class="${failed > 0 ? "failed" : "passed"}">${escapeHtml(verdict)}</span></h1>
+${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(report.ended))}</p>\n` : ""}${report.health ? `<p class="health" role="alert">${escapeHtml(report.health)}</p>\n` : ""}${reasons.map((reason) => `<p class="health" role="alert">${escapeHtml(reason)}</p>\n`).join("")}<h1>Petstore Store Orders conformance: <span class="${outcome.verdict === "passed" ? "passed" : "failed"}">${escapeHtml(verdict)}</span></h1>
 <section aria-labelledby="summary-heading">
 <h2 id="summary-heading">Summary</h2>
 <dl class="summary">

@@ -1,6 +1,7 @@
 import { oneLinePerCheck } from "./check-lines.ts";
 import { describeCheck, endedLine } from "./describe.ts";
 import { type Element, junitXml } from "./junit-xml.ts";
+import { outcomeOf } from "./outcome.ts";
 import { printableReport } from "./printable-report.ts";
 import type { CheckResult, Report } from "./report.ts";
 
@@ -11,10 +12,14 @@ export function renderJunit(shown: Report): string {
   // XML 1.0 cannot hold most control characters at all: CI's readers reject the file. They are escaped.
   const report = printableReport(shown);
   const ended = report.ended ? [endedCase(report.ended)] : [];
+  const notPassed = report.ended ? [] : notPassedCase(report);
+  const runCases = [...ended, ...notPassed];
   const totals = {
-    "@_tests": report.scenarios.length + ended.length,
-    "@_failures": report.scenarios.filter((scenario) => scenario.status === "failed").length,
-    "@_errors": ended.length,
+    "@_tests": report.scenarios.length + runCases.length,
+    "@_failures":
+      report.scenarios.filter((scenario) => scenario.status === "failed").length +
+      runCases.filter((element) => element.failure !== undefined).length,
+    "@_errors": runCases.filter((element) => element.error !== undefined).length,
     "@_skipped": report.scenarios.filter((scenario) => scenario.status === "skipped").length,
     "@_time": (report.durationMs / 1000).toFixed(3),
   };
@@ -26,7 +31,7 @@ export function renderJunit(shown: Report): string {
         "@_name": `${SUITE} ${report.target}`,
         ...totals,
         properties: { property: properties(report) },
-        testcase: [...ended, ...report.scenarios.map(oneLinePerCheck).map(testcase)],
+        testcase: [...runCases, ...report.scenarios.map(oneLinePerCheck).map(testcase)],
       },
     },
   }) as string;
@@ -59,6 +64,29 @@ function endedCase(ended: NonNullable<Report["ended"]>): Element {
       "#text": endedLine(ended),
     },
   };
+}
+
+/**
+ * A run that neither failed a check nor passed (not everything checked, or nothing judged), as a test case
+ * of its own: CI's test tab must not show a gate that exits non-zero as all passed or all skipped. Not
+ * everything checked is an <error>, as the run's exit code 2 is; nothing judged a <failure>, as its 1 is.
+ */
+function notPassedCase(report: Report): Element[] {
+  const outcome = outcomeOf(report);
+  if (outcome.verdict !== "partial" && outcome.verdict !== "nothing judged") return [];
+  const partial = outcome.verdict === "partial";
+  const why = {
+    "@_message": outcome.reasons.join("; "),
+    "@_type": partial ? "NotEverythingChecked" : "NothingJudged",
+    "#text": outcome.reasons.join("\n"),
+  };
+  return [
+    {
+      "@_classname": SUITE,
+      "@_name": `run: ${outcome.headline}`,
+      ...(partial ? { error: why } : { failure: why }),
+    },
+  ];
 }
 
 function testcase(scenario: Report["scenarios"][number]): Element {

@@ -1,6 +1,7 @@
 import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 import { endedLine } from "./describe.ts";
+import { outcomeOf, type Verdict } from "./outcome.ts";
 import { printableReport } from "./printable-report.ts";
 import type { Report } from "./report.ts";
 
@@ -14,8 +15,10 @@ export function renderMarkdown(shown: Report): string {
   const lines: string[] = [];
   if (report.ended) lines.push(`> **${cell(endedLine(report.ended))}**`, "");
   if (report.health) lines.push(`> **${cell(report.health)}**`, "");
+  const outcome = outcomeOf(report);
+  if (!report.ended) lines.push(...outcome.reasons.flatMap((reason) => [`> **${cell(reason)}**`, ""]));
   lines.push(
-    `### Petstore Store Orders conformance: ${failed > 0 ? `❌ ${failed} failed` : "✅ passed"}`,
+    `### Petstore Store Orders conformance: ${MARK[outcome.verdict]} ${outcome.headline}`,
     "",
     `**Target:** ${cell(report.target)} · **Checks:** ${passed} passed, ${failed} failed, ${skipped} skipped · ` +
       `**Requests:** ${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
@@ -71,6 +74,16 @@ export function renderMarkdown(shown: Report): string {
   }
   return `${lines.join("\n")}\n`;
 }
+
+/** Only a pass is green: a job summary must not look green on a red job. */
+const MARK: Record<Verdict, string> = {
+  error: "❌",
+  interrupted: "⚠️",
+  failed: "❌",
+  partial: "⚠️",
+  "nothing judged": "❌",
+  passed: "✅",
+};
 
 /** Failed checks shown in full: a job summary or a comment stays short. */
 const FAILURES_SHOWN = 20;

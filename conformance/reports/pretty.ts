@@ -2,6 +2,7 @@ import { styleText } from "node:util";
 import { oneLinePerCheck } from "./check-lines.ts";
 import { coverageByOperation, neverSeen, trafficSentence } from "./coverage.ts";
 import { describeCheck, endedLine } from "./describe.ts";
+import { outcomeOf } from "./outcome.ts";
 import { printableReport } from "./printable-report.ts";
 import type { Report } from "./report.ts";
 
@@ -35,10 +36,17 @@ export function renderPretty(shown: Report, options: { color: boolean }): string
   const { passed, failed, skipped } = report.summary;
   const scenarios = report.scenarios.length;
   const failedScenarios = report.scenarios.filter((scenario) => scenario.status === "failed").length;
+  const outcome = outcomeOf(report);
+  const style: Style = outcome.verdict === "passed" ? "green" : failed > 0 || report.ended ? "red" : "yellow";
   lines.push(
     "",
     `${scenarios} scenarios (${failedScenarios} failed), ${report.requests} requests${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
-    paint(failed > 0 ? "red" : "green", `${passed} passed, ${failed} failed, ${skipped} skipped`),
+  );
+  // The ended line already leads the report; the other reasons are said here, next to the verdict.
+  if (!report.ended) lines.push(...outcome.reasons.map((reason) => paint(style, `not a pass: ${reason}`)));
+  lines.push(
+    paint(style, `${passed} passed, ${failed} failed, ${skipped} skipped`),
+    paint(["bold", style], `outcome: ${outcome.headline}`),
   );
   return `${lines.join("\n")}\n`;
 }

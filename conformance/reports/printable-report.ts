@@ -23,6 +23,8 @@ export function printableReport(report: Report): Report {
   if (report.health !== undefined) copy.health = line(report.health);
   if (report.ended !== undefined)
     copy.ended = { ...report.ended, message: line(report.ended.message), judged: line(report.ended.judged) };
+  if (report.traffic?.firstUpstreamFailure !== undefined)
+    copy.traffic = { ...report.traffic, firstUpstreamFailure: line(report.traffic.firstUpstreamFailure) };
   if (report.coverage) copy.coverage = report.coverage.map((row) => ({ ...row, path: line(row.path) }));
   return copy;
 }

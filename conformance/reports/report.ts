@@ -74,6 +74,8 @@ export interface RunEnd {
   message: string;
   /** "nothing was judged", or what was judged before the stop. */
   judged: string;
+  /** The stop signal of an interrupted run, which its exit code says. */
+  signal?: NodeJS.Signals;
 }
 
 export interface CoverageRow {
@@ -100,6 +102,8 @@ export interface TrafficSummary {
   notJudged: number;
   /** Requests the upstream never answered whole: the client got a 502 from the proxy, or an answer cut short. */
   upstreamFailures: number;
+  /** The first of them, and why: what a gate that does not pass for them names. */
+  firstUpstreamFailure?: string;
   /** Answers replaced by a 502 naming the violation (--errors). */
   replaced: number;
   /**
@@ -129,4 +133,19 @@ export function summarize(scenarios: readonly ScenarioResult[]): Report["summary
     for (const check of scenario.checks) summary[check.status]++;
   }
   return summary;
+}
+
+/** The report of a run that could not judge its target (exit 2): the one error, and nothing judged. */
+export function errorReportOf(
+  frame: Pick<Report, "target" | "startedAt" | "requests" | "durationMs">,
+  message: string,
+): Report {
+  return {
+    ...frame,
+    summary: { passed: 0, failed: 0, skipped: 0 },
+    warnings: [],
+    retries: 0,
+    ended: { kind: "error", message, judged: "nothing was judged" },
+    scenarios: [],
+  };
 }

@@ -11,10 +11,25 @@ export async function writeReports(
   reporters: readonly ReporterTarget[],
   color: boolean,
 ): Promise<number | undefined> {
-  const unwritten = await writeReportFiles(report, reporters);
+  const { unwritten, shown } = await writeFiles(report, reporters);
   const toStdout = reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
-  const shown = await writeToStdout(await render(report, toStdout, color));
-  return unwritten > 0 || !shown ? 2 : undefined;
+  const onStdout = await writeToStdout(await render(shown, toStdout, color));
+  return unwritten > 0 || !onStdout ? 2 : undefined;
+}
+
+/**
+ * The reports of a run that ended in an error, each with that error. The pretty report is left out of
+ * standard output, where it would only repeat the line already on stderr.
+ */
+export async function writeErrorReports(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+  color: boolean,
+): Promise<void> {
+  const shown = reporters.filter((reporter) => reporter.file !== undefined || reporter.name !== "pretty");
+  const toFilesOnly = shown.every((reporter) => reporter.file !== undefined);
+  if (toFilesOnly) await writeReportFiles(report, shown);
+  else await writeReports(report, shown, color);
 }
 
 /** Standard output's first error (EPIPE when nothing reads it, a full disk), said once. */
@@ -51,19 +66,59 @@ export async function writeReportFiles(
   report: Report,
   reporters: readonly ReporterTarget[],
 ): Promise<number> {
-  let unwritten = 0;
+  return (await writeFiles(report, reporters)).unwritten;
+}
+
+/**
+ * Writes each report file; when one cannot be written, those that could are written again saying so, so
+ * that none says passed on a run that exits 2 for it. `shown` is the report as it was last written.
+ */
+async function writeFiles(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+): Promise<{ unwritten: number; shown: Report }> {
+  const failures = await writeEach(report, reporters, true);
+  if (failures.size === 0) return { unwritten: 0, shown: report };
+  const shown = withUnwritten(report, [...failures.values()]);
+  await writeEach(
+    shown,
+    reporters.filter((reporter) => reporter.file !== undefined && !failures.has(reporter.file)),
+    false,
+  );
+  return { unwritten: failures.size, shown };
+}
+
+/** The files that could not be written, each with why; said on stderr when `say`. */
+async function writeEach(
+  report: Report,
+  reporters: readonly ReporterTarget[],
+  say: boolean,
+): Promise<Map<string, string>> {
+  const failures = new Map<string, string>();
   for (const reporter of reporters) {
     if (reporter.file === undefined) continue;
     try {
       writeWholeFile(reporter.file, await render(report, reporter.name, false));
     } catch (error) {
-      unwritten++;
-      process.stderr.write(
-        `error: cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
-      );
+      const why = `cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}`;
+      failures.set(reporter.file, why);
+      if (say) process.stderr.write(`error: ${why}\n`);
     }
   }
-  return unwritten;
+  return failures;
+}
+
+/** The report as the run ends for a report it could not write: an error (exit 2), what was judged kept. */
+function withUnwritten(report: Report, failures: readonly string[]): Report {
+  if (report.ended) return { ...report, warnings: [...failures, ...report.warnings] };
+  return {
+    ...report,
+    ended: {
+      kind: "error",
+      message: failures.join("; "),
+      judged: "the rest of this report holds what was judged",
+    },
+  };
 }
 
 // Each reporter is loaded when a run asks for it: JUnit's XML builder alone outweighs the rest of the suite.

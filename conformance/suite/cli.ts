@@ -1,8 +1,9 @@
 import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
+import { gateExitCode, outcomeOf } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import type { ReporterTarget } from "../reports/reporter-options.ts";
-import { writeReportFiles, writeReports } from "../reports/write-reports.ts";
+import { writeErrorReports, writeReports } from "../reports/write-reports.ts";
 import { HookError } from "../target/hooks.ts";
 import type { CliOptions } from "./options.ts";
 import { errorReport, interruptedReport, type RunProgress } from "./run-end.ts";
@@ -47,18 +48,14 @@ export async function main(options: CliOptions, env: NodeJS.ProcessEnv): Promise
   return (await writeReports(report, options.reporters, color)) ?? verdictCode(report);
 }
 
-/** 1 for a failure; 2 when nothing failed but a limit kept a check from being judged whole; else 0. */
+/** The run's exit code, as its reports' headlines say it; a run not checked whole says why on stderr. */
 function verdictCode(report: Report): number {
-  if (report.summary.failed > 0) return 1;
-  const notJudged = report.scenarios.reduce(
-    (count, scenario) => count + scenario.checks.filter((check) => check.notJudged).length,
-    0,
-  );
-  if (notJudged === 0) return 0;
-  process.stderr.write(
-    `petstore-conformance: ${notJudged === 1 ? "1 check was" : `${notJudged} checks were`} not judged whole (a limit named in the report: raise it); nothing failed, but the run is not a pass\n`,
-  );
-  return 2;
+  const outcome = outcomeOf(report);
+  if (outcome.verdict === "partial")
+    process.stderr.write(
+      `petstore-conformance: ${outcome.reasons.join("; ")}; nothing failed, but the run is not a pass\n`,
+    );
+  return gateExitCode(report);
 }
 
 /** The start of a run's progress, for a report of a run stopped short. */
@@ -87,20 +84,8 @@ async function failedRun(
   return 2;
 }
 
-/**
- * The reports of a run that ended in an error, each with that error. The pretty report is left out of
- * standard output, where it would only repeat the line already on stderr.
- */
-export async function writeErrorReports(
-  report: Report,
-  reporters: readonly ReporterTarget[],
-  color: boolean,
-): Promise<void> {
-  const shown = reporters.filter((reporter) => reporter.file !== undefined || reporter.name !== "pretty");
-  const toFilesOnly = shown.every((reporter) => reporter.file !== undefined);
-  if (toFilesOnly) await writeReportFiles(report, shown);
-  else await writeReports(report, shown, color);
-}
+/** Kept here for the callers that write a refused command line's reports as a run's. */
+export { writeErrorReports };
 
 function listScenarios(): string {
   const lines = SCENARIOS.map((scenario) => {

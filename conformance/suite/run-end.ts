@@ -1,5 +1,5 @@
 import type { Report, ScenarioResult } from "../reports/report.ts";
-import { summarize } from "../reports/report.ts";
+import { errorReportOf, summarize } from "../reports/report.ts";
 import type { Scenario } from "./scenarios.ts";
 
 /** Where a run stood when it stopped short: when it started, and what it had sent and played. */
@@ -15,12 +15,7 @@ export interface RunProgress {
 
 /** The report of a run that could not judge the target (exit 2): the one error, and nothing judged. */
 export function errorReport(progress: RunProgress, message: string): Report {
-  return {
-    ...frame(progress),
-    summary: { passed: 0, failed: 0, skipped: 0 },
-    ended: { kind: "error", message, judged: "nothing was judged" },
-    scenarios: [],
-  };
+  return errorReportOf(frame(progress), message);
 }
 
 /**
@@ -50,6 +45,7 @@ export function interruptedReport(
       kind: "interrupted",
       message: `the run was interrupted by ${signal}`,
       judged: `${played.size} of ${scenarios.length} scenarios were played before the stop; the state rules across the run were not judged`,
+      signal,
     },
     scenarios: results,
   };

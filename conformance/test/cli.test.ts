@@ -10,6 +10,7 @@ import { XMLParser } from "fast-xml-parser";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "../../test-support/target-server.ts";
+import type { RunOutcome } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_RACE_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
 import { cli } from "./run-cli.ts";
@@ -215,14 +216,27 @@ describe("petstore-conformance: every end of a run writes the reports asked for"
     `json:${join(folder, "run.json")}`,
     "--reporter",
     `html:${join(folder, "run.html")}`,
+    "--reporter",
+    `markdown:${join(folder, "run.md")}`,
   ];
   const readReports = (folder: string) => ({
     junit: new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(
       readFileSync(join(folder, "run.xml"), "utf8"),
     ).testsuites.testsuite,
-    json: JSON.parse(readFileSync(join(folder, "run.json"), "utf8")) as Report,
+    json: JSON.parse(readFileSync(join(folder, "run.json"), "utf8")) as Report & { outcome: RunOutcome },
     html: readFileSync(join(folder, "run.html"), "utf8"),
+    markdown: readFileSync(join(folder, "run.md"), "utf8"),
   });
+
+  /** Every report's headline says the run's end as its exit code does, and none says passed. */
+  function assertHeadlines(folder: string, headline: "error" | "interrupted"): void {
+    const { json, html, markdown } = readReports(folder);
+    assert.equal(json.outcome.verdict, headline);
+    assert.match(html, new RegExp(`<title>Conformance ${headline}:`));
+    assert.match(html, new RegExp(`<h1>[^\n]*<span class="failed">${headline}</span></h1>`));
+    assert.match(markdown, new RegExp(`^### Petstore Store Orders conformance: \\S+ ${headline}$`, "m"));
+    for (const text of [html, markdown]) assert.doesNotMatch(text, /passed<\/span><\/h1>|✅ passed/);
+  }
 
   /** Each report holds the run's one error: JUnit a test case with an <error>, JSON it and "nothing was judged", HTML it first. */
   function assertErrorReports(folder: string, line: RegExp): void {
@@ -237,6 +251,9 @@ describe("petstore-conformance: every end of a run writes the reports asked for"
     const alert = body.indexOf('role="alert"');
     assert.ok(alert !== -1 && alert < body.indexOf("<h1>"), "the error comes first");
     assert.match(body.slice(alert, body.indexOf("</p>", alert)), line);
+    assertHeadlines(folder, "error");
+    const { markdown } = readReports(folder);
+    assert.doesNotMatch(markdown, /nothing was judged; nothing was judged/);
   }
 
   it("a refused key, an unreachable target, a failing hook and bad usage: exit 2 and every report", async () => {
@@ -357,6 +374,7 @@ describe("petstore-conformance: every end of a run writes the reports asked for"
         assert.match(cancel?.reason ?? "", /interrupted/);
         assert.equal(Number(junit.errors), 1);
         assert.match(html, /interrupted/);
+        assertHeadlines(folder, "interrupted");
       } finally {
         for (const response of held) response.destroy();
         front.closeAllConnections();

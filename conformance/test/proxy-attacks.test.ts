@@ -267,6 +267,8 @@ function expectedCode(report: Report): number {
   if (report.summary.failed > 0) return 1;
   if ((report.traffic?.faults ?? 0) > 0) return 2;
   if ((report.traffic?.judgedInPart ?? 0) > 0) return 2;
+  // A request the upstream gave no whole answer was not checked: the gate does not pass it.
+  if ((report.traffic?.upstreamFailures ?? 0) > 0) return 2;
   return (report.traffic?.judged ?? 0) === 0 ? 1 : 0;
 }
 

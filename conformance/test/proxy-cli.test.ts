@@ -53,6 +53,25 @@ describe("petstore-conformance proxy (the command)", () => {
       result.stderr,
       "error: nothing accepts connections at 127.0.0.1:9 (ECONNREFUSED): is the service running, and is --upstream right?\n",
     );
+    // Every report asked for is written all the same, holding the error: CI uploads them whatever the exit.
+    const files = tempFolder("conformance-proxy-unreachable-");
+    const reporters = ["junit", "json", "markdown", "html"].flatMap((name) => [
+      "--reporter",
+      `${name}:${join(files, `unreach.${name}`)}`,
+    ]);
+    const withReports = await cli(
+      ["proxy", "--upstream", "http://127.0.0.1:9/v1", "--port", "0", ...reporters],
+      NO_PROXY_ENV,
+    );
+    assert.equal(withReports.code, 2);
+    assert.equal(withReports.stderr, result.stderr);
+    const junit = readFileSync(join(files, "unreach.junit"), "utf8");
+    assert.match(junit, /errors="1"/);
+    assert.match(junit, /<error message="nothing accepts connections at 127\.0\.0\.1:9/);
+    const report = JSON.parse(readFileSync(join(files, "unreach.json"), "utf8")) as Report;
+    assert.equal(report.ended?.kind, "error");
+    assert.match(readFileSync(join(files, "unreach.markdown"), "utf8"), /conformance: ❌ error$/m);
+    assert.match(readFileSync(join(files, "unreach.html"), "utf8"), /<title>Conformance error:/);
   });
 
   it("SIGTERM writes every report over the traffic; --har keeps each exchange; no secret anywhere", async () => {
@@ -340,6 +359,11 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
     await withTarget({ textContentType: true }, async (upstream) => {
       const gated = await wrapReadList(upstream, ["--fail-on-violation", "--reporter", "json"]);
       assert.equal(gated.code, 1, gated.stderr);
+      // COMMAND's own exit said 0: the last line says why the gate fails.
+      assert.match(
+        gated.stderr,
+        /exited with 0: stopping[^\n]*\nerror: --fail-on-violation: \d+ checks? failed/,
+      );
       assert.match(gated.stdout, /^200\n/);
       assert.ok((JSON.parse(gated.stdout.slice(gated.stdout.indexOf("{"))) as Report).summary.failed > 0);
       const ungated = await wrapReadList(upstream, []);
@@ -440,8 +464,13 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
     }
   });
 
-  it("nothing judged: 1 with --fail-on-violation, saying so in one line", async () => {
+  it("nothing judged: 1 with --fail-on-violation, saying so in one line and in every report", async () => {
     await withTarget({}, async (upstream) => {
+      const files = tempFolder("conformance-proxy-nothing-");
+      const reporters = ["junit", "markdown", "html"].flatMap((name) => [
+        "--reporter",
+        `${name}:${join(files, `nothing.${name}`)}`,
+      ]);
       const { code, stderr } = await cli(
         [
           "proxy",
@@ -450,6 +479,7 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
           "--upstream",
           upstream,
           "--fail-on-violation",
+          ...reporters,
           "--",
           process.execPath,
           "-e",
@@ -459,9 +489,126 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
       );
       assert.equal(code, 1);
       assert.match(stderr, /^error: --fail-on-violation: no exchange was judged, so nothing was checked$/m);
+      const markdown = readFileSync(join(files, "nothing.markdown"), "utf8");
+      assert.match(markdown, /^### Petstore Store Orders conformance: ❌ nothing judged$/m);
+      const html = readFileSync(join(files, "nothing.html"), "utf8");
+      assert.match(html, /<title>Conformance nothing judged:/);
+      assert.doesNotMatch(`${markdown}${html}`, /✅ passed|<span class="passed">passed/);
+      // CI's test tab shows the failed gate as a failed test, not as all skipped.
+      const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(
+        readFileSync(join(files, "nothing.junit"), "utf8"),
+      ).testsuites.testsuite;
+      assert.equal(Number(junit.failures), 1);
+      const run = [junit.testcase]
+        .flat()
+        .find((testcase: { name: string }) => testcase.name.startsWith("run:"));
+      assert.match(run?.failure?.message ?? "", /no exchange was judged/);
     });
   });
+
+  it("an upstream that dies mid-run: the gate does not pass what it never answered, and names why", async () => {
+    const upstream = await startDyingUpstream();
+    try {
+      const files = tempFolder("conformance-proxy-dying-");
+      const { code, stdout, stderr } = await wrapScript(
+        upstream.url,
+        ["--fail-on-violation", "--reporter", "json", "--reporter", `junit:${join(files, "dying.xml")}`],
+        LIST_DIE_CANCEL,
+        { DIE_URL: upstream.dieUrl },
+      );
+      assert.equal(code, 2, stderr);
+      assert.match(stdout, /^200\n502\n/);
+      const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as Report;
+      assert.equal(report.summary.failed, 0);
+      assert.equal(report.traffic?.upstreamFailures, 1);
+      assert.match(
+        stderr,
+        /^error: --fail-on-violation: 1 request got no whole answer from the upstream, so it was not judged whole: #\d+ DELETE [^\n]*; nothing failed, but not everything was checked$/m,
+      );
+      const junit = readFileSync(join(files, "dying.xml"), "utf8");
+      assert.match(junit, /<error message="1 request got no whole answer from the upstream/);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("an upstream down for all the traffic: named as such, not as traffic that never came", async () => {
+    const upstream = await startDyingUpstream();
+    try {
+      const { code, stdout, stderr } = await wrapScript(
+        upstream.url,
+        ["--fail-on-violation", "--reporter", "json"],
+        DIE_THEN_LIST,
+        { DIE_URL: upstream.dieUrl },
+      );
+      assert.equal(code, 2, stderr);
+      assert.match(stdout, /^502\n/);
+      assert.doesNotMatch(stderr, /no exchange was judged/);
+      assert.match(
+        stderr,
+        /^error: --fail-on-violation: 1 request got no whole answer from the upstream[^\n]*GET/m,
+      );
+      const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as Report;
+      const list = report.scenarios.find((scenario) => scenario.id === "listOrders");
+      assert.equal(list?.status, "skipped");
+      assert.match(list?.reason ?? "", /^1 request for this operation got no whole answer from the upstream/);
+    } finally {
+      await upstream.close();
+    }
+  });
 });
+
+/**
+ * An upstream with an empty order list that stops listening, for good, once its `dieUrl` is asked for (by
+ * the wrapped COMMAND, directly): what the proxy forwards after that finds nobody there.
+ */
+async function startDyingUpstream() {
+  const server = createServer((request, response) => {
+    if (request.url === "/die") {
+      response.end("dying", () => {
+        server.close();
+        server.closeAllConnections();
+      });
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end("[]");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `${base}/v1`,
+    dieUrl: `${base}/die`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+        if (!server.listening) resolve();
+      }),
+  };
+}
+
+const THROUGH_PROXY = `
+const send = (method, path) =>
+  fetch(process.env.PETSTORE_PROXY_URL + path, { method, headers: { authorization: "Bearer ${TARGET_KEY}" } })
+    .then((response) => response.text().then(() => console.log(response.status)));
+const die = () => fetch(process.env.DIE_URL).then((response) => response.text());
+`;
+/** Lists through the proxy, makes the upstream die, then cancels through the proxy. */
+const LIST_DIE_CANCEL = `${THROUGH_PROXY}
+send("GET", "/store/orders").then(die).then(() => send("DELETE", "/store/orders/1"));
+`;
+/** Makes the upstream die, then lists through the proxy. */
+const DIE_THEN_LIST = `${THROUGH_PROXY}
+die().then(() => send("GET", "/store/orders"));
+`;
+
+/** `petstore-conformance proxy --port 0 --upstream URL [options] -- node -e SCRIPT`, to its exit. */
+const wrapScript = (upstream: string, options: string[], script: string, env: NodeJS.ProcessEnv) =>
+  cli(["proxy", "--port", "0", "--upstream", upstream, ...options, "--", process.execPath, "-e", script], {
+    ...NO_PROXY_ENV,
+    ...env,
+  });
 
 /** An upstream that answers a request once its body has come, counting the request heads it saw. */
 async function startWaitingUpstream() {

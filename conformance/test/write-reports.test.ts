@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { tempFolder } from "../../common/temp-folder.ts";
 import type { Report } from "../reports/report.ts";
+import { writeReportFiles } from "../reports/write-reports.ts";
 
 const WRITE_REPORTS = new URL("../reports/write-reports.ts", import.meta.url).href;
 
@@ -62,5 +63,25 @@ describe("write-reports", () => {
     assert.equal(stderr, "error: cannot write the report to standard output: EPIPE\n");
     assert.equal(code, 2);
     assert.deepEqual(JSON.parse(readFileSync(jsonFile, "utf8")).summary, report.summary);
+  });
+
+  it("a report that cannot be written: those written before it say so, none says passed", async () => {
+    const folder = tempFolder("write-reports-");
+    const json = join(folder, "report.json");
+    const markdown = join(folder, "report.md");
+    const absent = join(folder, "absent", "report.xml");
+    const unwritten = await writeReportFiles(report, [
+      { name: "json", file: json },
+      { name: "markdown", file: markdown },
+      { name: "junit", file: absent },
+    ]);
+    assert.equal(unwritten, 1);
+    const written = JSON.parse(readFileSync(json, "utf8")) as Report & { outcome: { verdict: string } };
+    assert.equal(written.outcome.verdict, "error");
+    assert.match(written.ended?.message ?? "", /cannot write .*report\.xml: ENOENT/);
+    assert.deepEqual(written.summary, report.summary, "what was judged is kept");
+    const summary = readFileSync(markdown, "utf8");
+    assert.match(summary, /^### Petstore Store Orders conformance: ❌ error$/m);
+    assert.doesNotMatch(summary, /✅ passed/);
   });
 });

@@ -78,9 +78,13 @@ export class Pacer {
     return true;
   }
 
-  /** The judge caught up with `backlog` left: a paused upstream goes on below half. */
+  /**
+   * The judge caught up with `backlog` left: a paused upstream goes on below half, or once nothing waits
+   * for the judge (no word of it would come again to go on later, however full the account is).
+   */
   caughtUp(backlog: number): void {
-    if (this.#paced && backlog < PACED_BACKLOG_BYTES / 2 && !this.context.held.full) this.release();
+    if (!this.#paced) return;
+    if (backlog === 0 || (backlog < PACED_BACKLOG_BYTES / 2 && !this.context.held.full)) this.release();
   }
 
   release(): void {

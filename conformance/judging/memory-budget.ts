@@ -1,3 +1,6 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
 /** What the proxy holds of all the answers in flight together, at most, before it holds less of each. */
 export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
 /** The most the forwarding's reserve takes of the account (see `forwardingReserve`). */
@@ -17,6 +20,26 @@ export function proxyAccount(limit?: number): MemoryBudget {
   const account = new MemoryBudget(limit);
   account.reserve(forwardingReserve(account.limit));
   return account;
+}
+
+/** The least of what chunks let go of may owe the account before the collector is run for them. */
+const LEAST_UNCOLLECTED_BYTES = 1024 * 1024;
+/** What chunks let go of may owe at most, as a share of the traffic's room, before the collector is run. */
+const UNCOLLECTED_SHARE = 8;
+
+let collector: ((options?: { type: "minor" }) => void) | undefined;
+
+/**
+ * Runs the collector now: the young generation only (`full` false), where chunks let go of soon after they
+ * came are, or the whole heap. Node does not name it without --expose-gc: the flag is set once.
+ */
+function collectGarbage(full: boolean): void {
+  if (collector === undefined) {
+    setFlagsFromString("--expose-gc");
+    collector = runInNewContext("gc") as (options?: { type: "minor" }) => void;
+  }
+  if (full) collector();
+  else collector({ type: "minor" });
 }
 
 /** What one order costs an id index of the judge or of a kept list: id, digests and the table's share. */
@@ -87,6 +110,8 @@ export class MemoryBudget {
 
   /** Whether the account is at its limit: a holder that can go on without holding more should. */
   get full(): boolean {
+    // Full of chunks let go of is not full: the collector frees them.
+    if (this.held >= this.limit && this.#uncollected >= LEAST_UNCOLLECTED_BYTES) this.collect();
     return this.held >= this.limit;
   }
 
@@ -96,8 +121,55 @@ export class MemoryBudget {
    */
   reclaim: ((bytes: number) => void) | undefined;
 
+  /**
+   * Chunks let go of, still charged: a socket's chunk is freed when the collector comes to it, not when its
+   * last holder lets go, and V8 waits for tens of MiB of such memory, longer on a busy machine, before it
+   * runs. So they stay in the account until the collector has run (see `letGo`), which makes that wait
+   * part of the budget rather than beside it.
+   */
+  #uncollected = 0;
+
+  /** Bytes let go of and still charged until the collector runs. */
+  get uncollected(): number {
+    return this.#uncollected;
+  }
+
+  /**
+   * A holder on this thread let go of chunks of `bytes` that only the collector frees: their charge stays
+   * (taken now when `charged` is false: they were never held) until it has run, which is done once they
+   * owe an eighth of the traffic's room (at least 1 MiB), or a holder is short of room they would free.
+   */
+  letGo(bytes: number, charged = true): void {
+    if (bytes <= 0) return;
+    if (!charged) this.take(bytes);
+    this.#uncollected += bytes;
+    if (this.#uncollected >= Math.max(LEAST_UNCOLLECTED_BYTES, Math.floor(this.room / UNCOLLECTED_SHARE)))
+      this.collect();
+  }
+
+  /** What was given back by young collections alone, since the last full one. */
+  #sinceFullCollection = 0;
+
+  /**
+   * Runs the collector for the chunks let go of, and gives back what they owed: a young collection, and a
+   * full one once young ones gave back as much as the traffic's room (a chunk held through two of them
+   * has left the young generation, and only a full one frees it).
+   */
+  collect(): void {
+    const owed = this.#uncollected;
+    if (owed === 0) return;
+    const full = this.#sinceFullCollection + owed >= this.room;
+    collectGarbage(full);
+    this.#sinceFullCollection = full ? 0 : this.#sinceFullCollection + owed;
+    this.#uncollected = 0;
+    this.give(owed);
+  }
+
   /** Holds bytes when there is room for them, after reclaiming if need be; false, holding nothing, when not. */
   tryTake(bytes: number): boolean {
+    // Chunks let go of first: a collection is cheaper than forgetting kept lists, and too dear to run for
+    // a few kilobytes.
+    if (this.held + bytes > this.limit && this.#uncollected >= LEAST_UNCOLLECTED_BYTES) this.collect();
     if (this.held + bytes > this.limit) this.reclaim?.(this.held + bytes - this.limit);
     const wanted = BigInt(bytes);
     const limit = BigInt(this.limit);

@@ -149,7 +149,12 @@ export class ForwardedBody {
   release(): void {
     this.#over = true;
     this.#stopArriving();
-    this.#options.held.give(this.#kept + this.#indexCharged);
+    const { held, pacing } = this.#options;
+    held.give(this.#indexCharged);
+    // A held answer's kept chunks are among the chunks the collector frees, charged until it ran (see
+    // `MemoryBudget.letGo`); on the forwarding's way they are in its reserve.
+    if (pacing) held.letGo(this.#kept);
+    else held.give(this.#kept);
     this.#kept = 0;
     this.#indexCharged = 0;
     this.#feed?.drop();

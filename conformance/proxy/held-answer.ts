@@ -102,7 +102,12 @@ export class HeldAnswer {
   /** Keeps a chunk (`size`: the body's bytes so far with it) while held; false once the answer goes on. */
   take(chunk: Buffer, size: number): boolean {
     if (this.#replaying) return this.#toTail(chunk);
-    if (!this.#holding) return false;
+    if (!this.#holding) {
+      // Passed on as it comes from here, by the exchange, which holds it only until the connection took it:
+      // then it waits for the collector, charged until it ran, as every chunk of a held answer does.
+      this.held.letGo(chunk.length, false);
+      return false;
+    }
     if (size > this.maxBodyBytes)
       return this.#goOnWith(chunk, `the answer is larger than ${this.names.maxBody}`);
     if (this.#pending.length === 0 && this.#place(chunk)) return true;
@@ -185,9 +190,10 @@ export class HeldAnswer {
    */
   giveBack(): void {
     this.room.forget(this);
-    // While the file is on its way, what came after it waits to follow it (its charge with it).
-    const keptTail = this.#replaying ? this.#tailBytes : 0;
-    this.held.give(this.#ownBytes - keptTail);
+    // The block's pages go back at once; the chunks, when the collector comes to them. While the file is on
+    // its way, what came after it waits to follow it (its charge with it).
+    this.held.give(this.#store?.byteLength ?? 0);
+    this.held.letGo(this.#pendingBytes + (this.#replaying ? 0 : this.#tailBytes));
     if (!this.#replaying) this.#spill?.dispose();
     this.#store?.resize(0);
     this.#store = undefined;
@@ -204,7 +210,7 @@ export class HeldAnswer {
     if (this.#closed) return;
     this.#closed = true;
     this.#spill?.dispose();
-    this.held.give(this.#flushing + this.#tailBytes);
+    this.held.letGo(this.#flushing + this.#tailBytes);
     this.#flushing = 0;
     this.#tail.length = 0;
     this.#tailBytes = 0;
@@ -280,6 +286,8 @@ export class HeldAnswer {
     if (this.#store === undefined) return;
     new Uint8Array(this.#store, this.#filled, chunk.length).set(chunk);
     this.#filled += chunk.length;
+    // The chunk itself is in memory until the collector frees it: charged until then.
+    this.held.letGo(chunk.length, false);
   }
 
   /** A chunk that came while the file is on its way to the client: it goes after it. */
@@ -304,7 +312,9 @@ export class HeldAnswer {
   /** Goes on with `chunk` the last to come: true when it waits after what was held, false when it goes as it is. */
   #goOnWith(chunk: Buffer, reason: string): boolean {
     this.#goOn(reason);
-    return this.#replaying ? this.#toTail(chunk) : false;
+    if (this.#replaying) return this.#toTail(chunk);
+    this.held.letGo(chunk.length, false);
+    return false;
   }
 
   /**
@@ -356,7 +366,7 @@ export class HeldAnswer {
     const store = this.#store;
     // The block's pages go back once the connection took its bytes (never before: the socket reads them).
     if (store !== undefined)
-      this.#write(Buffer.from(store, 0, this.#filled), store.byteLength, () => store.resize(0));
+      this.#write(Buffer.from(store, 0, this.#filled), store.byteLength, () => store.resize(0), true);
     for (const chunk of this.#pending) this.#write(chunk, chunk.length);
     this.#store = undefined;
     this.#filled = 0;
@@ -364,28 +374,36 @@ export class HeldAnswer {
     this.#pendingBytes = 0;
   }
 
-  /** Writes `bytes`, charged at `charged` until the client's connection took them; then `done`. */
-  #write(bytes: Buffer, charged: number, done?: () => void): void {
+  /**
+   * Writes `bytes`, charged at `charged` until the client's connection took them (then until the collector
+   * freed them, unless `freedAtOnce`: `done` frees them); then `done`.
+   */
+  #write(bytes: Buffer, charged: number, done?: () => void, freedAtOnce = false): void {
     if (this.#closed) {
-      this.held.give(charged);
+      this.#giveBackWritten(charged, freedAtOnce);
       done?.();
       return;
     }
     this.#flushing += charged;
     if (bytes.length === 0) {
-      this.#flushed(charged);
+      this.#flushed(charged, freedAtOnce);
       done?.();
     } else
       this.client.write(bytes, () => {
-        this.#flushed(charged);
+        this.#flushed(charged, freedAtOnce);
         done?.();
       });
   }
 
-  #flushed(bytes: number): void {
+  #flushed(bytes: number, freedAtOnce: boolean): void {
     if (this.#closed) return;
     this.#flushing -= bytes;
-    this.held.give(bytes);
+    this.#giveBackWritten(bytes, freedAtOnce);
+  }
+
+  #giveBackWritten(bytes: number, freedAtOnce: boolean): void {
+    if (freedAtOnce) this.held.give(bytes);
+    else this.held.letGo(bytes);
   }
 }
 

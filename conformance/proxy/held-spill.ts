@@ -170,7 +170,8 @@ export class HeldSpill {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    this.held.give(this.#backlogBytes + (this.#replay === undefined ? 0 : READ_BYTES * READ_BUFFERS));
+    // Chunks and read buffers are freed by the collector: charged until it ran.
+    this.held.letGo(this.#backlogBytes + (this.#replay === undefined ? 0 : READ_BYTES * READ_BUFFERS));
     this.#backlog.length = 0;
     this.#backlogBytes = 0;
     this.folder.forget(this);
@@ -201,7 +202,7 @@ export class HeldSpill {
   #wrote(bytes: number): void {
     this.#written += bytes;
     this.#backlogBytes -= bytes;
-    this.held.give(bytes);
+    this.held.letGo(bytes);
     let left = bytes;
     while (left > 0) {
       const first = this.#backlog[0] as Buffer;

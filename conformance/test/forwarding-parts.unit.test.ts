@@ -25,6 +25,14 @@ function destroyable(): EventEmitter & { destroyed?: Error; destroy(error?: Erro
   return target;
 }
 
+/**
+ * What an account holds for answers still in flight: the chunks a held answer let go of stay charged until
+ * the collector has run (MemoryBudget.letGo), and are not what these tests count.
+ */
+function live(held: MemoryBudget): number {
+  return held.held - held.uncollected;
+}
+
 describe("the forwarder's parts", () => {
   it("counts each order's cancels in flight until the last one is answered", () => {
     const cancels = new CancelsInFlight();
@@ -62,7 +70,7 @@ describe("the forwarder's parts", () => {
     const answer = new HeldAnswer(true, held, 10, PROXY_OPTION_NAMES, client);
     assert.equal(answer.take(Buffer.from("abcd"), 4), true);
     assert.equal(answer.take(Buffer.from("efgh"), 8), true);
-    assert.equal(held.held, 10, "one block, reserved up to the body limit it cannot pass");
+    assert.equal(live(held), 10, "one block, reserved up to the body limit it cannot pass");
     assert.equal(
       answer.take(Buffer.from("ijkl"), 12),
       false,
@@ -72,9 +80,9 @@ describe("the forwarder's parts", () => {
     assert.deepEqual(client.written, ["abcdefgh"]);
     assert.equal(answer.unheld, "the answer is larger than maxBodyBytes");
     assert.equal(answer.holding, false);
-    assert.equal(held.held, 10, "written, not yet taken by the client's connection: still held");
+    assert.equal(live(held), 10, "written, not yet taken by the client's connection: still held");
     for (const flushed of client.flushes) flushed();
-    assert.equal(held.held, 0);
+    assert.equal(live(held), 0);
     assert.equal(answer.take(Buffer.from("mnop"), 16), false);
     assert.equal(client.started, 1);
   });
@@ -85,16 +93,18 @@ describe("the forwarder's parts", () => {
     const answer = new HeldAnswer(true, held, 100, PROXY_OPTION_NAMES, client, undefined, 8);
     answer.take(Buffer.from("abcd"), 4);
     answer.take(Buffer.from("efgh"), 8);
-    assert.equal(held.held, 8, "the block is the size the upstream gave");
+    assert.equal(live(held), 8, "the block is the size the upstream gave");
     answer.pass();
     answer.giveBack();
     assert.deepEqual(client.written, ["abcdefgh"]);
     assert.equal(client.ended, 1);
-    assert.equal(held.held, 8, "passed on, not yet taken: still held");
+    assert.equal(live(held), 8, "passed on, not yet taken: still held");
     answer.closed();
-    assert.equal(held.held, 0, "the connection closed: nothing is held for it");
+    assert.equal(live(held), 0, "the connection closed: nothing is held for it");
     client.flushes[0]?.();
-    assert.equal(held.held, 0, "a late flush gives back nothing twice");
+    assert.equal(live(held), 0, "a late flush gives back nothing twice");
+    held.collect();
+    assert.equal(held.held, 0, "once collected, the chunks let go of are given back too");
   });
 
   it("stops reading a held answer that has no room, and goes on once room frees", async () => {
@@ -110,7 +120,7 @@ describe("the forwarder's parts", () => {
     held.give(200 * 1024);
     while (client.pauses.length < 2) await sleep(5);
     assert.deepEqual(client.pauses, [true, false], "read again once the block fits");
-    assert.equal(held.held, 128 * 1024);
+    assert.equal(live(held), 128 * 1024);
     assert.equal(answer.holding, true);
     answer.pass();
     assert.equal(client.written[0]?.length, 1024);

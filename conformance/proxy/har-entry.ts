@@ -1,5 +1,13 @@
-import { isCredentialParameter, maskedHeaderValue, maskedTarget } from "../target/credentials.ts";
+import {
+  formSecrets,
+  isCredentialParameter,
+  maskedHeaderValue,
+  maskedPairs,
+  maskedTarget,
+} from "../target/credentials.ts";
+import { secretHider } from "../target/secret-hider.ts";
 import type { HarEntry } from "./har-writer.ts";
+import { OWN_SECRETS_HIDDEN } from "./traffic-secrets.ts";
 
 /** What the HAR keeps of one exchange; headers as [name, value] pairs in the order they came. */
 export interface HarSource {
@@ -24,14 +32,22 @@ export interface HarSource {
 
 /**
  * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, credential
- * headers and query parameters and the masked ones become `***`, and any known secret in a URL, a body or
- * any other header value (the content types too) is replaced.
+ * headers, query and path parameters, the parameters of a form body (a bearer token as RFC 6750 §2.2
+ * sends it) and the masked ones become `***`, and any known secret in a URL, a body or any other header
+ * value (the content types too) is replaced.
  */
 export function harEntryOf(
   source: HarSource,
   secretHeaders: ReadonlySet<string>,
-  hide: (text: string) => string,
+  hideKnown: (text: string) => string,
 ): HarEntry {
+  const form = formText(source);
+  // A form's credentials are the exchange's own too: hidden wherever the upstream echoes them.
+  const own = form === undefined ? [] : formSecrets(form, secretHeaders);
+  // As many as an exchange's own are hidden one by one at most (see OWN_SECRETS_HIDDEN); past it, whole.
+  const hideOwn =
+    own.length === 0 ? undefined : own.length > OWN_SECRETS_HIDDEN ? () => "***" : secretHider(own);
+  const hide = hideOwn === undefined ? hideKnown : (text: string) => hideOwn(hideKnown(text));
   const headers = (pairs: Array<[string, string]>) =>
     pairs.map(([name, value]) => {
       const masked = maskedHeaderValue(name, value, secretHeaders);
@@ -39,6 +55,7 @@ export function harEntryOf(
     });
   const contentType = (pairs: Array<[string, string]>) =>
     hide(pairs.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "");
+  const requestType = contentType(source.requestHeaders);
   const response = source.response;
   const responseType = response ? contentType(response.headers) : "";
   const textual = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i.test(
@@ -62,8 +79,10 @@ export function harEntryOf(
       ...(source.requestBody.length > 0
         ? {
             postData: {
-              mimeType: contentType(source.requestHeaders),
-              text: hide(source.requestBody.toString("utf8")),
+              mimeType: requestType,
+              text: hide(
+                form === undefined ? source.requestBody.toString("utf8") : maskedPairs(form, secretHeaders),
+              ),
             },
           }
         : {}),
@@ -101,6 +120,14 @@ export function harEntryOf(
     },
     ...(source.comment ? { comment: hide(source.comment) } : {}),
   };
+}
+
+/** The request body when it is a form (`application/x-www-form-urlencoded`), as text. */
+function formText(source: HarSource): string | undefined {
+  const type = source.requestHeaders.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
+  if (source.requestBody.length === 0 || !/^\s*application\/x-www-form-urlencoded\b/i.test(type))
+    return undefined;
+  return source.requestBody.toString("utf8");
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -42,12 +42,7 @@ export function harEntryOf(
   hideKnown: (text: string) => string,
 ): HarEntry {
   const form = formText(source);
-  // A form's credentials are the exchange's own too: hidden wherever the upstream echoes them.
-  const own = form === undefined ? [] : formSecrets(form, secretHeaders);
-  // As many as an exchange's own are hidden one by one at most (see OWN_SECRETS_HIDDEN); past it, whole.
-  const hideOwn =
-    own.length === 0 ? undefined : own.length > OWN_SECRETS_HIDDEN ? () => "***" : secretHider(own);
-  const hide = hideOwn === undefined ? hideKnown : (text: string) => hideOwn(hideKnown(text));
+  const hide = withFormSecrets(hideKnown, form, secretHeaders);
   const headers = (pairs: Array<[string, string]>) =>
     pairs.map(([name, value]) => {
       const masked = maskedHeaderValue(name, value, secretHeaders);
@@ -58,9 +53,7 @@ export function harEntryOf(
   const requestType = contentType(source.requestHeaders);
   const response = source.response;
   const responseType = response ? contentType(response.headers) : "";
-  const textual = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i.test(
-    responseType,
-  );
+  const textual = TEXTUAL.test(responseType);
   return {
     startedDateTime: new Date(source.startedAt).toISOString(),
     time: round(source.durationMs),
@@ -76,16 +69,12 @@ export function harEntryOf(
         name,
         value: isCredentialParameter(name, secretHeaders) ? "***" : hide(value),
       })),
-      ...(source.requestBody.length > 0
-        ? {
-            postData: {
-              mimeType: requestType,
-              text: hide(
-                form === undefined ? source.requestBody.toString("utf8") : maskedPairs(form, secretHeaders),
-              ),
-            },
-          }
-        : {}),
+      ...postData(
+        source,
+        requestType,
+        form === undefined ? undefined : maskedPairs(form, secretHeaders),
+        hide,
+      ),
       headersSize: -1,
       bodySize: source.requestBody.length,
     },
@@ -120,6 +109,28 @@ export function harEntryOf(
     },
     ...(source.comment ? { comment: hide(source.comment) } : {}),
   };
+}
+
+/** The request body as the HAR keeps it, if any: a form's with its credential parameters masked. */
+function postData(source: HarSource, mimeType: string, maskedForm: string | undefined, hide: Hide) {
+  if (source.requestBody.length === 0) return {};
+  return { postData: { mimeType, text: hide(maskedForm ?? source.requestBody.toString("utf8")) } };
+}
+
+type Hide = (text: string) => string;
+
+/** Media types whose bodies the HAR keeps as text. */
+const TEXTUAL = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i;
+
+/**
+ * `hideKnown` and a form's credentials, the exchange's own too: hidden wherever the upstream echoes them;
+ * as many as an exchange's own are hidden one by one at most (see OWN_SECRETS_HIDDEN), past it, whole.
+ */
+function withFormSecrets(hideKnown: Hide, form: string | undefined, secretNames: ReadonlySet<string>): Hide {
+  const own = form === undefined ? [] : formSecrets(form, secretNames);
+  if (own.length === 0) return hideKnown;
+  const hideOwn = own.length > OWN_SECRETS_HIDDEN ? () => "***" : secretHider(own);
+  return (text) => hideOwn(hideKnown(text));
 }
 
 /** The request body when it is a form (`application/x-www-form-urlencoded`), as text. */

@@ -11,33 +11,13 @@ export const BASIC_PROBE_USER = "conformance";
 
 /**
  * The one reading of a name (a header's, a query, path or form parameter's, a cookie's or a scheme
- * parameter's) that says its value is a credential: one of its words says so (`Private-Token`,
- * `X-Goog-Api-Key`, `client_secret`, `jsessionid`), or the whole name is a word that does alone
- * (`?code=`, `?key=`, `sid=`) but is a plain word inside a longer name (`X-Mock-Session`, `X-Error-Code`,
- * `Sec-WebSocket-Key`). A bracketed name (`auth[token]`) is read key by key.
+ * parameter's) that says its value is a credential: a part of it says so (`Private-Token`,
+ * `X-Goog-Api-Key`, `client_secret`, `csrftoken`, `jsessionid`), or the whole name is a word that does
+ * alone (`?code=`, `?key=`, `sid=`) but is a plain word inside a longer name (`X-Mock-Session`,
+ * `X-Error-Code`, `Sec-WebSocket-Key`). A bracketed name (`auth[token]`) is read key by key.
  */
-const SECRET_WORDS: ReadonlySet<string> = new Set([
-  "token",
-  "secret",
-  "password",
-  "passwd",
-  "pwd",
-  "passphrase",
-  "apikey",
-  "credential",
-  "credentials",
-  "signature",
-  "authorization",
-  "jwt",
-  "bearer",
-  "cookie",
-  "csrf",
-  "xsrf",
-  "jsessionid",
-  "phpsessid",
-  "sessionid",
-  "sessid",
-]);
+const SECRET_PART =
+  /token|secret|passw|pwd|passphrase|apikey|api[^a-z]+key|accesskey|privatekey|credential|signature|authorization|jwt|bearer|cookie|csrf|xsrf|sessid|sessionid/;
 /** Words that name a credential only as the whole name (or a whole bracketed key). */
 const SECRET_ALONE: ReadonlySet<string> = new Set([
   "key",
@@ -52,25 +32,14 @@ const SECRET_ALONE: ReadonlySet<string> = new Set([
   "otp",
 ]);
 
-/** Whether a name says its value is a credential (see SECRET_WORDS), or is named with `alsoSecret`. */
+/** Whether a name says its value is a credential (see SECRET_PART), or is named with `alsoSecret`. */
 export function isSecretName(name: string, alsoSecret?: ReadonlySet<string>): boolean {
   const lower = name.toLowerCase();
   if (alsoSecret?.has(lower) === true) return true;
   // A PHP- or Rails-style name: its base and each bracketed key.
   const keys = lower.includes("[") ? lower.split(/[[\]]+/).filter((key) => key !== "") : [lower];
   if (keys.length > 1 && keys.some((key) => alsoSecret?.has(key) === true)) return true;
-  return keys.some(secretKey) || (lower !== name && secretKey(name.replace(/([a-z])(?=[A-Z])/g, "$1_")));
-}
-
-function secretKey(key: string): boolean {
-  const words = key
-    .toLowerCase()
-    .split(/[^a-z]+/)
-    .filter((word) => word !== "");
-  if (words.length === 1 && SECRET_ALONE.has(words[0] as string)) return true;
-  return words.some(
-    (word, index) => SECRET_WORDS.has(word) || (word === "key" && words[index - 1] === "api"),
-  );
+  return keys.some((key) => SECRET_PART.test(key) || SECRET_ALONE.has(key.replace(/^[^a-z]+|[^a-z]+$/g, "")));
 }
 
 /** Whether a header (lower-case name) carries a credential: by its name, or named with `alsoSecret`. */

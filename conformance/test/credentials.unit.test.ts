@@ -391,6 +391,9 @@ describe("credentials named anywhere a request carries them", () => {
     "sessionid",
     "pwd",
     "auth[token]",
+    "csrftoken",
+    "clientSecret",
+    "AccessKey",
   ];
   const HEADER_NAMES = ["Private-Token", "X-Goog-Api-Key", "X-Vault-Token", "X-Auth-Token", "Api-Key"];
 

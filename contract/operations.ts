@@ -87,7 +87,10 @@ export type Spelling = "exact" | "equivalent" | "variant";
 /** A request matched to an operation: its path parameters as the raw (percent-encoded) segments sent. */
 export interface Routed {
   operation: Operation;
-  /** Each parameter's segment, percent-encoded, in RFC 3986's normal form and without `;` parameters. */
+  /**
+   * Each parameter's segment, percent-encoded, in RFC 3986's normal form, without `;` parameters or a
+   * `.json` suffix.
+   */
   params: Record<string, string>;
   spelling: Spelling;
   /** What differs from the template's own spelling, in words ("trailing slash"); absent when exact. */

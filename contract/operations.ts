@@ -79,15 +79,18 @@ function resolveResponse(
  * How a request's path spelled the operation it was routed to: as the template itself (`exact`); as the
  * same URI by RFC 3986 §6.2.2 (`equivalent`: percent-encoded unreserved characters, hex digits' case,
  * dot segments), which is the operation; or as a `variant` the contract does not have but routers commonly
- * serve as the route (trailing or repeated slashes, `;` parameters on a segment, the letter case of a
- * literal segment, a backslash for a slash).
+ * serve as the route (trailing or repeated slashes, `;` parameters on a segment, a dot segment spelled with
+ * them, the letter case of a literal segment, a backslash for a slash, a `.json` suffix).
  */
 export type Spelling = "exact" | "equivalent" | "variant";
 
 /** A request matched to an operation: its path parameters as the raw (percent-encoded) segments sent. */
 export interface Routed {
   operation: Operation;
-  /** Each parameter's segment, percent-encoded, in RFC 3986's normal form and without `;` parameters. */
+  /**
+   * Each parameter's segment, percent-encoded, in RFC 3986's normal form, without `;` parameters or a
+   * `.json` suffix.
+   */
   params: Record<string, string>;
   spelling: Spelling;
   /** What differs from the template's own spelling, in words ("trailing slash"); absent when exact. */
@@ -104,7 +107,11 @@ const DIFFERS = {
   repeated: "repeated slashes",
   parameters: "; parameters",
   letterCase: "letter case",
+  suffix: ".json suffix",
 } as const;
+
+/** The format suffix Rails and Spring MVC (up to 5.2) serve as the route it ends. */
+const FORMAT_SUFFIX = ".json";
 
 /** The differences RFC 3986 §6.2.2 makes no difference: the same URI. */
 const EQUIVALENT: ReadonlySet<string> = new Set([DIFFERS.unreserved, DIFFERS.hexCase, DIFFERS.dots]);
@@ -150,6 +157,8 @@ export function createRouter(
 ): (method: string, path: string) => Routed | undefined {
   const routes = [...operations.values()].map((operation) => compileRoute(operation, prefix));
   return (method, path) => {
+    // `/store/orders/3.json` is order 3 as the servers that serve the suffix read it, not an id `3.json`.
+    if (path.endsWith(FORMAT_SUFFIX)) return spelledRoute(routes, method, path);
     for (const route of routes) {
       if (route.operation.method !== method) continue;
       const match = route.exact.exec(path);
@@ -186,7 +195,9 @@ function spelledRoute(routes: readonly Route[], method: string, path: string): R
 
 /**
  * A path's non-empty segments as routers commonly read it: backslashes as slashes, RFC 3986's normal form
- * (§6.2.2), and no `;` parameters or empty segments. What each step changed goes in `differences`.
+ * (§6.2.2), no `;` parameters, no `.json` suffix and no empty segments. A segment's parameters go before its
+ * dots are read, as Tomcat and Jetty read them: `x/..;/orders` is `orders` there, and a `..` spelled so
+ * names no segment any server serves. What each step changed goes in `differences`.
  */
 function spelledSegments(path: string, differences: Set<string>): string[] | undefined {
   let text = path;
@@ -195,21 +206,30 @@ function spelledSegments(path: string, differences: Set<string>): string[] | und
     differences.add(DIFFERS.backslash);
   }
   if (text.includes("%")) text = normalPercentEncoding(text, differences);
-  const resolved = withoutDotSegments(text.split("/").slice(1), differences);
+  const bare = text
+    .split("/")
+    .slice(1)
+    .map((segment) => {
+      const semicolon = segment.indexOf(";");
+      if (semicolon === -1) return segment;
+      differences.add(DIFFERS.parameters);
+      return segment.slice(0, semicolon);
+    });
+  const resolved = withoutDotSegments(bare, differences);
   if (resolved === undefined) return undefined;
-  const bare = resolved.map((segment) => {
-    const semicolon = segment.indexOf(";");
-    if (semicolon === -1) return segment;
-    differences.add(DIFFERS.parameters);
-    return segment.slice(0, semicolon);
-  });
-  const filled = bare.filter((segment) => segment !== "");
-  if (filled.length === bare.length) return filled;
+  const last = resolved.length - 1;
+  const end = resolved[last] ?? "";
+  if (end.length > FORMAT_SUFFIX.length && end.endsWith(FORMAT_SUFFIX)) {
+    resolved[last] = end.slice(0, -FORMAT_SUFFIX.length);
+    differences.add(DIFFERS.suffix);
+  }
+  const filled = resolved.filter((segment) => segment !== "");
+  if (filled.length === resolved.length) return filled;
   // Empty segments after the last filled one are a trailing slash; any before it, repeated slashes.
   let trailing = 0;
-  while (bare[bare.length - 1 - trailing] === "") trailing++;
+  while (resolved[resolved.length - 1 - trailing] === "") trailing++;
   if (trailing > 0) differences.add(DIFFERS.trailing);
-  if (bare.length - filled.length > trailing) differences.add(DIFFERS.repeated);
+  if (resolved.length - filled.length > trailing) differences.add(DIFFERS.repeated);
   return filled;
 }
 

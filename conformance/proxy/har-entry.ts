@@ -1,5 +1,13 @@
-import { isCredentialParameter, maskedHeaderValue, maskedTarget } from "../target/credentials.ts";
+import {
+  formSecrets,
+  isCredentialParameter,
+  maskedHeaderValue,
+  maskedPairs,
+  maskedTarget,
+} from "../target/credentials.ts";
+import { secretHider } from "../target/secret-hider.ts";
 import type { HarEntry } from "./har-writer.ts";
+import { OWN_SECRETS_HIDDEN } from "./traffic-secrets.ts";
 
 /** What the HAR keeps of one exchange; headers as [name, value] pairs in the order they came. */
 export interface HarSource {
@@ -24,14 +32,17 @@ export interface HarSource {
 
 /**
  * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, credential
- * headers and query parameters and the masked ones become `***`, and any known secret in a URL, a body or
- * any other header value (the content types too) is replaced.
+ * headers, query and path parameters, the parameters of a form body (a bearer token as RFC 6750 §2.2
+ * sends it) and the masked ones become `***`, and any known secret in a URL, a body or any other header
+ * value (the content types too) is replaced.
  */
 export function harEntryOf(
   source: HarSource,
   secretHeaders: ReadonlySet<string>,
-  hide: (text: string) => string,
+  hideKnown: (text: string) => string,
 ): HarEntry {
+  const form = formText(source);
+  const hide = withFormSecrets(hideKnown, form, secretHeaders);
   const headers = (pairs: Array<[string, string]>) =>
     pairs.map(([name, value]) => {
       const masked = maskedHeaderValue(name, value, secretHeaders);
@@ -39,11 +50,10 @@ export function harEntryOf(
     });
   const contentType = (pairs: Array<[string, string]>) =>
     hide(pairs.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "");
+  const requestType = contentType(source.requestHeaders);
   const response = source.response;
   const responseType = response ? contentType(response.headers) : "";
-  const textual = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i.test(
-    responseType,
-  );
+  const textual = TEXTUAL.test(responseType);
   return {
     startedDateTime: new Date(source.startedAt).toISOString(),
     time: round(source.durationMs),
@@ -59,14 +69,12 @@ export function harEntryOf(
         name,
         value: isCredentialParameter(name, secretHeaders) ? "***" : hide(value),
       })),
-      ...(source.requestBody.length > 0
-        ? {
-            postData: {
-              mimeType: contentType(source.requestHeaders),
-              text: hide(source.requestBody.toString("utf8")),
-            },
-          }
-        : {}),
+      ...postData(
+        source,
+        requestType,
+        form === undefined ? undefined : maskedPairs(form, secretHeaders),
+        hide,
+      ),
       headersSize: -1,
       bodySize: source.requestBody.length,
     },
@@ -101,6 +109,36 @@ export function harEntryOf(
     },
     ...(source.comment ? { comment: hide(source.comment) } : {}),
   };
+}
+
+/** The request body as the HAR keeps it, if any: a form's with its credential parameters masked. */
+function postData(source: HarSource, mimeType: string, maskedForm: string | undefined, hide: Hide) {
+  if (source.requestBody.length === 0) return {};
+  return { postData: { mimeType, text: hide(maskedForm ?? source.requestBody.toString("utf8")) } };
+}
+
+type Hide = (text: string) => string;
+
+/** Media types whose bodies the HAR keeps as text. */
+const TEXTUAL = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i;
+
+/**
+ * `hideKnown` and a form's credentials, the exchange's own too: hidden wherever the upstream echoes them;
+ * as many as an exchange's own are hidden one by one at most (see OWN_SECRETS_HIDDEN), past it, whole.
+ */
+function withFormSecrets(hideKnown: Hide, form: string | undefined, secretNames: ReadonlySet<string>): Hide {
+  const own = form === undefined ? [] : formSecrets(form, secretNames);
+  if (own.length === 0) return hideKnown;
+  const hideOwn = own.length > OWN_SECRETS_HIDDEN ? () => "***" : secretHider(own);
+  return (text) => hideOwn(hideKnown(text));
+}
+
+/** The request body when it is a form (`application/x-www-form-urlencoded`), as text. */
+function formText(source: HarSource): string | undefined {
+  const type = source.requestHeaders.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
+  if (source.requestBody.length === 0 || !/^\s*application\/x-www-form-urlencoded\b/i.test(type))
+    return undefined;
+  return source.requestBody.toString("utf8");
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -184,8 +184,8 @@ function barrierAt(
 
 /**
  * Why an exchange is not judged when its path spells an operation other than exactly and the upstream
- * declined that spelling: a redirect, or an answer that says no route took it (400, 404, 405, 414, 501).
- * Servers differ in what they normalize, an equivalent spelling included. Any other answer is the
+ * declined that spelling: a redirect, or an answer that says no route took it (400, 403, 404, 405, 414,
+ * 501). Servers differ in what they normalize, an equivalent spelling included. Any other answer is the
  * operation's: a 2xx, a 409, a 5xx (which says nothing of routing: a cancel may have been carried out);
  * one with no answer may have been carried out too.
  */
@@ -198,8 +198,12 @@ function declinedSpelling(forwarded: ForwardedExchange): string | undefined {
   return `a spelling of ${method} ${PROXY_BASE_PATH}${path} the contract does not have (${routed.differs}); the upstream answered ${status}`;
 }
 
-/** Answers that say no route took the request. */
-const NO_ROUTE = new Set([400, 404, 405, 414, 501]);
+/**
+ * Answers that say no route took the request. A 403 is one for a spelling: WAFs and nginx rules refuse
+ * `;`, `//`, `..` and `\` before any route is read, and the operation itself answers a key it refuses
+ * with 401 (§5), never 403.
+ */
+const NO_ROUTE = new Set([400, 403, 404, 405, 414, 501]);
 
 /** The exchange as its verdict starts: built once and filled in, since this runs on the proxy's hot path. */
 function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExchange {

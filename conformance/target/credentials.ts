@@ -9,56 +9,47 @@ import type { SettingNames } from "../judging/setting-names.ts";
 /** The user of the Basic credentials the suite sends as a probe (the key as the password). */
 export const BASIC_PROBE_USER = "conformance";
 
-/** Headers whose whole value is a credential. Authorization keeps its scheme (see maskAuthorization). */
-const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
-  "authorization",
-  "proxy-authorization",
-  "cookie",
-  "set-cookie",
-  "x-api-key",
-  "api-key",
-  "x-auth-token",
-  "x-access-token",
-  "x-csrf-token",
-  "x-xsrf-token",
-]);
-
-/** Query parameters whose value is a credential (compared without case). */
-const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
-  "access_token",
-  "id_token",
-  "refresh_token",
-  "token",
-  "api_key",
-  "apikey",
-  "api-key",
+/**
+ * The one reading of a name (a header's, a query, path or form parameter's, a cookie's or a scheme
+ * parameter's) that says its value is a credential: a part of it says so (`Private-Token`,
+ * `X-Goog-Api-Key`, `client_secret`, `csrftoken`, `jsessionid`), or the whole name is a word that does
+ * alone (`?code=`, `?key=`, `sid=`) but is a plain word inside a longer name (`X-Mock-Session`,
+ * `X-Error-Code`, `Sec-WebSocket-Key`). A bracketed name (`auth[token]`) is read key by key.
+ */
+const SECRET_PART =
+  /token|secret|passw|pwd|passphrase|apikey|api[^a-z]+key|accesskey|privatekey|credential|signature|authorization|jwt|bearer|cookie|csrf|xsrf|sessid|sessionid/;
+/** Words that name a credential only as the whole name (or a whole bracketed key). */
+const SECRET_ALONE: ReadonlySet<string> = new Set([
   "key",
   "auth",
-  "password",
-  "passwd",
-  "secret",
-  "client_secret",
-  "signature",
   "sig",
-  "x-amz-signature",
-  "x-amz-credential",
-  "x-amz-security-token",
+  "sid",
+  "session",
+  "code",
+  "nonce",
+  "cnonce",
+  "pass",
+  "otp",
 ]);
 
-/** Whether a header (lower-case name) carries a credential: by convention, or named with `alsoSecret`. */
-export function isCredentialHeader(lowerName: string, alsoSecret?: ReadonlySet<string>): boolean {
-  return CREDENTIAL_HEADERS.has(lowerName) || alsoSecret?.has(lowerName) === true;
+/** Whether a name says its value is a credential (see SECRET_PART), or is named with `alsoSecret`. */
+export function isSecretName(name: string, alsoSecret?: ReadonlySet<string>): boolean {
+  const lower = name.toLowerCase();
+  if (alsoSecret?.has(lower) === true) return true;
+  // A PHP- or Rails-style name: its base and each bracketed key.
+  const keys = lower.includes("[") ? lower.split(/[[\]]+/).filter((key) => key !== "") : [lower];
+  if (keys.length > 1 && keys.some((key) => alsoSecret?.has(key) === true)) return true;
+  return keys.some((key) => SECRET_PART.test(key) || SECRET_ALONE.has(key.replace(/^[^a-z]+|[^a-z]+$/g, "")));
 }
 
-/** Whether a query parameter carries a credential, compared without case: `auth[token]` as `auth` and `token`. */
+/** Whether a header (lower-case name) carries a credential: by its name, or named with `alsoSecret`. */
+export function isCredentialHeader(lowerName: string, alsoSecret?: ReadonlySet<string>): boolean {
+  return isSecretName(lowerName, alsoSecret);
+}
+
+/** Whether a query, path or form parameter carries a credential, by its name (see isSecretName). */
 export function isCredentialParameter(name: string, alsoSecret?: ReadonlySet<string>): boolean {
-  const lower = name.toLowerCase();
-  if (CREDENTIAL_PARAMETERS.has(lower) || alsoSecret?.has(lower) === true) return true;
-  const bracket = lower.indexOf("[");
-  if (bracket <= 0) return false;
-  // A PHP- or Rails-style name: its base and each bracketed key.
-  const keys = [lower.slice(0, bracket), ...(lower.slice(bracket).match(/[^[\]]+/g) ?? [])];
-  return keys.some((key) => CREDENTIAL_PARAMETERS.has(key) || alsoSecret?.has(key) === true);
+  return isSecretName(name, alsoSecret);
 }
 
 /** An Authorization value with its credentials hidden: the scheme stays, so a report says what was sent. */
@@ -78,24 +69,49 @@ export function maskedHeaderValue(name: string, value: string, alsoSecret?: Read
   return isCredentialHeader(lower, alsoSecret) ? "***" : value;
 }
 
-/** A path and query with the values of credential parameters replaced by `***` (pairs split at `&` and `;`). */
+/**
+ * A path and query with the values of credential parameters replaced by `***`: the query's pairs split at
+ * `&` and `;`, and the `;` parameters of the path's segments (`/orders;jsessionid=…`, as Tomcat rewrites
+ * URLs), each name read as decoded (`token%3D…` names `token`).
+ */
 export function maskedTarget(target: string, alsoSecret?: ReadonlySet<string>): string {
   const queryAt = target.indexOf("?");
-  if (queryAt === -1) return target;
-  const query = target.slice(queryAt + 1).replace(/[^&;]+/g, (pair) => {
-    const equals = pair.indexOf("=");
-    if (equals === -1) return pair;
-    const name = safeDecode(pair.slice(0, equals));
-    return isCredentialParameter(name, alsoSecret) ? `${pair.slice(0, equals)}=***` : pair;
-  });
-  return `${target.slice(0, queryAt)}?${query}`;
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  const maskedPath = path.includes(";")
+    ? path.replace(/;[^/;]*/g, (pair) => `;${maskedPair(pair.slice(1), alsoSecret)}`)
+    : path;
+  if (queryAt === -1) return maskedPath;
+  return `${maskedPath}?${maskedPairs(target.slice(queryAt + 1), alsoSecret)}`;
+}
+
+/** Form-encoded pairs (a query, an `application/x-www-form-urlencoded` body) with credential values masked. */
+export function maskedPairs(text: string, alsoSecret?: ReadonlySet<string>): string {
+  return text.replace(/[^&;]+/g, (pair) => maskedPair(pair, alsoSecret));
+}
+
+function maskedPair(pair: string, alsoSecret?: ReadonlySet<string>): string {
+  const split = splitPair(pair);
+  if (split === undefined || !isCredentialParameter(split.name, alsoSecret)) return pair;
+  return `${pair.slice(0, split.valueAt)}***`;
+}
+
+/**
+ * A `name=value` pair's decoded name and where its value starts: at the first `=`, or, with none, after
+ * the first percent-encoded one (`token%3D…`, which servers that decode before splitting read as a pair).
+ */
+function splitPair(pair: string): { name: string; valueAt: number } | undefined {
+  const equals = pair.indexOf("=");
+  if (equals !== -1) return { name: safeDecode(pair.slice(0, equals)), valueAt: equals + 1 };
+  const encoded = pair.search(/%3d/i);
+  if (encoded === -1) return undefined;
+  return { name: safeDecode(pair.slice(0, encoded)), valueAt: encoded + 3 };
 }
 
 /**
  * The credential values one request carries, to be hidden wherever a server echoes them: every credential
  * header's value, each one of a repeated header (from the raw headers: Node keeps only the first
- * Authorization and joins others), with their parts (below), and the values of credential query parameters
- * with theirs (pairs split at `&` and `;`, as some servers do).
+ * Authorization and joins others), with their parts (below), and the values of credential parameters with
+ * theirs: the query's (pairs split at `&` and `;`, as some servers do) and the path's `;` parameters.
  */
 export function requestSecrets(
   rawHeaders: readonly string[],
@@ -108,16 +124,40 @@ export function requestSecrets(
     if (isCredentialHeader(lower, alsoSecret)) found.push(...headerSecrets(lower, rawHeaders[at + 1] ?? ""));
   }
   const queryAt = target.indexOf("?");
-  if (queryAt !== -1) {
-    for (const pair of target.slice(queryAt + 1).split(/[&;]/)) {
-      const equals = pair.indexOf("=");
-      if (equals === -1 || !isCredentialParameter(safeDecode(pair.slice(0, equals)), alsoSecret)) continue;
-      const value = safeDecode(pair.slice(equals + 1));
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  if (path.includes(";"))
+    found.push(
+      ...pairSecrets(
+        path.split("/").flatMap((segment) => segment.split(";").slice(1)),
+        alsoSecret,
+      ),
+    );
+  if (queryAt !== -1) found.push(...pairSecrets(target.slice(queryAt + 1).split(/[&;]/), alsoSecret));
+  // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.
+  return [...new Set(found)].filter((value) => value.length >= SHORTEST_HIDDEN);
+}
+
+/** The values of a form body's credential parameters (`access_token=…`, RFC 6750 §2.2), with their parts. */
+export function formSecrets(text: string, alsoSecret?: ReadonlySet<string>): string[] {
+  const found = pairSecrets(text.split("&"), alsoSecret);
+  return [...new Set(found)].filter((value) => value.length >= SHORTEST_HIDDEN);
+}
+
+/** The values of the credential pairs among `pairs`, with their parts; a value also up to a `#`. */
+function pairSecrets(pairs: readonly string[], alsoSecret?: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (const pair of pairs) {
+    const split = splitPair(pair);
+    if (split === undefined || !isCredentialParameter(split.name, alsoSecret)) continue;
+    const sent = pair.slice(split.valueAt);
+    // A fragment is never the server's: what it reads, and may echo, ends before it.
+    const hash = sent.indexOf("#");
+    for (const raw of hash === -1 ? [sent] : [sent, sent.slice(0, hash)]) {
+      const value = safeDecode(raw);
       found.push(value, ...valueParts(value));
     }
   }
-  // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.
-  return [...new Set(found)].filter((value) => value.length >= SHORTEST_HIDDEN);
+  return found;
 }
 
 /**
@@ -235,8 +275,11 @@ const PLAIN_PARAMETER_WORDS = new RegExp(
   ].join(""),
   "gi",
 );
-/** Names that say their value is a secret, whatever its length. */
-const SECRET_NAME = /pass|pwd|secret|token|key|sig|auth|session|sid|user|response|credential|code|nonce/i;
+/**
+ * Parameters of an Authorization scheme whose values are secret whatever their length: Digest's user
+ * (some APIs take their key there) and its response, the proof of the password.
+ */
+const SECRET_SCHEME_PARAMETERS = new Set(["username", "response"]);
 /** A value this long is hidden whatever its parameter's name (a session id, a signature). */
 const LONG_VALUE = 8;
 
@@ -248,7 +291,8 @@ function secretParameter(name: string, value: string, schemeParameters: boolean)
   const bare = name.trim().toLowerCase();
   // A plain parameter's value holds no `=`: one that does has more glued on, which may be a secret.
   if (schemeParameters && PLAIN_PARAMETERS.has(bare) && !value.includes("=")) return false;
-  return SECRET_NAME.test(bare) || value.replace(/^"|"$/g, "").length >= LONG_VALUE;
+  if (schemeParameters && SECRET_SCHEME_PARAMETERS.has(bare)) return true;
+  return isSecretName(bare) || value.replace(/^"|"$/g, "").length >= LONG_VALUE;
 }
 
 /** A part as written, and in Unicode's composed and decomposed forms (an echo may normalize it). */

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { BASIC_PROBE_USER, headerSecrets, maskedTarget, requestSecrets } from "../target/credentials.ts";
+import {
+  BASIC_PROBE_USER,
+  headerSecrets,
+  isCredentialHeader,
+  maskedTarget,
+  requestSecrets,
+} from "../target/credentials.ts";
 import { hideSecrets } from "../target/secret-hider.ts";
 
 /** What an upstream's echo of `echoed` shows once the request's own secrets are hidden in it. */
@@ -366,3 +372,79 @@ const generatedCredential: fc.Arbitrary<GeneratedCredential> = fc.oneof(
       };
     }),
 );
+
+describe("credentials named anywhere a request carries them", () => {
+  const secret = fc.stringMatching(/^[A-Za-z0-9_-]{8,24}$/);
+  /** Names of credentials in use: GitLab's, Google's, Vault's, OAuth's, Tomcat's, and the usual ones. */
+  const PARAMETER_NAMES = [
+    "jsessionid",
+    "JSESSIONID",
+    "access_token",
+    "access-token",
+    "token",
+    "private_token",
+    "code",
+    "jwt",
+    "apiKey",
+    "x-api-key",
+    "session",
+    "sessionid",
+    "pwd",
+    "auth[token]",
+    "csrftoken",
+    "clientSecret",
+    "AccessKey",
+  ];
+  const HEADER_NAMES = ["Private-Token", "X-Goog-Api-Key", "X-Vault-Token", "X-Auth-Token", "Api-Key"];
+
+  it("masks and hides a credential sent as a `;` parameter of a path segment", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...PARAMETER_NAMES),
+        secret,
+        fc.constantFrom("/v1/store/orders", "/v1/store/orders/5", "/v1/store;x=1/orders"),
+        fc.constantFrom("", "?limit=1", ";theme=dark"),
+        (name, value, path, after) => {
+          const target = `${path};${name}=${value}${after}`;
+          assert.ok(!maskedTarget(target).includes(value), target);
+          assert.equal(echoOf([], `echo ${value}`, target), "note: echo ***.", target);
+        },
+      ),
+    );
+    assert.equal(
+      maskedTarget("/v1/store/orders/5;jsessionid=ABCDEF123;v=2?token=T0KENVALUE"),
+      "/v1/store/orders/5;jsessionid=***;v=2?token=***",
+    );
+  });
+
+  it("masks and hides a query credential by one name rule, before a fragment, with `=` encoded", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...PARAMETER_NAMES),
+        secret,
+        fc.constantFrom("=", "%3D", "%3d"),
+        fc.constantFrom("", "#f", "#"),
+        (name, value, equals, fragment) => {
+          const target = `/v1/store/orders?a=1&${name}${equals}${value}${fragment}`;
+          assert.ok(!maskedTarget(target).includes(value), target);
+          assert.equal(echoOf([], `echo ${value}`, target), "note: echo ***.", target);
+        },
+      ),
+    );
+  });
+
+  it("reads credential headers by the same rule, and leaves plain names' values shown", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...HEADER_NAMES), secret, (name, value) => {
+        assert.ok(isCredentialHeader(name.toLowerCase()), name);
+        assert.equal(echoOf([name, value], `echo ${value}`), "note: echo ***.", name);
+      }),
+    );
+    for (const name of ["x-mock-session", "user-agent", "keep-alive", "sec-websocket-key", "x-error-code"])
+      assert.ok(!isCredentialHeader(name), name);
+    assert.equal(
+      maskedTarget("/v1?user[name]=bob&theme=dark&error_code=E1"),
+      "/v1?user[name]=bob&theme=dark&error_code=E1",
+    );
+  });
+});

@@ -131,6 +131,43 @@ async function startStrictUpstream(): Promise<{ url: string; close(): Promise<vo
   return serving(server);
 }
 
+/**
+ * A backend that reads a path as Tomcat and Rails do (a segment's `;` parameters stripped before its dots
+ * are resolved, a `.json` suffix taken off) and carries out cancels; or, with `waf`, one that serves exact
+ * paths only and refuses every other spelling with 403 before any route, as a WAF or an nginx rule does.
+ */
+async function startReadingUpstream(waf: boolean): Promise<{ url: string; close(): Promise<void> }> {
+  const cancelled = new Set<number>();
+  const server: Server = createServer((request, response) => {
+    const raw = (request.url ?? "/").split("?")[0] as string;
+    const kept: string[] = [];
+    for (const segment of raw
+      .split("/")
+      .slice(1)
+      .map((each) => each.replace(/;.*$/, "")))
+      if (segment === "..") kept.pop();
+      else if (segment !== "." && segment !== "") kept.push(segment);
+    const path = `/${kept.join("/")}`.replace(/\.json$/, "");
+    if (waf && path !== raw) {
+      response.writeHead(403, { "content-type": "text/html" });
+      response.end("<html><body>403 Forbidden</body></html>");
+      return;
+    }
+    const cancel = /^\/v1\/store\/orders\/(\d+)$/.exec(path);
+    if (request.method === "DELETE" && cancel) {
+      cancelled.add(Number(cancel[1]));
+      response.writeHead(204).end();
+    } else if (request.method === "GET" && path === "/v1/store/orders") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(`[${[5, 6].filter((id) => !cancelled.has(id)).map((id) => order(id))}]`);
+    } else {
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(JSON.stringify({ code: "not_found", message: "No resource.", status: 404 }));
+    }
+  });
+  return serving(server);
+}
+
 describe("path spellings through the proxy", () => {
   it("takes no spelling a strict upstream declines as its operation, equivalent ones included", async () => {
     const upstream = await startStrictUpstream();
@@ -242,6 +279,40 @@ describe("path spellings through the proxy", () => {
       const found = failures(report).filter((failure) => failure.startsWith("state."));
       assert.equal(found.length, 1, found.join("\n"));
       assert.match(found[0] as string, /^state\.listed-orders-stay: .*\b6\b/);
+    } finally {
+      await upstream.close();
+    }
+  });
+  it("routes a cancel spelled as Tomcat serves it to its order: no false state failure", async () => {
+    const upstream = await startReadingUpstream(false);
+    try {
+      const { code, report } = await gate(upstream.url, "tomcat", async (origin) => {
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+        assert.equal(await send(origin, "DELETE", "/v1/store/orders/9/..;/5"), 204);
+        assert.equal(await send(origin, "DELETE", "/v1/store/orders/6.json"), 204);
+        for (const path of ["/v1/store/x/..;/orders", "/v1/store/.;/orders", "/v1/store/orders.json"])
+          assert.equal(await send(origin, "GET", path), 200, path);
+      });
+      assert.equal(code, 0, failures(report).join("\n"));
+      assert.deepEqual([report.traffic?.judged, report.traffic?.notJudged], [6, 0]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("does not judge a spelling an upstream refuses with 403, and never takes it as a cancel", async () => {
+    const upstream = await startReadingUpstream(true);
+    try {
+      const { code, report } = await gate(upstream.url, "waf", async (origin) => {
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+        for (const path of ["/v1//store/orders", "/v1/store/orders;jsessionid=ABC", "/v1/store/./orders"])
+          assert.equal(await send(origin, "GET", path), 403, path);
+        assert.equal(await send(origin, "DELETE", "/v1/store/orders/5/"), 403);
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+      });
+      assert.equal(code, 0, failures(report).join("\n"));
+      assert.deepEqual([report.traffic?.judged, report.traffic?.notJudged], [2, 4]);
+      assert.match(report.warnings.join("\n"), /\(trailing slash\); the upstream answered 403\)/);
     } finally {
       await upstream.close();
     }

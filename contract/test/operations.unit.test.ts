@@ -95,20 +95,34 @@ function spelledSegment(segment: string, literal: boolean): fc.Arbitrary<Spelled
   }));
 }
 
-/** What may come before a segment: one slash or more (or a backslash), and dot segments that cancel out. */
+/**
+ * What may come before a segment: one slash or more (or a backslash), and dot segments that cancel out,
+ * some with `;` parameters (as Tomcat and Jetty read them: a variant).
+ */
 const separator: fc.Arbitrary<Spelled> = fc
   .record({
     slashes: fc.constantFrom("/", "/", "/", "//", "\\", "///"),
-    dots: fc.constantFrom("", "", "./", "x/../", "./abc/../", "%2e/", "y/%2E%2e/"),
+    dots: fc.constantFrom(
+      "",
+      "",
+      "./",
+      "x/../",
+      "./abc/../",
+      "%2e/",
+      "y/%2E%2e/",
+      "x/..;/",
+      ".;a=1/",
+      "y/%2e%2E;/",
+    ),
   })
   .map(({ slashes, dots }) => ({
     path: dots === "" ? slashes : `${slashes}${dots}`,
-    variant: slashes !== "/",
+    variant: slashes !== "/" || dots.includes(";"),
   }));
 
-/** The end of a path: nothing, or slashes (a last dot segment leaves one). */
+/** The end of a path: nothing, slashes (a last dot segment leaves one), or a `.json` suffix. */
 const ending: fc.Arbitrary<Spelled> = fc
-  .constantFrom("", "", "", "/", "//", "/.", "/x/..")
+  .constantFrom("", "", "", "/", "//", "/.", "/x/..", "/.;x", ".json")
   .map((path) => ({ path, variant: path !== "" }));
 
 /** Random mixes of the spellings of a path's segments. */
@@ -212,6 +226,18 @@ describe("spellings of a route", () => {
     );
   });
 
+  it("routes what Tomcat, Jetty, Rails and Spring serve as the route to it, as a variant", () => {
+    const cancel = versioned("DELETE", "/v1/store/orders/9/..;/3");
+    assert.equal(cancel?.operation.operationId, "cancelOrder");
+    assert.deepEqual(cancel.params, { orderId: "3" });
+    assert.equal(cancel.spelling, "variant");
+    assert.deepEqual(versioned("DELETE", "/v1/store/orders/3.json")?.params, { orderId: "3" });
+    for (const path of ["/v1/store/x/..;/orders", "/v1/store/.;/orders", "/v1/store/orders.json"])
+      assert.equal(versioned("GET", path)?.operation.operationId, "listOrders", path);
+    // Methods the contract does not have are no operation, however a server answers them.
+    assert.equal(versioned("HEAD", "/v1/store/orders"), undefined);
+  });
+
   it("says what differs in words, and routes a path as RFC 3986 normalizes it", () => {
     const cases: Array<[string, string, Spelling, string | undefined]> = [
       ["GET", "/v1/store/orders", "exact", undefined],
@@ -225,6 +251,10 @@ describe("spellings of a route", () => {
       ["GET", "/v1\\store/orders", "variant", "backslash for slash"],
       ["DELETE", "/v1/store/orders/a%2fb", "equivalent", "lower-case percent-encoding"],
       ["DELETE", "/v1/store/orders/a%2Fb", "exact", undefined],
+      ["GET", "/v1/store/x/..;/orders", "variant", "; parameters, dot segments"],
+      ["GET", "/v1/store/.;/orders", "variant", "; parameters, dot segments"],
+      ["GET", "/v1/store/orders.json", "variant", ".json suffix"],
+      ["DELETE", "/v1/store/orders/3.json", "variant", ".json suffix"],
     ];
     for (const [method, path, spelling, differs] of cases) {
       const routed = versioned(method, path);
@@ -243,6 +273,9 @@ describe("spellings of a route", () => {
       assert.equal(versioned("GET", path), undefined, path);
     assert.equal(versioned("GET", "/v1/../v1/store/orders")?.spelling, "equivalent");
     assert.deepEqual(versioned("DELETE", "/v1/store/orders/5;jsessionid=x")?.params, { orderId: "5" });
+    // A dot segment spelled with `;` parameters names no order: it climbs, as Tomcat reads it.
+    for (const path of ["/v1/store/orders/.;x", "/v1/store/orders/..;"])
+      assert.equal(versioned("DELETE", path), undefined, path);
     // Letters whose Unicode case maps onto ASCII ones (the long s) are not ASCII letters in another case.
     assert.equal(versioned("GET", "/v1/\u017ftore/orders"), undefined);
   });

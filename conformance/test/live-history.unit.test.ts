@@ -714,12 +714,15 @@ describe("the live history of a correct store under concurrent traffic", () => {
           if (each.undecided === "lost") each.answer = null;
           if (each.undecided === "502") each.answer = 502;
         }
-        // The proxy sees each request come in, and each answer once it is over, in the order they end.
+        // The proxy sees each request come in, and each answer once it is over, in the order they end. At
+        // one instant, answers come before requests, except a request's own answer, which follows it.
+        const rank = (event: { begins: boolean; each: (typeof timed)[number] }) =>
+          event.begins ? 1 : event.each.sentAt === event.each.endedAt ? 2 : 0;
         const events = timed.flatMap((each) => [
           { at: each.sentAt, begins: true, each },
           { at: each.endedAt, begins: false, each },
         ]);
-        events.sort((a, b) => a.at - b.at || Number(a.begins) - Number(b.begins));
+        events.sort((a, b) => a.at - b.at || rank(a) - rank(b));
         for (const { begins, each } of events) {
           const ref = at(each.seq, each.sentAt, each.endedAt);
           if (each.kind === "list") {

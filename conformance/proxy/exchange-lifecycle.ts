@@ -644,6 +644,7 @@ export class LazyResponse {
   readonly received: number;
   readonly list?: ListVerdict;
   readonly cut?: string;
+  readonly undecodable?: true;
   #headers: Record<string, string> | undefined;
   #body: string | undefined;
 
@@ -657,6 +658,7 @@ export class LazyResponse {
     this.received = outcome.received;
     if (outcome.list) this.list = outcome.list;
     if (outcome.cut !== undefined) this.cut = outcome.cut;
+    if (outcome.undecodable) this.undecodable = true;
   }
 
   get headers(): Record<string, string> {

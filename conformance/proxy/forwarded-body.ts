@@ -24,6 +24,12 @@ export interface BodyOutcome {
   notJudged?: string;
   /** Why the body cannot be judged as the answer it should be: it does not decode, or is too large for one. */
   cut?: string;
+  /**
+   * The body failed to decode on bytes that came, before its end: so whatever ended it, even an answer
+   * broken off, was no body of its Content-Encoding (a decoder that fails only at the end may just have
+   * been cut short).
+   */
+  undecodable?: true;
 }
 
 export interface ForwardedBodyOptions {
@@ -72,6 +78,7 @@ export class ForwardedBody {
   #stopArriving: () => void;
   /** Whether the last byte came (or the body was released before). */
   #over = false;
+  #undecodable = false;
   /** The judge was told the list ended: its verdict on all of it is coming, and nothing can cut it short. */
   #ending = false;
   #kept = 0;
@@ -96,6 +103,7 @@ export class ForwardedBody {
     this.#decoder?.on("data", (chunk: Buffer) => this.#take(chunk));
     // Listened to from the start: a body that stops decoding half-way must never be an uncaught error.
     this.#decoder?.on("error", (error: Error) => {
+      if (this.#cut === undefined && !this.#over) this.#undecodable = true;
       this.#cut ??= `the body does not decode as its Content-Encoding says: ${error.message}`;
       this.#stopReading();
     });
@@ -129,6 +137,7 @@ export class ForwardedBody {
     };
     if (this.#notJudged !== undefined) outcome.notJudged = this.#notJudged;
     else if (this.#cut !== undefined) outcome.cut = this.#cut;
+    if (this.#undecodable) outcome.undecodable = true;
     else if (this.#list) outcome.list = this.#list;
     return outcome;
   }

@@ -31,7 +31,7 @@ export interface ForwardedExchange {
    * The upstream's answer, its body decoded from any Content-Encoding; absent when there was none. Its
    * headers and body text are made when first read: an answer the same as the last is compared as bytes.
    */
-  response?: NonNullable<Exchange["response"]> & { bytes: Buffer; contentType: string };
+  response?: NonNullable<Exchange["response"]> & { bytes: Buffer; contentType: string; undecodable?: true };
   upstreamError?: string;
   /**
    * The status the client was sent when the answer broke off after its head went out: the client got that
@@ -290,7 +290,8 @@ function judgeBrokenOff(
     unjudgedCancel(forwarded, judged, context);
     return judged;
   }
-  if (verdict === undefined) return judgeHead(forwarded, judged, expectation, context);
+  if (verdict === undefined || response.undecodable)
+    return judgeHead(forwarded, judged, expectation, context);
   const exchange = new LiveExchange(forwarded, new ReceivedPart(response, verdict));
   const checked = responseChecks(exchange, expectation, context.validators);
   judged.exchange = exchange;
@@ -305,10 +306,13 @@ function judgeBrokenOff(
 
 /** The checks an answer's head alone decides: a status or a Content-Type is wrong however its body ends. */
 const HEAD_CHECKS = new Set(["status", "content-type"]);
+/** The same with the body's, for a body that failed to decode on what came: the body check says so. */
+const HEAD_AND_BODY_CHECKS = new Set([...HEAD_CHECKS, "body", "no-body"]);
 
 /**
- * An answer broken off that is no list to judge in part: its head is judged (a 500 or an undocumented
- * 404 fails whatever came after it), its body is not, and a cancel stays one that may have taken effect.
+ * An answer broken off that is no list to judge in part, or whose body failed to decode on what came: its
+ * head is judged (a 500 or an undocumented 404 fails whatever came after it), its body only for failing to
+ * decode, and a cancel stays one that may have taken effect.
  */
 function judgeHead(
   forwarded: ForwardedExchange,
@@ -316,16 +320,20 @@ function judgeHead(
   expectation: Expectation,
   context: JudgeContext,
 ): JudgedExchange {
-  const part = `the answer was not whole (${forwarded.brokenOff}): its status and headers were judged`;
+  // A body that failed to decode on what came is no body of its encoding, however it would have ended.
+  const undecodable = forwarded.response?.undecodable === true;
+  const judgedHere = undecodable ? HEAD_AND_BODY_CHECKS : HEAD_CHECKS;
+  const part = `the answer was not whole (${forwarded.brokenOff}): its status and headers${undecodable ? " and its encoding" : ""} were judged`;
   const checked = responseChecks(judged.exchange, expectation, context.validators);
   judged.operation = expectation.operation.operationId;
   judged.checks = checked.checks
-    .filter((check) => HEAD_CHECKS.has(check.id.slice(check.id.lastIndexOf(".") + 1)))
+    .filter((check) => judgedHere.has(check.id.slice(check.id.lastIndexOf(".") + 1)))
     .map((check) =>
       check.status === "failed" ? { ...check, message: `${check.message} (judged in part: ${part})` } : check,
     );
   const body = `${expectation.operation.operationId}.body`;
-  judged.checks.push({ id: body, status: "skipped", message: `not judged: ${part}`, notJudged: true });
+  if (!undecodable)
+    judged.checks.push({ id: body, status: "skipped", message: `not judged: ${part}`, notJudged: true });
   unjudgedCancel(forwarded, judged, context);
   return judged;
 }

@@ -58,6 +58,12 @@ before(async () => {
       gzip.flush();
       return;
     }
+    if (mode === "not-gzip-then-hold") {
+      // Said to be gzip, and no gzip from its first bytes: undecodable whatever would have followed.
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      response.write("not gzip at all");
+      return;
+    }
     if (mode === "error-then-hold") {
       // A status the list never answers with, and an error body that never ends.
       response.writeHead(500, { "content-type": "application/json" });
@@ -289,6 +295,19 @@ describe("the proxy's gate over answers that were not whole", { concurrency: tru
         mode,
       );
     }
+  });
+
+  it("a list that does not decode as its Content-Encoding says, left by its client: exit 1", async () => {
+    const { code, stderr, report } = await clientLeaves(
+      "client-left-not-gzip",
+      "not-gzip-then-hold",
+      "at all",
+    );
+    assert.equal(code, 1, stderr);
+    assert.match(
+      failures(report).join("\n"),
+      /listOrders\.body: .*does not decode as its Content-Encoding says: .*\(judged in part: the answer was not whole \(the client closed its connection/,
+    );
   });
 
   it("a client that stops reading a list that broke no rule (a page left): exit 0, and said", async () => {

@@ -69,12 +69,14 @@ export class Forwarder {
     };
   }
 
-  forward(request: IncomingMessage, response: ServerResponse, checked: CheckedRequest): void {
+  /** Forwards one request: its exchange's number in the traffic. */
+  forward(request: IncomingMessage, response: ServerResponse, checked: CheckedRequest): number {
     const exchange = new Exchange(this.#context, ++this.#seq, request, response, checked);
     this.#inFlight.add(exchange);
     // The whole exchange ends by its deadline, in any state.
     this.#deadlines.exchange(exchange, exchange.begun + this.#settings.deadlineMs, () => exchange.expire());
     exchange.onRequest();
+    return exchange.number;
   }
 
   stop(): void {

@@ -205,8 +205,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const server = proxyServer(
     edgeOf(options, upstream, host),
     (request, response, checked) => {
-      inFlight.began(response, () => `${request.method} ${secrets.hide(request.url ?? "")}`);
-      forwarder.forward(request, response, checked);
+      let seq = 0;
+      inFlight.began(response, () => `#${seq} ${request.method} ${secrets.hide(request.url ?? "")}`);
+      seq = forwarder.forward(request, response, checked);
     },
     (where, error) => ledger.fault(where, error, secrets.hide),
   );

@@ -285,7 +285,7 @@ describe("held answers being passed on at the stop", () => {
       assert.equal(report.traffic?.judged, 1);
       assert.ok(
         report.warnings.some((warning) =>
-          /^1 answer was cut at the stop while still being passed on .*: GET \/v1\/store\/orders\?n=200000$/.test(
+          /^1 answer was cut at the stop while still being passed on .*: #\d+ GET \/v1\/store\/orders\?n=200000$/.test(
             warning,
           ),
         ),

@@ -144,7 +144,15 @@ class TurnFeed implements ListFeed {
     return true;
   }
 
-  async end(partial?: string): Promise<ListVerdict> {
+  #ending: Promise<ListVerdict> | undefined;
+
+  /** Told once, as the judges' thread is: a second end has the first's verdict, never a wait of its own. */
+  end(partial?: string): Promise<ListVerdict> {
+    this.#ending ??= this.#end(partial);
+    return this.#ending;
+  }
+
+  async #end(partial?: string): Promise<ListVerdict> {
     if (partial !== undefined) {
       this.#letGo();
       return this.judge.endPartial(partial);

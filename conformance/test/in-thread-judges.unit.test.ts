@@ -47,6 +47,16 @@ describe("the judges on the proxy's own thread", () => {
     assert.equal(held.held, 0);
   });
 
+  it("give one verdict to a list told twice that it ended", async () => {
+    const held = new MemoryBudget();
+    const feed = new InThreadJudges(newJudge, new JudgeTurns()).feed(context(held, () => {}));
+    feed.write(list);
+    const [first, second] = await Promise.all([feed.end(), feed.end("told again")]);
+    assert.equal(first.count, 200);
+    assert.equal(second, first);
+    assert.equal(held.held, 0);
+  });
+
   it("judge bytes as they come once what waits is past half the account, or the answer is held", async () => {
     for (const [limit, holding] of [
       [2 * list.length - 2, false],

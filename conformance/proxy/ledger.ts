@@ -1,7 +1,14 @@
 import { createVersionedRouter, type Operation } from "../../contract/operations.ts";
 import { recordResponse } from "../judging/exchange.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import type { CheckResult, CoverageRow, Report, ScenarioResult, TrafficSummary } from "../reports/report.ts";
+import {
+  type CheckResult,
+  type CoverageRow,
+  noTraffic,
+  type Report,
+  type ScenarioResult,
+  type TrafficSummary,
+} from "../reports/report.ts";
 import { createHealth } from "../target/health.ts";
 import { redactSecrets } from "../target/redact.ts";
 import { CLIENT_LEFT } from "./exchange-lifecycle.ts";
@@ -44,18 +51,7 @@ export class TrafficLedger {
   readonly #leftByClient: string[] = [];
   #leftByClientCount = 0;
   readonly #health = createHealth();
-  readonly #traffic: TrafficSummary = {
-    exchanges: 0,
-    judged: 0,
-    judgedInPart: 0,
-    notJudged: 0,
-    upstreamFailures: 0,
-    replaced: 0,
-    cutOff: 0,
-    notWhole: 0,
-    unreplaced: 0,
-    faults: 0,
-  };
+  readonly #traffic: TrafficSummary = noTraffic();
 
   constructor(
     operations: ReadonlyMap<string, Operation>,

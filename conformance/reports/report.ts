@@ -126,6 +126,22 @@ export interface TrafficSummary {
   faults: number;
 }
 
+/** The traffic of a proxy that has seen no exchange yet. */
+export function noTraffic(): TrafficSummary {
+  return {
+    exchanges: 0,
+    judged: 0,
+    judgedInPart: 0,
+    notJudged: 0,
+    upstreamFailures: 0,
+    replaced: 0,
+    cutOff: 0,
+    notWhole: 0,
+    unreplaced: 0,
+    faults: 0,
+  };
+}
+
 export function summarize(scenarios: readonly ScenarioResult[]): Report["summary"] {
   const summary = { passed: 0, failed: 0, skipped: 0 };
   for (const scenario of scenarios) {

@@ -11,10 +11,10 @@ import { renderPretty } from "../reports/pretty.ts";
 import {
   type CheckResult,
   errorReportOf,
+  noTraffic,
   type Report,
   type ScenarioResult,
   summarize,
-  type TrafficSummary,
 } from "../reports/report.ts";
 
 const check = fc.oneof(
@@ -139,7 +139,7 @@ describe("outcome: one reading of a run's end for every report and the exit code
       ended: { kind: "interrupted", message: "stopped", judged: "1 of 2", signal: "SIGTERM" },
     };
     assert.equal(gateExitCode(interrupted), 143);
-    const quiet: Report = { ...base, traffic: emptyTraffic() };
+    const quiet: Report = { ...base, traffic: noTraffic() };
     delete quiet.ended;
     assert.deepEqual(outcomeOf(quiet), {
       verdict: "nothing judged",
@@ -150,7 +150,7 @@ describe("outcome: one reading of a run's end for every report and the exit code
     const unanswered: Report = {
       ...quiet,
       traffic: {
-        ...emptyTraffic(),
+        ...noTraffic(),
         upstreamFailures: 2,
         firstUpstreamFailure: "#1 GET /v1/store/orders: ECONNREFUSED",
       },
@@ -174,18 +174,3 @@ describe("outcome: one reading of a run's end for every report and the exit code
     );
   });
 });
-
-function emptyTraffic(): TrafficSummary {
-  return {
-    exchanges: 0,
-    judged: 0,
-    judgedInPart: 0,
-    notJudged: 0,
-    upstreamFailures: 0,
-    replaced: 0,
-    cutOff: 0,
-    notWhole: 0,
-    unreplaced: 0,
-    faults: 0,
-  };
-}

@@ -15,6 +15,7 @@ import {
   type Report,
   type ScenarioResult,
   summarize,
+  type TrafficSummary,
 } from "../reports/report.ts";
 
 const check = fc.oneof(

@@ -71,6 +71,8 @@ export interface JudgedExchange {
   checks: CheckResult[];
   findings: StateFinding[];
   upstreamError?: string;
+  /** The operation its path routed to, when the upstream gave it no whole answer (upstreamError). */
+  unansweredOperation?: string;
   /** The status the client was sent before the answer broke off: its body was cut. */
   sentStatus?: number;
   /** The answer was replaced by a 502 naming the violation (--errors). */
@@ -248,7 +250,10 @@ function unjudgeable(
     return forwarded.fault;
   }
   if (forwarded.cutOff !== undefined) judged.cutOff = true;
-  if (forwarded.upstreamError !== undefined) judged.upstreamError = forwarded.upstreamError;
+  if (forwarded.upstreamError !== undefined) {
+    judged.upstreamError = forwarded.upstreamError;
+    if (forwarded.routed) judged.unansweredOperation = forwarded.routed.operation.operationId;
+  }
   if (!forwarded.routed && pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`))
     return forwarded.cutOff ?? `outside ${PROXY_BASE_PATH}`;
   if (forwarded.method === "OPTIONS") return forwarded.cutOff ?? "CORS preflight";

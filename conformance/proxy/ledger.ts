@@ -1,4 +1,4 @@
-import { createVersionedRouter, type Operation } from "../../contract/operations.ts";
+import type { Operation } from "../../contract/operations.ts";
 import { recordResponse } from "../judging/exchange.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import {
@@ -44,7 +44,6 @@ export class TrafficLedger {
   readonly #upstreamFailures: string[] = [];
   /** Per operation, the requests for it the upstream never answered whole (not judged, so not counted). */
   readonly #unansweredPerOperation = new Map<string, number>();
-  readonly #route: ReturnType<typeof createVersionedRouter>;
   readonly #unreplaced: string[] = [];
   readonly #faults: string[] = [];
   readonly #notWhole: string[] = [];
@@ -59,7 +58,6 @@ export class TrafficLedger {
     readonly names: SettingNames = PROXY_OPTION_NAMES,
   ) {
     this.#operations = operations;
-    this.#route = createVersionedRouter(operations);
   }
 
   /** `hide`: hides the exchange's secrets in the evidence kept of it (the rest is hidden already). */
@@ -129,7 +127,7 @@ export class TrafficLedger {
   }
 
   #countUnanswered(judged: JudgedExchange): void {
-    const operation = this.#route(judged.method, judged.pathname)?.operation.operationId;
+    const operation = judged.unansweredOperation;
     if (operation !== undefined)
       this.#unansweredPerOperation.set(operation, (this.#unansweredPerOperation.get(operation) ?? 0) + 1);
   }

@@ -227,10 +227,7 @@ export class TrafficState {
           view.orders.set(id, { undecided: memory.undecided });
           continue;
         }
-        view.orders.delete(id);
-        const bytes = orderMemoryBytes(id);
-        view.ordersBytes -= bytes;
-        this.account?.give(bytes);
+        this.#dropOrder(view, id);
       }
       view.touched = view.orders.size > 0;
     }
@@ -607,15 +604,20 @@ export class TrafficState {
   #forgetOldestOrder(view: View): void {
     const [id, memory] = view.orders.entries().next().value ?? [];
     if (id === undefined || memory === undefined) return;
-    view.orders.delete(id);
-    const bytes = orderMemoryBytes(id);
-    view.ordersBytes -= bytes;
-    this.account?.give(bytes);
+    this.#dropOrder(view, id);
     if ((memory.cancelled ?? memory.refused ?? memory.undecided) && view.last) this.#forget(view);
     this.#note(
       "orders-forgotten",
       `orders a cancel or a refusal touched were forgotten, the oldest first (past ${this.#limits.ordersPerView} in a view, or the proxy's memory budget): a view's last list was forgotten with a cancel of them, so its next list was judged alone, and a cancel whose effect was undecided may read as missing later`,
     );
+  }
+
+  /** An order's memory gone from the view, and its room back in the account. */
+  #dropOrder(view: View, id: string): void {
+    view.orders.delete(id);
+    const bytes = orderMemoryBytes(id);
+    view.ordersBytes -= bytes;
+    this.account?.give(bytes);
   }
 
   /** Bytes the views' last lists hold, for the bounds' tests. */

@@ -1,6 +1,6 @@
 import {
   formSecrets,
-  isCredentialParameter,
+  isSecretName,
   maskedHeaderValue,
   maskedPairs,
   maskedTarget,
@@ -67,7 +67,7 @@ export function harEntryOf(
       headers: headers(source.requestHeaders),
       queryString: [...source.url.searchParams].map(([name, value]) => ({
         name,
-        value: isCredentialParameter(name, secretHeaders) ? "***" : hide(value),
+        value: isSecretName(name, secretHeaders) ? "***" : hide(value),
       })),
       ...postData(
         source,

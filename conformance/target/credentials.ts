@@ -42,16 +42,6 @@ export function isSecretName(name: string, alsoSecret?: ReadonlySet<string>): bo
   return keys.some((key) => SECRET_PART.test(key) || SECRET_ALONE.has(key.replace(/^[^a-z]+|[^a-z]+$/g, "")));
 }
 
-/** Whether a header (lower-case name) carries a credential: by its name, or named with `alsoSecret`. */
-export function isCredentialHeader(lowerName: string, alsoSecret?: ReadonlySet<string>): boolean {
-  return isSecretName(lowerName, alsoSecret);
-}
-
-/** Whether a query, path or form parameter carries a credential, by its name (see isSecretName). */
-export function isCredentialParameter(name: string, alsoSecret?: ReadonlySet<string>): boolean {
-  return isSecretName(name, alsoSecret);
-}
-
 /** An Authorization value with its credentials hidden: the scheme stays, so a report says what was sent. */
 export function maskAuthorization(value: string): string {
   const [scheme = "", ...rest] = value.trim().split(/\s+/);
@@ -66,7 +56,7 @@ const SCHEME_ONLY = /^(bearer|basic|digest|negotiate|token)?$/i;
 export function maskedHeaderValue(name: string, value: string, alsoSecret?: ReadonlySet<string>): string {
   const lower = name.toLowerCase();
   if (lower === "authorization" || lower === "proxy-authorization") return maskAuthorization(value);
-  return isCredentialHeader(lower, alsoSecret) ? "***" : value;
+  return isSecretName(lower, alsoSecret) ? "***" : value;
 }
 
 /**
@@ -91,7 +81,7 @@ export function maskedPairs(text: string, alsoSecret?: ReadonlySet<string>): str
 
 function maskedPair(pair: string, alsoSecret?: ReadonlySet<string>): string {
   const split = splitPair(pair);
-  if (split === undefined || !isCredentialParameter(split.name, alsoSecret)) return pair;
+  if (split === undefined || !isSecretName(split.name, alsoSecret)) return pair;
   return `${pair.slice(0, split.valueAt)}***`;
 }
 
@@ -121,7 +111,7 @@ export function requestSecrets(
   const found: string[] = [];
   for (let at = 0; at + 1 < rawHeaders.length; at += 2) {
     const lower = (rawHeaders[at] ?? "").toLowerCase();
-    if (isCredentialHeader(lower, alsoSecret)) found.push(...headerSecrets(lower, rawHeaders[at + 1] ?? ""));
+    if (isSecretName(lower, alsoSecret)) found.push(...headerSecrets(lower, rawHeaders[at + 1] ?? ""));
   }
   const queryAt = target.indexOf("?");
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
@@ -133,13 +123,16 @@ export function requestSecrets(
       ),
     );
   if (queryAt !== -1) found.push(...pairSecrets(target.slice(queryAt + 1).split(/[&;]/), alsoSecret));
-  // Too short to hide without hiding ordinary text; such a value is no secret worth the name anyway.
-  return [...new Set(found)].filter((value) => value.length >= SHORTEST_HIDDEN);
+  return worthHiding(found);
 }
 
 /** The values of a form body's credential parameters (`access_token=…`, RFC 6750 §2.2), with their parts. */
 export function formSecrets(text: string, alsoSecret?: ReadonlySet<string>): string[] {
-  const found = pairSecrets(text.split("&"), alsoSecret);
+  return worthHiding(pairSecrets(text.split("&"), alsoSecret));
+}
+
+/** Each value once, those too short to hide without hiding ordinary text (no secret worth the name) left out. */
+function worthHiding(found: readonly string[]): string[] {
   return [...new Set(found)].filter((value) => value.length >= SHORTEST_HIDDEN);
 }
 
@@ -148,7 +141,7 @@ function pairSecrets(pairs: readonly string[], alsoSecret?: ReadonlySet<string>)
   const found: string[] = [];
   for (const pair of pairs) {
     const split = splitPair(pair);
-    if (split === undefined || !isCredentialParameter(split.name, alsoSecret)) continue;
+    if (split === undefined || !isSecretName(split.name, alsoSecret)) continue;
     const sent = pair.slice(split.valueAt);
     // A fragment is never the server's: what it reads, and may echo, ends before it.
     const hash = sent.indexOf("#");

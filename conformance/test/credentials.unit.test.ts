@@ -4,7 +4,7 @@ import fc from "fast-check";
 import {
   BASIC_PROBE_USER,
   headerSecrets,
-  isCredentialHeader,
+  isSecretName,
   maskedTarget,
   requestSecrets,
 } from "../target/credentials.ts";
@@ -436,12 +436,12 @@ describe("credentials named anywhere a request carries them", () => {
   it("reads credential headers by the same rule, and leaves plain names' values shown", () => {
     fc.assert(
       fc.property(fc.constantFrom(...HEADER_NAMES), secret, (name, value) => {
-        assert.ok(isCredentialHeader(name.toLowerCase()), name);
+        assert.ok(isSecretName(name.toLowerCase()), name);
         assert.equal(echoOf([name, value], `echo ${value}`), "note: echo ***.", name);
       }),
     );
     for (const name of ["x-mock-session", "user-agent", "keep-alive", "sec-websocket-key", "x-error-code"])
-      assert.ok(!isCredentialHeader(name), name);
+      assert.ok(!isSecretName(name), name);
     assert.equal(
       maskedTarget("/v1?user[name]=bob&theme=dark&error_code=E1"),
       "/v1?user[name]=bob&theme=dark&error_code=E1",

@@ -56,7 +56,8 @@ async function start(): Promise<number> {
 /** Bad usage found once the reports are known: each report asked for says it, as a run's error. */
 async function reportUsageError(refused: ReportedUsageError): Promise<void> {
   const { errorReport } = await import("./suite/run-end.ts");
-  const { startProgress, writeErrorReports } = await import("./suite/cli.ts");
+  const { startProgress } = await import("./suite/cli.ts");
+  const { writeErrorReports } = await import("./reports/write-reports.ts");
   const report = errorReport(startProgress(refused.target), `${printable(refused.message)} (bad usage)`);
   await writeErrorReports(report, refused.reporters, false);
 }

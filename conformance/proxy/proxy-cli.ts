@@ -115,7 +115,7 @@ function exitCodeOf(report: Report, written: number | undefined, failOnViolation
     return 2;
   }
   if (!failOnViolation) return 0;
-  const code = gateExitCode(report);
+  const code = gateExitCode(report, outcome);
   if (code === 0) return 0;
   const ending = outcome.verdict === "partial" ? "; nothing failed, but not everything was checked" : "";
   for (const reason of outcome.reasons)

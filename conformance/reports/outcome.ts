@@ -38,9 +38,12 @@ export function outcomeOf(report: Report): RunOutcome {
   return { verdict: "passed", headline: "passed", reasons: [] };
 }
 
-/** The exit code a gate gives the run: 0 only for a pass; 2 for an error or a run not checked whole. */
-export function gateExitCode(report: Report): number {
-  switch (outcomeOf(report).verdict) {
+/**
+ * The exit code a gate gives the run: 0 only for a pass; 2 for an error or a run not checked whole.
+ * `outcome`: the report's, when the caller has read it already.
+ */
+export function gateExitCode(report: Report, outcome: RunOutcome = outcomeOf(report)): number {
+  switch (outcome.verdict) {
     case "error":
     case "partial":
       return 2;

@@ -55,7 +55,7 @@ function verdictCode(report: Report): number {
     process.stderr.write(
       `petstore-conformance: ${outcome.reasons.join("; ")}; nothing failed, but the run is not a pass\n`,
     );
-  return gateExitCode(report);
+  return gateExitCode(report, outcome);
 }
 
 /** The start of a run's progress, for a report of a run stopped short. */
@@ -83,9 +83,6 @@ async function failedRun(
   await writeErrorReports(errorReport(progress, message), reporters, color);
   return 2;
 }
-
-/** Kept here for the callers that write a refused command line's reports as a run's. */
-export { writeErrorReports };
 
 function listScenarios(): string {
   const lines = SCENARIOS.map((scenario) => {

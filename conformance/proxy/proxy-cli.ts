@@ -2,7 +2,7 @@ import { printable } from "../../common/printable.ts";
 import { StopSignals } from "../../common/stop-signals.ts";
 import { serveUntilDone } from "../../common/wrapped-command.ts";
 import { gateExitCode, outcomeOf } from "../reports/outcome.ts";
-import { errorReportOf, type Report } from "../reports/report.ts";
+import { errorReportOf, type Report, type RunEnd } from "../reports/report.ts";
 import { writeErrorReports, writeReportFiles, writeReports } from "../reports/write-reports.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
@@ -87,12 +87,24 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   process.stderr.write(`${ended}: stopping; the reports cover every exchange\n`);
   await checkpoints.stop();
   const report = await proxy.close();
+  if (commandCode !== 0) report.ended ??= wrappedCommandEnd(ended, commandCode, signals.received);
   flush();
   const written = await writeReports(report, options.reporters, reportColor);
   clearInterval(stopping);
   stopBackstop();
   if (commandCode !== 0) return commandCode;
   return exitCodeOf(report, written, options.failOnViolation);
+}
+
+/**
+ * A wrapped command that did not exit 0 ends the run in every report as it ends the job step: no report
+ * says passed on a step that failed, whatever the traffic showed.
+ */
+function wrappedCommandEnd(ended: string, code: number, signal: NodeJS.Signals | undefined): RunEnd {
+  const judged = "the traffic through the proxy until then is judged below";
+  return signal
+    ? { kind: "interrupted", message: `the run was interrupted by ${signal}`, judged, signal }
+    : { kind: "command failed", message: ended, judged, exitCode: code };
 }
 
 /**

@@ -32,5 +32,5 @@ export function describeCheck(check: CheckResult): string[] {
  */
 export function endedLine(ended: NonNullable<Report["ended"]>): string {
   const said = ended.message.endsWith(`; ${ended.judged}`) || ended.message === ended.judged;
-  return `${ended.kind === "error" ? "error" : "interrupted"}: ${ended.message}${said ? "" : `; ${ended.judged}`}`;
+  return `${ended.kind}: ${ended.message}${said ? "" : `; ${ended.judged}`}`;
 }

@@ -55,16 +55,21 @@ function properties(report: Report): Element[] {
 
 /** A run stopped short, as CI tools show a run's own error: a test case of its own with an <error>. */
 function endedCase(ended: NonNullable<Report["ended"]>): Element {
+  const { name, type } = ENDED_CASE[ended.kind];
+  const why = { "@_message": ended.message, "@_type": type, "#text": endedLine(ended) };
+  // A wrapped command that failed is a failed step, as CI shows a failed test: a <failure>, not an <error>.
   return {
     "@_classname": SUITE,
-    "@_name": ended.kind === "error" ? "run: the run could not judge the target" : "run: interrupted",
-    error: {
-      "@_message": ended.message,
-      "@_type": ended.kind === "error" ? "RunError" : "Interrupted",
-      "#text": endedLine(ended),
-    },
+    "@_name": name,
+    ...(ended.kind === "command failed" ? { failure: why } : { error: why }),
   };
 }
+
+const ENDED_CASE: Record<NonNullable<Report["ended"]>["kind"], { name: string; type: string }> = {
+  error: { name: "run: the run could not judge the target", type: "RunError" },
+  interrupted: { name: "run: interrupted", type: "Interrupted" },
+  "command failed": { name: "run: the wrapped command failed", type: "CommandFailed" },
+};
 
 /**
  * A run that neither failed a check nor passed (not everything checked, or nothing judged), as a test case

@@ -79,6 +79,7 @@ export function renderMarkdown(shown: Report): string {
 const MARK: Record<Verdict, string> = {
   error: "❌",
   interrupted: "⚠️",
+  "command failed": "❌",
   failed: "❌",
   partial: "⚠️",
   "nothing judged": "❌",

@@ -2,11 +2,18 @@ import { signalExitCode } from "../../common/stop-signals.ts";
 import type { Report } from "./report.ts";
 
 /**
- * How a run ended, from worst to best: an error kept it from judging; a stop signal cut it short; a check
- * failed; not everything was checked (a limit, an answer that was not whole, an upstream that did not
+ * How a run ended, from worst to best: an error kept it from judging; a stop signal cut it short; the
+ * command the proxy wrapped failed; a check failed; not everything was checked (a limit, an answer that was not whole, an upstream that did not
  * answer, a fault of the proxy's own); nothing was judged at all (observed traffic only); or it passed.
  */
-export type Verdict = "error" | "interrupted" | "failed" | "partial" | "nothing judged" | "passed";
+export type Verdict =
+  | "error"
+  | "interrupted"
+  | "command failed"
+  | "failed"
+  | "partial"
+  | "nothing judged"
+  | "passed";
 
 export interface RunOutcome {
   verdict: Verdict;
@@ -49,6 +56,8 @@ export function gateExitCode(report: Report, outcome: RunOutcome = outcomeOf(rep
       return 2;
     case "interrupted":
       return signalExitCode(report.ended?.signal ?? "SIGINT");
+    case "command failed":
+      return report.ended?.exitCode || 1;
     case "failed":
     case "nothing judged":
       return 1;

@@ -66,16 +66,19 @@ export interface Report {
 }
 
 /**
- * Why a run stopped short: the one error that kept it from judging (exit 2), or a stop signal, after which
- * the report holds what was judged before it (exit 130, 143).
+ * Why a run stopped short: the one error that kept it from judging (exit 2), a stop signal, after which
+ * the report holds what was judged before it (exit 130, 143), or the command a proxy wrapped failing
+ * (its exit code): the job step does not pass, whatever the traffic showed.
  */
 export interface RunEnd {
-  kind: "error" | "interrupted";
+  kind: "error" | "interrupted" | "command failed";
   message: string;
   /** "nothing was judged", or what was judged before the stop. */
   judged: string;
   /** The stop signal of an interrupted run, which its exit code says. */
   signal?: NodeJS.Signals;
+  /** The exit code of the command that failed, which the run exits with. */
+  exitCode?: number;
 }
 
 export interface CoverageRow {

@@ -57,10 +57,11 @@ const traffic = fc.record<TrafficSummary>({
 const ended = fc.oneof(
   fc.constant(undefined),
   fc.record({
-    kind: fc.constantFrom("error" as const, "interrupted" as const),
+    kind: fc.constantFrom("error" as const, "interrupted" as const, "command failed" as const),
     message: fc.constant("the target refused the API key; nothing was judged"),
     judged: fc.constant("nothing was judged"),
     signal: fc.constantFrom("SIGINT" as const, "SIGTERM" as const),
+    exitCode: fc.integer({ min: 1, max: 255 }),
   }),
 );
 

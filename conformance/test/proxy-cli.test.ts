@@ -371,16 +371,54 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
     });
   });
 
-  it("COMMAND failed: its exit code, and the reports are written all the same", async () => {
+  it("COMMAND failed: its exit code, and every report says the step failed, none passed", async () => {
     await withTarget({}, async (upstream) => {
-      const report = join(tempFolder("petstore-wrapped-"), "proxy.xml");
+      const folder = tempFolder("petstore-wrapped-");
+      const reporters = ["junit:proxy.xml", "markdown:proxy.md", "json:proxy.json", "html:proxy.html"];
       const { code, stderr } = await wrapReadList(
         upstream,
-        ["--fail-on-violation", "--reporter", `junit:${report}`],
+        [
+          "--fail-on-violation",
+          ...reporters.flatMap((each) => ["--reporter", each.replace(":", `:${folder}/`)]),
+        ],
         4,
       );
       assert.equal(code, 4, stderr);
-      assert.match(readFileSync(report, "utf8"), /<testsuites[^>]* failures="0"[\s\S]*<\/testsuites>\s*$/);
+      const junit = readFileSync(join(folder, "proxy.xml"), "utf8");
+      assert.match(junit, /<testsuites[^>]* failures="1"/);
+      assert.match(junit, /name="run: the wrapped command failed"[\s\S]*type="CommandFailed"/);
+      const markdown = readFileSync(join(folder, "proxy.md"), "utf8");
+      assert.match(markdown, /conformance: ❌ command failed/);
+      assert.doesNotMatch(markdown, /passed$/m);
+      const json = JSON.parse(readFileSync(join(folder, "proxy.json"), "utf8"));
+      assert.equal(json.outcome.verdict, "command failed");
+      assert.match(json.ended.message, /exited with 4/);
+      assert.match(readFileSync(join(folder, "proxy.html"), "utf8"), /<title>Conformance command failed/);
+    });
+  });
+
+  it("a stop signal while COMMAND runs: the reports say interrupted, not passed", async () => {
+    await withTarget({}, async (upstream) => {
+      const report = join(tempFolder("petstore-wrapped-"), "proxy.json");
+      const proxy = await startProxy([
+        "--upstream",
+        upstream,
+        "--reporter",
+        `json:${report}`,
+        "--",
+        "sh",
+        "-c",
+        "sleep 30",
+      ]);
+      await suiteThrough(proxy.url);
+      const exited = once(proxy.child, "exit");
+      proxy.child.kill("SIGTERM");
+      const [code] = await exited;
+      assert.equal(code, 143);
+      const written = JSON.parse(readFileSync(report, "utf8"));
+      assert.equal(written.outcome.verdict, "interrupted");
+      assert.equal(written.ended.signal, "SIGTERM");
+      assert.ok((written.traffic?.judged ?? 0) > 0);
     });
   });
 

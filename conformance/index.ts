@@ -14,12 +14,14 @@ export { renderHtml } from "./reports/html.ts";
 export { renderJson } from "./reports/json.ts";
 export { renderJunit } from "./reports/junit.ts";
 export { renderMarkdown } from "./reports/markdown.ts";
+export { gateExitCode, outcomeOf, type RunOutcome, type Verdict } from "./reports/outcome.ts";
 export { renderPretty } from "./reports/pretty.ts";
 export type {
   CheckResult,
   CoverageRow,
   Outcome,
   Report,
+  RunEnd,
   ScenarioResult,
   TrafficSummary,
 } from "./reports/report.ts";

@@ -7,6 +7,7 @@ import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { type ExploreResult, explore } from "./explore.ts";
 import type { ExploreCliOptions, ExploreReporterName } from "./explore-options.ts";
+import { type ExploreError, renderExploreError } from "./report-error.ts";
 
 /**
  * `petstore-conformance explore`: 0 nothing found, 1 a finding, 2 the run itself is wrong; 128 + the
@@ -25,6 +26,8 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
   // Said first, so that a run stopped half-way can still be repeated.
   process.stderr.write(`explore: seed ${seed}\n`);
   let result: ExploreResult;
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
   try {
     result = await explore({ ...options.run, seed, stop: stop.signal });
   } catch (error) {
@@ -33,7 +36,11 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
       error instanceof TargetUnreachableError ||
       error instanceof HookError
     ) {
-      process.stderr.write(`error: ${printable(error.message)}\n`);
+      const message = printable(error.message);
+      process.stderr.write(`error: ${message}\n`);
+      const durationMs = Math.round(performance.now() - started);
+      const target = options.run.baseUrl;
+      await writeErrorReports({ target, startedAt, durationMs, seed, message }, options);
       return signals.received ? signalExitCode(signals.received) : 2;
     }
     throw error;
@@ -42,6 +49,25 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
   if (signals.received) return signalExitCode(signals.received);
   if (unwritten > 0) return 2;
   return result.finding ? 1 : 0;
+}
+
+/** A run that could not explore: every report asked for says the error (the pretty one is the stderr line). */
+async function writeErrorReports(error: ExploreError, options: ExploreCliOptions): Promise<void> {
+  for (const reporter of options.reporters) {
+    const text = renderExploreError(error, reporter.name);
+    if (text === undefined) continue;
+    if (reporter.file === undefined) {
+      await writeToStdout(text);
+      continue;
+    }
+    try {
+      writeWholeFile(reporter.file, text);
+    } catch (failure) {
+      process.stderr.write(
+        `error: cannot write ${reporter.file}: ${(failure as NodeJS.ErrnoException).code ?? failure}\n`,
+      );
+    }
+  }
 }
 
 /** Every report asked for: those with a file to it, then one on standard output. How many were not written. */

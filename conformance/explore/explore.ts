@@ -16,7 +16,7 @@ import { type ClientOptions, createHttpClient, type HttpClient } from "../target
 import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
-import { keyRefused, runProblem } from "../target/run-problems.ts";
+import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
 import { hookSessionWarning, sessionOfRun } from "../target/run-session.ts";
 import { secretHider } from "../target/secret-hider.ts";
 import {
@@ -211,7 +211,9 @@ async function prepare(options: ExploreOptions, names: SettingNames): Promise<Pr
   const baseUrl = parseTargetUrl(options.baseUrl, names);
   checkCaller(options, names);
   const { env, route, masked, hooks, hookContext, secrets } = await reachTarget(baseUrl, options, names);
-  const provided = await beforeRunOf(hooks, hookContext, secrets, options);
+  const provided = await beforeRunOf(hooks, hookContext, secrets, options, (error) =>
+    hookUnreached(error, baseUrl, names),
+  );
   const session = sessionOfRun(options.session, provided, names);
   if (session !== undefined) hookContext.session = session;
   const warnings = [
@@ -269,9 +271,10 @@ async function beforeRunOf(
   context: HookContext,
   secrets: readonly string[],
   options: ExploreOptions,
+  diagnose: (error: unknown) => string | undefined,
 ): Promise<ProvidedIds | undefined> {
   if (hooks.beforeRun === undefined) return undefined;
-  const call = runHook("beforeRun", () => hooks.beforeRun?.(context), secrets);
+  const call = runHook("beforeRun", () => hooks.beforeRun?.(context), secrets, diagnose);
   // Its failure after it was given up on is not the run's any more.
   call.catch(() => {});
   // The search's budget and one request's timeout on top: setting up may take longer than a short search.

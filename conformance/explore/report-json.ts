@@ -2,6 +2,7 @@ import type { History } from "../model/history.ts";
 import type { ExploreResult } from "./explore.ts";
 import { findingLinearizations, linearizationJson } from "./finding-linearizations.ts";
 import type { PlayedHistory } from "./player.ts";
+import { exploreOutcome } from "./report-error.ts";
 
 /**
  * The whole result as JSON: what was searched and covered and, for a finding, the minimal history and the
@@ -13,6 +14,7 @@ export function renderExploreJson(result: ExploreResult): string {
   return `${JSON.stringify(
     {
       tool: "petstore-conformance explore",
+      outcome: exploreOutcome(result),
       target: result.target,
       startedAt: result.startedAt,
       durationMs: result.durationMs,

@@ -54,6 +54,42 @@ describe("petstore-conformance explore", () => {
     assert.match(unreachable.stderr, /ECONNREFUSED/);
   });
 
+  it("a hook that reaches nothing is said as the run says it, and every report asked for says the error", async () => {
+    const port = await freePort();
+    const reports = join(folder, "unreached");
+    const { code, stdout, stderr } = await cli(
+      ["explore", "--base-url", `http://127.0.0.1:${port}/v1`, "--api-key", "k", "--hooks", "mock-control"]
+        .concat(["--reporter", `json:${reports}.json`, "--reporter", `junit:${reports}.xml`])
+        .concat(["--reporter", `html:${reports}.html`, "--reporter", `script:${reports}.mjs`]),
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    assert.match(
+      stderr,
+      new RegExp(
+        `^error: the beforeRun hook failed: nothing accepts connections at 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`,
+        "m",
+      ),
+    );
+    assert.equal(stdout, "");
+    const json = JSON.parse(readFileSync(`${reports}.json`, "utf8"));
+    assert.equal(json.outcome.verdict, "error");
+    assert.match(json.outcome.reasons[0], /ECONNREFUSED/);
+    assert.equal(json.passed, false);
+    const junit = readFileSync(`${reports}.xml`, "utf8");
+    assert.match(
+      junit,
+      /errors="1"[\s\S]*name="run: the run could not explore the target"[\s\S]*ECONNREFUSED/,
+    );
+    assert.match(readFileSync(`${reports}.html`, "utf8"), /<h1>Petstore Store Orders explore: error<\/h1>/);
+    const replay = await new Promise<{ status: number | null }>((resolve) =>
+      spawn(process.execPath, [`${reports}.mjs`], { stdio: "ignore" }).on("exit", (status) =>
+        resolve({ status }),
+      ),
+    );
+    assert.equal(replay.status, 2);
+  });
+
   it("exits 2 asking whether --base-url is right when the list answers 404", async () => {
     const ids = idsFile("no-v1.json", { pending: ["1"] });
     const noV1 = target.url.replace(/\/v1$/, "");

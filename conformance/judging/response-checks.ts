@@ -6,7 +6,7 @@ import type { FlatRecordPlan } from "../../contract/flat-record.ts";
 import type { DocumentedResponse, Operation } from "../../contract/operations.ts";
 import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import type { CheckResult } from "../reports/report.ts";
-import { judgeListBody, type ListVerdict, type ProblemTally } from "./list-judge.ts";
+import { judgeListBody, type ListVerdict, type ProblemTally, type ReaderLimits } from "./list-judge.ts";
 import { isListOperation } from "./operation-traits.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
@@ -31,6 +31,8 @@ export interface RecordValidators {
   orderPlan?: FlatRecordPlan | undefined;
   /** Lists of at most this many orders keep every record, for checks that compare them (the proxy's). */
   keepRecordsUpTo?: number;
+  /** The reader's bounds on a list judged whole (--max-depth, --max-string, --max-number). */
+  readerLimits?: ReaderLimits;
   /** How the caller names its settings in messages (default: runConformance's options). */
   names?: SettingNames;
 }
@@ -236,6 +238,7 @@ function checkList(
       validateOrder: validators.orderRecord as ValidateFunction,
       orderPlan: validators.orderPlan,
       ...(validators.keepRecordsUpTo !== undefined ? { keepRecordsUpTo: validators.keepRecordsUpTo } : {}),
+      ...validators.readerLimits,
     });
   list.excerpt = verdict.excerpt;
   if (verdict.limit !== undefined) {

@@ -362,7 +362,11 @@ function receivedPart(
     return syntax === undefined || endsWithTheCut(syntax, streamed.bytes) ? { ...rest, partial } : streamed;
   }
   if (!validators.orderRecord) return undefined;
-  const judge = new ListJudge({ validateOrder: validators.orderRecord, orderPlan: validators.orderPlan });
+  const judge = new ListJudge({
+    validateOrder: validators.orderRecord,
+    orderPlan: validators.orderPlan,
+    ...validators.readerLimits,
+  });
   judge.write(response.bytes);
   return judge.endPartial(reason);
 }

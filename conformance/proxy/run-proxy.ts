@@ -177,7 +177,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const held = proxyAccount(options.maxHeldBytes);
   const state = new TrafficState(options.limits, held);
   const ledger = new TrafficLedger(operations, namesOf(options));
-  const validators = liveValidators(contract, namesOf(options));
+  const validators = liveValidators(contract, namesOf(options), options.readerLimits);
   // Counted by the forwarder's exchanges, read by the judging: neither calls the other.
   const cancels = new CancelsInFlight();
   const read = createReader(operations, options.strict ?? false);
@@ -490,9 +490,11 @@ function listJudges(
   );
 }
 
-function liveValidators(contract: Contract, names: SettingNames) {
+function liveValidators(contract: Contract, names: SettingNames, readerLimits: ReaderLimits | undefined) {
   return {
     names,
+    // The same bounds for a list kept whole as for one judged as it streams.
+    ...(readerLimits ? { readerLimits } : {}),
     errorRecord: contract.schema("Error"),
     orderRecord: contract.schema("Order"),
     orderPlan: contract.flatPlan("Order"),

@@ -478,6 +478,25 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
     }
   });
 
+  it("the reader's limits hold for a small list kept whole as for a large one", async () => {
+    const order = `{"id":1,"petId":1,"quantity":1,"shipDate":"2026-11-02T10:00:00Z","complete":false,"note":"${"n".repeat(200)}"}`;
+    const upstream = await startScriptedUpstream(() => json(200, `[${order}]`));
+    try {
+      const { code, stderr } = await wrapReadList(upstream.url, [
+        "--max-string",
+        "100",
+        "--fail-on-violation",
+      ]);
+      assert.equal(code, 2, stderr);
+      assert.match(
+        stderr,
+        /^error: --fail-on-violation: 1 exchange was judged only in part or not at all, for a limit/m,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("an answer cut after its head went out is reported with the status the client got", async () => {
     // Trailers past the header limit break the answer off after its head and body were sent on.
     const upstream = createTcpServer((socket) => {

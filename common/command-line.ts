@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { packageFile } from "./package-root.ts";
 
 /** A command line that cannot run: exit code 2 with one line naming the problem. */
 export class UsageError extends Error {
@@ -14,13 +16,28 @@ export function parseFlags<Options extends NonNullable<ParseArgsConfig["options"
     return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options }).values;
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    const unknown = /'(-[^']*)'/.exec(message)?.[1];
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown !== undefined) {
-      const near = nearestFlag(unknown, Object.keys(options));
-      throw new UsageError(`unknown option ${unknown}${near ? `: did you mean --${near}?` : ""}`);
+    const flag = /'(-[^']*)'/.exec(message)?.[1];
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag !== undefined) {
+      const near = nearestFlag(flag, Object.keys(options));
+      throw new UsageError(`unknown option ${flag}${near ? `: did you mean --${near}?` : ""}`);
     }
-    throw new UsageError(message);
+    // An unquoted variable that was empty leaves the flag followed by the next one.
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag !== undefined && /ambiguous/.test(message))
+      throw new UsageError(
+        `${flag} is followed by another option, not by its value: give it one (quote a variable that may be empty), or ${flag}=-VALUE for a value that begins with a dash`,
+      );
+    // Node's messages may run over several lines: one line, as every usage error is said.
+    throw new UsageError(message.replace(/\s*\n\s*/g, " "));
   }
+}
+
+/** `--version` among a command's options: the package's version is printed, and nothing else is done. */
+export function printedVersion(args: readonly string[]): boolean {
+  const cut = args.indexOf("--");
+  if (!(cut === -1 ? args : args.slice(0, cut)).includes("--version")) return false;
+  const { version } = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
+  process.stdout.write(`${version}\n`);
+  return true;
 }
 
 /** The flag a mistyped one most likely meant: within two edits of it, or one it begins; undefined if none. */

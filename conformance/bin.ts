@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readCommandLine } from "../common/command-line.ts";
+import { printedVersion, readCommandLine } from "../common/command-line.ts";
 import { printable } from "../common/printable.ts";
 import { PROXY_USAGE, parseProxyOptions } from "./proxy/proxy-options.ts";
 import { parseCliOptions, ReportedUsageError, USAGE } from "./suite/options.ts";
@@ -7,6 +7,8 @@ import { parseCliOptions, ReportedUsageError, USAGE } from "./suite/options.ts";
 // The `petstore-conformance` command, and its `proxy` command. --help and usage errors are answered from the
 // options alone; the runner, the proxy and the reporters are loaded once the options pass.
 async function start(): Promise<number> {
+  const command = process.argv[2] === "proxy" || process.argv[2] === "explore" ? 3 : 2;
+  if (printedVersion(process.argv.slice(command))) return 0;
   if (process.argv[2] === "proxy") {
     const options = readCommandLine(
       () => parseProxyOptions(process.argv.slice(3), process.env),

@@ -1,9 +1,10 @@
-import { readCommandLine } from "../common/command-line.ts";
+import { printedVersion, readCommandLine } from "../common/command-line.ts";
 import { parseCliOptions, USAGE } from "./options.ts";
 
 // The `petstore-mock` command. Only the options are read before deciding: --help and usage errors never load
 // the server, and the server is loaded as one module once they pass.
 async function main(): Promise<number> {
+  if (printedVersion(process.argv.slice(2))) return 0;
   const options = readCommandLine(
     () => parseCliOptions(process.argv.slice(2), process.env),
     USAGE,

@@ -114,6 +114,7 @@ State beyond one process (by default it lives in memory and goes at exit):
                                                                           default petstore-mock:)
 
   --help                 show this help
+  --version              print the package's version
 `;
 
 export const FLAGS = {
@@ -143,6 +144,7 @@ export const FLAGS = {
   store: { type: "string" },
   "store-prefix": { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
 type FlagValues = FlagValuesOf<typeof FLAGS>;

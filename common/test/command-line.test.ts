@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { parseProxyOptions } from "../../conformance/proxy/proxy-options.ts";
 import { parseCliOptions as suiteOptions } from "../../conformance/suite/options.ts";
 import { parseCliOptions as mockOptions } from "../../server/options.ts";
@@ -39,6 +42,32 @@ describe("the command line's messages", () => {
     assert.throws(() => suiteOptions([...SUITE, "--header-from-env", "X-Token=TOKEN"], {}), {
       message: "--header-from-env X-Token: the environment variable TOKEN is not set",
     });
+  });
+
+  it("a flag given an empty value, or followed by another flag, is said so in one line", () => {
+    assert.throws(() => parseProxyOptions(["--upstream", ""], {}), {
+      message: "--upstream is empty: give it a value (or set PETSTORE_UPSTREAM)",
+    });
+    assert.throws(() => suiteOptions(["--base-url", "", "--api-key", "k"], {}), {
+      message: "--base-url is empty: give it a value (or set PETSTORE_BASE_URL)",
+    });
+    assert.throws(() => suiteOptions(["--base-url", "--api-key", "k"], {}), {
+      message:
+        "--base-url is followed by another option, not by its value: give it one (quote a variable that may be empty), or --base-url=-VALUE for a value that begins with a dash",
+    });
+  });
+
+  it("--version prints the package's version alone, in every command", async () => {
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    const bin = fileURLToPath(new URL("../../conformance/bin.ts", import.meta.url));
+    const mock = fileURLToPath(new URL("../../server/main.ts", import.meta.url));
+    for (const args of [[bin], [bin, "proxy"], [bin, "explore"], [mock]]) {
+      const { stdout, status } = spawnSync(process.execPath, ["--import", "tsx", ...args, "--version"], {
+        encoding: "utf8",
+      });
+      assert.equal(status, 0, args.join(" "));
+      assert.equal(stdout, `${version}\n`);
+    }
   });
 
   it("the mock on a port in use says what to do, with the proxy's exit code", async () => {

@@ -11,6 +11,7 @@ import {
   readHeaders,
   readReaderLimits,
   readTls,
+  required,
 } from "../target/reach-options.ts";
 import { ConformanceUsageError } from "../target/target.ts";
 import type { ExploreOptions } from "./explore.ts";
@@ -88,6 +89,7 @@ Reports:
                             (the whole history), junit (one case per property), html (an SVG timeline),
                             script (a plain Node script that plays the minimal program again); repeatable
   --help                    show this help
+  --version                 print the package's version
 
 Exit codes: 0 nothing found within the budget, 1 a finding, 2 the run itself is wrong (no orders, a refused
 key, an unreachable target), with one line that says what to do.
@@ -112,6 +114,7 @@ export const EXPLORE_FLAGS = {
   "max-retry-wait": { type: "string" },
   reporter: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
 type ExploreFlagValues = FlagValuesOf<typeof EXPLORE_FLAGS>;
@@ -122,8 +125,8 @@ export function parseExploreOptions(argv: readonly string[], env: NodeJS.Process
   if (values.help) return { run: { baseUrl: "", apiKey: "" }, reporters, help: true };
   const baseUrl = values["base-url"] ?? (env.PETSTORE_BASE_URL || undefined);
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
-  if (!baseUrl) throw new UsageError("--base-url (or PETSTORE_BASE_URL) is required");
-  if (!apiKey) throw new UsageError("--api-key (or PETSTORE_API_KEY) is required");
+  if (!baseUrl) throw new UsageError(required("--base-url", "PETSTORE_BASE_URL", env, values["base-url"]));
+  if (!apiKey) throw new UsageError(required("--api-key", "PETSTORE_API_KEY", env, values["api-key"]));
   if (!isToken68(apiKey)) throw new UsageError(`--api-key must be ${TOKEN68_RULE}`);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);

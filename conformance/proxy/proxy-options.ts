@@ -75,6 +75,7 @@ Reports:
   --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all;
                             2 when nothing failed but a limit kept an exchange from being judged whole
   --help                    show this help
+  --version                 print the package's version
 
 Exit codes: 0 stopped (and, with --fail-on-violation, something was judged and nothing failed), 1 a check
 failed or nothing was judged, with --fail-on-violation, 2 bad usage, an upstream it cannot reach at start,
@@ -100,6 +101,7 @@ export const FLAGS = {
   secret: { type: "string", multiple: true },
   "fail-on-violation": { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } as const;
 
 /** The flags that set what the proxy's messages name (flag-docs.unit.test.ts holds them to FLAGS). */
@@ -122,7 +124,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help)
     return { proxy: { upstream: "" }, reporters, failOnViolation: false, flushEveryMs: 0, help: true };
-  if (!upstream) throw new UsageError(required("--upstream", "PETSTORE_UPSTREAM", env));
+  if (!upstream) throw new UsageError(required("--upstream", "PETSTORE_UPSTREAM", env, values.upstream));
   const port = values.port === undefined ? DEFAULT_PROXY_PORT : parsePort("--port", values.port);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);

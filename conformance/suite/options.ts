@@ -86,6 +86,7 @@ Reports:
                             (default) or a fetch snippet; the key as $PETSTORE_API_KEY, masked headers
                             as $NAME
   --help                    show this help
+  --version                 print the package's version
 
 Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad usage or a run that cannot judge
 the target (unreachable, untrusted certificate, redirect, proxy refusal, failing hook), or nothing failed
@@ -114,6 +115,7 @@ export const FLAGS = {
   output: { type: "string" },
   "reproduce-as": { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
 /** Bad usage found once the reports asked for are known: they are written with it (exit 2). */
@@ -154,8 +156,8 @@ function readRunOptions(
   }
   const baseUrl = values["base-url"] ?? (env.PETSTORE_BASE_URL || undefined);
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
-  if (!baseUrl) throw new UsageError(required("--base-url", "PETSTORE_BASE_URL", env));
-  if (!apiKey) throw new UsageError(required("--api-key", "PETSTORE_API_KEY", env));
+  if (!baseUrl) throw new UsageError(required("--base-url", "PETSTORE_BASE_URL", env, values["base-url"]));
+  if (!apiKey) throw new UsageError(required("--api-key", "PETSTORE_API_KEY", env, values["api-key"]));
   if (!isToken68(apiKey)) throw new UsageError(`--api-key must be ${TOKEN68_RULE}`);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);

@@ -164,8 +164,12 @@ export function readTls(
 /** A PEM bundle of every public CA is about 200 KiB; a file past this is no certificate file. */
 const MAX_PEM_BYTES = 16 * 1024 * 1024;
 
-/** A setting given by neither its flag nor its variable: said "is empty" when the variable is set to "". */
-export function required(flag: string, variable: string, env: NodeJS.ProcessEnv): string {
+/**
+ * A setting given by neither its flag nor its variable: said "is empty" when the flag was given "" (an
+ * unset variable quoted) or the variable is set to "".
+ */
+export function required(flag: string, variable: string, env: NodeJS.ProcessEnv, given?: string): string {
+  if (given === "") return `${flag} is empty: give it a value (or set ${variable})`;
   return env[variable] === ""
     ? `${flag} is required, and the environment variable ${variable} is empty`
     : `${flag} (or ${variable}) is required`;

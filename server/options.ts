@@ -82,10 +82,11 @@ Options (each flag overrides its environment variable):
   --generate N           serve a generated world of N orders instead of a fixture file: valid orders,
                          unique ids, pending and shipped, the same bytes for the same --seed; the key is
                          dev-key-123 unless --api-key is given
-  --seed S               the generator's seed, a whole number                               (default 1)
+  --seed S               the generator's seed, a whole number from 0 to 2^32-1               (default 1)
   --write-fixtures FILE  with --generate: write that world to FILE as a fixture file and exit
-  --warm-cache           start, answer a list to itself, write the compile cache and exit: run it where
-                         an image or a CI cache is made, so that the first start there is as quick as any
+  --warm-cache           start, answer a list and a refused request to itself, write the compile cache
+                         and exit: run it where an image or a CI cache is made, so that the first start
+                         there is as quick as any
 
 Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
   --no-control           turn it off: /__control is a plain 404 and
@@ -115,6 +116,11 @@ State beyond one process (by default it lives in memory and goes at exit):
 
   --help                 show this help
   --version              print the package's version
+
+Exit codes: 0 after a clean stop (SIGINT, SIGTERM, SIGHUP; or --write-fixtures, --warm-cache done); 1 an
+unusable fixture or state file, Redis unreachable, an address that cannot be bound, or a stop not done
+within 10 s; 2 a bad option or a port in use; each with one line that says what. With -- COMMAND,
+COMMAND's exit code; COMMAND finds petstore-mock and petstore-conformance first on its PATH.
 `;
 
 export const FLAGS = {

@@ -92,7 +92,8 @@ Reports:
   --version                 print the package's version
 
 Exit codes: 0 nothing found within the budget, 1 a finding, 2 the run itself is wrong (no orders, a refused
-key, an unreachable target), with one line that says what to do.
+key, an unreachable target, answers the model decides nothing by), with one line that says what to do;
+130 or 143 when SIGINT or SIGTERM stopped it, after the reports of what it covered.
 `;
 
 export const EXPLORE_FLAGS = {

@@ -73,7 +73,8 @@ Reports:
   --flush-every TIME        while it runs, write the report files and the HAR under their names this
                             often (default 60s), so that a kill loses at most that much
   --fail-on-violation       exit 1 when any check failed, or when no exchange was judged at all;
-                            2 when nothing failed but a limit kept an exchange from being judged whole
+                            2 when nothing failed but an exchange was not judged whole (a limit, an
+                            answer cut short, an upstream that did not answer)
   --help                    show this help
   --version                 print the package's version
 

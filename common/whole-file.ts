@@ -7,14 +7,16 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   openSync,
+  readlinkSync,
   renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
 import { appendFile, chmod, open, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 
 // Created new, never through a link someone left at the name, and never over a file already there: a
@@ -42,6 +44,10 @@ export class WholeFile {
     mode = 0o644,
     existing: "keep" | "replace" = "keep",
   ) {
+    if (placeOf(path).direct)
+      throw new Error(
+        `${path} is a device or a descriptor: this file is written whole beside its name, so give the path of a file`,
+      );
     this.temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
     const kept = existing === "keep" ? fileMode(path) : undefined;
     this.#fd = openSync(this.temporary, CREATE_NEW, 0o600);
@@ -148,6 +154,22 @@ export class WholeFile {
   }
 }
 
+/** All of `data` written to what `path` opens (a device, a descriptor), appended after what it holds. */
+function writeThrough(path: string, data: string | Uint8Array): void {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+  try {
+    let done = 0;
+    while (done < bytes.length) {
+      const written = writeSync(fd, bytes, done, bytes.length - done);
+      if (written === 0) throw new Error(`no byte could be written to ${path}`);
+      done += written;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The permission bits of the regular file at `path`, if there is one. */
 export function fileMode(path: string): number | undefined {
   try {
@@ -158,8 +180,46 @@ export function fileMode(path: string): number | undefined {
   }
 }
 
-/** A whole file at `path`, written at once. */
+/**
+ * Where a file named by a user goes: `direct` when the name is a character device (/dev/null, a terminal)
+ * or a link to one or to a descriptor of this process (/dev/stdout, /dev/fd/N), written through as it is and
+ * never replaced by a file of its own; else the name itself, replaced whole by a rename (a link there to
+ * anything else is replaced, never written through). A directory, a named pipe (whose open would wait for a
+ * reader), a socket or a block device is refused with a line that says so.
+ */
+export function placeOf(path: string): { direct: boolean } {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return { direct: false };
+  }
+  if (stat.isFile()) return { direct: false };
+  if (stat.isSymbolicLink()) {
+    if (resolve(dirname(path), readlinkSync(path)).startsWith("/proc/")) return { direct: true };
+    const target = (() => {
+      try {
+        return statSync(path);
+      } catch {
+        return undefined;
+      }
+    })();
+    return { direct: target?.isCharacterDevice() === true };
+  }
+  if (stat.isCharacterDevice()) return { direct: true };
+  const what = stat.isDirectory() ? "a directory" : stat.isFIFO() ? "a named pipe" : "not a regular file";
+  throw new Error(`${path} is ${what}: give the path of a file to write`);
+}
+
+/**
+ * A whole file at `path`, written at once; through a device or a descriptor (`/dev/stdout`), written
+ * through as it is.
+ */
 export function writeWholeFile(path: string, data: string | Uint8Array, mode?: number): void {
+  if (placeOf(path).direct) {
+    writeThrough(path, data);
+    return;
+  }
   const file = new WholeFile(path, mode);
   try {
     file.write(data);

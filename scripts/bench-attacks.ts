@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
+import { tempFolder } from "../common/temp-folder.ts";
 import { type RedisService, startRedis } from "../test-support/services.ts";
 
 /**
@@ -514,7 +515,7 @@ async function startProxy(
       "--port",
       "0",
       "--reporter",
-      "json:/dev/null",
+      `json:${join(tempFolder("bench-attack-"), "report.json")}`,
       ...args,
     ],
     {
@@ -698,7 +699,7 @@ async function suitePeak(
       "--only",
       "list-orders,list-no-paging",
       "--reporter",
-      "json:/dev/null",
+      `json:${join(tempFolder("bench-attack-"), "report.json")}`,
       ...args,
     ],
     { cwd: checkout.dir, stdio: ["ignore", "ignore", "ignore"] },

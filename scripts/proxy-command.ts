@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempFolder } from "../common/temp-folder.ts";
 import type { PeerProcess } from "./peers.ts";
 
 const CONFORMANCE_CLI = join(
@@ -15,7 +16,17 @@ const CONFORMANCE_CLI = join(
 export async function startProxyCommand(upstream: string, cli = CONFORMANCE_CLI): Promise<PeerProcess> {
   const child = spawn(
     process.execPath,
-    [cli, "proxy", "--upstream", upstream, "--port", "0", "--reporter", "json:/dev/null"],
+    // The report goes to a file of its own: builds compared with this one may replace a device at its name.
+    [
+      cli,
+      "proxy",
+      "--upstream",
+      upstream,
+      "--port",
+      "0",
+      "--reporter",
+      `json:${join(tempFolder("bench-proxy-"), "proxy.json")}`,
+    ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";

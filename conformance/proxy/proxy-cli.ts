@@ -135,6 +135,14 @@ function exitCodeOf(report: Report, written: number | undefined, failOnViolation
   return code;
 }
 
+/** What a report written while the proxy runs says in its headline: not a verdict yet, never a pass. */
+const CHECKPOINT: RunEnd = {
+  kind: "running",
+  message:
+    "the proxy was still running when this report was written (every --flush-every); the report at its stop replaces it",
+  judged: "the traffic so far is judged below",
+};
+
 /**
  * The report files (and the HAR) written every --flush-every while the proxy runs, one checkpoint at a
  * time; `stop` ends them and waits for one still being written, so that none lands after the last.
@@ -147,7 +155,7 @@ function periodicReports(proxy: RunningProxy, options: ProxyCliOptions): { stop(
     writing = true;
     checkpoint = proxy
       .checkpoint()
-      .then((report) => writeReportFiles(report, options.reporters))
+      .then((report) => writeReportFiles({ ...report, ended: CHECKPOINT }, options.reporters))
       .finally(() => {
         writing = false;
       });

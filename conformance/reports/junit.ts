@@ -69,6 +69,7 @@ const ENDED_CASE: Record<NonNullable<Report["ended"]>["kind"], { name: string; t
   error: { name: "run: the run could not judge the target", type: "RunError" },
   interrupted: { name: "run: interrupted", type: "Interrupted" },
   "command failed": { name: "run: the wrapped command failed", type: "CommandFailed" },
+  running: { name: "run: still running (a checkpoint)", type: "Running" },
 };
 
 /**

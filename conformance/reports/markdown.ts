@@ -80,6 +80,7 @@ const MARK: Record<Verdict, string> = {
   error: "❌",
   interrupted: "⚠️",
   "command failed": "❌",
+  running: "⏳",
   failed: "❌",
   partial: "⚠️",
   "nothing judged": "❌",

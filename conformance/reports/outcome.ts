@@ -3,13 +3,14 @@ import type { Report } from "./report.ts";
 
 /**
  * How a run ended, from worst to best: an error kept it from judging; a stop signal cut it short; the
- * command the proxy wrapped failed; a check failed; not everything was checked (a limit, an answer that was not whole, an upstream that did not
+ * command the proxy wrapped failed; the run still goes on (a proxy's checkpoint); a check failed; not everything was checked (a limit, an answer that was not whole, an upstream that did not
  * answer, a fault of the proxy's own); nothing was judged at all (observed traffic only); or it passed.
  */
 export type Verdict =
   | "error"
   | "interrupted"
   | "command failed"
+  | "running"
   | "failed"
   | "partial"
   | "nothing judged"
@@ -53,6 +54,7 @@ export function gateExitCode(report: Report, outcome: RunOutcome = outcomeOf(rep
   switch (outcome.verdict) {
     case "error":
     case "partial":
+    case "running":
       return 2;
     case "interrupted":
       return signalExitCode(report.ended?.signal ?? "SIGINT");

@@ -68,10 +68,11 @@ export interface Report {
 /**
  * Why a run stopped short: the one error that kept it from judging (exit 2), a stop signal, after which
  * the report holds what was judged before it (exit 130, 143), or the command a proxy wrapped failing
- * (its exit code): the job step does not pass, whatever the traffic showed.
+ * (its exit code): the job step does not pass, whatever the traffic showed. A report written while the
+ * proxy still runs (a checkpoint) is `running`: never a pass, should the process die before the last one.
  */
 export interface RunEnd {
-  kind: "error" | "interrupted" | "command failed";
+  kind: "error" | "interrupted" | "command failed" | "running";
   message: string;
   /** "nothing was judged", or what was judged before the stop. */
   judged: string;

@@ -57,7 +57,12 @@ const traffic = fc.record<TrafficSummary>({
 const ended = fc.oneof(
   fc.constant(undefined),
   fc.record({
-    kind: fc.constantFrom("error" as const, "interrupted" as const, "command failed" as const),
+    kind: fc.constantFrom(
+      "error" as const,
+      "interrupted" as const,
+      "command failed" as const,
+      "running" as const,
+    ),
     message: fc.constant("the target refused the API key; nothing was judged"),
     judged: fc.constant("nothing was judged"),
     signal: fc.constantFrom("SIGINT" as const, "SIGTERM" as const),

@@ -8,6 +8,7 @@ import { tempFolder } from "../../common/temp-folder.ts";
 import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY, withTarget } from "../../test-support/target-server.ts";
 import { runProxy } from "../proxy/run-proxy.ts";
+import type { RunOutcome } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 
 const folder = tempFolder("conformance-proxy-supervisor-");
@@ -205,6 +206,9 @@ describe("the proxy's supervisor: no exchange ends the process, no gate passes s
       for (let wait = 0; wait < 400 && !flushed(); wait++) await new Promise((done) => setTimeout(done, 50));
       await proxy.stop("SIGKILL");
       assert.ok(flushed(), "the flushed HAR and report outlive the kill, whole");
+      // Written while it ran, the report is no verdict: it never says passed should nothing replace it.
+      const outcome = (JSON.parse(readFileSync(json, "utf8")) as { outcome: RunOutcome }).outcome;
+      assert.equal(outcome.verdict, "running");
     });
   });
 

@@ -10,20 +10,31 @@ import { isWriteOutsideContract, WRITE_OUTSIDE_CONTRACT_IN_FLIGHT } from "./stat
  * change any order before an exchange answered meanwhile was handled (state-rules/barrier.ts).
  */
 export class CancelsInFlight {
-  readonly #count = new Map<string, number>();
+  /** When each one in flight was sent (performance.now()), by key: the earliest first. */
+  readonly #sentAt = new Map<string, number[]>();
 
-  began(orderId: string): void {
-    this.#count.set(orderId, (this.#count.get(orderId) ?? 0) + 1);
+  began(orderId: string, at: number): void {
+    const sent = this.#sentAt.get(orderId);
+    if (sent === undefined) this.#sentAt.set(orderId, [at]);
+    else sent.push(at);
   }
 
-  ended(orderId: string): void {
-    const left = (this.#count.get(orderId) ?? 1) - 1;
-    if (left === 0) this.#count.delete(orderId);
-    else this.#count.set(orderId, left);
+  ended(orderId: string, at: number): void {
+    const sent = this.#sentAt.get(orderId);
+    if (sent === undefined) return;
+    const index = sent.indexOf(at);
+    sent.splice(index === -1 ? 0 : index, 1);
+    if (sent.length === 0) this.#sentAt.delete(orderId);
   }
 
-  has(orderId: string): boolean {
-    return this.#count.has(orderId);
+  /**
+   * Whether one is in flight that was sent before `instant`: it may have been carried out before an
+   * exchange over at `instant` was. One sent after that exchange was over cannot have been, however late
+   * that exchange's verdict comes.
+   */
+  sentBefore(orderId: string, instant: number): boolean {
+    const sent = this.#sentAt.get(orderId);
+    return sent?.some((at) => at < instant) === true;
   }
 }
 
@@ -35,27 +46,29 @@ export class CancelsInFlight {
 export class CancelTap implements ExchangeTap {
   /** The order id its cancel is counted under, or the key of writes outside the contract. */
   #key: string | undefined;
+  #sentAt = 0;
 
   constructor(readonly cancels: CancelsInFlight) {}
 
   onRequest(exchange: Exchange): void {
     const { routed } = exchange;
+    this.#sentAt = exchange.begun;
     if (isWriteOutsideContract(exchange.method, routed)) {
       this.#key = WRITE_OUTSIDE_CONTRACT_IN_FLIGHT;
-      this.cancels.began(this.#key);
+      this.cancels.began(this.#key, this.#sentAt);
       return;
     }
     if (!routed || !isCancelOperation(routed.operation)) return;
     // Keyed as the state rules name the order: its exact digits, however the path spelled them.
     const segment = orderIdSegment(routed.operation, routed.params);
     this.#key = segment === undefined ? undefined : int64Id(segment);
-    if (this.#key !== undefined) this.cancels.began(this.#key);
+    if (this.#key !== undefined) this.cancels.began(this.#key, this.#sentAt);
   }
 
   /** Ended before the outcome is handed on to be judged; once, though the outcome may be built twice. */
   onFinish(): void {
     if (this.#key === undefined) return;
-    this.cancels.ended(this.#key);
+    this.cancels.ended(this.#key, this.#sentAt);
     this.#key = undefined;
   }
 }

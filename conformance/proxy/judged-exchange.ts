@@ -104,8 +104,11 @@ export interface JudgeContext {
   read: (request: LiveRequest) => RequestReading | undefined;
   validators: RecordValidators;
   state: TrafficState;
-  /** Whether a cancel of this order is on its way through the proxy, not yet answered. */
-  cancelInFlight?: (orderId: string) => boolean;
+  /**
+   * Whether a cancel of this order is on its way through the proxy, not yet answered, sent before
+   * `instant` (the end of the exchange being judged: one sent after cannot have come before it).
+   */
+  cancelInFlight?: (orderId: string, instant: number) => boolean;
   /** The last answer that passed every check, per expectation and status (see `judgeResponse`). */
   passed: Map<Expectation, Map<number, PassedAnswer>>;
 }
@@ -434,6 +437,16 @@ function stateFindings(
   // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
   if (isListOperation(operation) && status === 200 && view !== undefined && forwarded.response) {
     if (!list || list.syntax !== undefined || list.limit !== undefined || list.notArray) return [];
+    if (context.state.comparedTooLate(ref)) {
+      judged.checks.push({
+        id: `${operation.operationId}.state`,
+        status: "skipped",
+        message:
+          "not compared with the lists before it: its verdict came after a later write outside the contract, at which the state rules started again",
+        notJudged: true,
+      });
+      return [];
+    }
     if (list.partial !== undefined) context.state.judgedInPart(ref);
     else if (list.unindexed === 0)
       return context.state.observe({
@@ -443,7 +456,7 @@ function stateFindings(
         // A list judged as it streamed kept only its start: not the whole list to compare bytes with.
         bytes: forwarded.response.list === undefined ? forwarded.response.bytes : undefined,
         orders: () => ({ index: list.orders, ...(list.allRecords ? { records: list.records } : {}) }),
-        cancelInFlight: context.cancelInFlight,
+        cancelInFlight: inFlightDuring(context, ref),
         at: ref,
       });
     else context.state.unobserved(ref, list.unindexed);
@@ -473,6 +486,15 @@ function viewOf(forwarded: ForwardedExchange): { view: string | undefined; sessi
 
 let lastView = { token: "", session: "", view: "\n" };
 
+/**
+ * Whether a cancel (or a write outside the contract) was in flight while the exchange was: sent before its
+ * answer was over. Asked when the verdict comes, which for a large list may be long after.
+ */
+function inFlightDuring(context: JudgeContext, at: ExchangeRef): ((orderId: string) => boolean) | undefined {
+  const { cancelInFlight } = context;
+  return cancelInFlight && ((orderId) => cancelInFlight(orderId, at.endedAt));
+}
+
 /** What the state rules find in a cancel answered with `status`, or null when its effect is undecided. */
 function cancelFindings(
   forwarded: ForwardedExchange,
@@ -489,7 +511,7 @@ function cancelFindings(
     session,
     orderId: reading.orderId,
     status,
-    cancelInFlight: context.cancelInFlight,
+    cancelInFlight: inFlightDuring(context, at),
     at,
   });
 }

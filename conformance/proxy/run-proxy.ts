@@ -287,7 +287,13 @@ function judgeContextOf(
   state: TrafficState,
   cancels: CancelsInFlight,
 ): JudgeContext {
-  return { read, validators, state, passed: new Map(), cancelInFlight: (orderId) => cancels.has(orderId) };
+  return {
+    read,
+    validators,
+    state,
+    passed: new Map(),
+    cancelInFlight: (orderId, instant) => cancels.sentBefore(orderId, instant),
+  };
 }
 
 /** What the proxy's edge checks each request against. */

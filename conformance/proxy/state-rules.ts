@@ -120,6 +120,12 @@ export const DEFAULT_STATE_LIMITS: StateLimits = {
   historyBytes: DEFAULT_HISTORY_BYTES,
 };
 
+/**
+ * The latest barriers kept with their spans: an exchange judged late is weighed against each. Older ones
+ * count as one barrier over when the latest of them was, which reads a late exchange as overlapping them.
+ */
+const BARRIER_SPANS_KEPT = 64;
+
 /** What one order a cancel or a refusal touched costs the view beside its id: the entry and its memory. */
 const ORDER_MEMORY_BYTES = 192;
 
@@ -161,8 +167,10 @@ export class TrafficState {
   >;
   /** What the spec leaves open and the traffic showed: said, never failed. */
   readonly notes = new Map<string, StateNote>();
-  /** When the latest barrier's answer was over: an exchange sent before it may come before or after it. */
-  #barrierEndedAt = Number.NEGATIVE_INFINITY;
+  /** The latest barriers, from request to answer: an exchange that met one may come before or after it. */
+  readonly #barrierSpans: Array<{ startedAt: number; endedAt: number }> = [];
+  /** When the barriers no longer kept in `#barrierSpans` were over, the latest of them. */
+  #olderBarriersEndedAt = Number.NEGATIVE_INFINITY;
   #barriers = 0;
   #firstBarrier: string | undefined;
 
@@ -195,19 +203,31 @@ export class TrafficState {
   }
 
   observe(event: StateEvent): StateFinding[] {
-    // Seen on either side of a barrier: a list is compared with nothing, a cancel may have taken effect.
-    if (this.#overlapsBarrier(event))
+    // Seen on either side of a barrier, or judged only after a barrier that followed it (what it would be
+    // compared with is forgotten): a list is compared with nothing, a cancel may have taken effect.
+    if (this.#overlapsBarrier(event) || this.comparedTooLate(event.at))
       return event.kind === "list" ? [] : this.#undecidedCancel({ ...event, status: null });
     return event.kind === "list" ? this.#list(event) : this.#cancel(event);
   }
 
   /**
-   * Whether the exchange was sent before a barrier's answer was over, or answered while a write that may
-   * be one is in flight: the upstream may have handled it before or after that write.
+   * Whether the exchange met a barrier: in flight at once with one, or with a write that may be one still
+   * unanswered: the upstream may have handled it before or after that write.
    */
   #overlapsBarrier(event: StateEvent): boolean {
-    if (event.at.startedAt < this.#barrierEndedAt) return true;
+    const { startedAt, endedAt } = event.at;
+    if (startedAt < this.#olderBarriersEndedAt) return true;
+    if (this.#barrierSpans.some((span) => span.startedAt < endedAt && span.endedAt > startedAt)) return true;
     return event.cancelInFlight?.(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT) ?? false;
+  }
+
+  /**
+   * Whether an exchange over before a barrier began comes to be judged only after it (a large list's verdict
+   * is late): what the rules knew before the barrier, which it would be compared with, is forgotten, so it
+   * is not compared, and a gate is not passed on it.
+   */
+  comparedTooLate(at: ExchangeRef): boolean {
+    return this.#barrierSpans.some((span) => span.startedAt >= at.endedAt);
   }
 
   /**
@@ -217,7 +237,11 @@ export class TrafficState {
    * starts again. `what` names the exchange in the report's note.
    */
   barrier(at: ExchangeRef, what: string): void {
-    this.#barrierEndedAt = Math.max(this.#barrierEndedAt, at.endedAt);
+    this.#barrierSpans.push({ startedAt: at.startedAt, endedAt: at.endedAt });
+    if (this.#barrierSpans.length > BARRIER_SPANS_KEPT) {
+      const oldest = this.#barrierSpans.shift();
+      if (oldest) this.#olderBarriersEndedAt = Math.max(this.#olderBarriersEndedAt, oldest.endedAt);
+    }
     this.#barriers++;
     this.#firstBarrier ??= what;
     for (const view of this.#views.values()) {

@@ -34,14 +34,17 @@ function live(held: MemoryBudget): number {
 }
 
 describe("the forwarder's parts", () => {
-  it("counts each order's cancels in flight until the last one is answered", () => {
+  it("counts each order's cancels in flight until the last one is answered, by when each was sent", () => {
     const cancels = new CancelsInFlight();
-    cancels.began("9007199254740993");
-    cancels.began("9007199254740993");
-    cancels.ended("9007199254740993");
-    assert.equal(cancels.has("9007199254740993"), true);
-    cancels.ended("9007199254740993");
-    assert.equal(cancels.has("9007199254740993"), false);
+    const id = "9007199254740993";
+    cancels.began(id, 10);
+    cancels.began(id, 20);
+    cancels.ended(id, 10);
+    assert.equal(cancels.sentBefore(id, 25), true);
+    // Sent after an exchange was over, it cannot have come before it, however late that one is judged.
+    assert.equal(cancels.sentBefore(id, 15), false);
+    cancels.ended(id, 20);
+    assert.equal(cancels.sentBefore(id, 25), false);
   });
 
   it("destroys a request past its timeout and an answer past its deadline, not one that was answered", async () => {

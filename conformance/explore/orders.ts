@@ -256,12 +256,16 @@ class OrderStock implements OrderSupply {
    */
   #provisionAhead(): void {
     if (this.#provisionDry || this.#provisioning !== undefined) return;
+    const pending = this.#pending.length;
+    const shipped = this.#shippedAsked ? this.#freshShipped.length : Number.POSITIVE_INFINITY;
+    if (pending >= PROVISION_AHEAD && shipped >= SHIPPED_AHEAD) return;
+    // A call for one kind takes the other too when it runs low: a history waiting for one kind would
+    // otherwise wait for this call and then for one of its own.
     const wanted = {
-      pending: this.#pending.length < PROVISION_AHEAD ? PROVISION_BATCH : 0,
-      shipped: this.#shippedAsked && this.#freshShipped.length < SHIPPED_AHEAD ? PROVISION_BATCH : 0,
+      pending: pending < 2 * PROVISION_AHEAD ? PROVISION_BATCH : 0,
+      shipped: shipped < 2 * SHIPPED_AHEAD ? PROVISION_BATCH : 0,
     };
-    if (wanted.pending + wanted.shipped > 0)
-      this.#provision(wanted).catch((error: Error) => this.#fail(error));
+    this.#provision(wanted).catch((error: Error) => this.#fail(error));
   }
 
   /**

@@ -11,7 +11,7 @@ import {
   RELEASE_BATCH,
   readOrderIdsFile,
 } from "../explore/orders.ts";
-import type { HookContext } from "../target/hook-types.ts";
+import type { HookContext, ProvisionRequest } from "../target/hook-types.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError } from "../target/target.ts";
 
@@ -233,6 +233,33 @@ describe("explore's orders", () => {
       supply.settle({ ms: 1, name: "the grace" }),
       /the release hook did not return within 1 ms \(the grace\) .*may be left in the deployment/,
     );
+  });
+
+  it("asks for shipped orders ahead once a history took one, in the same call as pending ones", async () => {
+    let next = 1;
+    const asked: ProvisionRequest[] = [];
+    const made = (count: number) => Array.from({ length: count }, () => String(next++));
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      {
+        provision: (_context, wanted) => {
+          asked.push({ ...wanted });
+          return { pending: made(wanted.pending), shipped: made(wanted.shipped) };
+        },
+      },
+      context,
+      [],
+    );
+    await supply.pending(1);
+    for (let history = 0; history < 7; history++) await supply.shipped(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(asked, [
+      { pending: 8, shipped: 0 },
+      { pending: 0, shipped: 8 },
+      { pending: 8, shipped: 8 },
+    ]);
+    assert.equal((await supply.shipped(2))?.length, 2);
+    assert.equal(asked.length, 3, "the shipped orders were there before a history asked");
   });
 
   it("holds ended histories' orders back until a batch is queued, and releases the rest at the end", async () => {

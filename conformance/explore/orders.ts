@@ -57,6 +57,11 @@ export interface OrderSupply {
 const PROVISION_BATCH = 8;
 // Fewer pending orders waiting than this, and the next batch is asked for before a history needs it.
 const PROVISION_AHEAD = 4;
+// The same for shipped orders, once a history has asked for one: most histories name the shipped slot.
+const SHIPPED_AHEAD = 2;
+// Orders of ended histories held back until this many, so that a release call carries several histories'
+// orders: each control request costs the target and the run about as much as several operations.
+export const RELEASE_BATCH = 16;
 const MAX_IDS_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
@@ -187,6 +192,10 @@ class OrderStock implements OrderSupply {
   #releasing: Promise<void> | undefined;
   #provisioning: Promise<void> | undefined;
   #provisionDry: boolean;
+  // A history asked for shipped orders: from then on they are provisioned ahead too.
+  #shippedAsked = false;
+  // The search is over: every order held back is released, however few.
+  #settling = false;
   #failure: Error | undefined;
   readonly #broken = new AbortController();
   #used = 0;
@@ -237,9 +246,26 @@ class OrderStock implements OrderSupply {
     if (taken === undefined) return undefined;
     for (const id of taken) this.#provisionedPending.delete(id);
     this.#used += count;
-    if (this.#pending.length < PROVISION_AHEAD && !this.#provisionDry && this.#provisioning === undefined)
-      this.#provision({ pending: PROVISION_BATCH, shipped: 0 }).catch((error: Error) => this.#fail(error));
+    this.#provisionAhead();
     return taken;
+  }
+
+  /**
+   * The next batch asked for, behind the histories, when fewer orders wait than a few histories take: one
+   * call for both kinds, so that neither a history's pending nor its shipped orders wait on a round trip.
+   */
+  #provisionAhead(): void {
+    if (this.#provisionDry || this.#provisioning !== undefined) return;
+    const pending = this.#pending.length;
+    const shipped = this.#shippedAsked ? this.#freshShipped.length : Number.POSITIVE_INFINITY;
+    if (pending >= PROVISION_AHEAD && shipped >= SHIPPED_AHEAD) return;
+    // A call for one kind takes the other too when it runs low: a history waiting for one kind would
+    // otherwise wait for this call and then for one of its own.
+    const wanted = {
+      pending: pending < 2 * PROVISION_AHEAD ? PROVISION_BATCH : 0,
+      shipped: shipped < 2 * SHIPPED_AHEAD ? PROVISION_BATCH : 0,
+    };
+    this.#provision(wanted).catch((error: Error) => this.#fail(error));
   }
 
   /**
@@ -268,12 +294,17 @@ class OrderStock implements OrderSupply {
     stop?: AbortSignal,
   ): Promise<string[] | undefined> {
     this.#throwFailure();
+    if (count > 0) this.#shippedAsked = true;
     while (this.#freshShipped.length < count && !this.#provisionDry && this.#provisioning !== undefined)
       if ((await settledWithin(this.#provisioning, until, stop)) === "late") return undefined;
     const wanted = { pending: 0, shipped: Math.max(count, PROVISION_BATCH) };
     if (this.#freshShipped.length < count && !this.#provisionDry)
       if ((await settledWithin(this.#provision(wanted), until, stop)) === "late") return undefined;
-    if (this.#freshShipped.length >= count) return this.#freshShipped.splice(0, count);
+    if (this.#freshShipped.length >= count) {
+      const taken = this.#freshShipped.splice(0, count);
+      this.#provisionAhead();
+      return taken;
+    }
     const again = this.#givenShipped;
     if (again.length === 0) return [];
     return Array.from({ length: count }, (_, at) => again[at % again.length] as string);
@@ -285,12 +316,15 @@ class OrderStock implements OrderSupply {
     const done = orderIds.filter((id) => !given.has(id));
     if (this.hooks.release === undefined || done.length === 0) return;
     this.#toRelease.push(...done);
-    this.#startReleasing();
+    if (this.#releaseDue()) this.#startReleasing();
   }
 
   async settle(grace = { ms: Number.POSITIVE_INFINITY, name: "" }): Promise<void> {
     const until = performance.now() + grace.ms;
     const within = `within ${grace.ms} ms (${grace.name}) of the search's end`;
+    // The histories' orders held back go first, in a call of their own.
+    this.#settling = true;
+    if (this.#toRelease.length > 0) this.#startReleasing();
     const provisioning = this.#provisioning?.catch(() => {});
     if (provisioning && (await settledWithin(provisioning, until)) === "late")
       throw new HookError(`the provision hook did not return ${within}`);
@@ -312,12 +346,17 @@ class OrderStock implements OrderSupply {
   #startReleasing(): void {
     this.#releasing ??= this.#drainReleases().finally(() => {
       this.#releasing = undefined;
+      // The search may have ended while the last call was out, leaving fewer than a batch to release.
+      if (this.#releaseDue() && this.#failure === undefined) this.#startReleasing();
     });
   }
 
-  /** One release call at a time, each with every order queued while the one before was out. */
+  /**
+   * One release call at a time, each with every order queued while the one before was out, once a batch
+   * is queued (or the search is over).
+   */
   async #drainReleases(): Promise<void> {
-    while (this.#toRelease.length > 0 && this.#failure === undefined) {
+    while (this.#releaseDue() && this.#failure === undefined) {
       const batch = this.#toRelease.splice(0);
       try {
         await runHook("release", () => this.hooks.release?.(this.context, batch), this.secrets);
@@ -325,6 +364,10 @@ class OrderStock implements OrderSupply {
         this.#fail(error as Error);
       }
     }
+  }
+
+  #releaseDue(): boolean {
+    return this.#toRelease.length >= (this.#settling ? 1 : RELEASE_BATCH);
   }
 
   /** Histories played at once ask together: one call at a time, the others wait for its orders and look again. */

@@ -4,8 +4,14 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { canonicalInt64, createOrderSupply, idsFromHook, readOrderIdsFile } from "../explore/orders.ts";
-import type { HookContext } from "../target/hook-types.ts";
+import {
+  canonicalInt64,
+  createOrderSupply,
+  idsFromHook,
+  RELEASE_BATCH,
+  readOrderIdsFile,
+} from "../explore/orders.ts";
+import type { HookContext, ProvisionRequest } from "../target/hook-types.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError } from "../target/target.ts";
 
@@ -168,7 +174,7 @@ describe("explore's orders", () => {
       context,
       [],
     );
-    await supply.release(["1"]);
+    await supply.release(idsFrom(100, RELEASE_BATCH));
     await new Promise((resolve) => setImmediate(resolve));
     assert.match(String(supply.broken.reason), /the control API is gone/, "said at once, to stop the search");
     await assert.rejects(supply.settle(), /the control API is gone/);
@@ -229,11 +235,60 @@ describe("explore's orders", () => {
     );
   });
 
+  it("asks for shipped orders ahead once a history took one, in the same call as pending ones", async () => {
+    let next = 1;
+    const asked: ProvisionRequest[] = [];
+    const made = (count: number) => Array.from({ length: count }, () => String(next++));
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      {
+        provision: (_context, wanted) => {
+          asked.push({ ...wanted });
+          return { pending: made(wanted.pending), shipped: made(wanted.shipped) };
+        },
+      },
+      context,
+      [],
+    );
+    await supply.pending(1);
+    for (let history = 0; history < 7; history++) await supply.shipped(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(asked, [
+      { pending: 8, shipped: 0 },
+      { pending: 0, shipped: 8 },
+      { pending: 8, shipped: 8 },
+    ]);
+    assert.equal((await supply.shipped(2))?.length, 2);
+    assert.equal(asked.length, 3, "the shipped orders were there before a history asked");
+  });
+
+  it("holds ended histories' orders back until a batch is queued, and releases the rest at the end", async () => {
+    const calls: string[][] = [];
+    const supply = createOrderSupply(
+      { pending: [], shipped: [], missing: [] },
+      {
+        release: (_context, ids) => {
+          calls.push([...ids]);
+        },
+      },
+      context,
+      [],
+    );
+    await supply.release(idsFrom(1, 3));
+    assert.equal(calls.length, 0, "one history's orders wait for others'");
+    await supply.release(idsFrom(4, RELEASE_BATCH - 3));
+    assert.deepEqual(calls, [idsFrom(1, RELEASE_BATCH)]);
+    await supply.release(idsFrom(100, 2));
+    assert.equal(calls.length, 1);
+    await supply.settle();
+    assert.deepEqual(calls[1], idsFrom(100, 2));
+  });
+
   it("releases the orders of histories that end together in one call at a time", async () => {
     const calls: string[][] = [];
     let inFlight = 0;
     const supply = createOrderSupply(
-      { pending: ["1", "2", "3", "4", "5", "6"], shipped: [], missing: [] },
+      { pending: [], shipped: [], missing: [] },
       {
         release: async (_context, ids) => {
           inFlight++;
@@ -246,9 +301,10 @@ describe("explore's orders", () => {
       context,
       [],
     );
-    await Promise.all([["1", "2"], ["3"], ["4", "5"], ["6"]].map((ids) => supply.release(ids)));
+    const histories = [1, 2, 3, 4].map((history) => idsFrom(history * 100, RELEASE_BATCH));
+    await Promise.all(histories.map((ids) => supply.release(ids)));
     await supply.settle();
-    assert.deepEqual(calls.flat().sort(), ["1", "2", "3", "4", "5", "6"]);
+    assert.deepEqual(calls.flat().sort(), histories.flat().sort());
     assert.equal(calls.length, 2, "the first history's, then the three that ended while it was out");
   });
 
@@ -320,3 +376,8 @@ describe("explore's orders", () => {
     for (const id of [undefined, 7, 7n, null, ["1"]]) assert.equal(canonicalInt64(id), undefined);
   });
 });
+
+/** `count` ids counting up from `first`. */
+function idsFrom(first: number, count: number): string[] {
+  return Array.from({ length: count }, (_, at) => String(first + at));
+}

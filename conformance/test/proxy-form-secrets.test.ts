@@ -191,6 +191,22 @@ describe("the proxy hides credentials of a form body and of broken percent-encod
       for (const form of quotedForms(secret)) assertNowhere(outputs, form, JSON.stringify(form));
   });
 
+  it("with --har, the HAR hides the form's credentials by the same one reading", async () => {
+    const har = join(folder, "form.har");
+    const proxy = await startSourceProxy(["--upstream", upstream.url, "--har", har]);
+    const secret = "har/form+token=4444";
+    const body = `access_token=${encodeURIComponent(secret)}&theme=dark`;
+    assert.equal(await send(`${proxy.url}/store/orders/5`, "DELETE", body), 401);
+    await liveLines(proxy, 1);
+    const stopped = await proxy.stop("SIGTERM");
+    const written = readFileSync(har, "utf8");
+    const entry = JSON.parse(written).log.entries[0];
+    assert.equal(entry.request.postData.text, "access_token=***&theme=dark");
+    assert.match(entry.response.content.text, /\*\*\*/, "the echo is in the HAR, hidden");
+    const outputs = [["HAR", written], ...outputsOf(stopped, {})];
+    for (const form of quotedForms(secret)) assertNowhere(outputs, form, JSON.stringify(form));
+  });
+
   it("a form body past what the proxy reads: the exchange's texts hidden whole, and said so", async () => {
     const files = reportFiles("large-form");
     const proxy = await startSourceProxy(["--upstream", upstream.url, ...reporterArgs(files)]);

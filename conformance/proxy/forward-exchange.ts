@@ -13,7 +13,7 @@ import {
   type ForwarderSettings,
 } from "./exchange-lifecycle.ts";
 import { requestHeaderFilter } from "./forward-headers.ts";
-import { JudgedBodyTap } from "./forwarded-body.ts";
+import { carriesForm, JudgedBodyTap, RequestBodyTap } from "./forwarded-body.ts";
 import { HarTap } from "./har-tap.ts";
 import { HeldAnswerTap, HeldRoom } from "./held-answer.ts";
 import { SpillFolder } from "./held-spill.ts";
@@ -103,7 +103,19 @@ export class Forwarder {
       ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names, this.#room, this.#spills)
       : undefined;
     const taps: ExchangeTap[] = [new CancelTap(this.cancels)];
-    if (settings.keepForHar) taps.push(new HarTap());
+    // The request's body is read only for a form's credentials or the HAR: other requests pass on unread.
+    const form = carriesForm(exchange.request);
+    if (form || settings.keepForHar) {
+      const requestBody = new RequestBodyTap({
+        form,
+        forHar: settings.keepForHar,
+        held,
+        secretNames: settings.secretNames,
+        names,
+      });
+      taps.push(requestBody);
+      if (settings.keepForHar) taps.push(new HarTap(requestBody));
+    }
     const body = new JudgedBodyTap(
       { maxBytes: settings.maxBodyBytes, judges: settings.judges, held, names, turns },
       exchange,

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { formatBytes } from "../../common/byte-size.ts";
@@ -6,8 +7,17 @@ import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
 import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import { formSecrets } from "../target/credentials.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
-import { type ExchangeEnd, type ExchangeTap, headerText, type UpstreamHead } from "./exchange-lifecycle.ts";
+import {
+  type Exchange,
+  type ExchangeEnd,
+  type ExchangeOutcome,
+  type ExchangeTap,
+  headerText,
+  type UpstreamHead,
+} from "./exchange-lifecycle.ts";
+import { hiddenWhole } from "./traffic-secrets.ts";
 
 /** Bytes of a body kept whole; a list past this is judged as it streams and only its start is kept. */
 export const KEPT_BYTES = WHOLE_ANSWER_BYTES;
@@ -387,5 +397,125 @@ export class JudgedBodyTap implements ExchangeTap {
 
   onRelease(): void {
     this.#body?.release();
+  }
+}
+
+/** Bytes of a form body read at most for its credentials: past them, the exchange's texts are hidden whole. */
+export const FORM_READ_BYTES = 64 * 1024;
+/** Bytes of a request body the HAR keeps at most. */
+const HAR_REQUEST_BYTES = 1024 * 1024;
+
+const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\b/i;
+
+/**
+ * Whether a request carries an `application/x-www-form-urlencoded` body (as RFC 6750 §2.2 sends a bearer
+ * token): a body, and a Content-Type of a form among its headers (any of them: which one a server takes is
+ * its own). A request with no body is answered no before any header is read.
+ */
+export function carriesForm(request: IncomingMessage): boolean {
+  const { "content-length": length, "transfer-encoding": chunked } = request.headers;
+  if ((length === undefined || length === "0") && chunked === undefined) return false;
+  const raw = request.rawHeaders;
+  for (let at = 0; at + 1 < raw.length; at += 2)
+    if ((raw[at] as string).toLowerCase() === "content-type" && FORM_TYPE.test(raw[at + 1] as string))
+      return true;
+  return false;
+}
+
+export interface RequestBodySettings {
+  /** The request carries a form body: its credentials are among the exchange's own secrets. */
+  form: boolean;
+  /** The HAR keeps the body (its first mebibyte). */
+  forHar: boolean;
+  held: MemoryBudget;
+  /** Names (lower case) whose values are credentials beyond the usual ones. */
+  secretNames: ReadonlySet<string>;
+  names: SettingNames;
+}
+
+/**
+ * The request body's one reading as it goes on to the upstream, for the HAR and for a form's credentials:
+ * a form's bytes (up to FORM_READ_BYTES, each reserved from the account before it is kept, given back at
+ * the exchange's end) are read when the exchange is over, so that the credentials it carried are among its
+ * own secrets before any line, report or verdict of it is written. A form that cannot be read whole (past
+ * the bound, the account full, not ended when the exchange was, encoded) has the exchange's texts hidden
+ * whole instead. Any other body is not kept unless the HAR keeps it.
+ */
+export class RequestBodyTap implements ExchangeTap {
+  #chunks: Buffer[] = [];
+  #size = 0;
+  /** What the form's bytes hold of the account. */
+  #charged = 0;
+  #ended = false;
+  /** Why the form's credentials cannot all be read, once they cannot. */
+  #unread: string | undefined;
+  #released = false;
+
+  constructor(readonly settings: RequestBodySettings) {}
+
+  /** The body as kept for the HAR: its first mebibyte. */
+  get chunks(): readonly Buffer[] {
+    return this.#chunks;
+  }
+
+  onRequest(exchange: Exchange): void {
+    const { request } = exchange;
+    const encoding = headerText(request.headers["content-encoding"])?.trim().toLowerCase();
+    if (this.settings.form && encoding !== undefined && encoding !== "" && encoding !== "identity")
+      this.#unread = `its form body has a Content-Encoding (${encoding}) the proxy does not read`;
+    request.on(
+      "data",
+      exchange.guard((chunk: Buffer) => this.#take(chunk)),
+    );
+    request.on("end", () => {
+      this.#ended = true;
+    });
+  }
+
+  #take(chunk: Buffer): void {
+    // The body may go on after its exchange is over (an answer that came first): nothing more is kept.
+    if (this.#released) return;
+    this.#size += chunk.length;
+    const { form, forHar, held, names } = this.settings;
+    if (form && this.#unread === undefined) {
+      if (this.#size > FORM_READ_BYTES)
+        this.#stopReading(`its form body is larger than the ${formatBytes(FORM_READ_BYTES)} the proxy reads`);
+      else if (!held.tryTake(chunk.length))
+        this.#stopReading(
+          `its form body came when the proxy held all ${names.maxMemory} allows (${formatBytes(held.limit)})`,
+        );
+      else this.#charged += chunk.length;
+    }
+    const keptUpTo = forHar ? HAR_REQUEST_BYTES : this.#unread === undefined ? FORM_READ_BYTES : 0;
+    if (this.#size <= keptUpTo) this.#chunks.push(chunk);
+  }
+
+  /** The form is past what is read of it: what it holds goes back, and the HAR keeps what it keeps. */
+  #stopReading(reason: string): void {
+    this.#unread = reason;
+    this.settings.held.give(this.#charged);
+    this.#charged = 0;
+    if (!this.settings.forHar) this.#chunks = [];
+  }
+
+  /** The form's credentials join the exchange's own secrets, before anything of the exchange is written. */
+  onFinish(end: ExchangeEnd, outcome: ExchangeOutcome): void {
+    if (!this.settings.form || end.fault !== undefined) return;
+    const { secrets } = outcome.forwarded;
+    if (this.#unread === undefined && !this.#ended)
+      this.#unread = "its answer came before its form body ended, so the proxy could not read all of it";
+    if (this.#unread !== undefined) {
+      secrets.push(hiddenWhole(`the request's credentials could not all be read: ${this.#unread}`));
+      return;
+    }
+    const text = Buffer.concat(this.#chunks).toString("utf8");
+    for (const secret of formSecrets(text, this.settings.secretNames)) secrets.push(secret);
+  }
+
+  onRelease(): void {
+    this.#released = true;
+    this.settings.held.give(this.#charged);
+    this.#charged = 0;
+    this.#chunks = [];
   }
 }

@@ -1,13 +1,5 @@
-import {
-  formSecrets,
-  isSecretName,
-  maskedHeaderValue,
-  maskedPairs,
-  maskedTarget,
-} from "../target/credentials.ts";
-import { secretHider } from "../target/secret-hider.ts";
+import { isSecretName, maskedHeaderValue, maskedPairs, maskedTarget } from "../target/credentials.ts";
 import type { HarEntry } from "./har-writer.ts";
-import { OWN_SECRETS_HIDDEN } from "./traffic-secrets.ts";
 
 /** What the HAR keeps of one exchange; headers as [name, value] pairs in the order they came. */
 export interface HarSource {
@@ -33,16 +25,16 @@ export interface HarSource {
 /**
  * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, credential
  * headers, query and path parameters, the parameters of a form body (a bearer token as RFC 6750 §2.2
- * sends it) and the masked ones become `***`, and any known secret in a URL, a body or any other header
- * value (the content types too) is replaced.
+ * sends it) and the masked ones become `***`, and any secret `hide` knows in a URL, a body or any other
+ * header value (the content types too) is replaced: the exchange's hider, which holds the credentials its
+ * request carried, a form body's among them (read once, as the body went on).
  */
 export function harEntryOf(
   source: HarSource,
   secretHeaders: ReadonlySet<string>,
-  hideKnown: (text: string) => string,
+  hide: (text: string) => string,
 ): HarEntry {
   const form = formText(source);
-  const hide = withFormSecrets(hideKnown, form, secretHeaders);
   const headers = (pairs: Array<[string, string]>) =>
     pairs.map(([name, value]) => {
       const masked = maskedHeaderValue(name, value, secretHeaders);
@@ -121,17 +113,6 @@ type Hide = (text: string) => string;
 
 /** Media types whose bodies the HAR keeps as text. */
 const TEXTUAL = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i;
-
-/**
- * `hideKnown` and a form's credentials, the exchange's own too: hidden wherever the upstream echoes them;
- * as many as an exchange's own are hidden one by one at most (see OWN_SECRETS_HIDDEN), past it, whole.
- */
-function withFormSecrets(hideKnown: Hide, form: string | undefined, secretNames: ReadonlySet<string>): Hide {
-  const own = form === undefined ? [] : formSecrets(form, secretNames);
-  if (own.length === 0) return hideKnown;
-  const hideOwn = own.length > OWN_SECRETS_HIDDEN ? () => "***" : secretHider(own);
-  return (text) => hideOwn(hideKnown(text));
-}
 
 /** The request body when it is a form (`application/x-www-form-urlencoded`), as text. */
 function formText(source: HarSource): string | undefined {

@@ -7,24 +7,23 @@ import type {
   UpstreamAnswer,
 } from "./exchange-lifecycle.ts";
 import { forwardedResponseHeaders, pairsOf } from "./forward-headers.ts";
-import type { BodyOutcome } from "./forwarded-body.ts";
+import type { BodyOutcome, RequestBodyTap } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
 
 export type { UpstreamAnswer } from "./exchange-lifecycle.ts";
 
-// What the HAR keeps of an exchange as the forwarder passes it on: the request's body as it goes to the
-// upstream (its first mebibyte), and the facts of both messages once the exchange is over.
+// What the HAR keeps of an exchange as the forwarder passes it on: the request's body as it went to the
+// upstream (its first mebibyte, as the request body's one reading kept it), and the facts of both messages
+// once the exchange is over.
 
-const MAX_HAR_REQUEST_BYTES = 1024 * 1024;
-
-/** The HAR's tap on an exchange: the request's body as it goes on, then the facts of both messages. */
+/** The HAR's tap on an exchange: the facts of both messages, with the body the request's tap kept. */
 export class HarTap implements ExchangeTap {
   #exchange: Exchange | undefined;
-  #requestChunks: Buffer[] = [];
+
+  constructor(readonly requestBody: RequestBodyTap) {}
 
   onRequest(exchange: Exchange): void {
     this.#exchange = exchange;
-    this.#requestChunks = tapRequestBody(exchange.request);
   }
 
   /** An exchange the proxy failed on is counted in the report, and not written to the HAR. */
@@ -38,23 +37,12 @@ export class HarTap implements ExchangeTap {
       method: exchange.method,
       url: exchange.checked.url,
       request: exchange.request,
-      requestChunks: this.#requestChunks,
+      requestChunks: this.requestBody.chunks,
       answer: end.answer,
       upstreamError: end.upstreamError,
       extra: end,
     });
   }
-}
-
-/** The request's body as it streams on, kept up to MAX_HAR_REQUEST_BYTES. */
-export function tapRequestBody(request: IncomingMessage): Buffer[] {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  request.on("data", (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= MAX_HAR_REQUEST_BYTES) chunks.push(chunk);
-  });
-  return chunks;
 }
 
 /** What the HAR writer needs of an exchange: both messages as they went, and why one is short, if it is. */
@@ -66,7 +54,7 @@ export interface HarFacts {
   /** The request's address as checked at the proxy's edge. */
   url: URL;
   request: IncomingMessage;
-  requestChunks: Buffer[];
+  requestChunks: readonly Buffer[];
   answer: UpstreamAnswer | undefined;
   upstreamError: string | undefined;
   extra: { cutOff?: string; unheld?: string; fault?: string } | undefined;

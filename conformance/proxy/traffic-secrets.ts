@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest, RecordedResponse } from "../reports/report.ts";
 import { headerSecrets } from "../target/credentials.ts";
@@ -14,6 +15,18 @@ const HIDERS_KEPT = 64;
  * thread for each. Past it, the exchange's texts are hidden whole.
  */
 export const OWN_SECRETS_HIDDEN = 128;
+
+/**
+ * Begins a stand-in among an exchange's own secrets that says its texts are hidden whole, and why (a
+ * credential the proxy could not read all of): a NUL and a number drawn at start, which no value of the
+ * traffic can spell.
+ */
+const HIDDEN_WHOLE = `\u0000hidden whole ${randomUUID()}\u0000`;
+
+/** A stand-in for an exchange's own secrets: its texts are hidden whole, for this reason. */
+export function hiddenWhole(reason: string): string {
+  return HIDDEN_WHOLE + reason;
+}
 
 export interface SecretSettings {
   headers?: Readonly<Record<string, string>>;
@@ -58,10 +71,12 @@ export class TrafficSecrets {
   forExchange(own: readonly string[]): (text: string) => string {
     const added = own.filter((secret) => !this.#configured.has(secret));
     if (added.length === 0) return this.hide;
-    if (added.length > OWN_SECRETS_HIDDEN) {
-      const notice = `*** (hidden whole: the request carried ${added.length} credential parts, more than the ${OWN_SECRETS_HIDDEN} the proxy hides one by one)`;
-      return () => notice;
-    }
+    const whole = added.find((secret) => secret.startsWith(HIDDEN_WHOLE));
+    if (whole !== undefined) return hiddenWholeFor(whole.slice(HIDDEN_WHOLE.length));
+    if (added.length > OWN_SECRETS_HIDDEN)
+      return hiddenWholeFor(
+        `the request carried ${added.length} credential parts, more than the ${OWN_SECRETS_HIDDEN} the proxy hides one by one`,
+      );
     const key = JSON.stringify(added);
     let hider = this.#hiders.get(key);
     if (hider) this.#hiders.delete(key);
@@ -71,6 +86,12 @@ export class TrafficSecrets {
     if (this.#hiders.size > HIDERS_KEPT) this.#hiders.delete(this.#hiders.keys().next().value ?? "");
     return hider;
   }
+}
+
+/** Hides every text whole, saying why. */
+function hiddenWholeFor(reason: string): (text: string) => string {
+  const notice = `*** (hidden whole: ${reason})`;
+  return () => notice;
 }
 
 /** A forward proxy's user and password, as the URL spells them and decoded (as they are sent). */

@@ -91,10 +91,10 @@ function maskedPair(pair: string, alsoSecret?: ReadonlySet<string>): string {
  */
 function splitPair(pair: string): { name: string; valueAt: number } | undefined {
   const equals = pair.indexOf("=");
-  if (equals !== -1) return { name: safeDecode(pair.slice(0, equals)), valueAt: equals + 1 };
+  if (equals !== -1) return { name: nameDecoded(pair.slice(0, equals)), valueAt: equals + 1 };
   const encoded = pair.search(/%3d/i);
   if (encoded === -1) return undefined;
-  return { name: safeDecode(pair.slice(0, encoded)), valueAt: encoded + 3 };
+  return { name: nameDecoded(pair.slice(0, encoded)), valueAt: encoded + 3 };
 }
 
 /**
@@ -145,10 +145,8 @@ function pairSecrets(pairs: readonly string[], alsoSecret?: ReadonlySet<string>)
     const sent = pair.slice(split.valueAt);
     // A fragment is never the server's: what it reads, and may echo, ends before it.
     const hash = sent.indexOf("#");
-    for (const raw of hash === -1 ? [sent] : [sent, sent.slice(0, hash)]) {
-      const value = safeDecode(raw);
-      found.push(value, ...valueParts(value));
-    }
+    for (const raw of hash === -1 ? [sent] : [sent, sent.slice(0, hash)])
+      for (const value of percentReadings(raw)) found.push(value, ...valueParts(value));
   }
   return found;
 }
@@ -241,8 +239,9 @@ function wordParts(word: string, depth: number, schemeParameters: boolean): stri
   }
   // A value that is itself `name=value` (a parameter glued to the one before): its value is a part too.
   if (named && NAMED.test(part)) found.push(...valueParts(part, depth + 1));
-  const decoded = /%[0-9a-f]{2}/i.test(part) ? safeDecode(part, false) : part;
-  if (decoded !== part) found.push(decoded, ...valueParts(decoded, depth + 1));
+  if (!/%[0-9a-f]{2}/i.test(part)) return found;
+  for (const decoded of percentReadings(part, false))
+    if (decoded !== part) found.push(decoded, ...valueParts(decoded, depth + 1));
   return found;
 }
 
@@ -320,13 +319,107 @@ function authorizationParts(value: string): string[] {
   return found.flatMap(normalForms);
 }
 
-function safeDecode(text: string, plusIsSpace = true): string {
+/**
+ * Every reading of a percent-encoded value a server may take and echo: the value as sent, decoded and its
+ * bytes read as Latin-1 (as a binary body shows them); when it does not decode (`%zz`, a lone `%`, bytes
+ * that are no UTF-8: `%E9`, an overlong `%C0%AF`, a cut `%C3`), as lenient decoders read it: WHATWG's
+ * (URLSearchParams, Node's querystring: an escape that is none kept, bytes that are no UTF-8 as U+FFFD, as
+ * a body read as UTF-8 shows them raw) and each UTF-8 sequence decoded with the other escapes kept.
+ */
+export function percentReadings(text: string, plusIsSpace = true): string[] {
+  const spaced = plusIsSpace ? text.replaceAll("+", " ") : text;
+  let decoded: string | undefined;
   try {
-    return decodeURIComponent(plusIsSpace ? text.replaceAll("+", " ") : text);
+    decoded = decodeURIComponent(spaced);
   } catch {
-    return text;
+    // Read leniently, below.
+  }
+  if (decoded === text) return [text];
+  const bytes = percentDecodedBytes(spaced);
+  const lenient = decoded === undefined ? [bytes.toString("utf8"), sequencesDecoded(spaced)] : [decoded];
+  return [...new Set([...lenient, text, bytes.toString("latin1")])];
+}
+
+/** A name as a server reads it: decoded, or as WHATWG's decoder reads it when it does not decode. */
+function nameDecoded(text: string): string {
+  const spaced = text.replaceAll("+", " ");
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return percentDecodedBytes(spaced).toString("utf8");
   }
 }
+
+/** The text's UTF-8 bytes with each `%XX` (two hex digits) made the byte it names; any other `%` kept. */
+function percentDecodedBytes(text: string): Buffer {
+  const source = Buffer.from(text);
+  const bytes = Buffer.alloc(source.length);
+  let length = 0;
+  for (let at = 0; at < source.length; at++) {
+    const byte = source[at] as number;
+    const high = hexValue(source[at + 1]);
+    const low = hexValue(source[at + 2]);
+    if (byte === PERCENT && high !== -1 && low !== -1) {
+      bytes[length++] = high * 16 + low;
+      at += 2;
+    } else bytes[length++] = byte;
+  }
+  return bytes.subarray(0, length);
+}
+
+const PERCENT = 0x25;
+
+function hexValue(byte: number | undefined): number {
+  if (byte === undefined) return -1;
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const lower = byte | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/** Each run of escapes with its UTF-8 sequences decoded, and each escape that starts none kept as written. */
+function sequencesDecoded(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    const bytes = percentDecodedBytes(run);
+    let decoded = "";
+    for (let at = 0; at < bytes.length; ) {
+      const length = utf8SequenceLength(bytes, at);
+      if (length === 0) {
+        decoded += run.slice(at * 3, at * 3 + 3);
+        at++;
+      } else {
+        decoded += bytes.toString("utf8", at, at + length);
+        at += length;
+      }
+    }
+    return decoded;
+  });
+}
+
+/** The length of the well-formed UTF-8 sequence starting at `at` (RFC 3629: no overlong form, no surrogate); 0 if none. */
+function utf8SequenceLength(bytes: Buffer, at: number): number {
+  const first = bytes[at] as number;
+  if (first < 0x80) return 1;
+  const lead = UTF8_LEADS.find(([from, to]) => first >= from && first <= to);
+  if (lead === undefined) return 0;
+  const [, , length, low, high] = lead;
+  if (at + length > bytes.length) return 0;
+  const second = bytes[at + 1] as number;
+  if (second < low || second > high) return 0;
+  for (let next = at + 2; next < at + length; next++) if (((bytes[next] as number) & 0xc0) !== 0x80) return 0;
+  return length;
+}
+
+/** UTF-8's lead bytes: [from, to, the sequence's length, the range of its second byte]. */
+const UTF8_LEADS: ReadonlyArray<readonly [number, number, number, number, number]> = [
+  [0xc2, 0xdf, 2, 0x80, 0xbf],
+  [0xe0, 0xe0, 3, 0xa0, 0xbf],
+  [0xe1, 0xec, 3, 0x80, 0xbf],
+  [0xed, 0xed, 3, 0x80, 0x9f],
+  [0xee, 0xef, 3, 0x80, 0xbf],
+  [0xf0, 0xf0, 4, 0x90, 0xbf],
+  [0xf1, 0xf3, 4, 0x80, 0xbf],
+  [0xf4, 0xf4, 4, 0x80, 0x8f],
+];
 
 /** A URL as given, with any `user:password@` hidden: for messages about a URL that may hold them. */
 export function hideUrlCredentials(text: string): string {

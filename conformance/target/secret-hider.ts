@@ -17,7 +17,8 @@ export function secretHider(secrets: Iterable<string>): (text: string) => string
   );
   // Past this size an expression takes the engine long to compile, if it can at all (secrets of many
   // kilobytes, which only a hostile client sends): the largest forms have their usual spellings hidden
-  // one after the other, the rest stay in the expression.
+  // one after the other, the rest stay in the expression. The largest go first: a shorter form hidden
+  // inside one would leave the rest of it shown.
   let size = 0;
   const within = forms.filter((form) => {
     size += form.pattern?.length ?? Number.POSITIVE_INFINITY;
@@ -27,7 +28,7 @@ export function secretHider(secrets: Iterable<string>): (text: string) => string
   const hide = expressionHider(within);
   if (beyond.length === 0) return hide;
   const literal = literalHider(beyond);
-  return (text) => literal(hide(text));
+  return (text) => hide(literal(text));
 }
 
 /** Hides the forms through one expression, tried where the scan finds their anchors. */

@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
+import querystring from "node:querystring";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
   BASIC_PROBE_USER,
+  formSecrets,
   headerSecrets,
   isSecretName,
   maskedTarget,
+  percentReadings,
   requestSecrets,
 } from "../target/credentials.ts";
 import { hideSecrets } from "../target/secret-hider.ts";
@@ -446,5 +449,93 @@ describe("credentials named anywhere a request carries them", () => {
       maskedTarget("/v1?user[name]=bob&theme=dark&error_code=E1"),
       "/v1?user[name]=bob&theme=dark&error_code=E1",
     );
+  });
+});
+
+describe("credentials with a broken percent-encoding, read as lenient servers read them", () => {
+  /** Pieces no strict decoder reads: a byte of no UTF-8, `%zz`, a lone `%`, a cut or overlong sequence. */
+  const piece = fc.constantFrom(
+    "%E9",
+    "%zz",
+    "%",
+    "%C3",
+    "%C0%AF",
+    "%F0%9F%98",
+    "%ED%A0%80",
+    "%FF",
+    "%C3%A9",
+    "+",
+  );
+  const broken = fc
+    .record({
+      before: fc.array(fc.oneof(piece, fc.stringMatching(/^[A-Za-z0-9]{1,3}$/)), { maxLength: 3 }),
+      first: piece,
+      core: fc.stringMatching(/^[A-Za-z0-9]{8,16}$/),
+      after: fc.array(fc.oneof(piece, fc.stringMatching(/^[A-Za-z0-9]{1,3}$/)), { maxLength: 3 }),
+    })
+    // Dots keep the core whole: a lone `%` before it would make an escape of its first letters.
+    .map(({ before, first, core, after }) => ({
+      value: `${before.join("")}${first}.${core}.${after.join("")}`,
+      core,
+    }));
+
+  /** The value's bytes with each `%XX` made the byte it names (and `+` a space), as WHATWG's decoder does. */
+  function percentBytes(value: string): Buffer {
+    const text = value.replaceAll("+", " ");
+    const bytes: number[] = [];
+    for (let at = 0; at < text.length; at++) {
+      if (/^%[0-9a-f]{2}$/i.test(text.slice(at, at + 3))) {
+        bytes.push(Number.parseInt(text.slice(at + 1, at + 3), 16));
+        at += 2;
+      } else bytes.push(...Buffer.from(text[at] as string));
+    }
+    return Buffer.from(bytes);
+  }
+
+  /** What servers read of the value: URLSearchParams, Node's querystring, its bytes as Latin-1 and as UTF-8. */
+  function readings(name: string, value: string): string[] {
+    return [
+      new URLSearchParams(`${name}=${value}`).get(name) ?? "",
+      String(querystring.parse(`${name}=${value}`)[name]),
+      querystring.unescape(value),
+      percentBytes(value).toString("latin1"),
+      new TextDecoder().decode(percentBytes(value)),
+      value,
+    ];
+  }
+
+  it("hides every reading of a query or form credential echoed, in JSON too", () => {
+    fc.assert(
+      fc.property(broken, fc.constantFrom("token", "access_token", "api_key"), ({ value, core }, name) => {
+        const fromQuery = requestSecrets([], `/v1/store/orders?a=1&${name}=${value}`);
+        const fromForm = formSecrets(`a=1&${name}=${value}`);
+        for (const secrets of [fromQuery, fromForm])
+          for (const reading of readings(name, value))
+            for (const echoed of [
+              reading,
+              JSON.stringify(reading),
+              Buffer.from(reading).toString("latin1"),
+            ]) {
+              const hidden = hideSecrets(`note: ${echoed}.`, secrets);
+              assert.ok(!hidden.includes(core), `${JSON.stringify(echoed)} of ${value}: ${hidden}`);
+              assert.match(hidden, /\*\*\*/);
+            }
+      }),
+    );
+  });
+
+  it("reads the cases servers differ on", () => {
+    assert.deepEqual(percentReadings("s%E9cret%zz"), ["s\ufffdcret%zz", "s%E9cret%zz", "s\u00e9cret%zz"]);
+    assert.deepEqual(percentReadings("caf%C3"), ["caf\ufffd", "caf%C3", "caf\u00c3"]);
+    assert.deepEqual(percentReadings("%C0%AFkey"), ["\ufffd\ufffdkey", "%C0%AFkey", "\u00c0\u00afkey"]);
+    assert.deepEqual(percentReadings("caf%C3%A9%E9"), [
+      "caf\u00e9\ufffd",
+      "caf\u00e9%E9",
+      "caf%C3%A9%E9",
+      "caf\u00c3\u00a9\u00e9",
+    ]);
+    assert.deepEqual(percentReadings("abc%"), ["abc%"]);
+    assert.deepEqual(percentReadings("a%2Fb+c"), ["a/b c", "a%2Fb+c"]);
+    assert.deepEqual(percentReadings("plain-token"), ["plain-token"]);
   });
 });

@@ -2,8 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { harEntryOf } from "../proxy/har-entry.ts";
+import { formSecrets } from "../target/credentials.ts";
+import { secretHider } from "../target/secret-hider.ts";
 
-/** An exchange with a form body, answered with `echoed` in a JSON body. */
+/**
+ * An exchange with a form body, answered with `echoed` in a JSON body, hidden as the proxy hides it: by the
+ * exchange's hider, which holds its form's credentials (read as the body went on).
+ */
 function formExchange(body: string, echoed: string, type = "application/x-www-form-urlencoded") {
   return harEntryOf(
     {
@@ -23,7 +28,7 @@ function formExchange(body: string, echoed: string, type = "application/x-www-fo
       },
     },
     new Set(),
-    (text) => text,
+    secretHider(formSecrets(body)),
   );
 }
 

@@ -148,6 +148,15 @@ describe("secretHider", () => {
     }
   });
 
+  it("hides whole a secret past the expression's size that holds one within it", () => {
+    // Many characters past ASCII make long expressions: the longest forms are hidden as plain text.
+    const inner = "inner-key-1234";
+    const outer = `${"é".repeat(300)}~${inner}`;
+    const hide = secretHider([inner, outer]);
+    for (const name of ["as given", "UTF-8 bytes read as Latin-1"])
+      assert.equal(hide(`<${ENCODINGS[name]?.(outer)}> <${ENCODINGS[name]?.(inner)}>`), "<***> <***>", name);
+  });
+
   it("hides a secret of eight characters or more in hex, either case, and a shorter one's hex not", () => {
     const hide = secretHider(["client-token-1001", "1234"]);
     const hex = Buffer.from("client-token-1001").toString("hex");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { OWN_SECRETS_HIDDEN, TrafficSecrets } from "../proxy/traffic-secrets.ts";
+import { hiddenWhole, OWN_SECRETS_HIDDEN, TrafficSecrets } from "../proxy/traffic-secrets.ts";
 import { requestSecrets } from "../target/credentials.ts";
 
 const noProxy = {};
@@ -62,6 +62,15 @@ describe("TrafficSecrets", () => {
       secrets.forExchange(few)(`echo f${String(39 * 7919).padStart(10, "q")} from GET /v1/store/orders`),
       "echo *** from GET /v1/store/orders",
     );
+  });
+
+  it("hides an exchange's texts whole when a part of the proxy could not read all its credentials", () => {
+    const secrets = new TrafficSecrets({}, noProxy);
+    const whole = secrets.forExchange(["client-token-a", hiddenWhole("its form body is too large")]);
+    assert.equal(whole("GET /v1/store/orders echo"), "*** (hidden whole: its form body is too large)");
+    // What a client sends never stands in for it: a value spelled like it is one more secret.
+    const spelled = secrets.forExchange(["\u0000hidden whole 0\u0000 client-token-b"]);
+    assert.equal(spelled("GET /v1/store/orders"), "GET /v1/store/orders");
   });
 
   it("hides the forward proxy's user and password, as spelled in its URL and decoded", () => {

@@ -129,16 +129,17 @@ async function startPetsUpstream() {
 async function doubleCancelAroundPets(name: string, args: readonly string[]) {
   const upstream = await startPetsUpstream();
   const json = join(folder, `${name}.json`);
-  const proxy = await startSourceProxy([
-    "--upstream",
-    upstream.url,
-    "--fail-on-violation",
-    "--reporter",
-    `json:${json}`,
-    ...args,
-  ]);
+  let proxy: ProxyProcess | undefined;
   let code: number | null = null;
   try {
+    proxy = await startSourceProxy([
+      "--upstream",
+      upstream.url,
+      "--fail-on-violation",
+      "--reporter",
+      `json:${json}`,
+      ...args,
+    ]);
     const headers = { authorization: "Bearer some-key" };
     const list = await fetch(`${proxy.url}/store/orders`, { headers });
     assert.equal(list.status, 200);
@@ -149,7 +150,7 @@ async function doubleCancelAroundPets(name: string, args: readonly string[]) {
     await pet.arrayBuffer();
     assert.equal((await fetch(`${proxy.url}/store/orders/2`, { method: "DELETE", headers })).status, 204);
   } finally {
-    ({ code } = await proxy.stop("SIGTERM"));
+    if (proxy) ({ code } = await proxy.stop("SIGTERM"));
     await upstream.close();
   }
   return { code, report: JSON.parse(readFileSync(json, "utf8")) as Report };

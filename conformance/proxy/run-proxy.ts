@@ -173,11 +173,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const contract = options.contract ?? builtInContract();
   const operations = readOperations(contract);
-  const list = operationOfKind(operations, "list");
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // Counted by the forwarder's exchanges, read by the judging; made first, so a bad --not-orders is said at once.
-  const cancels = new CancelsInFlight(notOrdersOf(options, operations));
-  await probe(upstream, route, options, timeoutMs, pathOf(list));
+  const notOrders = notOrdersOf(options, operations);
+  await probe(upstream, route, options, timeoutMs, pathOf(operationOfKind(operations, "list")));
 
   // One account of what the traffic makes the proxy hold: answers and list backlogs in flight, the ids of
   // lists being judged, and the lists the state rules keep.
@@ -186,6 +184,8 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const state = new TrafficState(options.limits, held);
   const ledger = new TrafficLedger(operations, namesOf(options));
   const validators = liveValidators(contract, namesOf(options));
+  // Counted by the forwarder's exchanges, read by the judging: neither calls the other.
+  const cancels = new CancelsInFlight(notOrders);
   const read = createReader(operations, options.strict ?? false);
   const judgeContext = judgeContextOf(read, validators, state, cancels);
   const { agent, via, send } = await upstreamAgent(upstream, route, options);
@@ -303,7 +303,10 @@ function judgeContextOf(
   };
 }
 
-/** The --not-orders prefixes, read at start: a value the option cannot take is a usage error. */
+/**
+ * The --not-orders prefixes, read at start before the upstream is asked anything: a value the option
+ * cannot take is a usage error.
+ */
 function notOrdersOf(options: ProxyOptions, operations: ReadonlyMap<string, Operation>): NotOrdersPaths {
   try {
     return new NotOrdersPaths(options.notOrders ?? [], operations, namesOf(options).notOrders);

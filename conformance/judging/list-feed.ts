@@ -1,5 +1,5 @@
 import type { JudgeTurns } from "./judge-turns.ts";
-import type { ListJudge, ListVerdict } from "./list-judge.ts";
+import { type ListJudge, type ListVerdict, rootNotArray } from "./list-judge.ts";
 import type { MemoryBudget } from "./memory-budget.ts";
 
 // A judge is handed this much at a time, so that a turn overruns its time by little even while the judge's
@@ -52,6 +52,33 @@ export interface Backlog {
 export function judgeNow(context: FeedContext, backlog: Backlog): boolean {
   const { held, holding } = context;
   return holding() || held.full || backlog.bytes * 2 > held.room;
+}
+
+/**
+ * The first byte of a list's body that is no JSON whitespace, read from every chunk handed to its feed,
+ * taken or refused: bytes the account could not hold are never judged, and a root that began among them
+ * as anything but `[` still makes the body no list, which fails whatever else it holds.
+ */
+export class RootByte {
+  byte: number | undefined;
+
+  /** Reads a chunk until the root's first byte is found; then nothing more. */
+  see(chunk: Uint8Array): void {
+    if (this.byte !== undefined) return;
+    for (const byte of chunk) {
+      if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+      this.byte = byte;
+      return;
+    }
+  }
+
+  /** A verdict on a list judged in part that says nothing of its root: the root's first byte says it. */
+  settle(verdict: ListVerdict): ListVerdict {
+    if (verdict.partial === undefined || verdict.notArray || verdict.syntax !== undefined) return verdict;
+    if (verdict.limit !== undefined) return verdict;
+    const root = rootNotArray(this.byte);
+    return root.notArray ? { ...verdict, ...root } : verdict;
+  }
 }
 
 /** Where the proxy's list judges work: each list gets a feed. */
@@ -121,6 +148,7 @@ class TurnFeed implements ListFeed {
   #judging = false;
   #caughtUp: (() => void) | undefined;
   readonly #pacer: Pacer;
+  readonly #root = new RootByte();
 
   constructor(
     readonly judge: ListJudge,
@@ -136,6 +164,7 @@ class TurnFeed implements ListFeed {
   }
 
   write(chunk: Buffer): boolean {
+    this.#root.see(chunk);
     if (!this.#pacer.take(chunk.length, this.#waitingBytes)) return false;
     this.#waiting.push(chunk);
     this.#waitingBytes += chunk.length;
@@ -155,14 +184,14 @@ class TurnFeed implements ListFeed {
   async #end(partial?: string): Promise<ListVerdict> {
     if (partial !== undefined) {
       this.#letGo();
-      return this.judge.endPartial(partial);
+      return this.#root.settle(this.judge.endPartial(partial));
     }
     if (this.#waiting.length > 0) {
       const caughtUp = new Promise<void>((resolve) => (this.#caughtUp = resolve));
       this.#startJudging();
       await caughtUp;
     }
-    return this.judge.end();
+    return this.#root.settle(this.judge.end());
   }
 
   drop(): void {

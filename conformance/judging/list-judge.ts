@@ -38,6 +38,15 @@ const ROOT_OF_KIND: Record<string, unknown> = {
   n: null,
 };
 
+/**
+ * What a body whose root's first byte is `first` (undefined: none came) says it is when that is no array:
+ * its kind's stand-in value, for the schema check to name it.
+ */
+export function rootNotArray(first: number | undefined): Pick<ListVerdict, "notArray"> {
+  if (first === undefined || first === 0x5b) return {};
+  return { notArray: { value: ROOT_OF_KIND[String.fromCharCode(first)] ?? 0 } };
+}
+
 /** What a listOrders body showed, judged order by order as it arrived. */
 export interface ListVerdict {
   /** Bytes judged. */
@@ -301,9 +310,7 @@ export class ListJudge {
    * text cut short too (its value stands in by its kind), so that what came proves it.
    */
   #rootNotArray(): Pick<ListVerdict, "notArray"> {
-    const first = this.#stream.rootFirstByte;
-    if (this.#stream.streamedArray || first === undefined || first === 0x5b) return {};
-    return { notArray: { value: ROOT_OF_KIND[String.fromCharCode(first)] ?? 0 } };
+    return this.#stream.streamedArray ? {} : rootNotArray(this.#stream.rootFirstByte);
   }
 
   /** Judges no more: what the reader took from its account goes back. */

@@ -32,6 +32,7 @@ export type Setting =
   | "allowedHosts"
   | "corsOrigins"
   | "flushEvery"
+  | "notOrders"
   | "port";
 
 export type SettingNames = Readonly<Record<Setting, string>>;
@@ -66,6 +67,7 @@ export const RUN_OPTION_NAMES: SettingNames = {
   allowedHosts: "allowedHosts",
   corsOrigins: "corsOrigins",
   flushEvery: "flushEveryMs",
+  notOrders: "notOrders",
   port: "port",
 };
 

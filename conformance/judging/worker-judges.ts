@@ -7,6 +7,7 @@ import {
   type ListFeed,
   type ListJudges,
   Pacer,
+  RootByte,
 } from "./list-feed.ts";
 import type { ListVerdict } from "./list-judge.ts";
 import { MemoryBudget } from "./memory-budget.ts";
@@ -200,6 +201,7 @@ class WorkerFeed implements ListFeed {
   #verdict: { resolve: (verdict: ListVerdict) => void; reject: (error: Error) => void } | undefined;
   #ending: Promise<ListVerdict> | undefined;
   readonly #pacer: Pacer;
+  readonly #root = new RootByte();
 
   constructor(
     readonly id: number,
@@ -216,6 +218,7 @@ class WorkerFeed implements ListFeed {
   }
 
   write(chunk: Buffer): boolean {
+    this.#root.see(chunk);
     if (this.#overBudget !== undefined) return false;
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
@@ -250,7 +253,8 @@ class WorkerFeed implements ListFeed {
   }
 
   end(partial?: string): Promise<ListVerdict> {
-    if (this.#overBudget !== undefined) return Promise.resolve(unjudgedVerdict(this.#overBudget));
+    if (this.#overBudget !== undefined)
+      return Promise.resolve(this.#root.settle(unjudgedVerdict(this.#overBudget)));
     // Told once: a second end would have the thread judge a list of nothing under this id, and its verdict
     // answer the second promise, never the first.
     if (this.#ending) return this.#ending;
@@ -290,7 +294,7 @@ class WorkerFeed implements ListFeed {
     this.forget();
     if ("verdict" in message) {
       this.#letGo();
-      this.#verdict?.resolve(receivedVerdict(message.verdict));
+      this.#verdict?.resolve(this.#root.settle(receivedVerdict(message.verdict)));
     } else this.#fail(Object.assign(new Error(message.fault), { stack: message.stack }));
   }
 
@@ -306,7 +310,7 @@ class WorkerFeed implements ListFeed {
     }
     this.#overBudget = loss.overBudget;
     this.#letGo();
-    this.#verdict?.resolve(unjudgedVerdict(loss.overBudget));
+    this.#verdict?.resolve(this.#root.settle(unjudgedVerdict(loss.overBudget)));
   }
 
   #fail(error: Error): void {

@@ -2,16 +2,20 @@ import { isCancelOperation, orderIdSegment } from "../judging/operation-traits.t
 import type { Exchange, ExchangeTap } from "./exchange-lifecycle.ts";
 import { int64Id } from "./expectation.ts";
 import { isWriteOutsideContract, WRITE_OUTSIDE_CONTRACT_IN_FLIGHT } from "./state-rules/barrier.ts";
+import { NO_NOT_ORDERS_PATHS, type NotOrdersPaths } from "./state-rules/not-orders-paths.ts";
 
 /**
  * Cancels sent on to the upstream and not yet answered, by the order's exact id: the state rules ask
  * whether an order's cancel is still in flight before they judge what a list says of it. Writes the
  * contract has no operation for are counted under WRITE_OUTSIDE_CONTRACT_IN_FLIGHT: one on its way may
- * change any order before an exchange answered meanwhile was handled (state-rules/barrier.ts).
+ * change any order before an exchange answered meanwhile was handled (state-rules/barrier.ts), but for
+ * those under the paths `notOrders` names, which touch no order.
  */
 export class CancelsInFlight {
   /** When each one in flight was sent (performance.now()), by key: the earliest first. */
   readonly #sentAt = new Map<string, number[]>();
+
+  constructor(readonly notOrders: NotOrdersPaths = NO_NOT_ORDERS_PATHS) {}
 
   began(orderId: string, at: number): void {
     const sent = this.#sentAt.get(orderId);
@@ -54,6 +58,7 @@ export class CancelTap implements ExchangeTap {
     const { routed } = exchange;
     this.#sentAt = exchange.begun;
     if (isWriteOutsideContract(exchange.method, routed)) {
+      if (this.cancels.notOrders.covers(exchange.url)) return;
       this.#key = WRITE_OUTSIDE_CONTRACT_IN_FLIGHT;
       this.cancels.began(this.#key, this.#sentAt);
       return;

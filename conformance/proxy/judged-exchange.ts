@@ -7,6 +7,7 @@ import type { CheckResult, RecordedRequest } from "../reports/report.ts";
 import { PROXY_BASE_PATH } from "./defaults.ts";
 import type { Expectation, LiveRequest, RequestReading } from "./expectation.ts";
 import { isWriteOutsideContract, mayHaveTakenEffect } from "./state-rules/barrier.ts";
+import type { NotOrdersPaths } from "./state-rules/not-orders-paths.ts";
 import type { ExchangeRef, StateFinding, TrafficState } from "./state-rules.ts";
 
 /** One exchange through the proxy, as it was forwarded. */
@@ -109,6 +110,8 @@ export interface JudgeContext {
    * `instant` (the end of the exchange being judged: one sent after cannot have come before it).
    */
   cancelInFlight?: (orderId: string, instant: number) => boolean;
+  /** Paths whose writes touch no order (--not-orders): no barrier there. */
+  notOrders?: NotOrdersPaths;
   /** The last answer that passed every check, per expectation and status (see `judgeResponse`). */
   passed: Map<Expectation, Map<number, PassedAnswer>>;
 }
@@ -175,7 +178,8 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
 
 /**
  * A write the contract has no operation for, in any path, that may have taken effect: a barrier to the
- * state rules (state-rules/barrier.ts). The exchange itself is forwarded and counted, not judged.
+ * state rules (state-rules/barrier.ts), unless its path is one named as holding no orders. The exchange
+ * itself is forwarded and counted, not judged.
  */
 function barrierAt(
   forwarded: ForwardedExchange,
@@ -184,7 +188,9 @@ function barrierAt(
   context: JudgeContext,
 ): void {
   if (!mayHaveTakenEffect(forwarded.response?.status ?? forwarded.sentStatus)) return;
-  context.state.barrier(judged.ref, `#${forwarded.seq} ${forwarded.method} ${pathname}`);
+  const what = `#${forwarded.seq} ${forwarded.method} ${pathname}`;
+  if (context.notOrders?.covers(pathname)) context.state.notOrdersWrite(what);
+  else context.state.barrier(judged.ref, what);
 }
 
 /**

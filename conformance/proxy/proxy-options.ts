@@ -49,6 +49,9 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
                             past it a new one closes the oldest idle one, or is closed when all are busy
   --request-timeout TIME    how long a client may take to send a whole request, head and body (default
                             30s): past it, 408 and the connection closed
+  --not-orders PATH         a path prefix of another API whose writes never touch orders (repeatable):
+                            they do not start the state rules again; one covering the contract's paths
+                            is refused
 
 Reaching the upstream (as the suite reaches a target):
   --ca-file PEM, --cert PEM --key PEM, --insecure, --proxy URL (or http_proxy, https_proxy/HTTPS_PROXY,
@@ -95,6 +98,7 @@ export const FLAGS = {
   errors: { type: "boolean" },
   "max-connections": { type: "string" },
   "request-timeout": { type: "string" },
+  "not-orders": { type: "string", multiple: true },
   ...REACH_FLAGS,
   reporter: { type: "string", multiple: true },
   har: { type: "string" },
@@ -115,6 +119,7 @@ export const SETTING_FLAGS: SettingNames = {
   allowedHosts: "--allowed-host NAME",
   corsOrigins: "--cors-origin ORIGIN",
   flushEvery: "--flush-every",
+  notOrders: "--not-orders",
   port: "--port",
 };
 
@@ -144,6 +149,7 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
       ...(values.errors ? { errors: true } : {}),
       ...(values.har !== undefined ? { har: values.har } : {}),
       ...(values.secret ? { secretNames: values.secret } : {}),
+      ...(values["not-orders"] ? { notOrders: values["not-orders"] } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       ...(values["show-header"] ? { showHeaders: values["show-header"] } : {}),
       ...(tls ? { tls } : {}),

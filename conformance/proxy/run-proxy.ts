@@ -6,7 +6,7 @@ import { allowedHosts, isLoopback } from "../../common/allowed-hosts.ts";
 import { capConnections, defaultMaxConnections } from "../../common/connection-cap.ts";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { Contract } from "../../contract/contract.ts";
-import { createVersionedRouter, pathOf, readOperations } from "../../contract/operations.ts";
+import { createVersionedRouter, type Operation, pathOf, readOperations } from "../../contract/operations.ts";
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import { InThreadJudges, type ListJudges } from "../judging/list-feed.ts";
 import { ListJudge, type ReaderLimits } from "../judging/list-judge.ts";
@@ -51,6 +51,7 @@ import {
 import { TrafficLedger } from "./ledger.ts";
 import { sendError } from "./own-answer.ts";
 import { type CheckedRequest, checkRequest, type EdgeSettings } from "./request-edge.ts";
+import { NotOrdersPathError, NotOrdersPaths } from "./state-rules/not-orders-paths.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
 import { hideInJudged, TrafficSecrets } from "./traffic-secrets.ts";
 
@@ -117,6 +118,11 @@ export interface ProxyOptions {
   maxHeldBytes?: number;
   /** Header or query parameter names whose values are credentials, beyond the usual ones (--secret). */
   secretNames?: string[];
+  /**
+   * Path prefixes whose writes never touch orders (--not-orders): another API's, sharing the proxy. Its
+   * writes are then no barrier to the state rules. One that covers a path of the contract is refused.
+   */
+  notOrders?: readonly string[];
   /** Sees each exchange with its verdict, once it is complete. */
   onExchange?: (judged: JudgedExchange) => void;
   /** Told once of each problem that degrades the run as it goes (a HAR that can no longer be written). */
@@ -167,9 +173,9 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const contract = options.contract ?? builtInContract();
   const operations = readOperations(contract);
-  const list = operationOfKind(operations, "list");
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  await probe(upstream, route, options, timeoutMs, pathOf(list));
+  const notOrders = notOrdersOf(options, operations);
+  await probe(upstream, route, options, timeoutMs, pathOf(operationOfKind(operations, "list")));
 
   // One account of what the traffic makes the proxy hold: answers and list backlogs in flight, the ids of
   // lists being judged, and the lists the state rules keep.
@@ -179,7 +185,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const ledger = new TrafficLedger(operations, namesOf(options));
   const validators = liveValidators(contract, namesOf(options), options.readerLimits);
   // Counted by the forwarder's exchanges, read by the judging: neither calls the other.
-  const cancels = new CancelsInFlight();
+  const cancels = new CancelsInFlight(notOrders);
   const read = createReader(operations, options.strict ?? false);
   const judgeContext = judgeContextOf(read, validators, state, cancels);
   const { agent, via, send } = await upstreamAgent(upstream, route, options);
@@ -293,7 +299,21 @@ function judgeContextOf(
     state,
     passed: new Map(),
     cancelInFlight: (orderId, instant) => cancels.sentBefore(orderId, instant),
+    notOrders: cancels.notOrders,
   };
+}
+
+/**
+ * The --not-orders prefixes, read at start before the upstream is asked anything: a value the option
+ * cannot take is a usage error.
+ */
+function notOrdersOf(options: ProxyOptions, operations: ReadonlyMap<string, Operation>): NotOrdersPaths {
+  try {
+    return new NotOrdersPaths(options.notOrders ?? [], operations, namesOf(options).notOrders);
+  } catch (error) {
+    if (error instanceof NotOrdersPathError) throw new ConformanceUsageError(error.message);
+    throw error;
+  }
 }
 
 /** What the proxy's edge checks each request against. */

@@ -173,6 +173,9 @@ export class TrafficState {
   #olderBarriersEndedAt = Number.NEGATIVE_INFINITY;
   #barriers = 0;
   #firstBarrier: string | undefined;
+  /** Writes outside the contract under the paths named as holding no orders: no barrier, only counted. */
+  #notOrdersWrites = 0;
+  #firstNotOrdersWrite: string | undefined;
 
   /**
    * `account`: the process's one account of what traffic makes it hold (the proxy's --max-memory), which
@@ -259,6 +262,20 @@ export class TrafficState {
     const writes = this.#barriers === 1 ? "1 write" : `${this.#barriers} writes`;
     this.notes.set("state-rules-restarted", {
       message: `the state rules started again after ${writes} outside the contract (first: ${this.#firstBarrier}): a write the contract has no operation for, answered other than 4xx, may have changed any order, so what the rules knew of every order was forgotten there, and exchanges that overlapped it were compared with nothing`,
+      count: 1,
+    });
+  }
+
+  /**
+   * A write outside the contract that may have taken effect, under a path the proxy was told holds no
+   * orders (--not-orders): no barrier, but said in a note, so that a report shows the option at work.
+   */
+  notOrdersWrite(what: string): void {
+    this.#notOrdersWrites++;
+    this.#firstNotOrdersWrite ??= what;
+    const writes = this.#notOrdersWrites === 1 ? "1 write" : `${this.#notOrdersWrites} writes`;
+    this.notes.set("not-orders-writes", {
+      message: `${writes} outside the contract under the paths named as holding no orders (first: ${this.#firstNotOrdersWrite}) did not start the state rules again: they were taken to change no order`,
       count: 1,
     });
   }

@@ -6,12 +6,17 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
+import { builtInContract } from "../../contract/built-in.ts";
+import { readOperations } from "../../contract/operations.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
-import { CancelsInFlight } from "../proxy/cancels-in-flight.ts";
+import { CancelsInFlight, CancelTap } from "../proxy/cancels-in-flight.ts";
 import { DeadlineSweep } from "../proxy/deadline-sweep.ts";
+import type { Exchange } from "../proxy/exchange-lifecycle.ts";
 import { HeldAnswer, HeldRoom } from "../proxy/held-answer.ts";
 import { SpillFolder } from "../proxy/held-spill.ts";
+import { WRITE_OUTSIDE_CONTRACT_IN_FLIGHT } from "../proxy/state-rules/barrier.ts";
+import { NotOrdersPaths } from "../proxy/state-rules/not-orders-paths.ts";
 
 // The forwarder's small parts, each on its own: cancels in flight, the deadline sweep, a held answer.
 
@@ -45,6 +50,23 @@ describe("the forwarder's parts", () => {
     assert.equal(cancels.sentBefore(id, 15), false);
     cancels.ended(id, 20);
     assert.equal(cancels.sentBefore(id, 25), false);
+  });
+
+  it("counts a write outside the contract as in flight, but not one under a --not-orders path", () => {
+    const operations = readOperations(builtInContract());
+    const cancels = new CancelsInFlight(new NotOrdersPaths(["/v1/pets"], operations, "--not-orders"));
+    const write = (url: string) => {
+      const tap = new CancelTap(cancels);
+      tap.onRequest({ method: "POST", url, routed: undefined, begun: 1 } as unknown as Exchange);
+      return tap;
+    };
+    const pets = write("/v1/pets/7?x=1");
+    assert.equal(cancels.sentBefore(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT, 2), false);
+    const reset = write("/__control/reset");
+    assert.equal(cancels.sentBefore(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT, 2), true);
+    reset.onFinish();
+    pets.onFinish();
+    assert.equal(cancels.sentBefore(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT, 2), false);
   });
 
   it("destroys a request past its timeout and an answer past its deadline, not one that was answered", async () => {

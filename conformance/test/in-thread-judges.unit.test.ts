@@ -47,6 +47,24 @@ describe("the judges on the proxy's own thread", () => {
     assert.equal(held.held, 0);
   });
 
+  // A list whose first bytes the account could not hold was "not judged whole", whatever its root was.
+  it("say a body is no array when its root began as `{` among the bytes refused, and not for `[`", async () => {
+    for (const [root, notArray] of [
+      ['{"orders":[', { value: {} }],
+      ["true", { value: true }],
+      ["[", undefined],
+    ] as const) {
+      const held = new MemoryBudget(64);
+      const feed = new InThreadJudges(newJudge, new JudgeTurns()).feed(context(held, () => {}));
+      assert.equal(feed.write(Buffer.from("\n ")), true);
+      assert.equal(feed.write(Buffer.from(`${root}${" ".repeat(200)}`)), false, "past the account");
+      const verdict = await feed.end("over the memory budget");
+      assert.match(verdict.partial ?? "", /^over the memory budget: /);
+      assert.deepEqual(verdict.notArray, notArray, root);
+      assert.equal(held.held, 0);
+    }
+  });
+
   it("give one verdict to a list told twice that it ended", async () => {
     const held = new MemoryBudget();
     const feed = new InThreadJudges(newJudge, new JudgeTurns()).feed(context(held, () => {}));

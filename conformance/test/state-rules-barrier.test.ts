@@ -25,6 +25,7 @@ function failures(report: Report): string[] {
 async function throughTheProxy(
   name: string,
   run: (proxy: ProxyProcess, mock: MockProcess) => Promise<void>,
+  args: readonly string[] = [],
 ): Promise<{ code: number | null; report: Report }> {
   const mock = await startMockProcess(["--quiet"]);
   const json = join(folder, `${name}.json`);
@@ -37,6 +38,7 @@ async function throughTheProxy(
       "--fail-on-violation",
       "--reporter",
       `json:${json}`,
+      ...args,
     ]);
     await run(proxy, mock);
   } finally {
@@ -84,6 +86,74 @@ async function startAdminUpstream(status: number) {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A backend of orders 1, 2 and 3 that answers every cancel 204, a second one of the same order too (a lost
+ * update), beside another API of its own: `POST /v1/pets` answers 201 and touches no order.
+ */
+async function startPetsUpstream() {
+  const record = (id: number) =>
+    `{"id":${id},"petId":7,"quantity":1,"shipDate":"2026-01-01T00:00:00.000Z","complete":false}`;
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    if (request.method === "POST" && request.url === "/v1/pets") {
+      response.writeHead(201, { "content-type": "application/json" }).end('{"id":1,"name":"Rex"}');
+      return;
+    }
+    if (!request.headers.authorization) {
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end(JSON.stringify({ code: "unauthorized", message: "No key.", status: 401 }));
+      return;
+    }
+    if (request.method === "DELETE") {
+      response.writeHead(204).end();
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(`[${[1, 2, 3].map(record).join(",")}]`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Two 204s for order 2 through a proxy with `args`, another API's POST between them. */
+async function doubleCancelAroundPets(name: string, args: readonly string[]) {
+  const upstream = await startPetsUpstream();
+  const json = join(folder, `${name}.json`);
+  let proxy: ProxyProcess | undefined;
+  let code: number | null = null;
+  try {
+    proxy = await startSourceProxy([
+      "--upstream",
+      upstream.url,
+      "--fail-on-violation",
+      "--reporter",
+      `json:${json}`,
+      ...args,
+    ]);
+    const headers = { authorization: "Bearer some-key" };
+    const list = await fetch(`${proxy.url}/store/orders`, { headers });
+    assert.equal(list.status, 200);
+    await list.arrayBuffer();
+    assert.equal((await fetch(`${proxy.url}/store/orders/2`, { method: "DELETE", headers })).status, 204);
+    const pet = await fetch(`${proxy.url}/pets`, { method: "POST", body: '{"name":"Rex"}' });
+    assert.equal(pet.status, 201);
+    await pet.arrayBuffer();
+    assert.equal((await fetch(`${proxy.url}/store/orders/2`, { method: "DELETE", headers })).status, 204);
+  } finally {
+    if (proxy) ({ code } = await proxy.stop("SIGTERM"));
+    await upstream.close();
+  }
+  return { code, report: JSON.parse(readFileSync(json, "utf8")) as Report };
 }
 
 describe("writes outside the contract through the proxy are barriers to the state rules", () => {
@@ -139,6 +209,68 @@ describe("writes outside the contract through the proxy are barriers to the stat
       .flatMap((scenario) => scenario.checks)
       .find((c) => c.id === "state.cancel-once");
     assert.equal(cancelOnce?.status, "passed", "both 204s were put to the test, each in its own round");
+  });
+
+  it("finds a double 204 across another API's write under --not-orders, which the barrier hid", async () => {
+    const named = await doubleCancelAroundPets("pets-named", ["--not-orders", "/v1/pets"]);
+    assert.ok(
+      failures(named.report).some((failure) => /^state\.cancel-once: /.test(failure)),
+      failures(named.report).join("\n"),
+    );
+    assert.equal(named.code, 1, "the gate fails");
+    assert.ok(
+      named.report.warnings.some((warning) =>
+        /^note: 1 write outside the contract under the paths named as holding no orders \(first: #\d+ POST \/v1\/pets\)/.test(
+          warning,
+        ),
+      ),
+      named.report.warnings.join("\n"),
+    );
+    assert.ok(!named.report.warnings.some((warning) => /the state rules started again/.test(warning)));
+    // Without the option the pets' write is a barrier: the second 204 is a new round, and nothing fails.
+    const unnamed = await doubleCancelAroundPets("pets-unnamed", []);
+    assert.deepEqual(failures(unnamed.report), []);
+    assert.ok(
+      unnamed.report.warnings.some((warning) =>
+        /the state rules started again after 1 write outside the contract \(first: #\d+ POST \/v1\/pets\)/.test(
+          warning,
+        ),
+      ),
+      unnamed.report.warnings.join("\n"),
+    );
+  });
+
+  it("honours --not-orders for POST /__control/reset, which does touch orders: the second 204 then fails", async () => {
+    const { code, report } = await throughTheProxy(
+      "reset-named",
+      async (proxy) => {
+        const headers = { authorization: `Bearer ${KEY}` };
+        const cancel = () => fetch(`${proxy.url}/store/orders/3`, { method: "DELETE", headers });
+        assert.equal((await cancel()).status, 204);
+        const reset = await fetch(new URL("/__control/reset", proxy.url), { method: "POST" });
+        assert.equal(reset.status, 204);
+        assert.equal((await cancel()).status, 204);
+      },
+      ["--not-orders", "/__control/reset"],
+    );
+    // Told the reset touches no order, the rules read the second 204 as a second cancel of one order.
+    assert.ok(
+      failures(report).some((failure) => /^state\.cancel-once: /.test(failure)),
+      failures(report).join("\n"),
+    );
+    assert.equal(code, 1);
+  });
+
+  it("refuses at start, in one line with exit 2, a --not-orders value that covers the orders' paths", async () => {
+    const refused = await cli(
+      ["proxy", "--upstream", "http://127.0.0.1:9/v1", "--not-orders", "/v1/store"],
+      NO_PROXY_ENV,
+    );
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /^error: --not-orders "\/v1\/store" covers GET \/v1\/store\/orders, an operation of the contract: name only the paths of another API\n/m,
+    );
   });
 
   it("finds nothing in explore --hooks mock-control run through it", async () => {

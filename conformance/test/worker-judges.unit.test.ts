@@ -126,6 +126,25 @@ describe("the list judges' worker thread", () => {
     assert.equal(held.held, 0);
   });
 
+  // A list whose first bytes the account could not hold was "not judged whole", whatever its root was.
+  it("says a body is no array when its root began as `{` among the bytes it refused, and not for `[`", async () => {
+    for (const [root, notArray] of [
+      ['{"orders":[', { value: {} }],
+      ['"orders', { value: "" }],
+      ["<html>", { value: 0 }],
+      ["[", undefined],
+    ] as const) {
+      const held = new MemoryBudget(64);
+      const feed = judges.feed(context(held));
+      assert.equal(feed.write(Buffer.from(" \r\n\t")), true);
+      assert.equal(feed.write(Buffer.from(`${root}${" ".repeat(200)}`)), false, "past the account");
+      const verdict = await feed.end("over the memory budget");
+      assert.match(verdict.partial ?? "", /^over the memory budget: /);
+      assert.deepEqual(verdict.notArray, notArray, root);
+      assert.equal(held.held, 0);
+    }
+  });
+
   // Blocks transferred to the thread were array buffers of the proxy's own until its collector came to
   // them: a list of a hundred megabytes waiting for its end made the proxy's thread collect again and
   // again while it forwarded. Copied by the message, they are the judge thread's memory at once.

@@ -14,10 +14,20 @@ export const BASIC_PROBE_USER = "conformance";
  * parameter's) that says its value is a credential: a part of it says so (`Private-Token`,
  * `X-Goog-Api-Key`, `client_secret`, `csrftoken`, `jsessionid`), or the whole name is a word that does
  * alone (`?code=`, `?key=`, `sid=`) but is a plain word inside a longer name (`X-Mock-Session`,
- * `X-Error-Code`, `Sec-WebSocket-Key`). A bracketed name (`auth[token]`) is read key by key.
+ * `X-Error-Code`). A name that ends in a word `key` is a credential (`Ocp-Apim-Subscription-Key`,
+ * `X-Functions-Key`, `DD-Application-Key`) but for the few that name no secret (`Sec-WebSocket-Key`, a
+ * nonce; `Idempotency-Key`). A bracketed name (`auth[token]`) is read key by key.
  */
 const SECRET_PART =
-  /token|secret|passw|pwd|passphrase|apikey|api[^a-z]+key|accesskey|privatekey|credential|signature|authorization|jwt|bearer|cookie|csrf|xsrf|sessid|sessionid/;
+  /token|secret|passw|pwd|passphrase|apikey|api[^a-z]+key|accesskey|privatekey|credential|signature|authorization|jwt|bearer|cookie|csrf|xsrf|sessid|session[^a-z]*id|[^a-z]key$/;
+/** Names ending in the word `key` that hold no secret. */
+const PLAIN_KEYS: ReadonlySet<string> = new Set([
+  "sec-websocket-key",
+  "idempotency-key",
+  "x-idempotency-key",
+  "cache-key",
+  "x-cache-key",
+]);
 /** Words that name a credential only as the whole name (or a whole bracketed key). */
 const SECRET_ALONE: ReadonlySet<string> = new Set([
   "key",
@@ -39,7 +49,11 @@ export function isSecretName(name: string, alsoSecret?: ReadonlySet<string>): bo
   // A PHP- or Rails-style name: its base and each bracketed key.
   const keys = lower.includes("[") ? lower.split(/[[\]]+/).filter((key) => key !== "") : [lower];
   if (keys.length > 1 && keys.some((key) => alsoSecret?.has(key) === true)) return true;
-  return keys.some((key) => SECRET_PART.test(key) || SECRET_ALONE.has(key.replace(/^[^a-z]+|[^a-z]+$/g, "")));
+  return keys.some(
+    (key) =>
+      (SECRET_PART.test(key) && !PLAIN_KEYS.has(key)) ||
+      SECRET_ALONE.has(key.replace(/^[^a-z]+|[^a-z]+$/g, "")),
+  );
 }
 
 /** An Authorization value with its credentials hidden: the scheme stays, so a report says what was sent. */

@@ -398,7 +398,21 @@ describe("credentials named anywhere a request carries them", () => {
     "clientSecret",
     "AccessKey",
   ];
-  const HEADER_NAMES = ["Private-Token", "X-Goog-Api-Key", "X-Vault-Token", "X-Auth-Token", "Api-Key"];
+  const HEADER_NAMES = [
+    "Private-Token",
+    "X-Goog-Api-Key",
+    "X-Vault-Token",
+    "X-Auth-Token",
+    "Api-Key",
+    "Ocp-Apim-Subscription-Key",
+    "X-Functions-Key",
+    "X-Access-Key",
+    "X-Session-Id",
+    "X-Private-Key",
+    "DD-Application-Key",
+    "X-Master-Key",
+    "x_client_key",
+  ];
 
   it("masks and hides a credential sent as a `;` parameter of a path segment", () => {
     fc.assert(
@@ -443,7 +457,16 @@ describe("credentials named anywhere a request carries them", () => {
         assert.equal(echoOf([name, value], `echo ${value}`), "note: echo ***.", name);
       }),
     );
-    for (const name of ["x-mock-session", "user-agent", "keep-alive", "sec-websocket-key", "x-error-code"])
+    for (const name of [
+      "x-mock-session",
+      "user-agent",
+      "keep-alive",
+      "sec-websocket-key",
+      "idempotency-key",
+      "x-error-code",
+      "monkey",
+      "x-turkey",
+    ])
       assert.ok(!isSecretName(name), name);
     assert.equal(
       maskedTarget("/v1?user[name]=bob&theme=dark&error_code=E1"),

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import type { Transform } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import type { Duplex } from "node:stream";
+import * as streams from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate, type Zlib } from "node:zlib";
 import { formatBytes } from "../../common/byte-size.ts";
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
@@ -99,7 +100,11 @@ export class ForwardedBody {
   #list: ListVerdict | undefined;
   #notJudged: string | undefined;
   #cut: string | undefined;
-  readonly #decoder: Transform | undefined;
+  readonly #decoder: Duplex | undefined;
+  /** The one decoder of a body in one coding, whose input left unread at its end is no part of it. */
+  readonly #lastDecoder: (Duplex & Zlib) | undefined;
+  /** Bytes handed to the decoder. */
+  #encoded = 0;
   #ended: Promise<void> | undefined;
   readonly #options: ForwardedBodyOptions;
   readonly #names: SettingNames;
@@ -109,7 +114,9 @@ export class ForwardedBody {
     this.#names = options.names ?? PROXY_OPTION_NAMES;
     this.#turns = options.turns ?? new JudgeTurns();
     this.#stopArriving = this.#turns.arriving();
-    this.#decoder = decoderFor(options.contentEncoding);
+    const decoders = decodersFor(options.contentEncoding);
+    this.#decoder = decoders.length > 1 ? compose(...decoders) : decoders[0];
+    this.#lastDecoder = decoders.length === 1 ? decoders[0] : undefined;
     this.#decoder?.on("data", (chunk: Buffer) => this.#take(chunk));
     // Listened to from the start: a body that stops decoding half-way must never be an uncaught error.
     this.#decoder?.on("error", (error: Error) => {
@@ -121,8 +128,10 @@ export class ForwardedBody {
 
   add(raw: Buffer): void {
     if (this.#done) return;
-    if (this.#decoder) this.#decoder.write(raw);
-    else this.#take(raw);
+    if (this.#decoder) {
+      this.#encoded += raw.length;
+      this.#decoder.write(raw);
+    } else this.#take(raw);
   }
 
   /** The body once its last byte came and was decoded. */
@@ -138,6 +147,7 @@ export class ForwardedBody {
         decoder.end();
       });
       await this.#ended;
+      this.#junkAfterTheEnd();
     }
     await this.#verdict();
     const outcome: BodyOutcome = {
@@ -150,6 +160,19 @@ export class ForwardedBody {
     if (this.#undecodable) outcome.undecodable = true;
     else if (this.#list) outcome.list = this.#list;
     return outcome;
+  }
+
+  /**
+   * Bytes after the end of the coded stream (a brotli or deflate stream ends without complaint where its
+   * data does; gzip fails on them itself): the body is not what its Content-Encoding says, as curl reads it.
+   */
+  #junkAfterTheEnd(): void {
+    const decoder = this.#lastDecoder;
+    if (!decoder || this.#done || this.#cut !== undefined) return;
+    const unread = this.#encoded - decoder.bytesWritten;
+    if (unread <= 0) return;
+    this.#undecodable = true;
+    this.#cut = `the body does not decode as its Content-Encoding says: ${unread} bytes after the end of its coded data`;
   }
 
   /** The streamed list's verdict: whole, or on its start when judged in part. */
@@ -327,12 +350,27 @@ export class ForwardedBody {
   }
 }
 
-function decoderFor(contentEncoding: string | undefined): Transform | undefined {
-  const encoding = contentEncoding?.trim().toLowerCase();
-  if (encoding === "gzip" || encoding === "x-gzip") return createGunzip();
-  if (encoding === "deflate") return createInflate();
-  if (encoding === "br") return createBrotliDecompress();
-  return undefined;
+// stream.compose (Node >= 16.9), which @types/node 20 does not declare: one Duplex of decoders in a row.
+const { compose } = streams as unknown as { compose: (...decoders: Duplex[]) => Duplex };
+
+/**
+ * The decoders of a Content-Encoding, in the order they undo its codings (the last applied first, RFC
+ * 9110 §8.4: `gzip, br` is br of gzip); none when a coding is not one the proxy reads (its bytes are judged
+ * as they are).
+ */
+function decodersFor(contentEncoding: string | undefined): Array<Duplex & Zlib> {
+  const codings = (contentEncoding ?? "")
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
+  const decoders: Array<Duplex & Zlib> = [];
+  for (const coding of codings.reverse()) {
+    if (coding === "gzip" || coding === "x-gzip") decoders.push(createGunzip());
+    else if (coding === "deflate") decoders.push(createInflate());
+    else if (coding === "br") decoders.push(createBrotliDecompress());
+    else return [];
+  }
+  return decoders;
 }
 
 /** What a judged body's tap is given once, for every exchange of its forwarder. */

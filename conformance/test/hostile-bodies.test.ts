@@ -142,6 +142,37 @@ describe("what the proxy decodes is bounded", { timeout: 120_000 }, () => {
   });
 });
 
+describe("a body read as its Content-Encoding says, codings in a row and bytes past their end", () => {
+  const list = Buffer.from(
+    '[{"id":1,"petId":1,"quantity":1,"shipDate":"2026-11-02T10:00:00Z","complete":false}]',
+  );
+  const cases = [
+    { coding: "br", body: Buffer.concat([brotliCompressSync(list), Buffer.from("junk")]), fails: true },
+    { coding: "deflate", body: Buffer.concat([deflateSync(list), Buffer.from("junk")]), fails: true },
+    { coding: "gzip, gzip", body: gzipSync(gzipSync(list)), fails: false },
+    { coding: "gzip, br", body: brotliCompressSync(gzipSync(list)), fails: false },
+    { coding: "identity, gzip", body: gzipSync(list), fails: false },
+  ];
+  for (const { coding, body, fails } of cases) {
+    it(`${coding}${fails ? " with bytes after its coded data fails" : " passes"}, as curl reads it`, async () => {
+      await withUpstream(
+        (_request, response) =>
+          response
+            .writeHead(200, { "content-type": "application/json", "content-encoding": coding })
+            .end(body),
+        async (upstream) => {
+          const proxy = await runProxy({ upstream, port: 0, env: {} });
+          assert.equal((await send(`${proxy.url}/store/orders`)).status, 200);
+          const report = await proxy.close(JUDGED_WHOLE);
+          const found = failures(report).join("\n");
+          if (fails) assert.match(found, /bytes after the end of its coded data/);
+          else assert.equal(found, "");
+        },
+      );
+    });
+  }
+});
+
 describe("a hostile list ends the run with a verdict", { timeout: 60_000 }, () => {
   const nested = `[{"id":1,"petId":${"[".repeat(4000)}${"]".repeat(4000)}}]`;
   for (const [name, list, outcome, failure] of [

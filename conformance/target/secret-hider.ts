@@ -40,6 +40,13 @@ function expressionHider(forms: readonly SpelledForm[]): (text: string) => strin
     return everywhere ? (text) => text.replace(everywhere, "***") : literalHider(forms);
   }
   const scan = anchorFinder(forms);
+  // A longer form may start before a shorter one it holds, whose anchor comes first in the text: where a
+  // form matched, a match is looked for as far back as any form may start, so the longer one is hidden
+  // whole. Only when one form holds another's anchor: secrets apart from each other need no second look.
+  const nested = forms.some((inner) =>
+    forms.some((outer) => outer.length > inner.length && (outer.pattern ?? "").includes(inner.anchor)),
+  );
+  const before = nested ? Math.max(...forms.map((form) => form.before)) : 0;
   // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
   let here: RegExp | undefined;
   let literal: ((text: string) => string) | undefined;
@@ -49,7 +56,7 @@ function expressionHider(forms: readonly SpelledForm[]): (text: string) => strin
     const first = scan.next(text, 0);
     if (first === -1) return text;
     here ??= whenCompiled(() => new RegExp(alternation(forms), "y"));
-    if (here) return hideFound(text, scan, here, first);
+    if (here) return hideFound(text, scan, here, first, before);
     literal = literalHider(forms);
     return literal(text);
   };
@@ -353,15 +360,20 @@ function escapeRegExp(text: string): string {
  * from as far ahead of it as a form of that anchor may start to the anchor itself, the first that matches
  * taken.
  */
-function hideFound(text: string, scan: AnchorFinder, here: RegExp, first: number): string {
+function hideFound(text: string, scan: AnchorFinder, here: RegExp, first: number, before: number): string {
   let hidden = "";
   let copied = 0;
   let found = false;
   for (let at = first; at !== -1; ) {
-    const start = matchStart(text, here, Math.max(copied, at - scan.before), at);
+    let start = matchStart(text, here, Math.max(copied, at - scan.before), at);
     if (start === -1) {
       at = scan.next(text, at + 1);
       continue;
+    }
+    if (before > scan.before) {
+      const earlier = matchStart(text, here, Math.max(copied, at - before), start - 1);
+      if (earlier !== -1) start = earlier;
+      else matchStart(text, here, start, start);
     }
     hidden += `${text.slice(copied, start)}***`;
     copied = here.lastIndex;

@@ -199,4 +199,8 @@ describe("secretHider", () => {
     assert.equal(hideSecrets("text", []), "text");
     assert.equal(hideSecrets("text", [""]), "text");
   });
+  it("hides a secret whole when a shorter one it holds has its anchor earlier in the text", () => {
+    const hide = secretHider(["AAAA", "'AAAA'AAATA"]);
+    assert.equal(hide("x 'AAAA'AAATA y"), "x *** y");
+  });
 });

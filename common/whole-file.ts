@@ -44,7 +44,8 @@ export class WholeFile {
     mode = 0o644,
     existing: "keep" | "replace" = "keep",
   ) {
-    if (placeOf(path).direct)
+    const place = placeOf(path);
+    if (place.descriptor !== undefined || place.device)
       throw new Error(
         `${path} is a device or a descriptor: this file is written whole beside its name, so give the path of a file`,
       );
@@ -154,20 +155,47 @@ export class WholeFile {
   }
 }
 
-/** All of `data` written to what `path` opens (a device, a descriptor), appended after what it holds. */
+/** All of `data` written to what `path` opens (a character device). */
 function writeThrough(path: string, data: string | Uint8Array): void {
-  const bytes = typeof data === "string" ? Buffer.from(data) : data;
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
   try {
-    let done = 0;
-    while (done < bytes.length) {
-      const written = writeSync(fd, bytes, done, bytes.length - done);
-      if (written === 0) throw new Error(`no byte could be written to ${path}`);
-      done += written;
-    }
+    writeAll(fd, data, path);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * All of `data` at the descriptor's offset: to this process's own descriptor the same open file is
+ * written, so what the process writes there itself neither goes over it nor under it. A pipe that is full
+ * (non-blocking, as Node leaves standard output) is waited on.
+ */
+function writeAll(fd: number, data: string | Uint8Array, name: string): void {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  let done = 0;
+  while (done < bytes.length) {
+    let written: number;
+    try {
+      written = writeSync(fd, bytes, done, bytes.length - done);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(PAUSE, 0, 0, 5);
+      continue;
+    }
+    if (written === 0) throw new Error(`no byte could be written to ${name}`);
+    done += written;
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** This process's descriptor a name spells: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N. */
+function descriptorNamed(name: string): number | undefined {
+  const path = resolve(name);
+  if (path === "/dev/stdout") return 1;
+  if (path === "/dev/stderr") return 2;
+  const numbered = /^\/(?:dev\/fd|proc\/self\/fd)\/(\d+)$/.exec(path)?.[1];
+  return numbered === undefined ? undefined : Number(numbered);
 }
 
 /** The permission bits of the regular file at `path`, if there is one. */
@@ -181,32 +209,27 @@ export function fileMode(path: string): number | undefined {
 }
 
 /**
- * Where a file named by a user goes: `direct` when the name is a character device (/dev/null, a terminal)
- * or a link to one or to a descriptor of this process (/dev/stdout, /dev/fd/N), written through as it is and
- * never replaced by a file of its own; else the name itself, replaced whole by a rename (a link there to
- * anything else is replaced, never written through). A directory, a named pipe (whose open would wait for a
- * reader), a socket or a block device is refused with a line that says so.
+ * Where a file named by a user goes: a descriptor of this process (`/dev/stdout`, `/dev/fd/N`, or a link
+ * whose target is spelled so), written to as it is; a character device named as such (/dev/null, a
+ * terminal), written through; else the name itself, replaced whole by a rename: a link there to anything
+ * else is replaced, never written through. A directory, a named pipe (whose open would wait for a reader), a
+ * socket or a block device is refused with a line that says so.
  */
-export function placeOf(path: string): { direct: boolean } {
+export function placeOf(path: string): { descriptor?: number; device?: true } {
+  const named = descriptorNamed(path);
+  if (named !== undefined) return { descriptor: named };
   let stat: ReturnType<typeof lstatSync>;
   try {
     stat = lstatSync(path);
   } catch {
-    return { direct: false };
+    return {};
   }
-  if (stat.isFile()) return { direct: false };
+  if (stat.isFile()) return {};
   if (stat.isSymbolicLink()) {
-    if (resolve(dirname(path), readlinkSync(path)).startsWith("/proc/")) return { direct: true };
-    const target = (() => {
-      try {
-        return statSync(path);
-      } catch {
-        return undefined;
-      }
-    })();
-    return { direct: target?.isCharacterDevice() === true };
+    const linked = descriptorNamed(resolve(dirname(path), readlinkSync(path)));
+    return linked === undefined ? {} : { descriptor: linked };
   }
-  if (stat.isCharacterDevice()) return { direct: true };
+  if (stat.isCharacterDevice()) return { device: true };
   const what = stat.isDirectory() ? "a directory" : stat.isFIFO() ? "a named pipe" : "not a regular file";
   throw new Error(`${path} is ${what}: give the path of a file to write`);
 }
@@ -216,7 +239,12 @@ export function placeOf(path: string): { direct: boolean } {
  * through as it is.
  */
 export function writeWholeFile(path: string, data: string | Uint8Array, mode?: number): void {
-  if (placeOf(path).direct) {
+  const place = placeOf(path);
+  if (place.descriptor !== undefined) {
+    writeAll(place.descriptor, data, path);
+    return;
+  }
+  if (place.device) {
     writeThrough(path, data);
     return;
   }

@@ -22,7 +22,7 @@ describe("whole files at names that are no regular file", () => {
     }
   };
 
-  test("a character device, or a link to one, is written through, never replaced", (t) => {
+  test("a character device named as such is written through; a link to one is replaced, as any link", (t) => {
     const directory = folder();
     const device = deviceCopy(directory);
     if (device === undefined) {
@@ -33,24 +33,51 @@ describe("whole files at names that are no regular file", () => {
     assert.ok(statSync(device).isCharacterDevice());
     symlinkSync(device, join(directory, "null-link"));
     writeWholeFile(join(directory, "null-link"), "{}");
-    assert.ok(lstatSync(join(directory, "null-link")).isSymbolicLink());
+    assert.ok(lstatSync(join(directory, "null-link")).isFile());
     assert.ok(statSync(device).isCharacterDevice());
     assert.throws(() => new WholeFile(device), /is a device or a descriptor/);
   });
 
-  test("a descriptor of this process gets the text appended; a pipe or a directory is refused", () => {
+  test("a descriptor of this process is written at its offset; a link into /proc elsewhere is replaced", () => {
     const directory = folder();
     const log = join(directory, "out.log");
     writeFileSync(log, "before\n");
     const fd = openSync(log, "a");
     try {
+      writeWholeFile(`/dev/fd/${fd}`, "first\n");
       symlinkSync(`/proc/self/fd/${fd}`, join(directory, "fd-link"));
-      writeWholeFile(join(directory, "fd-link"), "report\n");
+      writeWholeFile(join(directory, "fd-link"), "second\n");
     } finally {
       closeSync(fd);
     }
-    assert.equal(readFileSync(log, "utf8"), "before\nreport\n");
+    assert.equal(readFileSync(log, "utf8"), "before\nfirst\nsecond\n");
     assert.ok(lstatSync(join(directory, "fd-link")).isSymbolicLink());
+    // Any file is reached through /proc/self/root: a link left there is replaced, its target untouched.
+    const victim = join(directory, "victim.txt");
+    writeFileSync(victim, "untouched");
+    symlinkSync(`/proc/self/root${victim}`, join(directory, "root-link"));
+    writeWholeFile(join(directory, "root-link"), "report");
+    assert.equal(readFileSync(victim, "utf8"), "untouched");
+    assert.equal(readFileSync(join(directory, "root-link"), "utf8"), "report");
+  });
+
+  test("a report to /dev/stdout redirected to a file keeps its place among the process's own output", () => {
+    const out = join(folder(), "out.txt");
+    const module = new URL("../whole-file.ts", import.meta.url).href;
+    const script = `import { writeWholeFile } from ${JSON.stringify(module)}; process.stdout.write("pretty\\n"); writeWholeFile("/dev/stdout", "{\\"report\\":true}\\n"); process.stdout.write("after\\n");`;
+    const fd = openSync(out, "w");
+    try {
+      execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        stdio: ["ignore", fd, "inherit"],
+      });
+    } finally {
+      closeSync(fd);
+    }
+    assert.equal(readFileSync(out, "utf8"), 'pretty\n{"report":true}\nafter\n');
+  });
+
+  test("a pipe or a directory is refused", () => {
+    const directory = folder();
     execFileSync("mkfifo", [join(directory, "pipe")]);
     assert.throws(
       () => writeWholeFile(join(directory, "pipe"), "{}"),

@@ -3,6 +3,7 @@ import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import { writeWholeFile } from "../../common/whole-file.ts";
 import { writeToStdout } from "../reports/write-reports.ts";
+import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { type ExploreResult, explore } from "./explore.ts";
@@ -39,8 +40,18 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
       const message = printable(error.message);
       process.stderr.write(`error: ${message}\n`);
       const durationMs = Math.round(performance.now() - started);
-      const target = options.run.baseUrl;
-      await writeErrorReports({ target, startedAt, durationMs, seed, message }, options);
+      // As given, but for credentials a URL may hold (the error may be that it holds them).
+      const target = hideUrlCredentials(options.run.baseUrl);
+      const interruptedBy = signals.received;
+      const ended = {
+        target,
+        startedAt,
+        durationMs,
+        seed,
+        message,
+        ...(interruptedBy ? { interruptedBy } : {}),
+      };
+      await writeErrorReports(ended, options);
       return signals.received ? signalExitCode(signals.received) : 2;
     }
     throw error;

@@ -30,6 +30,8 @@ export interface ExploreError {
   durationMs: number;
   seed: number;
   message: string;
+  /** The stop signal that came while it ended so: the run's exit code is the signal's, and so the verdict. */
+  interruptedBy?: NodeJS.Signals;
 }
 
 const TOOL = "petstore-conformance explore";
@@ -40,7 +42,8 @@ const TOOL = "petstore-conformance explore";
  * reporter has none: the error line on stderr is the whole of it.
  */
 export function renderExploreError(error: ExploreError, reporter: ExploreReporterName): string | undefined {
-  const outcome: ExploreOutcome = { verdict: "error", headline: "error", reasons: [error.message] };
+  const verdict = error.interruptedBy === undefined ? "error" : "interrupted";
+  const outcome: ExploreOutcome = { verdict, headline: verdict, reasons: [error.message] };
   switch (reporter) {
     case "json":
       return `${JSON.stringify({ tool: TOOL, outcome, ...error, passed: false }, null, 2)}\n`;

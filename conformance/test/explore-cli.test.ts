@@ -90,6 +90,21 @@ describe("petstore-conformance explore", () => {
     assert.equal(replay.status, 2);
   });
 
+  it("an error report never shows credentials the base address held", async () => {
+    const reports = join(folder, "credentialed");
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", "http://alice:S3cretPw@127.0.0.1:9/v1?api_key=QuerySecret1", "--api-key", "k"]
+        .concat(["--reporter", `json:${reports}.json`, "--reporter", `junit:${reports}.xml`])
+        .concat(["--reporter", `html:${reports}.html`, "--reporter", `script:${reports}.mjs`]),
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    for (const written of [`${reports}.json`, `${reports}.xml`, `${reports}.html`, `${reports}.mjs`]) {
+      const text = readFileSync(written, "utf8");
+      assert.doesNotMatch(text, /S3cretPw|QuerySecret1|alice/, written);
+    }
+  });
+
   it("exits 2 asking whether --base-url is right when the list answers 404", async () => {
     const ids = idsFile("no-v1.json", { pending: ["1"] });
     const noV1 = target.url.replace(/\/v1$/, "");

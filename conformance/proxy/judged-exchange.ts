@@ -151,8 +151,9 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   const notJudged = unjudgeable(forwarded, pathname, judged) ?? declined;
   if (notJudged !== undefined) {
     judged.notJudged = notJudged;
-    // A variant spelling the upstream declined is no cancel.
-    if (declined === undefined) unjudgedCancel(forwarded, judged, context);
+    // A variant spelling the upstream refused (4xx) is no cancel; one it redirected (3xx: a 303 follows a
+    // write carried out) may have been.
+    if (declined === undefined || redirected(forwarded)) unjudgedCancel(forwarded, judged, context);
     return judged;
   }
   const { routed } = forwarded;
@@ -207,6 +208,11 @@ function declinedSpelling(forwarded: ForwardedExchange): string | undefined {
   if (status === undefined || !(NO_ROUTE.has(status) || (status >= 300 && status < 400))) return undefined;
   const { method, path } = routed.operation;
   return `a spelling of ${method} ${PROXY_BASE_PATH}${path} the contract does not have (${routed.differs}); the upstream answered ${status}`;
+}
+
+function redirected(forwarded: ForwardedExchange): boolean {
+  const status = forwarded.response?.status ?? forwarded.sentStatus;
+  return status !== undefined && status >= 300 && status < 400;
 }
 
 /**

@@ -108,9 +108,10 @@ async function gate(
 
 /**
  * A backend whose router takes exact paths only, as this project's mock does: any other spelling is
- * answered 404, but for a DELETE of order 5 with a trailing slash, which it carries out and answers 500.
+ * answered 404, but for a DELETE of order 5 with a trailing slash, which it carries out and answers
+ * `carriedOut` (500, or a 303 to where the order was, as a redirect after a write).
  */
-async function startStrictUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+async function startStrictUpstream(carriedOut = 500): Promise<{ url: string; close(): Promise<void> }> {
   let cancelled = false;
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
@@ -125,7 +126,8 @@ async function startStrictUpstream(): Promise<{ url: string; close(): Promise<vo
       json(409, { code: "not_pending", message: "The order is not pending.", status: 409 });
     } else if (request.method === "DELETE" && path === "/v1/store/orders/5/") {
       cancelled = true;
-      json(500, { code: "internal", message: "Cancelled, then failed.", status: 500 });
+      if (carriedOut === 303) response.writeHead(303, { location: "/v1/store/orders" }).end();
+      else json(500, { code: "internal", message: "Cancelled, then failed.", status: 500 });
     } else json(404, { code: "not_found", message: "No resource.", status: 404 });
   });
   return serving(server);
@@ -199,6 +201,21 @@ describe("path spellings through the proxy", () => {
       const found = failures(report);
       assert.ok(!found.some((failure) => failure.startsWith("state.")), found.join("\n"));
       assert.match(found.join("\n"), /^cancelOrder\.status: /m);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("holds a variant cancel redirected (303) as one that may have been carried out", async () => {
+    const upstream = await startStrictUpstream(303);
+    try {
+      const { report } = await gate(upstream.url, "variant-303", async (origin) => {
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+        assert.equal(await send(origin, "DELETE", "/v1/store/orders/5/"), 303);
+        assert.equal(await send(origin, "GET", "/v1/store/orders"), 200);
+      });
+      const found = failures(report);
+      assert.ok(!found.some((failure) => failure.startsWith("state.")), found.join("\n"));
     } finally {
       await upstream.close();
     }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { tempFolder } from "../../common/temp-folder.ts";
+import { brokenPiece, piecesAround } from "../../test-support/broken-encodings.ts";
 import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
 import { BASIC_PROBE_USER } from "../target/credentials.ts";
 import { type ReceivedRequest, type ScriptedUpstream, startScriptedUpstream } from "./scripted-upstream.ts";
@@ -272,23 +273,7 @@ describe("the proxy hides credentials of a form body and of broken percent-encod
   });
 });
 
-/** Pieces of a credential that no strict decoder reads: a byte of no UTF-8, `%zz`, a lone `%`, a cut or overlong sequence. */
-const brokenPiece = fc.constantFrom(
-  "%E9",
-  "%zz",
-  "%",
-  "%C3",
-  "%C0%AF",
-  "%F0%9F%98",
-  "%ED%A0%80",
-  "%FF",
-  "%C3%A9",
-  "+",
-  "-",
-  "_",
-  ".",
-  "~",
-);
+const pieces = brokenPiece(true);
 
 /**
  * A credential with at least one broken percent-encoding around a run of letters and digits (its core,
@@ -299,9 +284,9 @@ const brokenCredential = fc
   .record({
     name: fc.constantFrom(...CREDENTIAL_NAMES),
     core: fc.stringMatching(/^[A-Za-z0-9]{10,16}$/),
-    before: fc.array(fc.oneof(brokenPiece, fc.stringMatching(/^[A-Za-z0-9]{1,3}$/)), { maxLength: 3 }),
-    broken: brokenPiece,
-    after: fc.array(fc.oneof(brokenPiece, fc.stringMatching(/^[A-Za-z0-9]{1,3}$/)), { maxLength: 3 }),
+    before: piecesAround(pieces),
+    broken: pieces,
+    after: piecesAround(pieces),
     carrier: fc.constantFrom("query", "form", "list-form"),
   })
   .map(({ name, core, before, broken, after, carrier }) => ({

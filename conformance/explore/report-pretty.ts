@@ -41,7 +41,8 @@ function endedLine(result: ExploreResult): string {
   if (result.ended === "orders")
     return `${searched}: the orders given were used up before the budget was spent`;
   if (result.ended === "interrupted") return `${searched}: interrupted by ${result.interruptedBy}`;
-  return `${searched}: stopped at a finding`;
+  // The run's time holds the shrinking after the search (bounded by --shrink-budget, not --budget).
+  return `ran ${formatMs(result.durationMs)}: stopped at a finding, then shrank it`;
 }
 
 export function coverageLine(result: ExploreResult): string {

@@ -1,7 +1,6 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { tempFolder } from "./temp-folder.ts";
+import { processFolder } from "./temp-folder.ts";
 
 const PACKAGE_NAME = "petstore-store-orders-mock";
 /** The commands' sources, for a wrapper run from them (tsx) rather than from the build. */
@@ -20,49 +19,14 @@ const SOURCE_COMMANDS: Record<string, string> = {
 export function pathWithPackageCommands(path: string | undefined): string | undefined {
   const commands = packageCommands();
   if (commands === undefined) return path;
-  removeFoldersOfGoneWrappers();
-  const folder = tempFolder(`${COMMANDS_FOLDER}${process.pid}-`);
+  // Named after this wrapper: one a wrapper killed with SIGKILL left is removed by the next.
+  const folder = processFolder("petstore-commands-");
   for (const [name, argv] of Object.entries(commands)) {
     writeFileSync(join(folder, name), `#!/bin/sh\nexec ${argv.map(shellQuoted).join(" ")} "$@"\n`, {
       mode: 0o755,
     });
   }
   return path ? `${folder}${delimiter}${path}` : folder;
-}
-
-const COMMANDS_FOLDER = "petstore-commands-";
-
-/**
- * The folders of wrappers that are gone without removing theirs (killed by SIGKILL, which no process
- * outlives to clean up): each is named after its wrapper's process, and one whose process no longer runs is
- * removed. One of another user's is left (it cannot be removed, and is not ours to).
- */
-function removeFoldersOfGoneWrappers(): void {
-  let names: string[];
-  try {
-    names = readdirSync(tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(new RegExp(`^${COMMANDS_FOLDER}(\\d+)-`).exec(name)?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || runs(pid)) continue;
-    try {
-      rmSync(join(tmpdir(), name), { recursive: true, force: true });
-    } catch {
-      // Another user's, or already gone.
-    }
-  }
-}
-
-function runs(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Each command of the package as the argv that runs it; undefined outside the package. */

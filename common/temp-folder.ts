@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -32,4 +32,39 @@ function removeAll(): void {
  */
 export function shortLivedFolder(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A folder as tempFolder makes, named after this process (`PREFIX` PID `-…`): the folders of the same prefix
+ * whose process no longer runs (killed with SIGKILL, which no process outlives to clean up) are removed
+ * first. Another user's are left: they cannot be removed, and are not ours to.
+ */
+export function processFolder(prefix: string): string {
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    // No listing: nothing left behind is removed this time.
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || runs(pid)) continue;
+    try {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    } catch {
+      // Another user's, or already gone.
+    }
+  }
+  return tempFolder(`${prefix}${process.pid}-`);
+}
+
+function runs(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -1,17 +1,18 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { pathWithPackageCommands } from "../package-commands.ts";
+import { tempFolder } from "../temp-folder.ts";
 
 describe("the package's commands on a wrapped COMMAND's PATH", () => {
   it("a folder left by a wrapper killed with SIGKILL is removed by the next one; a live one's is kept", () => {
     // A process that has ended: its pid names a folder no process will remove.
     const gone = spawnSync(process.execPath, ["-e", ""]).pid;
-    const stale = join(tmpdir(), `petstore-commands-${gone}-left`);
-    const live = join(tmpdir(), `petstore-commands-${process.pid}-live`);
+    const temporary = dirname(tempFolder("petstore-where-"));
+    const stale = join(temporary, `petstore-commands-${gone}-left`);
+    const live = join(temporary, `petstore-commands-${process.pid}-live`);
     for (const folder of [stale, live]) {
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, "petstore-mock"), "#!/bin/sh\n");

@@ -1,8 +1,7 @@
 import { randomInt } from "node:crypto";
 import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
-import { writeWholeFile } from "../../common/whole-file.ts";
-import { writeToStdout } from "../reports/write-reports.ts";
+import { reportFileWritten, writeToStdout } from "../reports/write-reports.ts";
 import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
@@ -71,13 +70,8 @@ async function writeErrorReports(error: ExploreError, options: ExploreCliOptions
       await writeToStdout(text);
       continue;
     }
-    try {
-      writeWholeFile(reporter.file, text);
-    } catch (failure) {
-      process.stderr.write(
-        `error: cannot write ${reporter.file}: ${(failure as NodeJS.ErrnoException).code ?? failure}\n`,
-      );
-    }
+    const why = reportFileWritten(reporter.file, text);
+    if (why !== undefined) process.stderr.write(`error: ${why}\n`);
   }
 }
 
@@ -90,14 +84,10 @@ async function writeExploreReports(
   let unwritten = 0;
   for (const reporter of options.reporters) {
     if (reporter.file === undefined) continue;
-    try {
-      writeWholeFile(reporter.file, await render(result, reporter.name, false, options));
-    } catch (error) {
-      unwritten++;
-      process.stderr.write(
-        `error: cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
-      );
-    }
+    const why = reportFileWritten(reporter.file, await render(result, reporter.name, false, options));
+    if (why === undefined) continue;
+    unwritten++;
+    process.stderr.write(`error: ${why}\n`);
   }
   const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
   const color = process.stdout.isTTY === true && !env.NO_COLOR;

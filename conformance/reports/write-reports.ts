@@ -97,15 +97,22 @@ async function writeEach(
   const failures = new Map<string, string>();
   for (const reporter of reporters) {
     if (reporter.file === undefined) continue;
-    try {
-      writeWholeFile(reporter.file, await render(report, reporter.name, false));
-    } catch (error) {
-      const why = `cannot write ${reporter.file}: ${(error as NodeJS.ErrnoException).code ?? error}`;
-      failures.set(reporter.file, why);
-      if (say) process.stderr.write(`error: ${why}\n`);
-    }
+    const why = reportFileWritten(reporter.file, await render(report, reporter.name, false));
+    if (why === undefined) continue;
+    failures.set(reporter.file, why);
+    if (say) process.stderr.write(`error: ${why}\n`);
   }
   return failures;
+}
+
+/** One report file written whole; why not, when it could not be (`cannot write FILE: ENOSPC`). */
+export function reportFileWritten(file: string, text: string): string | undefined {
+  try {
+    writeWholeFile(file, text);
+    return undefined;
+  } catch (error) {
+    return `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`;
+  }
 }
 
 /** The report as the run ends for a report it could not write: an error (exit 2), what was judged kept. */

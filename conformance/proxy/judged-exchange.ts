@@ -188,7 +188,7 @@ function barrierAt(
   judged: JudgedExchange,
   context: JudgeContext,
 ): void {
-  if (!mayHaveTakenEffect(forwarded.response?.status ?? forwarded.sentStatus)) return;
+  if (!mayHaveTakenEffect(statusOf(forwarded))) return;
   const what = `#${forwarded.seq} ${forwarded.method} ${pathname}`;
   if (context.notOrders?.covers(pathname)) context.state.notOrdersWrite(what);
   else context.state.barrier(judged.ref, what);
@@ -204,14 +204,19 @@ function barrierAt(
 function declinedSpelling(forwarded: ForwardedExchange): string | undefined {
   const { routed } = forwarded;
   if (routed === undefined || routed.spelling === "exact") return undefined;
-  const status = forwarded.response?.status ?? forwarded.sentStatus;
-  if (status === undefined || !(NO_ROUTE.has(status) || (status >= 300 && status < 400))) return undefined;
+  const status = statusOf(forwarded);
+  if (status === undefined || !(NO_ROUTE.has(status) || redirected(forwarded))) return undefined;
   const { method, path } = routed.operation;
   return `a spelling of ${method} ${PROXY_BASE_PATH}${path} the contract does not have (${routed.differs}); the upstream answered ${status}`;
 }
 
+/** The status the upstream answered, or the one the client was sent before the answer broke off. */
+function statusOf(forwarded: ForwardedExchange): number | undefined {
+  return forwarded.response?.status ?? forwarded.sentStatus;
+}
+
 function redirected(forwarded: ForwardedExchange): boolean {
-  const status = forwarded.response?.status ?? forwarded.sentStatus;
+  const status = statusOf(forwarded);
   return status !== undefined && status >= 300 && status < 400;
 }
 

@@ -76,14 +76,7 @@ export class WholeFile {
    * written on until the error it leads to, so that `write` moves past whole writes only.
    */
   #writeAt(data: string | Uint8Array, position: number): number {
-    const bytes = typeof data === "string" ? Buffer.from(data) : data;
-    let done = 0;
-    while (done < bytes.length) {
-      const written = writeSync(this.#fd, bytes, done, bytes.length - done, position + done);
-      if (written === 0) throw new Error(`no byte could be written to ${this.temporary}`);
-      done += written;
-    }
-    return done;
+    return writeAll(this.#fd, data, this.temporary, position);
   }
 
   /** Drops whatever a failed write left past what was written, and ends the file with `closing`. */
@@ -166,17 +159,18 @@ function writeThrough(path: string, data: string | Uint8Array): void {
 }
 
 /**
- * All of `data` at the descriptor's offset: to this process's own descriptor the same open file is
- * written, so what the process writes there itself neither goes over it nor under it. A pipe that is full
- * (non-blocking, as Node leaves standard output) is waited on.
+ * All of `data` at `position`, or at the descriptor's offset without one: to this process's own
+ * descriptor the same open file is written, so what the process writes there itself neither goes over it
+ * nor under it. A pipe that is full (non-blocking) is waited on. How many bytes were written: all of them.
  */
-function writeAll(fd: number, data: string | Uint8Array, name: string): void {
+function writeAll(fd: number, data: string | Uint8Array, name: string, position?: number): number {
   const bytes = typeof data === "string" ? Buffer.from(data) : data;
   let done = 0;
   while (done < bytes.length) {
     let written: number;
     try {
-      written = writeSync(fd, bytes, done, bytes.length - done);
+      const at = position === undefined ? null : position + done;
+      written = writeSync(fd, bytes, done, bytes.length - done, at);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
       Atomics.wait(PAUSE, 0, 0, 5);
@@ -185,6 +179,7 @@ function writeAll(fd: number, data: string | Uint8Array, name: string): void {
     if (written === 0) throw new Error(`no byte could be written to ${name}`);
     done += written;
   }
+  return done;
 }
 
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));

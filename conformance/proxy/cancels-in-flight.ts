@@ -12,7 +12,7 @@ import { NO_NOT_ORDERS_PATHS, type NotOrdersPaths } from "./state-rules/not-orde
  * those under the paths `notOrders` names, which touch no order.
  */
 export class CancelsInFlight {
-  /** When each one in flight was sent (performance.now()), by key: the earliest first. */
+  /** When each one in flight was sent (ms from the proxy's start), by key: the earliest first. */
   readonly #sentAt = new Map<string, number[]>();
 
   constructor(readonly notOrders: NotOrdersPaths = NO_NOT_ORDERS_PATHS) {}
@@ -56,7 +56,7 @@ export class CancelTap implements ExchangeTap {
 
   onRequest(exchange: Exchange): void {
     const { routed } = exchange;
-    this.#sentAt = exchange.begun;
+    this.#sentAt = exchange.startedAt;
     if (isWriteOutsideContract(exchange.method, routed)) {
       if (this.cancels.notOrders.covers(exchange.url)) return;
       this.#key = WRITE_OUTSIDE_CONTRACT_IN_FLIGHT;

@@ -68,6 +68,11 @@ export interface ForwarderSettings {
   names?: SettingNames;
   /** Told once of a problem that degrades the run as it goes (held answers that cannot be set aside). */
   onProblem?: (problem: string) => void;
+  /**
+   * When the proxy started (performance.now()): exchanges' instants are ms from it, as the report's
+   * duration is, rather than from the process's start (default 0, the latter).
+   */
+  clockStart?: number;
   /** Taps composed after the forwarder's own on each exchange, called in order (metrics, recording). */
   taps?: (exchange: Exchange) => ExchangeTap[];
 }
@@ -204,6 +209,8 @@ export interface ExchangeContext {
 export class Exchange {
   readonly begun = performance.now();
   readonly begunAt = Date.now();
+  /** When the request came in, in ms from the proxy's start: the instant the judging orders it by. */
+  readonly startedAt: number;
   readonly method: string;
   readonly url: string;
   readonly routed: Routed | undefined;
@@ -232,6 +239,7 @@ export class Exchange {
     readonly response: ServerResponse,
     readonly checked: CheckedRequest,
   ) {
+    this.startedAt = this.begun - (context.settings.clockStart ?? 0);
     this.method = checked.method;
     this.url = checked.target;
     this.routed = routedAsForwarded(context, this.method, this.url);
@@ -567,7 +575,7 @@ export class Exchange {
       secrets: end.fault === undefined ? requestSecrets(request.rawHeaders, url, secretNames) : [],
       session: headerText(request.headers["x-mock-session"]),
       recorded: () => this.#record(),
-      startedAt: this.begun,
+      startedAt: this.startedAt,
       durationMs: (end.answeredAt ?? performance.now()) - this.begun,
     };
     if (answer) forwarded.response = new LazyResponse(answer.status, answer.incoming, answer.body);

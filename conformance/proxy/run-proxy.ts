@@ -196,7 +196,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const finisher = new Finisher(secrets, judgeContext, ledger, har, options.onExchange);
   const forwarder = new Forwarder(
     {
-      ...forwarding(upstream, options, timeoutMs, secrets, har !== undefined, warnings),
+      ...forwarding(upstream, options, timeoutMs, secrets, har !== undefined, warnings, started),
       route: createVersionedRouter(operations),
       agent,
       send,
@@ -224,7 +224,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
     ledger.report({
       target: `${upstream.href} (observed through the proxy)`,
       startedAt,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: msSince(started),
       warnings,
       state,
       secrets: secrets.configured,
@@ -461,6 +461,11 @@ async function settled(promise: Promise<unknown>, ms: number, late: (why?: strin
 }
 
 /** How exchanges are forwarded, from the options: where, how long, what is added, held and hidden. */
+/** Ms since `started`, rounded up: no instant a finding shows (to a tenth of a ms) reads later. */
+function msSince(started: number): number {
+  return Math.ceil(performance.now() - started);
+}
+
 function forwarding(
   upstream: URL,
   options: ProxyOptions,
@@ -468,9 +473,12 @@ function forwarding(
   secrets: TrafficSecrets,
   keepForHar: boolean,
   warnings: string[],
+  /** When the proxy started: exchanges' instants are ms from it. */
+  clockStart: number,
 ) {
   return {
     upstream,
+    clockStart,
     tls: requestTls(upstream, options.tls),
     timeoutMs,
     deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,

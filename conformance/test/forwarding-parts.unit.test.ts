@@ -57,7 +57,7 @@ describe("the forwarder's parts", () => {
     const cancels = new CancelsInFlight(new NotOrdersPaths(["/v1/pets"], operations, "--not-orders"));
     const write = (url: string) => {
       const tap = new CancelTap(cancels);
-      tap.onRequest({ method: "POST", url, routed: undefined, begun: 1 } as unknown as Exchange);
+      tap.onRequest({ method: "POST", url, routed: undefined, startedAt: 1 } as unknown as Exchange);
       return tap;
     };
     const pets = write("/v1/pets/7?x=1");

@@ -240,6 +240,18 @@ describe("writes outside the contract through the proxy are barriers to the stat
     );
   });
 
+  it("shows a finding's instants in ms from the proxy's start, within the report's duration", async () => {
+    const { report } = await doubleCancelAroundPets("instants", ["--not-orders", "/v1/pets"]);
+    const finding = failures(report).find((failure) => /^state\.cancel-once: /.test(failure)) ?? "";
+    const instants = [...finding.matchAll(/(\d+(?:\.\d+)?) ms/g)].map((match) => Number(match[1]));
+    assert.ok(instants.length >= 4, finding);
+    for (const instant of instants)
+      assert.ok(
+        instant <= report.durationMs,
+        `${instant} ms past the run's ${report.durationMs} ms: ${finding}`,
+      );
+  });
+
   it("honours --not-orders for POST /__control/reset, which does touch orders: the second 204 then fails", async () => {
     const { code, report } = await throughTheProxy(
       "reset-named",

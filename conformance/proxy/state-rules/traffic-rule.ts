@@ -16,7 +16,7 @@ export interface ExchangeRef {
   seq: number;
   /** `#12 DELETE /v1/store/orders/5 → 204` */
   label: string;
-  /** When the request came in and when its answer was over (performance.now()), to order exchanges. */
+  /** When the request came in and when its answer was over (ms from the proxy's start), to order exchanges. */
   startedAt: number;
   endedAt: number;
 }

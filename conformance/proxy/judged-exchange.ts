@@ -25,7 +25,7 @@ export interface ForwardedExchange {
   session: string | undefined;
   /** The request as reports show it, headers masked: made only for a report that shows it. */
   recorded: () => RecordedRequest;
-  /** When the request came in (performance.now()). */
+  /** When the request came in, in ms from the proxy's start. */
   startedAt: number;
   durationMs: number;
   /**
@@ -188,10 +188,11 @@ function barrierAt(
   judged: JudgedExchange,
   context: JudgeContext,
 ): void {
-  if (!mayHaveTakenEffect(statusOf(forwarded))) return;
+  const status = statusOf(forwarded);
+  if (!mayHaveTakenEffect(status)) return;
   const what = `#${forwarded.seq} ${forwarded.method} ${pathname}`;
   if (context.notOrders?.covers(pathname)) context.state.notOrdersWrite(what);
-  else context.state.barrier(judged.ref, what);
+  else context.state.barrier(judged.ref, what, { unanswered: status === undefined });
 }
 
 /**
@@ -454,37 +455,37 @@ function stateFindings(
   // A list answered 200 is the whole list, parameters or not (§4.1: it has none to narrow it by).
   if (isListOperation(operation) && status === 200 && view !== undefined && forwarded.response) {
     if (!list || list.syntax !== undefined || list.limit !== undefined || list.notArray) return [];
-    if (context.state.comparedTooLate(ref)) {
-      judged.checks.push({
-        id: `${operation.operationId}.state`,
-        status: "skipped",
-        message:
-          "not compared with the lists before it: its verdict came after a later write outside the contract, at which the state rules started again",
-        notJudged: true,
-      });
-      return [];
-    }
-    if (list.partial !== undefined) context.state.judgedInPart(ref);
-    else if (list.unindexed === 0)
-      return context.state.observe({
-        kind: "list",
-        view,
-        session,
-        // A list judged as it streamed kept only its start: not the whole list to compare bytes with.
-        bytes: forwarded.response.list === undefined ? forwarded.response.bytes : undefined,
-        orders: () => ({ index: list.orders, ...(list.allRecords ? { records: list.records } : {}) }),
-        cancelInFlight: inFlightDuring(context, ref),
-        at: ref,
-      });
-    else context.state.unobserved(ref, list.unindexed);
-    return [];
+    const notWhole =
+      list.partial !== undefined
+        ? { judgedInPart: true as const }
+        : list.unindexed === 0
+          ? undefined
+          : { unindexed: list.unindexed };
+    return context.state.observe({
+      kind: "list",
+      view,
+      session,
+      // A list judged as it streamed kept only its start: not the whole list to compare bytes with.
+      bytes: forwarded.response.list === undefined ? forwarded.response.bytes : undefined,
+      orders: () => ({ index: list.orders, ...(list.allRecords ? { records: list.records } : {}) }),
+      cancelInFlight: inFlightDuring(context, ref),
+      ...(notWhole ? { notWhole } : {}),
+      notCompared: notComparedIn(judged, operation.operationId),
+      at: ref,
+    });
   }
   if (isCancelOperation(operation)) {
     // A status the contract does not list for a cancel (a 5xx, a 429) says nothing of its effect.
     const documented = status !== undefined && operation.responses.has(status) ? status : null;
-    return cancelFindings(forwarded, reading, documented, ref, context);
+    return cancelFindings(forwarded, reading, documented, ref, context, judged);
   }
   return [];
+}
+
+/** Says in a check not judged, which a gate does not pass, why the state rules compared the exchange with nothing. */
+function notComparedIn(judged: JudgedExchange, operationId: string): (why: string) => void {
+  return (message) =>
+    judged.checks.push({ id: `${operationId}.state`, status: "skipped", message, notJudged: true });
 }
 
 /**
@@ -512,13 +513,17 @@ function inFlightDuring(context: JudgeContext, at: ExchangeRef): ((orderId: stri
   return cancelInFlight && ((orderId) => cancelInFlight(orderId, at.endedAt));
 }
 
-/** What the state rules find in a cancel answered with `status`, or null when its effect is undecided. */
+/**
+ * What the state rules find in a cancel answered with `status`, or null when its effect is undecided;
+ * `judged`, when given, is told of a decided cancel the rules could not judge.
+ */
 function cancelFindings(
   forwarded: ForwardedExchange,
   reading: RequestReading,
   status: number | null,
   at: ExchangeRef,
   context: JudgeContext,
+  judged?: JudgedExchange,
 ): JudgedExchange["findings"] {
   if (reading.orderId === undefined) return [];
   const { view, session } = viewOf(forwarded);
@@ -529,6 +534,7 @@ function cancelFindings(
     orderId: reading.orderId,
     status,
     cancelInFlight: inFlightDuring(context, at),
+    ...(judged ? { notCompared: notComparedIn(judged, reading.expectation.operation.operationId) } : {}),
     at,
   });
 }

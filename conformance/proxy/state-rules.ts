@@ -67,6 +67,13 @@ export type StateEvent =
       orders: () => ListedOrders;
       /** Whether a cancel of the order has been sent and not yet answered: the list may already show it. */
       cancelInFlight?: (orderId: string) => boolean;
+      /**
+       * Why the judge could not keep the list whole to compare: judged only in part (over the memory
+       * budget), or with orders whose ids are no int64. Said in a note, unless it is not compared anyway.
+       */
+      notWhole?: { judgedInPart: true } | { unindexed: number };
+      /** Told why the list is compared with nothing when that must not pass a gate (see `NotCompared`). */
+      notCompared?: NotCompared;
       at: ExchangeRef;
     }
   | {
@@ -82,8 +89,16 @@ export type StateEvent =
       status: number | null;
       /** Whether another cancel of the order has been sent and not yet answered. */
       cancelInFlight?: (orderId: string) => boolean;
+      /** Told why an answered cancel is read as undecided when that must not pass a gate (see `NotCompared`). */
+      notCompared?: NotCompared;
       at: ExchangeRef;
     };
+
+/**
+ * Told why the state rules left an exchange unjudged for a reason a gate must not pass on: its verdict came
+ * after a later barrier, or a write outside the contract before it was never answered.
+ */
+export type NotCompared = (why: string) => void;
 
 /** A list as the state rules keep it: each order's exact id with a digest of its record. */
 export interface ListedOrders {
@@ -167,8 +182,17 @@ export class TrafficState {
   >;
   /** What the spec leaves open and the traffic showed: said, never failed. */
   readonly notes = new Map<string, StateNote>();
-  /** The latest barriers, from request to answer: an exchange that met one may come before or after it. */
+  /**
+   * The latest barriers, from request to answer: an exchange that met one may come before or after it.
+   * One never answered never ends: the upstream may carry it out at any later time.
+   */
   readonly #barrierSpans: Array<{ startedAt: number; endedAt: number }> = [];
+  /** When the first write outside the contract never answered came in: no exchange over after it is compared. */
+  #unansweredSince = Number.POSITIVE_INFINITY;
+  #unansweredWrites = 0;
+  #firstUnanswered: string | undefined;
+  /** Lists compared with nothing, and answered cancels read as undecided, for an unanswered write. */
+  #unjudgedAfterUnanswered = { lists: 0, cancels: 0 };
   /** When the barriers no longer kept in `#barrierSpans` were over, the latest of them. */
   #olderBarriersEndedAt = Number.NEGATIVE_INFINITY;
   #barriers = 0;
@@ -206,11 +230,47 @@ export class TrafficState {
   }
 
   observe(event: StateEvent): StateFinding[] {
-    // Seen on either side of a barrier, or judged only after a barrier that followed it (what it would be
-    // compared with is forgotten): a list is compared with nothing, a cancel may have taken effect.
-    if (this.#overlapsBarrier(event) || this.comparedTooLate(event.at))
-      return event.kind === "list" ? [] : this.#undecidedCancel({ ...event, status: null });
-    return event.kind === "list" ? this.#list(event) : this.#cancel(event);
+    return event.kind === "list" ? this.#observeList(event) : this.#observeCancel(event);
+  }
+
+  /**
+   * A list judged only after a barrier that followed it (what it would be compared with is forgotten), or
+   * over after a write never answered, is compared with nothing, and a gate is not passed on it; one
+   * seen on either side of a barrier is compared with nothing, as the barrier's note says.
+   */
+  #observeList(event: Extract<StateEvent, { kind: "list" }>): StateFinding[] {
+    const why = this.#notComparedWhy(event.at);
+    if (why !== undefined) {
+      if (why !== TOO_LATE) {
+        this.#unjudgedAfterUnanswered.lists++;
+        this.#noteUnanswered();
+      }
+      event.notCompared?.(why);
+      return [];
+    }
+    const { notWhole } = event;
+    if (notWhole !== undefined) {
+      if ("judgedInPart" in notWhole) this.judgedInPart(event.at);
+      else this.unobserved(event.at, notWhole.unindexed);
+      return [];
+    }
+    return this.#overlapsBarrier(event) ? [] : this.#list(event);
+  }
+
+  /**
+   * A cancel seen on either side of a barrier, or judged only after a barrier that followed it, may have
+   * taken effect at any moment, whatever it was answered; after a write never answered, an answered one
+   * is said not judged as well.
+   */
+  #observeCancel(event: Extract<StateEvent, { kind: "cancel" }>): StateFinding[] {
+    const { at } = event;
+    if (!this.#overlapsBarrier(event) && !this.#comparedTooLate(at)) return this.#cancel(event);
+    if (event.status !== null && at.endedAt > this.#unansweredSince) {
+      this.#unjudgedAfterUnanswered.cancels++;
+      this.#noteUnanswered();
+      event.notCompared?.(this.#unansweredWhy("read as a cancel that may or may not have taken effect"));
+    }
+    return this.#undecidedCancel({ ...event, status: null });
   }
 
   /**
@@ -229,18 +289,40 @@ export class TrafficState {
    * is late): what the rules knew before the barrier, which it would be compared with, is forgotten, so it
    * is not compared, and a gate is not passed on it.
    */
-  comparedTooLate(at: ExchangeRef): boolean {
+  #comparedTooLate(at: ExchangeRef): boolean {
     return this.#barrierSpans.some((span) => span.startedAt >= at.endedAt);
+  }
+
+  /** Why a list is compared with nothing in a way a gate must not pass, if it is. */
+  #notComparedWhy(at: ExchangeRef): string | undefined {
+    if (this.#comparedTooLate(at)) return TOO_LATE;
+    if (at.endedAt > this.#unansweredSince) return this.#unansweredWhy("not compared with other lists");
+    return undefined;
+  }
+
+  #unansweredWhy(what: string): string {
+    return `${what}: ${this.#firstUnanswered} was never answered, so it may take effect at any later time`;
   }
 
   /**
    * A write outside the contract that may have taken effect (state-rules/barrier.ts): it may have changed
    * any order, so every view's last list and what cancels and refusals did to its orders are forgotten,
    * but for cancels whose effect is undecided (they may take effect after it too), and the live history
-   * starts again. `what` names the exchange in the report's note.
+   * starts again. `what` names the exchange in the report's note. One never answered (cut by the proxy's
+   * deadline, the upstream gone, its client left) may still be carried out at any later time, as a history
+   * checker holds an operation whose outcome is unknown: it stays in flight with every exchange after it.
    */
-  barrier(at: ExchangeRef, what: string): void {
-    this.#barrierSpans.push({ startedAt: at.startedAt, endedAt: at.endedAt });
+  barrier(at: ExchangeRef, what: string, { unanswered = false }: { unanswered?: boolean } = {}): void {
+    this.#barrierSpans.push({
+      startedAt: at.startedAt,
+      endedAt: unanswered ? Number.POSITIVE_INFINITY : at.endedAt,
+    });
+    if (unanswered) {
+      this.#unansweredSince = Math.min(this.#unansweredSince, at.startedAt);
+      this.#unansweredWrites++;
+      this.#firstUnanswered ??= what;
+      this.#noteUnanswered();
+    }
     if (this.#barrierSpans.length > BARRIER_SPANS_KEPT) {
       const oldest = this.#barrierSpans.shift();
       if (oldest) this.#olderBarriersEndedAt = Math.max(this.#olderBarriersEndedAt, oldest.endedAt);
@@ -262,6 +344,17 @@ export class TrafficState {
     const writes = this.#barriers === 1 ? "1 write" : `${this.#barriers} writes`;
     this.notes.set("state-rules-restarted", {
       message: `the state rules started again after ${writes} outside the contract (first: ${this.#firstBarrier}): a write the contract has no operation for, answered other than 4xx, may have changed any order, so what the rules knew of every order was forgotten there, and exchanges that overlapped it were compared with nothing`,
+      count: 1,
+    });
+  }
+
+  /** The note of the writes never answered, with what they left unjudged so far. */
+  #noteUnanswered(): void {
+    if (this.#unansweredWrites === 0) return;
+    const n = this.#unansweredWrites;
+    const { lists, cancels } = this.#unjudgedAfterUnanswered;
+    this.notes.set("unanswered-writes", {
+      message: `${n === 1 ? "1 write" : `${n} writes`} outside the contract ${n === 1 ? "was" : "were"} never answered (first: ${this.#firstUnanswered}): the upstream may carry ${n === 1 ? "it" : "them"} out at any later time, so from then on the state rules compared no list (${lists} not compared) and read every cancel as one that may or may not have taken effect (${cancels} answered ones); a gate does not pass such a run`,
       count: 1,
     });
   }
@@ -673,6 +766,9 @@ export class TrafficState {
     return total;
   }
 }
+
+const TOO_LATE =
+  "not compared with the lists before it: its verdict came after a later write outside the contract, at which the state rules started again";
 
 /** Whether a traffic rule's finding is about this order: each of their messages begins with it. */
 function concerns(finding: StateFinding, orderId: string): boolean {

@@ -110,6 +110,48 @@ describe("a write outside the contract is a barrier to the state rules", () => {
     assert.deepEqual(rulesOf(state.observe(listOf([1], at(5)))), []);
   });
 
+  it("holds a write never answered as in flight with everything after it, and says what it left unjudged", () => {
+    const state = new TrafficState();
+    state.observe(listOf([1, 2, 3], at(1)));
+    state.barrier(at(2), "#2 POST /admin/reset", { unanswered: true });
+    const told: string[] = [];
+    const notCompared = (why: string) => told.push(why);
+    // The upstream carried the reset out only after the proxy gave up on it, between these lists.
+    for (const [ids, seq] of [
+      [[1, 2, 3], 3],
+      [[], 4],
+      [[], 40],
+    ] as const)
+      assert.deepEqual(rulesOf(state.observe({ ...listOf(ids, at(seq)), notCompared })), []);
+    assert.deepEqual(rulesOf(state.observe({ ...cancelOf("2", 204, at(41)), notCompared })), []);
+    assert.deepEqual(rulesOf(state.observe({ ...cancelOf("2", 204, at(42)), notCompared })), []);
+    assert.equal(told.length, 5);
+    assert.match(told[0] ?? "", /^not compared with other lists: #2 POST \/admin\/reset was never answered/);
+    assert.match(told[3] ?? "", /^read as a cancel that may or may not have taken effect: #2 POST/);
+    assert.match(
+      state.notes.get("unanswered-writes")?.message ?? "",
+      /^1 write outside the contract was never answered \(first: #2 POST \/admin\/reset\): .* \(3 not compared\) .* \(2 answered ones\)/,
+    );
+  });
+
+  it("keeps comparing past a write answered, and tells of a list only when its verdict came after a barrier", () => {
+    const state = new TrafficState();
+    const told: string[] = [];
+    const notCompared = (why: string) => told.push(why);
+    state.observe({ ...listOf([1, 2, 3], at(1)), notCompared });
+    state.barrier(at(2), "#2 POST /__control/reset");
+    state.observe({ ...listOf([1, 2, 3], at(3)), notCompared });
+    assert.deepEqual(rulesOf(state.observe({ ...listOf([1, 2], at(4)), notCompared })), [
+      "listed-orders-stay",
+    ]);
+    // Over before the barrier, judged only after it: not compared, and told so.
+    state.observe({ ...listOf([1], { ...at(0), seq: 9 }), notCompared });
+    assert.deepEqual(told, [
+      "not compared with the lists before it: its verdict came after a later write outside the contract, at which the state rules started again",
+    ]);
+    assert.equal(state.notes.get("unanswered-writes"), undefined);
+  });
+
   it("gives no finding that the history between barriers alone would not give", () => {
     fc.assert(
       fc.property(traffic, (items) => assertNoFindingBeyondSegments(items)),

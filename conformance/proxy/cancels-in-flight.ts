@@ -1,3 +1,4 @@
+import type { Routed } from "../../contract/operations.ts";
 import { isCancelOperation, orderIdSegment } from "../judging/operation-traits.ts";
 import type { Exchange, ExchangeTap } from "./exchange-lifecycle.ts";
 import { int64Id } from "./expectation.ts";
@@ -45,35 +46,47 @@ export class CancelsInFlight {
 /**
  * Counts an exchange's cancel among those in flight, from its request until it is over: whatever spelling
  * of the cancel's path the edge routed, since one the upstream serves may take effect before it answers.
- * A write outside the contract is counted the same way, under its own key.
+ * A write outside the contract is counted the same way, under its own key. A request with a method
+ * override is counted as each method it may have been served as (method-override.ts).
  */
 export class CancelTap implements ExchangeTap {
-  /** The order id its cancel is counted under, or the key of writes outside the contract. */
-  #key: string | undefined;
+  /** The order ids its cancels are counted under, and the key of writes outside the contract. */
+  #keys: string[] = [];
   #sentAt = 0;
 
   constructor(readonly cancels: CancelsInFlight) {}
 
   onRequest(exchange: Exchange): void {
-    const { routed } = exchange;
     this.#sentAt = exchange.startedAt;
-    if (isWriteOutsideContract(exchange.method, routed)) {
-      if (this.cancels.notOrders.covers(exchange.url)) return;
-      this.#key = WRITE_OUTSIDE_CONTRACT_IN_FLIGHT;
-      this.cancels.began(this.#key, this.#sentAt);
-      return;
-    }
-    if (!routed || !isCancelOperation(routed.operation)) return;
-    // Keyed as the state rules name the order: its exact digits, however the path spelled them.
-    const segment = orderIdSegment(routed.operation, routed.params);
-    this.#key = segment === undefined ? undefined : int64Id(segment);
-    if (this.#key !== undefined) this.cancels.began(this.#key, this.#sentAt);
+    this.#count(exchange.url, exchange.method, exchange.routed);
+    for (const { method, routed } of exchange.overridden) this.#count(exchange.url, method, routed);
+  }
+
+  #count(url: string, method: string, routed: Routed | undefined): void {
+    const key = keyOf(this.cancels.notOrders, url, method, routed);
+    if (key === undefined || this.#keys.includes(key)) return;
+    this.#keys.push(key);
+    this.cancels.began(key, this.#sentAt);
   }
 
   /** Ended before the outcome is handed on to be judged; once, though the outcome may be built twice. */
   onFinish(): void {
-    if (this.#key === undefined) return;
-    this.cancels.ended(this.#key, this.#sentAt);
-    this.#key = undefined;
+    for (const key of this.#keys) this.cancels.ended(key, this.#sentAt);
+    this.#keys = [];
   }
+}
+
+/** What a request as `method` is counted under while in flight: its cancel's order, or a write outside the contract. */
+function keyOf(
+  notOrders: NotOrdersPaths,
+  url: string,
+  method: string,
+  routed: Routed | undefined,
+): string | undefined {
+  if (isWriteOutsideContract(method, routed))
+    return notOrders.covers(url) ? undefined : WRITE_OUTSIDE_CONTRACT_IN_FLIGHT;
+  if (!routed || !isCancelOperation(routed.operation)) return undefined;
+  // Keyed as the state rules name the order: its exact digits, however the path spelled them.
+  const segment = orderIdSegment(routed.operation, routed.params);
+  return segment === undefined ? undefined : int64Id(segment);
 }

@@ -19,7 +19,7 @@ import { PROXY_BASE_PATH } from "./defaults.ts";
 import { forwardedResponseHeaders } from "./forward-headers.ts";
 import type { BodyOutcome } from "./forwarded-body.ts";
 import type { HarSource } from "./har-entry.ts";
-import type { ForwardedExchange } from "./judged-exchange.ts";
+import type { ForwardedExchange, MethodOverride } from "./judged-exchange.ts";
 import { sendError } from "./own-answer.ts";
 import type { CheckedRequest } from "./request-edge.ts";
 
@@ -198,6 +198,8 @@ export interface ExchangeContext {
   done: (outcome: ExchangeOutcome) => void;
 }
 
+const NOT_OVERRIDDEN: readonly MethodOverride[] = [];
+
 /**
  * One exchange, from the request to the outcome handed on: it sends the request on to the upstream as it
  * came (only Host names the upstream), streams the answer back as it came, and answers 502 with an Error
@@ -214,6 +216,8 @@ export class Exchange {
   readonly method: string;
   readonly url: string;
   readonly routed: Routed | undefined;
+  /** The methods its method overrides name, each with the operation it spells with the path, if any. */
+  readonly overridden: readonly MethodOverride[];
   /** How long the upstream took to begin its answer. */
   waitMs = 0;
   #taps: readonly ExchangeTap[] = [];
@@ -243,6 +247,14 @@ export class Exchange {
     this.method = checked.method;
     this.url = checked.target;
     this.routed = routedAsForwarded(context, this.method, this.url);
+    const { overrides } = checked;
+    this.overridden =
+      overrides === undefined || overrides.length === 0
+        ? NOT_OVERRIDDEN
+        : overrides.map((method) => {
+            const routed = routedAsForwarded(context, method, this.url);
+            return routed ? { method, routed } : { method };
+          });
   }
 
   /** Composes the taps and sends the request on. */
@@ -571,6 +583,7 @@ export class Exchange {
       method,
       url,
       ...(this.routed ? { routed: this.routed } : {}),
+      ...(this.overridden.length > 0 ? { overridden: this.overridden } : {}),
       token: end.fault === undefined ? bearerToken(request.headers.authorization) : undefined,
       secrets: end.fault === undefined ? requestSecrets(request.rawHeaders, url, secretNames) : [],
       session: headerText(request.headers["x-mock-session"]),

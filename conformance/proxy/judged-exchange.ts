@@ -18,6 +18,11 @@ export interface ForwardedExchange {
   url: string;
   /** The operation its path spells, routed once at the proxy's edge; absent for a path of none. */
   routed?: Routed;
+  /**
+   * Other methods its method overrides name (method-override.ts), each with the operation it spells with
+   * the path: the upstream may have served the request as any of them.
+   */
+  overridden?: readonly MethodOverride[];
   /** The bearer token of the client's request, for the checks and the state views; never shown. */
   token: string | undefined;
   /** Every credential the request carried (headers, query), to hide wherever a server echoes one. */
@@ -54,6 +59,12 @@ export interface ForwardedExchange {
    * breaking off): why. `response` then holds what came of the answer, if anything did.
    */
   brokenOff?: string;
+}
+
+/** A method a request's method override names, and the operation it spells with the request's path. */
+export interface MethodOverride {
+  method: string;
+  routed?: Routed;
 }
 
 /** One exchange with the suite's verdict on it. */
@@ -145,8 +156,9 @@ export function judgeExchange(forwarded: ForwardedExchange, context: JudgeContex
   const queryAt = forwarded.url.indexOf("?");
   const pathname = queryAt === -1 ? forwarded.url : forwarded.url.slice(0, queryAt);
   const judged = judgedShell(forwarded, pathname);
-  if (isWriteOutsideContract(forwarded.method, forwarded.routed))
-    barrierAt(forwarded, pathname, judged, context);
+  if (writesOutsideContract(forwarded)) barrierAt(forwarded, pathname, judged, context);
+  if (forwarded.overridden !== undefined)
+    return judgeOverridden(forwarded, forwarded.overridden, pathname, judged, context);
   const declined = declinedSpelling(forwarded);
   const notJudged = unjudgeable(forwarded, pathname, judged) ?? declined;
   if (notJudged !== undefined) {
@@ -190,9 +202,39 @@ function barrierAt(
 ): void {
   const status = statusOf(forwarded);
   if (!mayHaveTakenEffect(status)) return;
-  const what = `#${forwarded.seq} ${forwarded.method} ${pathname}`;
+  const overrides = forwarded.overridden?.map((override) => override.method).join(", ");
+  const what = `#${forwarded.seq} ${forwarded.method} ${pathname}${overrides ? ` (method override: ${overrides})` : ""}`;
   if (context.notOrders?.covers(pathname)) context.state.notOrdersWrite(what);
   else context.state.barrier(judged.ref, what, { unanswered: status === undefined });
+}
+
+/** Whether the request, as its own method or as one its method overrides name, is a write outside the contract. */
+function writesOutsideContract(forwarded: ForwardedExchange): boolean {
+  if (isWriteOutsideContract(forwarded.method, forwarded.routed)) return true;
+  return forwarded.overridden?.some(({ method, routed }) => isWriteOutsideContract(method, routed)) ?? false;
+}
+
+/**
+ * A request with a method override is not judged as the operation its own method spells: the upstream may
+ * have served it as another. Each reading of it as a cancel, its own or an override's, is a cancel that may
+ * or may not have been carried out, unless the upstream refused it as it came (4xx), as it would have
+ * whichever method it followed.
+ */
+function judgeOverridden(
+  forwarded: ForwardedExchange,
+  overridden: readonly MethodOverride[],
+  pathname: string,
+  judged: JudgedExchange,
+  context: JudgeContext,
+): JudgedExchange {
+  const methods = overridden.map((override) => override.method).join(", ");
+  judged.notJudged =
+    unjudgeable(forwarded, pathname, judged) ??
+    `its method override names ${methods}, which the upstream may have followed instead of ${forwarded.method}`;
+  if (!mayHaveTakenEffect(statusOf(forwarded))) return judged;
+  unjudgedCancel(forwarded, judged, context);
+  for (const { routed } of overridden) if (routed) unjudgedCancel(forwarded, judged, context, routed);
+  return judged;
 }
 
 /**
@@ -428,8 +470,12 @@ class ReceivedPart {
  * that a later list without the order is no finding. Asked only of a spelling the upstream did not
  * decline. Not judged, it carries no finding of its own.
  */
-function unjudgedCancel(forwarded: ForwardedExchange, judged: JudgedExchange, context: JudgeContext): void {
-  const { routed } = forwarded;
+function unjudgedCancel(
+  forwarded: ForwardedExchange,
+  judged: JudgedExchange,
+  context: JudgeContext,
+  routed = forwarded.routed,
+): void {
   if (!routed || !isCancelOperation(routed.operation)) return;
   const reading = context.read({ routed, hasQuery: false, token: forwarded.token });
   if (!reading || !isCancelOperation(reading.expectation.operation)) return;

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { AllowedHosts } from "../../common/allowed-hosts.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
+import { methodOverrides } from "./method-override.ts";
 
 /** A request's head once checked at the proxy's edge: every later part reads these, never the raw head. */
 export interface CheckedRequest {
@@ -9,6 +10,8 @@ export interface CheckedRequest {
   readonly target: string;
   /** The request's own address as the client named it (its Host and target), for the HAR. */
   readonly url: URL;
+  /** Other methods its method overrides name (method-override.ts), which the upstream may have followed. */
+  readonly overrides?: readonly string[];
 }
 
 export type EdgeVerdict =
@@ -46,6 +49,7 @@ class EdgeRequest implements CheckedRequest {
     readonly method: string,
     readonly target: string,
     private readonly host: string,
+    readonly overrides: readonly string[],
   ) {}
 
   get url(): URL {
@@ -82,7 +86,9 @@ export function checkRequest(request: IncomingMessage, settings: EdgeSettings): 
       "foreign_origin",
       `the proxy adds ${settings.names.headers} credentials and serves only pages of its own origin or of ${settings.names.corsOrigins}: ${foreign}`,
     );
-  return { ok: true, request: new EdgeRequest(request.method ?? "GET", path, host) };
+  const method = request.method ?? "GET";
+  const overrides = methodOverrides(request.headers, method, path);
+  return { ok: true, request: new EdgeRequest(method, path, host, overrides) };
 }
 
 const BAD_HOST = "the request's Host header is missing or not a host name and port";

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { builtInContract } from "../../contract/built-in.ts";
-import { readOperations } from "../../contract/operations.ts";
+import { createVersionedRouter, readOperations } from "../../contract/operations.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES } from "../judging/setting-names.ts";
 import { CancelsInFlight, CancelTap } from "../proxy/cancels-in-flight.ts";
@@ -57,7 +57,13 @@ describe("the forwarder's parts", () => {
     const cancels = new CancelsInFlight(new NotOrdersPaths(["/v1/pets"], operations, "--not-orders"));
     const write = (url: string) => {
       const tap = new CancelTap(cancels);
-      tap.onRequest({ method: "POST", url, routed: undefined, startedAt: 1 } as unknown as Exchange);
+      tap.onRequest({
+        method: "POST",
+        url,
+        routed: undefined,
+        startedAt: 1,
+        overridden: [],
+      } as unknown as Exchange);
       return tap;
     };
     const pets = write("/v1/pets/7?x=1");
@@ -66,6 +72,25 @@ describe("the forwarder's parts", () => {
     assert.equal(cancels.sentBefore(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT, 2), true);
     reset.onFinish();
     pets.onFinish();
+    assert.equal(cancels.sentBefore(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT, 2), false);
+  });
+
+  it("counts a request with a method override as each method it may have been served as", () => {
+    const operations = readOperations(builtInContract());
+    const route = createVersionedRouter(operations);
+    const cancels = new CancelsInFlight();
+    const url = "/v1/store/orders/7";
+    const tap = new CancelTap(cancels);
+    const overridden = [{ method: "DELETE", routed: route("DELETE", url) }, { method: "PUT" }];
+    tap.onRequest({ method: "GET", url, routed: undefined, startedAt: 1, overridden } as unknown as Exchange);
+    assert.equal(cancels.sentBefore("7", 2), true, "a cancel of order 7 is in flight");
+    assert.equal(
+      cancels.sentBefore(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT, 2),
+      true,
+      "and a write outside the contract",
+    );
+    tap.onFinish();
+    assert.equal(cancels.sentBefore("7", 2), false);
     assert.equal(cancels.sentBefore(WRITE_OUTSIDE_CONTRACT_IN_FLIGHT, 2), false);
   });
 

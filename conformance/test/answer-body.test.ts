@@ -165,6 +165,27 @@ describe("the suite reads answers as their Content-Encoding says", { timeout: 30
       assert.equal(code, 0, stderr);
     });
 
+  it("explore reads coded lists the same: its histories judged, none failed", async () => {
+    const relay = await codingRelay(
+      mock.url,
+      coded("gzip, br", (body) => brotliCompressSync(gzipSync(body))),
+    );
+    try {
+      const { code, stdout, stderr } = await cli(
+        ["explore", "--base-url", relay.url, "--api-key", MOCK_KEY, "--hooks", "mock-control"].concat([
+          "--budget",
+          "2s",
+          "--seed",
+          "7",
+        ]),
+      );
+      assert.equal(code, 0, stdout + stderr);
+      assert.match(stdout, /covered [1-9]\d* histories/);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it("bytes after the end of the coded data fail each check with one line naming the coding", async () => {
     const { code, report } = await runThrough(mock.url, coded("br", withJunk));
     assertFailsWith(report, /^.*br body is corrupt: 4 bytes after the end of its coded data/);

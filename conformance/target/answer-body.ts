@@ -41,6 +41,8 @@ export class BodyReader {
   readonly #codings: { codings: string[] } | { unread: string };
   #decoder: DecoderChain | undefined;
   #stop: ReadingStop | undefined;
+  /** The connection is paused until the decoders take in what they were given. */
+  #waiting = false;
 
   constructor(
     private readonly limit: number,
@@ -75,9 +77,14 @@ export class BodyReader {
       data: (decoded) => this.#take(decoded),
       failed: ({ coding, reason }) => this.#stopWith({ unjudgeable: `${coding} body is corrupt: ${reason}` }),
     });
-    if (!this.#decoder.write(chunk)) {
+    // A chunk or two may still come after the connection is paused: one wait for the decoders is enough.
+    if (!this.#decoder.write(chunk) && !this.#waiting) {
+      this.#waiting = true;
       this.reading.pause(true);
-      this.#decoder.drained(() => this.reading.pause(false));
+      this.#decoder.drained(() => {
+        this.#waiting = false;
+        this.reading.pause(false);
+      });
     }
   }
 

@@ -15,6 +15,8 @@ export const WHOLE_ANSWER_BYTES = 1024 * 1024;
 // Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
 const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 
+const NO_CODINGS = { codings: [] };
+
 /** Why a BodyReader read no more. */
 export type ReadingStop = "max-body" | "not-a-list" | { unjudgeable: string };
 
@@ -50,7 +52,7 @@ export class BodyReader {
     contentEncoding: string | undefined,
     private readonly reading: BodyReading,
   ) {
-    this.#codings = readCodings(contentEncoding);
+    this.#codings = contentEncoding === undefined ? NO_CODINGS : readCodings(contentEncoding);
   }
 
   /** Whether the body has a Content-Encoding that is decoded (or would be, were it read). */
@@ -88,9 +90,13 @@ export class BodyReader {
     }
   }
 
-  /** The last byte came: settles once it is decoded (a stop it brings is said first). */
-  async end(): Promise<void> {
-    if (this.#decoder !== undefined && this.#stop === undefined) await this.#decoder.end();
+  /**
+   * The last byte came: `then` once it is decoded (a stop it brings is said first); at once for a body in
+   * no coding, as most are.
+   */
+  ended(then: () => void): void {
+    if (this.#decoder === undefined || this.#stop !== undefined) then();
+    else void this.#decoder.end().then(then);
   }
 
   #take(chunk: Buffer): void {

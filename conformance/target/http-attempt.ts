@@ -157,8 +157,8 @@ export class HttpAttempt {
     this.#answered = true;
     const status = incoming.statusCode ?? 0;
     const judge = status === 200 ? this.request.listJudge?.() : undefined;
-    const contentEncoding = flattenHeaders(incoming.headers)["content-encoding"];
-    const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, contentEncoding, {
+    const coding = incoming.headers["content-encoding"];
+    const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, coding, {
       stopped: (stop) => {
         if (stop === "max-body") this.#limit = "max-body";
         answer(reader.stopReason(stop, this.target));
@@ -184,7 +184,7 @@ export class HttpAttempt {
       incoming.destroy();
     };
     incoming.on("data", (chunk: Buffer) => reader.add(chunk));
-    incoming.on("end", () => void reader.end().then(() => answer()));
+    incoming.on("end", () => reader.ended(() => answer()));
     incoming.on("error", (error) =>
       answer(cutShort(reader.bytes, incoming.headers["content-length"], error.message)),
     );

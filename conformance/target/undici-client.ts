@@ -374,7 +374,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     this.#bodyEnded = true;
     const answer = this.#answer;
     if (answer === undefined) return;
-    void answer.reader.end().then(() => this.#answered());
+    answer.reader.ended(() => this.#answered());
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

@@ -31,7 +31,7 @@ describe("a body read as it arrives", () => {
       }
       reader.add(coded.subarray(at, at + 1024));
     }
-    await reader.end();
+    await new Promise<void>((resolve) => reader.ended(resolve));
     assert.ok(pauses.length >= 2, "the decoders fell behind");
     assert.deepEqual(
       pauses,

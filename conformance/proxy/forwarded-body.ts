@@ -1,13 +1,11 @@
 import type { IncomingMessage } from "node:http";
-import type { Duplex } from "node:stream";
-import * as streams from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate, type Zlib } from "node:zlib";
 import { formatBytes } from "../../common/byte-size.ts";
 import { JudgeTurns } from "../judging/judge-turns.ts";
 import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
 import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import { type CodingFailure, DecoderChain, readCodings } from "../target/content-coding.ts";
 import { formSecrets } from "../target/credentials.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
 import {
@@ -100,11 +98,7 @@ export class ForwardedBody {
   #list: ListVerdict | undefined;
   #notJudged: string | undefined;
   #cut: string | undefined;
-  readonly #decoder: Duplex | undefined;
-  /** The one decoder of a body in one coding, whose input left unread at its end is no part of it. */
-  readonly #lastDecoder: (Duplex & Zlib) | undefined;
-  /** Bytes handed to the decoder. */
-  #encoded = 0;
+  readonly #decoder: DecoderChain | undefined;
   #ended: Promise<void> | undefined;
   readonly #options: ForwardedBodyOptions;
   readonly #names: SettingNames;
@@ -114,24 +108,29 @@ export class ForwardedBody {
     this.#names = options.names ?? PROXY_OPTION_NAMES;
     this.#turns = options.turns ?? new JudgeTurns();
     this.#stopArriving = this.#turns.arriving();
-    const decoders = decodersFor(options.contentEncoding);
-    this.#decoder = decoders.length > 1 ? compose(...decoders) : decoders[0];
-    this.#lastDecoder = decoders.length === 1 ? decoders[0] : undefined;
-    this.#decoder?.on("data", (chunk: Buffer) => this.#take(chunk));
-    // Listened to from the start: a body that stops decoding half-way must never be an uncaught error.
-    this.#decoder?.on("error", (error: Error) => {
-      if (this.#cut === undefined && !this.#over) this.#undecodable = true;
-      this.#cut ??= `the body does not decode as its Content-Encoding says: ${error.message}`;
-      this.#stopReading();
-    });
+    // A coding the proxy does not read leaves the bytes to be judged as they are.
+    const read = readCodings(options.contentEncoding);
+    if ("codings" in read && read.codings.length > 0)
+      this.#decoder = new DecoderChain(read.codings, {
+        data: (chunk) => this.#take(chunk),
+        failed: (failure) => this.#undecoded(failure),
+      });
+  }
+
+  /**
+   * The body failed to decode: on bytes that came, before its end, or with bytes after the end of its coded
+   * data, it is no body of its Content-Encoding.
+   */
+  #undecoded({ reason, trailing }: CodingFailure): void {
+    if (this.#cut === undefined && (trailing || !this.#over)) this.#undecodable = true;
+    this.#cut ??= `the body does not decode as its Content-Encoding says: ${reason}`;
+    this.#stopReading();
   }
 
   add(raw: Buffer): void {
     if (this.#done) return;
-    if (this.#decoder) {
-      this.#encoded += raw.length;
-      this.#decoder.write(raw);
-    } else this.#take(raw);
+    if (this.#decoder) this.#decoder.write(raw);
+    else this.#take(raw);
   }
 
   /** The body once its last byte came and was decoded. */
@@ -140,14 +139,8 @@ export class ForwardedBody {
     this.#stopArriving();
     const decoder = this.#decoder;
     if (decoder && !this.#done) {
-      this.#ended ??= new Promise<void>((resolve) => {
-        decoder.once("end", resolve);
-        // Destroyed when it failed or its output is no longer wanted: it then only closes.
-        decoder.once("close", resolve);
-        decoder.end();
-      });
+      this.#ended ??= decoder.end();
       await this.#ended;
-      this.#junkAfterTheEnd();
     }
     await this.#verdict();
     const outcome: BodyOutcome = {
@@ -160,19 +153,6 @@ export class ForwardedBody {
     if (this.#undecodable) outcome.undecodable = true;
     else if (this.#list) outcome.list = this.#list;
     return outcome;
-  }
-
-  /**
-   * Bytes after the end of the coded stream (a brotli or deflate stream ends without complaint where its
-   * data does; gzip fails on them itself): the body is not what its Content-Encoding says, as curl reads it.
-   */
-  #junkAfterTheEnd(): void {
-    const decoder = this.#lastDecoder;
-    if (!decoder || this.#done || this.#cut !== undefined) return;
-    const unread = this.#encoded - decoder.bytesWritten;
-    if (unread <= 0) return;
-    this.#undecodable = true;
-    this.#cut = `the body does not decode as its Content-Encoding says: ${unread} bytes after the end of its coded data`;
   }
 
   /** The streamed list's verdict: whole, or on its start when judged in part. */
@@ -329,10 +309,10 @@ export class ForwardedBody {
    */
   #pause(paused: boolean): void {
     if (paused) {
-      this.#decoder?.pause();
+      this.#decoder?.pause(true);
       this.#stopArriving();
     } else {
-      this.#decoder?.resume();
+      this.#decoder?.pause(false);
       if (!this.#over) this.#stopArriving = this.#turns.arriving();
     }
     this.#options.pacing?.pause(paused);
@@ -348,29 +328,6 @@ export class ForwardedBody {
     this.#chunks.push(part);
     this.#kept += part.length;
   }
-}
-
-// stream.compose (Node >= 16.9), which @types/node 20 does not declare: one Duplex of decoders in a row.
-const { compose } = streams as unknown as { compose: (...decoders: Duplex[]) => Duplex };
-
-/**
- * The decoders of a Content-Encoding, in the order they undo its codings (the last applied first, RFC
- * 9110 §8.4: `gzip, br` is br of gzip); none when a coding is not one the proxy reads (its bytes are judged
- * as they are).
- */
-function decodersFor(contentEncoding: string | undefined): Array<Duplex & Zlib> {
-  const codings = (contentEncoding ?? "")
-    .split(",")
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== "" && coding !== "identity");
-  const decoders: Array<Duplex & Zlib> = [];
-  for (const coding of codings.reverse()) {
-    if (coding === "gzip" || coding === "x-gzip") decoders.push(createGunzip());
-    else if (coding === "deflate") decoders.push(createInflate());
-    else if (coding === "br") decoders.push(createBrotliDecompress());
-    else return [];
-  }
-  return decoders;
 }
 
 /** What a judged body's tap is given once, for every exchange of its forwarder. */

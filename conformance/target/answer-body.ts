@@ -5,6 +5,7 @@ import type { ListReading } from "../judging/identical-readings.ts";
 import { judgeFault } from "../judging/list-judge.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
+import { DecoderChain, READ_CODINGS, readCodings } from "./content-coding.ts";
 
 /**
  * Bytes of an answer kept when it is not a list judged as it streams: an Error record or an empty body needs
@@ -14,54 +15,152 @@ export const WHOLE_ANSWER_BYTES = 1024 * 1024;
 // Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
 const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 
+const NO_CODINGS = { codings: [] };
+
 /** Why a BodyReader read no more. */
 export type ReadingStop = "max-body" | "not-a-list" | { unjudgeable: string };
 
+/** What a BodyReader tells the client reading the answer. */
+export interface BodyReading {
+  /** Nothing more is read, and the answer is what was read, cut for this reason: said once at most. */
+  stopped(stop: ReadingStop): void;
+  /** The decoders are behind: stop reading the connection (true) until they caught up (false). */
+  pause(paused: boolean): void;
+}
+
 /**
- * One body as it arrives, whichever client reads it: kept as chunks, or streamed into a list judge keeping
- * only its start, and never past the limit.
+ * One body as it arrives, whichever client reads it: decoded from its Content-Encoding as it comes, then
+ * kept as chunks, or streamed into a list judge keeping only its start, and never past the limit, which
+ * bounds the decoded bytes (a few kilobytes of a compressed body can decode to any number).
  */
 export class BodyReader {
+  /** Bytes of the body as they came, coded or not. */
   bytes = 0;
+  /** Bytes of the body as read, decoded from its Content-Encoding. */
+  decoded = 0;
   readonly #chunks: Buffer[] = [];
   #kept = 0;
+  readonly #codings: { codings: string[] } | { unread: string };
+  #decoder: DecoderChain | undefined;
+  #stop: ReadingStop | undefined;
+  /** The connection is paused until the decoders take in what they were given. */
+  #waiting = false;
 
   constructor(
     private readonly limit: number,
     private readonly judge: ListReading | undefined,
-  ) {}
+    contentEncoding: string | undefined,
+    private readonly reading: BodyReading,
+  ) {
+    this.#codings = contentEncoding === undefined ? NO_CODINGS : readCodings(contentEncoding);
+  }
 
-  /** Why nothing more is read: past a limit (--max-body, or what an answer not a list holds), or a list that cannot be judged. */
-  add(chunk: Buffer): ReadingStop | undefined {
+  /** Whether the body has a Content-Encoding that is decoded (or would be, were it read). */
+  get coded(): boolean {
+    return !("codings" in this.#codings) || this.#codings.codings.length > 0;
+  }
+
+  /** A chunk as it came; an empty body is empty whatever its Content-Encoding says. */
+  add(chunk: Buffer): void {
+    if (this.#stop !== undefined) return;
     this.bytes += chunk.length;
-    if (this.bytes > this.limit) return "max-body";
-    if (this.judge === undefined) {
-      if (this.bytes > WHOLE_ANSWER_BYTES) return "not-a-list";
-      this.#chunks.push(chunk);
-      return undefined;
+    if (!("codings" in this.#codings)) {
+      const { unread } = this.#codings;
+      this.#stopWith({
+        unjudgeable: `Content-Encoding "${unread}" is not one the suite reads (${READ_CODINGS})`,
+      });
+      return;
     }
-    try {
-      this.judge.write(chunk);
-    } catch (error) {
-      // A fault met on this answer only: it fails this request, not the run.
-      return { unjudgeable: judgeFault(error) };
+    if (this.#codings.codings.length === 0) {
+      this.#take(chunk);
+      return;
+    }
+    this.#decoder ??= new DecoderChain(this.#codings.codings, {
+      data: (decoded) => this.#take(decoded),
+      failed: ({ coding, reason }) => this.#stopWith({ unjudgeable: `${coding} body is corrupt: ${reason}` }),
+    });
+    // A chunk or two may still come after the connection is paused: one wait for the decoders is enough.
+    if (!this.#decoder.write(chunk) && !this.#waiting) {
+      this.#waiting = true;
+      this.reading.pause(true);
+      this.#decoder.drained(() => {
+        this.#waiting = false;
+        this.reading.pause(false);
+      });
+    }
+  }
+
+  /**
+   * The last byte came: `then` once it is decoded (a stop it brings is said first); at once for a body in
+   * no coding, as most are.
+   */
+  ended(then: () => void): void {
+    if (this.#decoder === undefined || this.#stop !== undefined) then();
+    else void this.#decoder.end().then(then);
+  }
+
+  #take(chunk: Buffer): void {
+    if (this.#stop !== undefined) return;
+    this.decoded += chunk.length;
+    const stop = this.#stopAt(chunk);
+    if (stop !== undefined) {
+      this.#stopWith(stop);
+      return;
+    }
+    if (this.judge === undefined) {
+      this.#chunks.push(chunk);
+      return;
     }
     if (this.#kept < EXCERPT_BYTES) {
       const part = chunk.subarray(0, EXCERPT_BYTES - this.#kept);
       this.#chunks.push(part);
       this.#kept += part.length;
     }
+  }
+
+  /** Why the reading stops at this decoded chunk: past a limit, or a list that cannot be judged. */
+  #stopAt(chunk: Buffer): ReadingStop | undefined {
+    if (this.decoded > this.limit) return "max-body";
+    if (this.judge === undefined) return this.decoded > WHOLE_ANSWER_BYTES ? "not-a-list" : undefined;
+    try {
+      this.judge.write(chunk);
+    } catch (error) {
+      // A fault met on this answer only: it fails this request, not the run.
+      return { unjudgeable: judgeFault(error) };
+    }
     return undefined;
   }
 
+  #stopWith(stop: ReadingStop): void {
+    this.#stop = stop;
+    this.#decoder?.destroy();
+    this.reading.stopped(stop);
+  }
+
+  /** Why the reading stopped, in the words of the run's settings. */
+  stopReason(stop: ReadingStop, limits: { maxBodyBytes: number; names: SettingNames }): string {
+    const { maxBodyBytes, names } = limits;
+    const codings = "codings" in this.#codings ? this.#codings.codings.join(", ") : "";
+    const decoding = this.coded ? ` after decoding its Content-Encoding (${codings})` : "";
+    const at = this.coded
+      ? `${this.decoded} decoded bytes, ${this.bytes} as they came`
+      : `${this.bytes} bytes`;
+    if (stop === "max-body")
+      return `the body is larger than the ${formatBytes(maxBodyBytes)} ${names.maxBody} allows${decoding} (stopped reading at ${at}); raise ${names.maxBody} to judge it`;
+    if (stop === "not-a-list")
+      return `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}${decoding}, more than any answer but a list of orders needs (stopped reading at ${at})`;
+    return stop.unjudgeable;
+  }
+
   response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {
+    if (cut !== undefined) this.#decoder?.destroy();
     const bytes = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
     const notText = this.judge ? undefined : utf8Problem(bytes);
     const response: ExchangeResponse = {
       status,
       headers,
       body: bytes.toString("utf8"),
-      received: this.bytes,
+      received: this.decoded,
       ...(notText !== undefined ? { notUtf8: notText } : {}),
     };
     if (cut !== undefined) {
@@ -76,20 +175,6 @@ export class BodyReader {
     }
     return response;
   }
-}
-
-/** Why the reading of an answer stopped, in the words of the run's settings. */
-export function readingStopped(
-  stop: ReadingStop,
-  bytes: number,
-  limits: { maxBodyBytes: number; names: SettingNames },
-): string {
-  const { maxBodyBytes, names } = limits;
-  if (stop === "max-body")
-    return `the body is larger than the ${formatBytes(maxBodyBytes)} ${names.maxBody} allows (stopped reading at ${bytes} bytes); raise ${names.maxBody} to judge it`;
-  if (stop === "not-a-list")
-    return `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${bytes} bytes)`;
-  return stop.unjudgeable;
 }
 
 /** A request the client refused to send, failed with its reason on one line. */

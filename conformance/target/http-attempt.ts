@@ -4,7 +4,7 @@ import type { Exchange } from "../judging/exchange.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
-import { BodyReader, cutShort, readingStopped, unsent } from "./answer-body.ts";
+import { BodyReader, cutShort, unsent } from "./answer-body.ts";
 import { type StartGate, whenConnected } from "./start-gate.ts";
 
 export { WHOLE_ANSWER_BYTES } from "./answer-body.ts";
@@ -157,7 +157,15 @@ export class HttpAttempt {
     this.#answered = true;
     const status = incoming.statusCode ?? 0;
     const judge = status === 200 ? this.request.listJudge?.() : undefined;
-    const reader = new BodyReader(this.target.maxBodyBytes, judge);
+    const coding = incoming.headers["content-encoding"];
+    const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, coding, {
+      stopped: (stop) => {
+        if (stop === "max-body") this.#limit = "max-body";
+        answer(reader.stopReason(stop, this.target));
+        incoming.destroy();
+      },
+      pause: (paused) => (paused ? incoming.pause() : incoming.resume()),
+    });
     const answer = (cut?: string) => {
       if (this.#settled) return;
       this.#finish({
@@ -175,14 +183,8 @@ export class HttpAttempt {
       );
       incoming.destroy();
     };
-    incoming.on("data", (chunk: Buffer) => {
-      const stop = reader.add(chunk);
-      if (stop === undefined) return;
-      if (stop === "max-body") this.#limit = "max-body";
-      answer(readingStopped(stop, reader.bytes, this.target));
-      incoming.destroy();
-    });
-    incoming.on("end", () => answer());
+    incoming.on("data", (chunk: Buffer) => reader.add(chunk));
+    incoming.on("end", () => reader.ended(() => answer()));
     incoming.on("error", (error) =>
       answer(cutShort(reader.bytes, incoming.headers["content-length"], error.message)),
     );

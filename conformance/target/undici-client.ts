@@ -3,7 +3,7 @@ import { type ControlTransport, fetchTransport } from "../../contract/control-cl
 import type { Exchange, ExchangeResponse } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
-import { BodyReader, cutShort, oneLine, readingStopped, unsent } from "./answer-body.ts";
+import { BodyReader, cutShort, oneLine, unsent } from "./answer-body.ts";
 import type { RequestToSend } from "./http-attempt.ts";
 import {
   type ClientOptions,
@@ -310,6 +310,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
   #answer: { status: number; headers: Record<string, string>; reader: BodyReader } | undefined;
   #sentAt: number | undefined;
   #limit: Exchange["limit"];
+  #bodyEnded = false;
   readonly #deadline: NodeJS.Timeout;
 
   constructor(
@@ -344,28 +345,36 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(
-    _controller: Dispatcher.DispatchController,
+    controller: Dispatcher.DispatchController,
     status: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
     if (status < 200) return;
     const judge = status === 200 ? this.request.listJudge?.() : undefined;
-    const reader = new BodyReader(this.target.maxBodyBytes, judge);
-    this.#answer = { status, headers: asNodeReadsThem(headers), reader };
+    const read = asNodeReadsThem(headers);
+    const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, read["content-encoding"], {
+      stopped: (stop) => {
+        if (stop === "max-body") this.#limit = "max-body";
+        this.#answered(reader.stopReason(stop, this.target));
+        // Decoding may stop after the last byte came, when there is nothing left to abort.
+        if (!this.#bodyEnded) controller.abort(new Error("reading stopped"));
+      },
+      pause: (paused) => (paused ? controller.pause() : controller.resume()),
+    });
+    this.#answer = { status, headers: read, reader };
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const answer = this.#answer;
     if (answer === undefined || this.#settled) return;
-    const stop = answer.reader.add(chunk);
-    if (stop === undefined) return;
-    if (stop === "max-body") this.#limit = "max-body";
-    this.#answered(readingStopped(stop, answer.reader.bytes, this.target));
-    controller.abort(new Error("reading stopped"));
+    answer.reader.add(chunk);
   }
 
   onResponseEnd(): void {
-    this.#answered();
+    this.#bodyEnded = true;
+    const answer = this.#answer;
+    if (answer === undefined) return;
+    answer.reader.ended(() => this.#answered());
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

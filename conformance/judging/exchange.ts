@@ -29,7 +29,7 @@ export interface ExchangeResponse {
   headers: Record<string, string>;
   /** The body as text; for a list judged as it streamed in, only its start (`list` holds the verdict). */
   body: string;
-  /** Bytes of body received. */
+  /** Bytes of body read, after undoing its Content-Encoding. */
   received?: number;
   /** The body's bytes, where they are kept whole anyway (the proxy). */
   readonly bodyBytes?: Uint8Array;

@@ -67,7 +67,7 @@ export class BodyReader {
     if (!("codings" in this.#codings)) {
       const { unread } = this.#codings;
       this.#stopWith({
-        unjudgeable: `Content-Encoding "${unread}" is not one the suite reads (${READ_CODINGS})`,
+        unjudgeable: `Content-Encoding "${unread}" is not one petstore-conformance reads (${READ_CODINGS})`,
       });
       return;
     }

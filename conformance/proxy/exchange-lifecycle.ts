@@ -229,6 +229,8 @@ export class Exchange {
   /** Bytes written to the client that its connection has not taken yet, held in the account. */
   #unflushed = 0;
   #clientGone = false;
+  /** The connection to the upstream (or the forward proxy) was made: a byte of the request may have gone. */
+  #connected = false;
   /** The taps are adding what they know to the exchange's end: of a whole answer, or of one broken off. */
   #ending: "whole" | "broken" | undefined;
   // Reading from the upstream pauses while the client is behind, as a plain proxy's does; the judge works
@@ -456,6 +458,7 @@ export class Exchange {
       this.guard((incoming: IncomingMessage) => this.onUpstreamHead(incoming)),
     );
     this.#outgoing = sent;
+    sent.once("socket", (socket: Socket) => this.#whenConnected(socket));
     deadlines.waitFor(sent, this.begun);
     this.#watch(sent);
     const { "content-length": length, "transfer-encoding": chunked } = request.headers;
@@ -478,6 +481,19 @@ export class Exchange {
         this.#breakOff({ brokenOff: CLIENT_LEFT });
       }),
     );
+  }
+
+  /**
+   * Marks the request as possibly sent once its connection is made: a kept-alive one at once, a TLS one at
+   * its handshake's end (nothing of the request is written before it).
+   */
+  #whenConnected(socket: Socket): void {
+    const made = () => {
+      this.#connected = true;
+    };
+    // Only a connection whose requests were answered is kept alive, so one not connecting has shaken hands.
+    if (!socket.connecting) made();
+    else socket.once("encrypted" in socket ? "secureConnect" : "connect", made);
   }
 
   /** The request's own ways to fail: a switch of protocol, no answer at all. */
@@ -602,6 +618,7 @@ export class Exchange {
     if (end.unheld !== undefined) forwarded.unheld = end.unheld;
     if (end.fault !== undefined) forwarded.fault = end.fault;
     if (end.brokenOff !== undefined) forwarded.brokenOff = end.brokenOff;
+    if (!this.#connected && answer === undefined) forwarded.neverSent = true;
     const outcome: ExchangeOutcome = { forwarded, ...(end.reply ? { answer: end.reply } : {}) };
     for (const tap of this.#taps) tap.onFinish?.(end, outcome);
     return outcome;

@@ -59,6 +59,8 @@ export interface ForwardedExchange {
    * breaking off): why. `response` then holds what came of the answer, if anything did.
    */
   brokenOff?: string;
+  /** No connection to the upstream was ever made for it (refused, no such host, cut before): it changed nothing. */
+  neverSent?: true;
 }
 
 /** A method a request's method override names, and the operation it spells with the request's path. */
@@ -201,7 +203,7 @@ function barrierAt(
   context: JudgeContext,
 ): void {
   const status = statusOf(forwarded);
-  if (!mayHaveTakenEffect(status)) return;
+  if (forwarded.neverSent || !mayHaveTakenEffect(status)) return;
   const overrides = forwarded.overridden?.map((override) => override.method).join(", ");
   const what = `#${forwarded.seq} ${forwarded.method} ${pathname}${overrides ? ` (method override: ${overrides})` : ""}`;
   if (context.notOrders?.covers(pathname)) context.state.notOrdersWrite(what);

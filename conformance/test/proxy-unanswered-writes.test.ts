@@ -49,6 +49,12 @@ async function startLateWritesUpstream(listsBefore: number) {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    /** Stops listening, and listens again on the same port. */
+    pause: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -118,6 +124,41 @@ describe("a write outside the contract that was never answered", () => {
         /1 write outside the contract was never answered \(first: #\d+ POST \/admin\/reset\)/.test(warning),
       ),
       report.warnings.join("\n"),
+    );
+  });
+
+  it("is no barrier when it never reached the upstream: the lists after a write refused a connection are compared", async () => {
+    const upstream = await startLateWritesUpstream(2);
+    const json = join(folder, "refused-reset.json");
+    let proxy: ProxyProcess | undefined;
+    try {
+      proxy = await startSourceProxy(["--upstream", upstream.url, "--reporter", `json:${json}`]);
+      const headers = { authorization: "Bearer some-key" };
+      const list = () =>
+        fetch(`${proxy?.url}/store/orders`, { headers }).then(async (answer) => {
+          assert.equal(answer.status, 200);
+          return ((await answer.json()) as unknown[]).length;
+        });
+      assert.equal(await list(), 3);
+      const listenAgain = await upstream.pause();
+      const reset = await fetch(new URL("/admin/reset", proxy.url), { method: "POST" });
+      await reset.arrayBuffer();
+      assert.equal(reset.status, 502, "nothing listened: the write never left the proxy");
+      await listenAgain();
+      assert.deepEqual([await list(), await list()], [3, 3]);
+    } finally {
+      await proxy?.stop("SIGTERM");
+      await upstream.close();
+    }
+    const report = JSON.parse(readFileSync(json, "utf8")) as Report;
+    assert.deepEqual(failures(report), []);
+    assert.ok(!report.warnings.some((warning) => /never answered/.test(warning)), report.warnings.join("\n"));
+    const states = report.scenarios
+      .flatMap((scenario) => scenario.checks)
+      .filter((check) => check.id === "listOrders.state");
+    assert.ok(
+      states.every((check) => !/never answered/.test(check.message ?? "")),
+      "the lists after the refused write were compared",
     );
   });
 

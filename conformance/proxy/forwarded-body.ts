@@ -111,10 +111,18 @@ export class ForwardedBody {
     // A coding the proxy does not read leaves the bytes to be judged as they are.
     const read = readCodings(options.contentEncoding);
     if ("codings" in read && read.codings.length > 0)
-      this.#decoder = new DecoderChain(read.codings, {
-        data: (chunk) => this.#take(chunk),
-        failed: (failure) => this.#undecoded(failure),
-      });
+      this.#decoder = new DecoderChain(
+        read.codings,
+        {
+          data: (chunk) => this.#take(chunk),
+          failed: (failure) => this.#undecoded(failure),
+          overBudget: (why) => {
+            this.#notJudged ??= `${this.#overBudget()}: ${why}: forwarded unchanged, not judged`;
+            this.#stopReading();
+          },
+        },
+        options.held,
+      );
   }
 
   /**
@@ -180,6 +188,8 @@ export class ForwardedBody {
     this.#kept = 0;
     this.#indexCharged = 0;
     this.#feed?.drop();
+    // Its state goes back to the account with it, whether the body decoded to its end or not.
+    this.#decoder?.destroy();
   }
 
   /**

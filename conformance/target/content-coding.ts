@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate, type Zlib } from "node:zlib";
+import { formatBytes } from "../../common/byte-size.ts";
 
 /** The content codings read, by their names in a Content-Encoding (lower case). */
 const DECODERS: Readonly<Record<string, () => Duplex & Zlib>> = {
@@ -40,6 +41,38 @@ export interface DecodedEvents {
   data(chunk: Buffer): void;
   /** The body does not decode: called once, and nothing more comes. */
   failed(failure: CodingFailure): void;
+  /** The decoders' state would not fit in the account: called once, and nothing more comes. */
+  overBudget?(why: string): void;
+}
+
+/** An account the decoders' state is reserved from before it is allocated, and given back to at the end. */
+export interface DecoderRoom {
+  tryTake(bytes: number): boolean;
+  give(bytes: number): void;
+}
+
+/** What a zlib decoder holds: its 32 KiB window, its state and its output buffer, with room to spare. */
+const ZLIB_STATE_BYTES = 64 * 1024;
+/** The largest window a brotli stream may ask for (RFC 7932 §9.2: WBITS 24; Node refuses larger ones). */
+const BROTLI_LARGEST_WINDOW_BITS = 24;
+
+/**
+ * The window a brotli stream asks for, read from its first byte (RFC 7932 §9.2, bits from the lowest): the
+ * decoder's ring buffer grows to it. Unknown (no byte yet, or a large window): the largest.
+ */
+export function brotliWindowBits(firstByte: number | undefined): number {
+  if (firstByte === undefined) return BROTLI_LARGEST_WINDOW_BITS;
+  if ((firstByte & 1) === 0) return 16;
+  const n = (firstByte >> 1) & 7;
+  if (n !== 0) return 17 + n;
+  const m = (firstByte >> 4) & 7;
+  if (m === 1) return BROTLI_LARGEST_WINDOW_BITS;
+  return m === 0 ? 17 : 8 + m;
+}
+
+/** What a decoder of `coding` may hold at most, given its first coded byte when it is known. */
+export function decoderStateBytes(coding: string, firstByte?: number): number {
+  return coding === "br" ? (1 << brotliWindowBits(firstByte)) + ZLIB_STATE_BYTES : ZLIB_STATE_BYTES;
 }
 
 /**
@@ -57,11 +90,20 @@ export class DecoderChain {
   #stopped = false;
   readonly #ended: Promise<void>;
   #settle: () => void = () => {};
+  /** What the decoders' state holds of the room, given back when the chain stops. */
+  #reserved = 0;
+  /** The first decoder's state is reserved at its first byte, which says how large it may grow. */
+  #firstReserved = false;
 
-  /** `codings` as readCodings gives them: one at least, each one read. */
+  /**
+   * `codings` as readCodings gives them: one at least, each one read. With a room, every decoder's state is
+   * reserved from it before the decoder takes a byte: at once for those whose first bytes come from another
+   * decoder, as large as they may grow.
+   */
   constructor(
     codings: readonly string[],
     private readonly events: DecodedEvents,
+    private readonly room?: DecoderRoom,
   ) {
     this.#codings = [...codings].reverse();
     this.#decoders = this.#codings.map((coding) => (DECODERS[coding] as () => Duplex & Zlib)());
@@ -90,7 +132,11 @@ export class DecoderChain {
 
   /** Coded bytes in; false when the first decoder holds enough and `drained` should be awaited. */
   write(raw: Buffer): boolean {
-    if (this.#stopped) return true;
+    if (this.#stopped || raw.length === 0) return true;
+    if (!this.#firstReserved) {
+      this.#firstReserved = true;
+      if (!this.#reserveAll(raw[0] as number)) return true;
+    }
     this.#given[0] = (this.#given[0] as number) + raw.length;
     return (this.#decoders[0] as Duplex).write(raw);
   }
@@ -118,7 +164,27 @@ export class DecoderChain {
     if (this.#stopped) return;
     this.#stopped = true;
     for (const decoder of this.#decoders) decoder.destroy();
+    if (this.#reserved > 0) this.room?.give(this.#reserved);
+    this.#reserved = 0;
     this.#settle();
+  }
+
+  /** Reserves every decoder's state, the first's sized by its first byte; false, stopped, when it does not fit. */
+  #reserveAll(firstByte: number): boolean {
+    if (this.room === undefined) return true;
+    const wanted = this.#codings.reduce(
+      (total, coding, at) => total + decoderStateBytes(coding, at === 0 ? firstByte : undefined),
+      0,
+    );
+    if (this.room.tryTake(wanted)) {
+      this.#reserved = wanted;
+      return true;
+    }
+    this.destroy();
+    this.events.overBudget?.(
+      `decoding its Content-Encoding (${[...this.#codings].reverse().join(", ")}) needs ${formatBytes(wanted)} more than the account has left`,
+    );
+    return false;
   }
 
   #endedWhole(): void {

@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
-import { type CodingFailure, DecoderChain, readCodings } from "../target/content-coding.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
+import {
+  brotliWindowBits,
+  type CodingFailure,
+  DecoderChain,
+  decoderStateBytes,
+  readCodings,
+} from "../target/content-coding.ts";
 
 const CODERS: Readonly<Record<string, (body: Buffer) => Buffer>> = {
   gzip: (body) => gzipSync(body),
@@ -123,5 +130,32 @@ describe("a body's content codings decoded", () => {
     chain.write(bomb);
     await chain.end();
     assert.ok(decoded <= 1024 * 1024 + 64 * 1024, `${decoded} bytes`);
+  });
+
+  it("reads a brotli stream's window from its first byte, for every window a stream may ask for", () => {
+    const body = Buffer.alloc(1 << 20, "order ");
+    for (let bits = 10; bits <= 24; bits++) {
+      const stream = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_LGWIN]: bits } });
+      assert.equal(brotliWindowBits(stream[0]), bits, `lgwin ${bits}`);
+    }
+    assert.equal(brotliWindowBits(undefined), 24, "unknown: the largest");
+  });
+
+  it("reserves every decoder's state before it takes a byte, refuses past the room, and gives it all back", async () => {
+    const room = new MemoryBudget(1024 * 1024);
+    const small = brotliCompressSync(Buffer.from("[]"), { params: { [constants.BROTLI_PARAM_LGWIN]: 16 } });
+    const events = { data: () => {}, failed: () => {}, overBudget: (why: string) => refusals.push(why) };
+    const refusals: string[] = [];
+    const fits = new DecoderChain(["br"], events, room);
+    fits.write(small);
+    assert.equal(room.held, decoderStateBytes("br", small[0]));
+    const large = brotliCompressSync(Buffer.from("[]"), { params: { [constants.BROTLI_PARAM_LGWIN]: 22 } });
+    const refused = new DecoderChain(["gzip", "br"], events, room);
+    refused.write(large);
+    assert.deepEqual(refusals.length, 1, "a 4 MiB window does not fit in what is left of 1 MiB");
+    assert.match(refusals[0] as string, /^decoding its Content-Encoding \(gzip, br\) needs /);
+    assert.equal(room.held, decoderStateBytes("br", small[0]), "nothing is held for the chain refused");
+    await fits.end();
+    assert.equal(room.held, 0, "a chain that ended gave its state back");
   });
 });

@@ -733,14 +733,15 @@ function flatRecordText(fields: FlatFields): string {
   const order = Array.from({ length: fields.count }, (_, field) => field).sort((x, y) =>
     (fields.keys[x] as string) < (fields.keys[y] as string) ? -1 : 1,
   );
-  let text = "{";
-  for (const [index, field] of order.entries()) {
-    let value = "";
-    for (let at = fields.jsonStart(field); at < fields.jsonEnd(field); at++)
-      value += String.fromCharCode(fields.bytes[at] as number);
-    text += `${index === 0 ? "" : ","}${JSON.stringify(fields.keys[field])}:${value}`;
-  }
-  return `${text}}`;
+  const { bytes } = fields;
+  // Joined once, and each value read as one string: a text grown piece by piece is a tree of its pieces,
+  // several times its length in memory for as long as the record is kept.
+  const parts = order.map((field) => {
+    const start = fields.jsonStart(field);
+    const value = Buffer.from(bytes.buffer, bytes.byteOffset + start, fields.jsonEnd(field) - start);
+    return `${JSON.stringify(fields.keys[field])}:${value.toString("latin1")}`;
+  });
+  return `{${parts.join(",")}}`;
 }
 
 /**
@@ -779,12 +780,11 @@ function describeId(id: unknown): string {
  */
 export function recordText(order: unknown): string {
   if (!isRecord(order)) return stringifyExact(order);
-  const keys = Object.keys(order).sort();
-  let text = "{";
-  for (const [index, key] of keys.entries()) {
-    text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${valueText(order[key])}`;
-  }
-  return `${text}}`;
+  // Joined once: a text grown piece by piece is a tree of its pieces, several times its length in memory.
+  const parts = Object.keys(order)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${valueText(order[key])}`);
+  return `{${parts.join(",")}}`;
 }
 
 function valueText(value: unknown): string {

@@ -98,8 +98,8 @@ export interface WorkerJudgesOptions extends Omit<JudgeWorkerData, "room"> {
  * The proxy's list judges on a worker thread of their own, started with the first large list: the proxy's
  * thread only forwards, hands each chunk over (a copy, held in the account until the thread says it is
  * judged) and reads the verdict back. The thread runs within its share of the account (`judgesShare`). A
- * thread that dies fails the lists it held (as judge faults, or over the memory budget when it outgrew its
- * heap), never the proxy, and the next list starts another.
+ * thread that dies (its heap outgrown, or any fault) ends the lists it held, each said not judged whole with
+ * why, never the proxy, and the next list starts another.
  */
 export class WorkerJudges implements ListJudges {
   #worker: Worker | undefined;
@@ -151,20 +151,20 @@ export class WorkerJudges implements ListJudges {
       this.#feeds.get(message.id)?.heard(message);
     });
     let gone = false;
-    const lost = (loss: Loss) => {
+    const lost = (reason: string) => {
       if (this.#worker === worker) this.#worker = undefined;
       if (budget && !gone) budget.unreserve(reserve);
       gone = true;
-      for (const feed of [...this.#feeds.values()]) feed.lost(loss);
+      for (const feed of [...this.#feeds.values()]) feed.lost(reason);
     };
     worker.on("error", (error: Error & { code?: string }) =>
       lost(
         error.code === "ERR_WORKER_OUT_OF_MEMORY"
-          ? { overBudget: this.#heapOutgrown() }
-          : { fault: new Error(`the judge's thread failed: ${error.message}`) },
+          ? this.#heapOutgrown()
+          : `the judges' thread failed (${error.message})`,
       ),
     );
-    worker.on("exit", (code) => lost({ fault: new Error(`the judge's thread stopped (exit code ${code})`) }));
+    worker.on("exit", (code) => lost(`the judges' thread stopped (exit code ${code})`));
     return worker;
   }
 
@@ -174,10 +174,7 @@ export class WorkerJudges implements ListJudges {
   }
 }
 
-/** How the thread was lost: by a fault, or by outgrowing the heap the budget gives it. */
-type Loss = { fault: Error } | { overBudget: string };
-
-/** The verdict on a list of which nothing could be judged, the judge's thread gone over the budget. */
+/** The verdict on a list of which nothing could be judged, the judges' thread gone (`reason`). */
 function unjudgedVerdict(reason: string): ListVerdict {
   const none = () => ({ count: 0, first: [] });
   return {
@@ -197,8 +194,8 @@ function unjudgedVerdict(reason: string): ListVerdict {
 
 class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
-  /** Set when the thread died of its heap: the list is over the budget, whatever comes of it. */
-  #overBudget: string | undefined;
+  /** Why the list's thread is gone (its heap outgrown, or a fault): it ends unjudged, whatever comes of it. */
+  #unjudged: string | undefined;
   /** Bytes handed over and not yet judged, held in the account. */
   #outstanding = 0;
   /** The block being filled, moved to the thread when full (a new one made then), and how much of it is. */
@@ -227,7 +224,7 @@ class WorkerFeed implements ListFeed {
 
   write(chunk: Buffer): boolean {
     this.#root.see(chunk);
-    if (this.#overBudget !== undefined) return false;
+    if (this.#unjudged !== undefined) return false;
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
     this.backlog.bytes += chunk.length;
@@ -261,8 +258,8 @@ class WorkerFeed implements ListFeed {
   }
 
   end(partial?: string): Promise<ListVerdict> {
-    if (this.#overBudget !== undefined)
-      return Promise.resolve(this.#root.settle(unjudgedVerdict(this.#overBudget)));
+    if (this.#unjudged !== undefined)
+      return Promise.resolve(this.#root.settle(unjudgedVerdict(this.#unjudged)));
     // Told once: a second end would have the thread judge a list of nothing under this id, and its verdict
     // answer the second promise, never the first.
     if (this.#ending) return this.#ending;
@@ -307,18 +304,15 @@ class WorkerFeed implements ListFeed {
   }
 
   /**
-   * The thread is gone: the list was not judged, by a fault of the judge, or over the budget: then a list
-   * still coming is refused more bytes and ends unjudged, and one that ended gets that verdict.
+   * The thread is gone, with all it held of the list: nothing of it is judged, whoever's fault that was (its
+   * heap outgrown, a fault of the thread), and it is never failed for it. A list still coming is refused
+   * more bytes and ends unjudged; one that ended gets that verdict.
    */
-  lost(loss: Loss): void {
+  lost(reason: string): void {
     this.forget();
-    if ("fault" in loss) {
-      this.#fail(loss.fault);
-      return;
-    }
-    this.#overBudget = loss.overBudget;
+    this.#unjudged = reason;
     this.#letGo();
-    this.#verdict?.resolve(this.#root.settle(unjudgedVerdict(loss.overBudget)));
+    this.#verdict?.resolve(this.#root.settle(unjudgedVerdict(reason)));
   }
 
   #fail(error: Error): void {

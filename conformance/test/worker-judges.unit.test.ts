@@ -210,15 +210,26 @@ describe("the list judges' worker thread", () => {
     assert.equal(held.held, 0);
   });
 
-  it("fails the lists of a thread that went away as faults of the judge, and starts another for the next", async () => {
+  // A thread that went away failed its lists as faults of the judge: the answers were failed for it.
+  it("ends the lists of a thread that went away unjudged, never failed, and starts another for the next", async () => {
     const ownJudges = new WorkerJudges({ keepRecordsUpTo: 0 });
     const held = new MemoryBudget();
     const failures: unknown[] = [];
     const feed = ownJudges.feed(context(held, failures));
+    const stillComing = ownJudges.feed(context(held, failures));
     feed.write(list.subarray(0, 20));
+    assert.equal(stillComing.write(list.subarray(0, 20)), true);
     const ending = feed.end();
     await ownJudges.close();
-    await assert.rejects(ending, /the judge's thread stopped/);
+    const gone = /^the judges' thread stopped \(exit code \d+\): nothing of this list was judged$/;
+    assert.match((await ending).partial ?? "", gone);
+    assert.equal(
+      stillComing.write(list.subarray(20)),
+      false,
+      "a list still coming is refused its next bytes",
+    );
+    assert.match((await stillComing.end("the judge fell behind")).partial ?? "", gone);
+    assert.deepEqual(failures, [], "no fault of the judge on either answer");
     assert.equal(held.held, 0);
     const next = ownJudges.feed(context(new MemoryBudget()));
     next.write(list);

@@ -133,7 +133,9 @@ export interface ListJudgeOptions {
   maxNumberChars?: number;
   /**
    * The account the reader takes from before it makes what grows with the text (a long string, an order
-   * being built): an order that needs more than is left stops the judging there, the list judged in part.
+   * being built), and the judge before it keeps a record or a repeated id until the verdict: an order or a
+   * repeated id that needs more than is left stops the judging there, the list judged in part; records
+   * past it leave the list kept as ids and digests. What is kept is given back at the verdict.
    */
   memory?: MemoryAccount;
 }

@@ -17,8 +17,9 @@ import { type RedisService, startRedis } from "../test-support/services.ts";
  *   npx tsx scripts/bench-attacks.ts [--baseline DIR]... [--list-wait-only | --memory-only | --redis-only]
  *     [--cases strings,orders,...] [--built] [--built-only] [--built-baseline DIR]...
  *
- * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, orders-default,
- * orders-errors-default, wide, gzip, million, suite-strings, suite-wide. `--built` adds this checkout's built command (`dist/`, made by
+ * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, errors, errors25,
+ * errors-default, orders-default, orders-errors-default, wide, gzip, million, suite-strings, suite-errors,
+ * suite-wide. `--built` adds this checkout's built command (`dist/`, made by
  * `npx tsup` beforehand) to the memory table's checkouts: what users run, beside the sources under tsx.
  * `--built-only` measures the built commands alone; `--built-baseline DIR` adds DIR's built command (its
  * `dist/`, a `package.json` and `node_modules` beside it) before this checkout's, to compare in one run.
@@ -395,6 +396,18 @@ function orderBytes(id: number): string {
   return `{"id":${id},"petId":${id % 1000},"quantity":${id % 7},"shipDate":"2026-01-01T00:00:00Z","complete":false}`;
 }
 
+/** A list of about `bytes` whose every order breaks the Order schema and shows a status. */
+function ordersFullOfErrors(bytes: number): Buffer {
+  const parts: string[] = [];
+  let size = 1;
+  for (let id = 1; size < bytes; id++) {
+    const order = `{"id":${id},"petId":"p${id % 97}","quantity":-${id % 5}.5,"shipDate":"soon ${id % 13}","complete":"no","status":"placed"}`;
+    parts.push(order);
+    size += order.length + 1;
+  }
+  return Buffer.from(`[${parts.join(",")}]`);
+}
+
 /** A list of ordinary orders of about `bytes`, from id `first` on. */
 function ordersList(bytes: number, first = 1): Buffer {
   const parts: string[] = [];
@@ -407,33 +420,52 @@ function ordersList(bytes: number, first = 1): Buffer {
   return Buffer.from(`[${parts.join(",")}]`);
 }
 
+/** A value made the first time it is asked for, then kept. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+}
+
 /**
  * The hostile lists, by path: `strings` orders whose shipDate is a 14 MiB string, four of them (a
  * never-ending list as far as a reader that keeps the string is concerned); `orders` 25 MB of ordinary
- * orders; `wide` one order with 2,000,000 fields; `gzip` about 600 MB of orders sent gzip-encoded; `million`
- * a list of 1,000,000 orders.
+ * orders; `errors` 10 MB (`errors25` 25 MB) of orders that each break the schema; `wide` one order with
+ * 2,000,000 fields; `gzip` about 600 MB of orders sent gzip-encoded; `million` a list of 1,000,000 orders.
+ * Each is made when first asked for.
  */
 async function startHostileUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
   const { createServer } = await import("node:http");
   const { gzipSync } = await import("node:zlib");
   const longString = Buffer.alloc(14 * 1024 * 1024, 0x61);
-  const orders = ordersList(25_000_000);
-  const wideParts = ['[{"id":1'];
-  for (let field = 0; field < 2_000_000; field++) wideParts.push(`,"f${field}":${field}`);
-  const wide = Buffer.from(`${wideParts.join("")}}]`);
-  const million = ordersList(1_000_000 * 110);
+  const wide = once(() => {
+    const wideParts = ['[{"id":1'];
+    for (let field = 0; field < 2_000_000; field++) wideParts.push(`,"f${field}":${field}`);
+    return Buffer.from(`${wideParts.join("")}}]`);
+  });
   // 600 MB of orders, compressed piece by piece: each piece a run of orders, joined into one array.
-  const piece = ordersList(6_000_000);
-  const inner = piece.subarray(1, piece.length - 1);
-  const gzipped = gzipSync(
-    Buffer.concat([
-      Buffer.from("["),
-      ...Array.from({ length: 100 }, (_, index) =>
-        index === 0 ? inner : Buffer.concat([Buffer.from(","), inner]),
-      ),
-      Buffer.from("]"),
-    ]),
-  );
+  const gzipped = once(() => {
+    const piece = ordersList(6_000_000);
+    const inner = piece.subarray(1, piece.length - 1);
+    return gzipSync(
+      Buffer.concat([
+        Buffer.from("["),
+        ...Array.from({ length: 100 }, (_, index) =>
+          index === 0 ? inner : Buffer.concat([Buffer.from(","), inner]),
+        ),
+        Buffer.from("]"),
+      ]),
+    );
+  });
+  const bodies: Record<string, () => Buffer> = {
+    orders: once(() => ordersList(25_000_000)),
+    million: once(() => ordersList(1_000_000 * 110)),
+    errors: once(() => ordersFullOfErrors(10_000_000)),
+    errors25: once(() => ordersFullOfErrors(25_000_000)),
+    wide,
+  };
   const server = createServer((request, response) => {
     // The shape is the first segment of the path: the upstream of one case is http://…/SHAPE/v1.
     const shape = (request.url ?? "/").split("/")[1] ?? "orders";
@@ -459,11 +491,11 @@ async function startHostileUpstream(): Promise<{ url: string; close: () => Promi
     }
     if (shape === "gzip") {
       response.writeHead(200, { ...json, "content-encoding": "gzip" });
-      response.end(gzipped);
+      response.end(gzipped());
       return;
     }
     response.writeHead(200, json);
-    response.end(shape === "wide" ? wide : shape === "million" ? million : orders);
+    response.end((bodies[shape] ?? (bodies.orders as () => Buffer))());
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const { port } = server.address() as { port: number };
@@ -737,6 +769,21 @@ function memoryCases(
       run: () => proxyPeak(dir, upstream, "orders", 16, [...small, "--errors"]),
     },
     {
+      name: "errors",
+      title: "16 lists of 10 MB full of errors at once, `--max-memory 64MiB --errors`",
+      run: () => proxyPeak(dir, upstream, "errors", 16, [...small, "--errors"]),
+    },
+    {
+      name: "errors25",
+      title: "16 lists of 25 MB full of errors at once, `--max-memory 64MiB --errors`",
+      run: () => proxyPeak(dir, upstream, "errors25", 16, [...small, "--errors"]),
+    },
+    {
+      name: "errors-default",
+      title: "16 lists of 10 MB full of errors at once, default budget (256 MiB), `--errors`",
+      run: () => proxyPeak(dir, upstream, "errors", 16, ["--errors"]),
+    },
+    {
       name: "orders-default",
       title: "16 lists of 25 MB at once, default budget (256 MiB)",
       run: () => proxyPeak(dir, upstream, "orders", 16, []),
@@ -765,6 +812,11 @@ function memoryCases(
       name: "suite-strings",
       title: "the suite on lists of 14 MiB strings, `--max-memory 64MiB`",
       run: () => suitePeak(dir, upstream, "strings", small),
+    },
+    {
+      name: "suite-errors",
+      title: "the suite on lists of 10 MB full of errors, `--max-memory 64MiB`",
+      run: () => suitePeak(dir, upstream, "errors", small),
     },
     {
       name: "suite-wide",

@@ -24,10 +24,10 @@ export interface JudgeWorkerData {
   readerLimits?: ReaderLimits;
   keepRecordsUpTo: number;
   /**
-   * The proxy's account (MemoryBudget#shared and its limit): what the judges make here is taken from it too,
-   * and counted in `threadShare` as well, for the proxy to give back if the thread dies.
+   * What the judges here may hold at once (the thread's share of the proxy's account, `judgesShare`): the
+   * values being read and what is kept until a verdict are taken from it, one account for all the lists.
    */
-  account?: { shared: SharedArrayBuffer; limit: number; threadShare?: SharedArrayBuffer };
+  room?: number;
 }
 
 /**
@@ -58,9 +58,7 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
     orderPlan: contract.flatPlan("Order"),
     keepRecordsUpTo: data.keepRecordsUpTo,
     ...data.readerLimits,
-    ...(data.account
-      ? { memory: new MemoryBudget(data.account.limit, data.account.shared, data.account.threadShare) }
-      : {}),
+    ...(data.room === undefined ? {} : { memory: new MemoryBudget(data.room) }),
   };
   const lists = new Map<number, ListInWork>();
   const send = (message: FromJudge, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);

@@ -133,7 +133,9 @@ export interface ListJudgeOptions {
   maxNumberChars?: number;
   /**
    * The account the reader takes from before it makes what grows with the text (a long string, an order
-   * being built): an order that needs more than is left stops the judging there, the list judged in part.
+   * being built), and the judge before it keeps a record or a repeated id until the verdict: an order or a
+   * repeated id that needs more than is left stops the judging there, the list judged in part; records
+   * past it leave the list kept as ids and digests. What is kept is given back at the verdict.
    */
   memory?: MemoryAccount;
 }
@@ -145,6 +147,9 @@ const EXCERPT_SPAN = 2048;
 // Bytes kept from before the chunk being judged, for an excerpt whose order began in an earlier one.
 const EXCERPT_HISTORY = 2 * EXCERPT_SPAN;
 const DEFAULT_KEEP_RECORD_CHARS = 4 * 1024 * 1024;
+// What a kept record or a repeated id costs beside its characters (two bytes each at most): the map's entry
+// and the strings' headers.
+const KEPT_ENTRY_BYTES = 64;
 const DESCRIBED_CHARS = 60;
 
 /**
@@ -186,6 +191,9 @@ export class ListJudge {
   #limit: (ReaderLimit & { offset: number }) | undefined;
   /** Why the judging stopped short of the list's end, the reader having found no room in the account. */
   #overBudget: string | undefined;
+  readonly #memory: MemoryAccount | undefined;
+  /** What the records and repeated ids kept until the verdict took from the account (`memory`). */
+  #keptCharged = 0;
   #bytes = 0;
   readonly #utf8 = new Utf8Stream();
   /** Where the first order at fault began, once one is; and the bytes kept around it. */
@@ -213,6 +221,7 @@ export class ListJudge {
     this.#maxIndexed = options.maxIndexedOrders ?? Number.POSITIVE_INFINITY;
     this.#keepRecordChars = options.keepRecordChars ?? DEFAULT_KEEP_RECORD_CHARS;
     this.#allRecords = this.#keepRecordsUpTo > 0;
+    this.#memory = options.memory;
     this.#stream = new JsonStream({
       onElement: (value, index) => this.#judgeOrder(value, index),
       ...(this.#plan || this.#watchedOnly
@@ -298,6 +307,7 @@ export class ListJudge {
    */
   endPartial(reason: string): ListVerdict {
     this.#stream.release();
+    this.#giveKept();
     return this.#verdict(this.#seen, {
       allRecords: false,
       partial: `${reason}: the first ${this.#seen} orders (${this.#bytes} bytes) were judged`,
@@ -316,6 +326,36 @@ export class ListJudge {
   /** Judges no more: what the reader took from its account goes back. */
   drop(): void {
     this.#stream.release();
+    this.#giveKept();
+  }
+
+  /**
+   * Takes from the account what a record or a repeated id kept until the verdict costs; false, taking
+   * nothing, when it has no room. The verdict's holder accounts for them from there (given back at the end).
+   */
+  #tryKeep(id: string, text = ""): boolean {
+    if (this.#memory === undefined) return true;
+    const bytes = keptBytes(id, text);
+    if (!this.#memory.tryTake(bytes)) return false;
+    this.#keptCharged += bytes;
+    return true;
+  }
+
+  #giveKept(): void {
+    this.#memory?.give(this.#keptCharged);
+    this.#keptCharged = 0;
+  }
+
+  /** Something kept found no room: the judging stops at this order, the list judged in part. */
+  #keptOverBudget(what: string): JsonStreamError {
+    return new JsonStreamError(
+      `${what} needing more memory than the budget has left`,
+      this.#stream.elementStart,
+      {
+        what: "memory",
+        bound: this.#keptCharged,
+      },
+    );
   }
 
   end(): ListVerdict {
@@ -329,8 +369,11 @@ export class ListJudge {
       } catch (error) {
         this.#stop(error);
       }
+      // What the last order needed found no room: judged in part, as when a write found none.
+      if (this.#overBudget !== undefined) return this.endPartial(this.#overBudget);
     }
     this.#stream.release();
+    this.#giveKept();
     const streamedArray = this.#syntax === undefined && this.#stream.streamedArray;
     return this.#verdict(streamedArray ? (root as number) : 0, {
       ...(this.#syntax === undefined
@@ -412,25 +455,39 @@ export class ListJudge {
     }
     const [digestA, digestB] = digestOf(order);
     if (!this.#indexed(hi, lo, digestA, digestB)) return;
-    if (this.#allRecords) {
-      // An order reckoned larger than the room left is not written out to find that it does not fit.
-      const fits = this.#recordChars + this.#stream.elementBytes <= this.#keepRecordChars;
-      if (this.#orders.size <= this.#keepRecordsUpTo && fits) {
-        const text = recordText(order);
-        this.#recordChars += text.length;
-        if (this.#recordChars <= this.#keepRecordChars) {
-          this.#records.set(bigintOf(hi, lo).toString(), text);
-          return;
-        }
-      }
-      // Past the bound only the watched records stay.
-      this.#allRecords = false;
-      for (const id of this.#records.keys()) if (!this.#watch.has(id)) this.#records.delete(id);
-    }
+    if (this.#allRecords && this.#keptAmongAll(order, hi, lo)) return;
     if (this.#watchLows.has(lo)) {
       const key = bigintOf(hi, lo).toString();
-      if (this.#watch.has(key)) this.#records.set(key, recordText(order));
+      if (this.#watch.has(key)) this.#keepWatched(key, recordText(order));
     }
+  }
+
+  /**
+   * An order's record kept among all of the list's while they stay within their bounds (false past them):
+   * from there only the watched records stay.
+   */
+  #keptAmongAll(order: unknown, hi: number, lo: number): boolean {
+    // An order reckoned larger than the room left is not written out to find that it does not fit.
+    const fits = this.#recordChars + this.#stream.elementBytes <= this.#keepRecordChars;
+    if (this.#orders.size <= this.#keepRecordsUpTo && fits) {
+      const text = recordText(order);
+      const key = bigintOf(hi, lo).toString();
+      this.#recordChars += text.length;
+      // Past the account's room too, the list is kept as ids and digests, as a long one is.
+      if (this.#recordChars <= this.#keepRecordChars && this.#tryKeep(key, text)) {
+        this.#records.set(key, text);
+        return true;
+      }
+    }
+    this.#allRecords = false;
+    for (const [id, text] of this.#records) {
+      if (this.#watch.has(id)) continue;
+      this.#records.delete(id);
+      if (this.#memory === undefined) continue;
+      this.#memory.give(keptBytes(id, text));
+      this.#keptCharged -= keptBytes(id, text);
+    }
+    return false;
   }
 
   /**
@@ -509,8 +566,18 @@ export class ListJudge {
     this.#seen++;
     const { hi, lo } = halves;
     if (this.#indexed(hi, lo, kept.digestA, kept.digestB))
-      this.#records.set(bigintOf(hi, lo).toString(), kept.record);
+      this.#keepWatched(bigintOf(hi, lo).toString(), kept.record);
     return true;
+  }
+
+  /** A watched order's record, which the messages need: past the account's room the judging stops. */
+  #keepWatched(id: string, text: string): void {
+    const before = this.#records.get(id);
+    if (!this.#tryKeep(id, text)) throw this.#keptOverBudget("a watched order's record");
+    this.#records.set(id, text);
+    if (before === undefined || this.#memory === undefined) return;
+    this.#memory.give(keptBytes(id, before));
+    this.#keptCharged -= keptBytes(id, before);
   }
 
   /** Watched-only: a watched order kept aside; false when its id was found before. */
@@ -550,6 +617,8 @@ export class ListJudge {
     this.#fault();
     const key = bigintOf(hi, lo).toString();
     const times = this.#repeats.get(key);
+    if (times === undefined && !this.#tryKeep(key))
+      throw this.#keptOverBudget("the ids listed more than once");
     this.#repeats.set(key, (times ?? 0) + 1);
     if (times === undefined) {
       this.#duplicates.count++;
@@ -557,6 +626,11 @@ export class ListJudge {
     }
     return false;
   }
+}
+
+/** What a record or a repeated id (`text` empty) kept until the verdict is reckoned to cost. */
+function keptBytes(id: string, text: string): number {
+  return KEPT_ENTRY_BYTES + 2 * (id.length + text.length);
 }
 
 /** What a flat order's shape (its keys, in order) works out to for the judge. */
@@ -661,14 +735,15 @@ function flatRecordText(fields: FlatFields): string {
   const order = Array.from({ length: fields.count }, (_, field) => field).sort((x, y) =>
     (fields.keys[x] as string) < (fields.keys[y] as string) ? -1 : 1,
   );
-  let text = "{";
-  for (const [index, field] of order.entries()) {
-    let value = "";
-    for (let at = fields.jsonStart(field); at < fields.jsonEnd(field); at++)
-      value += String.fromCharCode(fields.bytes[at] as number);
-    text += `${index === 0 ? "" : ","}${JSON.stringify(fields.keys[field])}:${value}`;
-  }
-  return `${text}}`;
+  const { bytes } = fields;
+  // Joined once, and each value read as one string: a text grown piece by piece is a tree of its pieces,
+  // several times its length in memory for as long as the record is kept.
+  const parts = order.map((field) => {
+    const start = fields.jsonStart(field);
+    const value = Buffer.from(bytes.buffer, bytes.byteOffset + start, fields.jsonEnd(field) - start);
+    return `${JSON.stringify(fields.keys[field])}:${value.toString("latin1")}`;
+  });
+  return `{${parts.join(",")}}`;
 }
 
 /**
@@ -707,12 +782,11 @@ function describeId(id: unknown): string {
  */
 export function recordText(order: unknown): string {
   if (!isRecord(order)) return stringifyExact(order);
-  const keys = Object.keys(order).sort();
-  let text = "{";
-  for (const [index, key] of keys.entries()) {
-    text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${valueText(order[key])}`;
-  }
-  return `${text}}`;
+  // Joined once: a text grown piece by piece is a tree of its pieces, several times its length in memory.
+  const parts = Object.keys(order)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${valueText(order[key])}`);
+  return `{${parts.join(",")}}`;
 }
 
 function valueText(value: unknown): string {

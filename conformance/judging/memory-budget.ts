@@ -53,31 +53,18 @@ export const INDEXED_ORDER_BYTES = 32;
  */
 export class MemoryBudget {
   /**
-   * The count, in memory the judges' thread shares: what it makes while judging (a string being read, an
-   * order being built) is taken from the same account, so that the one limit holds for both threads.
+   * The count, in memory another thread may share: the judges' thread reserves its share of the account
+   * through the same count, so that the one limit holds for both threads.
    */
   readonly #cell: BigInt64Array;
-  /** What this thread's holders hold of the count, for another thread to give back if this one dies. */
-  readonly #share: BigInt64Array | undefined;
 
   constructor(
     readonly limit: number = HELD_BYTES_LIMIT,
     /** Another thread's account (its `shared`), to hold from the same count. */
     shared?: SharedArrayBuffer,
-    /** A cell of 8 bytes counting what is held through this object alone (see `giveBackShare`). */
-    share?: SharedArrayBuffer,
   ) {
     // What is held, then what of it is reserved (see `reserve`).
     this.#cell = new BigInt64Array(shared ?? new SharedArrayBuffer(16));
-    this.#share = share === undefined ? undefined : new BigInt64Array(share);
-  }
-
-  /**
-   * Gives back all that was held through the object counting into `share`, and zeroes that count: what a
-   * thread that died still held, which it can no longer give back itself.
-   */
-  giveBackShare(share: SharedArrayBuffer): void {
-    this.give(Number(Atomics.exchange(new BigInt64Array(share), 0, 0n)));
   }
 
   /** The count's memory, for another thread to make the same account of with `new MemoryBudget(limit, shared)`. */
@@ -178,7 +165,6 @@ export class MemoryBudget {
       if (held + wanted > limit) return false;
       // The other thread may have taken or given in between: then the count is read again.
       if (Atomics.compareExchange(this.#cell, 0, held, held + wanted) !== held) continue;
-      if (this.#share) Atomics.add(this.#share, 0, wanted);
       return true;
     }
   }
@@ -186,7 +172,6 @@ export class MemoryBudget {
   /** Holds bytes whatever the account says, for a holder that must hold a little to make any progress. */
   take(bytes: number): void {
     Atomics.add(this.#cell, 0, BigInt(bytes));
-    if (this.#share) Atomics.add(this.#share, 0, BigInt(bytes));
   }
 
   /** Holds bytes that must be held, having first let go of what can be (`reclaim`) to make room for them. */
@@ -196,6 +181,5 @@ export class MemoryBudget {
 
   give(bytes: number): void {
     Atomics.sub(this.#cell, 0, BigInt(bytes));
-    if (this.#share) Atomics.sub(this.#share, 0, BigInt(bytes));
   }
 }

@@ -43,47 +43,63 @@ export interface HeapLimits {
   maxYoungGenerationSizeMb?: number;
 }
 
-// The thread's heap beyond the account: its code, validators and ids, and what the collector has not come to.
-const HEAP_BEYOND_ACCOUNT_MB = 64;
+/** What the account gives the judges' thread, fixed while it runs. */
+export interface JudgesShare {
+  /** The thread's heap: V8 ends a thread that would grow past it. */
+  limits: HeapLimits;
+  /** Taken from the account while the thread runs: its heap's bounds and what the thread costs beside them. */
+  reserve: number;
+  /**
+   * What the judges on the thread may hold at once in that heap, each list taking before it holds: the
+   * values being read, the records and repeated ids kept until a verdict. Past it a list is judged in part.
+   */
+  room: number;
+}
+
+const MiB = 1024 * 1024;
+// The judges' share: a quarter of the account, and never less than a thread judging sixteen lists at once
+// needs (below twice that, the account holds half of it and the thread's heap is its least all the same).
+const SHARE_OF_ACCOUNT = 4;
+const LEAST_SHARE_MB = 28;
+// What a started thread costs beside its heap: its isolate, stacks and what its code allocates natively.
+const BESIDE_HEAP_MB = 8;
+// The heap a thread holds before judging anything: its code, the contract's validators.
+const HEAP_AT_START_MB = 8;
 // The young generation: a sixteenth of the account, within bounds that keep the scavenger neither
 // constant nor idle.
 const YOUNG_MIN_MB = 4;
 const YOUNG_MAX_MB = 16;
-// What a started thread adds to the process beyond its young generation: its isolate, code and validators.
-const THREAD_BASE_BYTES = 12 * 1024 * 1024;
-// The most of the account the thread's reserve takes, so that a small account still judges lists.
-const RESERVE_SHARE = 4;
 
 /**
- * The thread's heap, bounded by the account: what the judges build is taken from the account first, so
- * the bound makes the collector free the strings and orders already handed on sooner, rather than let them
- * pile up while the heap may grow. A thread that reaches it anyway dies, and its lists are reported over
- * the memory budget.
+ * The judges' thread's share of an account of `accountBytes`: a quarter of it (28 MiB at least), reserved
+ * while the thread runs, its heap bounded to fit within it. Of the old generation past what the thread
+ * starts with, the judges hold half, so that the collector has the rest to free what was handed on and a
+ * thread never dies of what its lists hold.
  */
-export function heapLimits(accountBytes: number | undefined): HeapLimits {
-  if (accountBytes === undefined) return {};
-  const accountMb = Math.ceil(accountBytes / (1024 * 1024));
+export function judgesShare(accountBytes: number): JudgesShare {
+  const accountMb = Math.floor(accountBytes / MiB);
+  const shareMb = Math.max(LEAST_SHARE_MB, Math.floor(accountMb / SHARE_OF_ACCOUNT));
+  const youngMb = Math.min(YOUNG_MAX_MB, Math.max(YOUNG_MIN_MB, Math.ceil(accountMb / 16)));
+  const oldMb = shareMb - youngMb - BESIDE_HEAP_MB;
   return {
-    maxOldGenerationSizeMb: accountMb + HEAP_BEYOND_ACCOUNT_MB,
-    maxYoungGenerationSizeMb: Math.min(YOUNG_MAX_MB, Math.max(YOUNG_MIN_MB, Math.ceil(accountMb / 16))),
+    limits: { maxOldGenerationSizeMb: oldMb, maxYoungGenerationSizeMb: youngMb },
+    reserve: Math.min(shareMb * MiB, Math.floor(accountBytes / 2)),
+    room: ((oldMb - HEAP_AT_START_MB) / 2) * MiB,
   };
 }
 
-/**
- * What the thread is reserved of the account while it runs: the process grows by the thread whatever it
- * judges, so the lists held for it get only what is left. Its young generation and base, at most a quarter
- * of the account.
- */
-export function threadReserve(accountBytes: number, limits: HeapLimits): number {
-  const young = (limits.maxYoungGenerationSizeMb ?? YOUNG_MAX_MB) * 1024 * 1024;
-  return Math.min(young + THREAD_BASE_BYTES, Math.floor(accountBytes / RESERVE_SHARE));
+/** What the proxy gives its list judges: the thread's start, and the account it takes its share of. */
+export interface WorkerJudgesOptions extends Omit<JudgeWorkerData, "room"> {
+  /** The proxy's account (MemoryBudget#shared and its limit). */
+  account?: { shared: SharedArrayBuffer; limit: number };
 }
 
 /**
  * The proxy's list judges on a worker thread of their own, started with the first large list: the proxy's
  * thread only forwards, hands each chunk over (a copy, held in the account until the thread says it is
- * judged) and reads the verdict back. A thread that dies fails the lists it held as judge faults, and the
- * next list starts another.
+ * judged) and reads the verdict back. The thread runs within its share of the account (`judgesShare`). A
+ * thread that dies (its heap outgrown, or any fault) ends the lists it held, each said not judged whole with
+ * why, never the proxy, and the next list starts another.
  */
 export class WorkerJudges implements ListJudges {
   #worker: Worker | undefined;
@@ -93,9 +109,9 @@ export class WorkerJudges implements ListJudges {
   readonly #backlog: Backlog = { bytes: 0 };
 
   constructor(
-    readonly data: JudgeWorkerData,
-    /** The thread's heap: by default from the account's limit. */
-    readonly limits: HeapLimits = heapLimits(data.account?.limit),
+    readonly options: WorkerJudgesOptions,
+    /** The thread's share: by default from the account's limit; none without an account. */
+    readonly share: JudgesShare | undefined = options.account && judgesShare(options.account.limit),
   ) {}
 
   feed(context: FeedContext): ListFeed {
@@ -123,53 +139,42 @@ export class WorkerJudges implements ListJudges {
   }
 
   #start(): Worker {
-    // What this thread holds of the account, given back if it dies.
-    const threadShare = new SharedArrayBuffer(8);
-    const { account } = this.data;
+    const { account, ...data } = this.options;
+    const { share } = this;
     const budget = account && new MemoryBudget(account.limit, account.shared);
-    const reserve = account ? threadReserve(account.limit, this.limits) : 0;
+    const reserve = share?.reserve ?? 0;
     budget?.reserve(reserve);
-    const worker = startWorker(
-      account ? { ...this.data, account: { ...account, threadShare } } : this.data,
-      this.limits,
-    );
+    const worker = startWorker(share ? { ...data, room: share.room } : data, share?.limits ?? {});
     // The proxy's stop decides when it ends, never a judge still at work.
     worker.unref();
     worker.on("message", (message: FromJudge) => {
       this.#feeds.get(message.id)?.heard(message);
     });
     let gone = false;
-    const lost = (loss: Loss) => {
+    const lost = (reason: string) => {
       if (this.#worker === worker) this.#worker = undefined;
-      // What the thread's readers held of the account, it can no longer give back itself.
-      if (budget && !gone) {
-        budget.giveBackShare(threadShare);
-        budget.unreserve(reserve);
-      }
+      if (budget && !gone) budget.unreserve(reserve);
       gone = true;
-      for (const feed of [...this.#feeds.values()]) feed.lost(loss);
+      for (const feed of [...this.#feeds.values()]) feed.lost(reason);
     };
     worker.on("error", (error: Error & { code?: string }) =>
       lost(
         error.code === "ERR_WORKER_OUT_OF_MEMORY"
-          ? { overBudget: this.#heapOutgrown() }
-          : { fault: new Error(`the judge's thread failed: ${error.message}`) },
+          ? this.#heapOutgrown()
+          : `the judges' thread failed (${error.message})`,
       ),
     );
-    worker.on("exit", (code) => lost({ fault: new Error(`the judge's thread stopped (exit code ${code})`) }));
+    worker.on("exit", (code) => lost(`the judges' thread stopped (exit code ${code})`));
     return worker;
   }
 
   #heapOutgrown(): string {
-    const { maxOldGenerationSizeMb: old, maxYoungGenerationSizeMb: young } = this.limits;
+    const { maxOldGenerationSizeMb: old, maxYoungGenerationSizeMb: young } = this.share?.limits ?? {};
     return `over the memory budget (the judges' thread outgrew its heap of ${(old ?? 0) + (young ?? 0)} MB)`;
   }
 }
 
-/** How the thread was lost: by a fault, or by outgrowing the heap the budget gives it. */
-type Loss = { fault: Error } | { overBudget: string };
-
-/** The verdict on a list of which nothing could be judged, the judge's thread gone over the budget. */
+/** The verdict on a list of which nothing could be judged, the judges' thread gone (`reason`). */
 function unjudgedVerdict(reason: string): ListVerdict {
   const none = () => ({ count: 0, first: [] });
   return {
@@ -189,8 +194,8 @@ function unjudgedVerdict(reason: string): ListVerdict {
 
 class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
-  /** Set when the thread died of its heap: the list is over the budget, whatever comes of it. */
-  #overBudget: string | undefined;
+  /** Why the list's thread is gone (its heap outgrown, or a fault): it ends unjudged, whatever comes of it. */
+  #unjudged: string | undefined;
   /** Bytes handed over and not yet judged, held in the account. */
   #outstanding = 0;
   /** The block being filled, moved to the thread when full (a new one made then), and how much of it is. */
@@ -219,7 +224,7 @@ class WorkerFeed implements ListFeed {
 
   write(chunk: Buffer): boolean {
     this.#root.see(chunk);
-    if (this.#overBudget !== undefined) return false;
+    if (this.#unjudged !== undefined) return false;
     if (this.#dropped || !this.#pacer.take(chunk.length, this.#outstanding)) return false;
     this.#outstanding += chunk.length;
     this.backlog.bytes += chunk.length;
@@ -253,8 +258,8 @@ class WorkerFeed implements ListFeed {
   }
 
   end(partial?: string): Promise<ListVerdict> {
-    if (this.#overBudget !== undefined)
-      return Promise.resolve(this.#root.settle(unjudgedVerdict(this.#overBudget)));
+    if (this.#unjudged !== undefined)
+      return Promise.resolve(this.#root.settle(unjudgedVerdict(this.#unjudged)));
     // Told once: a second end would have the thread judge a list of nothing under this id, and its verdict
     // answer the second promise, never the first.
     if (this.#ending) return this.#ending;
@@ -299,18 +304,15 @@ class WorkerFeed implements ListFeed {
   }
 
   /**
-   * The thread is gone: the list was not judged, by a fault of the judge, or over the budget: then a list
-   * still coming is refused more bytes and ends unjudged, and one that ended gets that verdict.
+   * The thread is gone, with all it held of the list: nothing of it is judged, whoever's fault that was (its
+   * heap outgrown, a fault of the thread), and it is never failed for it. A list still coming is refused
+   * more bytes and ends unjudged; one that ended gets that verdict.
    */
-  lost(loss: Loss): void {
+  lost(reason: string): void {
     this.forget();
-    if ("fault" in loss) {
-      this.#fail(loss.fault);
-      return;
-    }
-    this.#overBudget = loss.overBudget;
+    this.#unjudged = reason;
     this.#letGo();
-    this.#verdict?.resolve(this.#root.settle(unjudgedVerdict(loss.overBudget)));
+    this.#verdict?.resolve(this.#root.settle(unjudgedVerdict(reason)));
   }
 
   #fail(error: Error): void {

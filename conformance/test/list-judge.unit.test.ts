@@ -342,4 +342,39 @@ describe("ListJudge with a memory account", () => {
     assert.equal(verdict.limit, undefined);
     assert.equal(memory.held, 0, "all given back");
   });
+
+  // Records and repeated ids were kept outside every account: on the judges' thread, sixteen lists of
+  // 10,000 orders each kept their records in a heap that grew past the budget.
+  test("records kept until the verdict are taken from the account: past its room the list is kept as ids and digests", () => {
+    const memory = new MemoryBudget(64 * 1024);
+    const judge = new ListJudge({ validateOrder, orderPlan, keepRecordsUpTo: 10_000, memory });
+    const orders = Array.from({ length: 1000 }, (_, id) => `{"id":${id},"quantity":"${id}"}`);
+    judge.write(Buffer.from(`[${orders.slice(0, 100).join(",")}`));
+    assert.ok(memory.held > 100 * 40, `the records kept are held: ${memory.held}`);
+    judge.write(Buffer.from(`,${orders.slice(100).join(",")}]`));
+    const verdict = judge.end();
+    assert.equal(verdict.partial, undefined, "judged whole");
+    assert.equal(verdict.count, 1000);
+    assert.equal(verdict.invalid.count, 1000);
+    assert.equal(verdict.allRecords, false);
+    assert.equal(verdict.records.size, 0);
+    assert.equal(memory.held, 0, "all given back at the verdict");
+  });
+
+  test("ids listed more than once past the account's room end the judging there: judged in part, over the memory budget", () => {
+    const memory = new MemoryBudget(64 * 1024);
+    const judge = new ListJudge({ validateOrder, orderPlan, memory });
+    const twice = Array.from({ length: 4000 }, (_, at) => `{"id":${at >> 1},"quantity":1}`).join(",");
+    judge.write(Buffer.from(`[${twice}]`));
+    const verdict = judge.end();
+    assert.match(
+      verdict.partial ?? "",
+      /^over the memory budget \(the ids listed more than once needing more memory than the budget has left at byte \d+\): the first \d+ orders \(\d+ bytes\) were judged$/,
+    );
+    assert.ok(
+      verdict.duplicates.count > 100 && verdict.duplicates.count < 2000,
+      `${verdict.duplicates.count}`,
+    );
+    assert.equal(memory.held, 0, "all given back");
+  });
 });

@@ -5,7 +5,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import type { FeedContext } from "../judging/list-feed.ts";
 import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
-import { BLOCK_BYTES, heapLimits, threadReserve, WorkerJudges } from "../judging/worker-judges.ts";
+import { BLOCK_BYTES, judgesShare, WorkerJudges } from "../judging/worker-judges.ts";
 import { RECORDS_KEPT_UP_TO } from "../proxy/state-rules.ts";
 
 // The proxy's list judges on their worker thread: the verdict that crosses back is the one the same judge
@@ -210,15 +210,26 @@ describe("the list judges' worker thread", () => {
     assert.equal(held.held, 0);
   });
 
-  it("fails the lists of a thread that went away as faults of the judge, and starts another for the next", async () => {
+  // A thread that went away failed its lists as faults of the judge: the answers were failed for it.
+  it("ends the lists of a thread that went away unjudged, never failed, and starts another for the next", async () => {
     const ownJudges = new WorkerJudges({ keepRecordsUpTo: 0 });
     const held = new MemoryBudget();
     const failures: unknown[] = [];
     const feed = ownJudges.feed(context(held, failures));
+    const stillComing = ownJudges.feed(context(held, failures));
     feed.write(list.subarray(0, 20));
+    assert.equal(stillComing.write(list.subarray(0, 20)), true);
     const ending = feed.end();
     await ownJudges.close();
-    await assert.rejects(ending, /the judge's thread stopped/);
+    const gone = /^the judges' thread stopped \(exit code \d+\): nothing of this list was judged$/;
+    assert.match((await ending).partial ?? "", gone);
+    assert.equal(
+      stillComing.write(list.subarray(20)),
+      false,
+      "a list still coming is refused its next bytes",
+    );
+    assert.match((await stillComing.end("the judge fell behind")).partial ?? "", gone);
+    assert.deepEqual(failures, [], "no fault of the judge on either answer");
     assert.equal(held.held, 0);
     const next = ownJudges.feed(context(new MemoryBudget()));
     next.write(list);
@@ -229,10 +240,14 @@ describe("the list judges' worker thread", () => {
   // A thread that outgrew its heap was a judge fault, and what its readers held of the account stayed held.
   it("reports the lists of a thread that outgrew its heap over the memory budget, giving back all it held", async () => {
     const held = new MemoryBudget(1024 * 1024 * 1024);
-    // One order of four million fields: built whole, as the account has room, in a heap that has not.
+    // One order of four million fields: built whole, as the judges' room allows, in a heap that has not.
     const ownJudges = new WorkerJudges(
       { keepRecordsUpTo: 0, account: { shared: held.shared, limit: held.limit } },
-      { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 },
+      {
+        limits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 },
+        reserve: 0,
+        room: 1024 * 1024 * 1024,
+      },
     );
     // The thread does not keep the process alive: the test does, until the thread is heard of.
     const alive = setInterval(() => {}, 1000);
@@ -260,13 +275,13 @@ describe("the list judges' worker thread", () => {
     await ownJudges.close();
   });
 
-  // The thread's own memory was outside the account: at 64MiB the process grew past the budget + 100 MiB.
+  // The thread's heap was bounded at the account plus 64 MiB, outside it: at 64MiB with --errors the
+  // process grew past the budget + 100 MiB.
   it("reserves the thread's share of the account while it runs, and gives it back when it goes", async () => {
     const held = new MemoryBudget(64 * 1024 * 1024);
-    const limits = heapLimits(held.limit);
-    const reserve = threadReserve(held.limit, limits);
-    assert.equal(reserve, 16 * 1024 * 1024, "its young generation and base, a quarter of 64 MiB at most");
-    assert.equal(threadReserve(1024 * 1024, limits), 256 * 1024, "a quarter of a small account");
+    const { reserve } = judgesShare(held.limit);
+    assert.equal(reserve, 28 * 1024 * 1024, "its least share at 64 MiB");
+    assert.equal(judgesShare(1024 * 1024).reserve, 512 * 1024, "half of an account too small for it");
     const ownJudges = new WorkerJudges({
       keepRecordsUpTo: 0,
       account: { shared: held.shared, limit: held.limit },
@@ -275,6 +290,47 @@ describe("the list judges' worker thread", () => {
     feed.write(list);
     assert.equal((await feed.end()).count, 3);
     assert.equal(held.held, reserve, "the list's bytes given back, the thread's reserve held");
+    await ownJudges.close();
+    assert.equal(held.held, 0);
+  });
+
+  it("bounds the thread's heap within its share: a quarter of the account, its judges' room half the heap's growth", () => {
+    const MiB = 1024 * 1024;
+    for (const accountMiB of [64, 256, 1024]) {
+      const { limits, reserve, room } = judgesShare(accountMiB * MiB);
+      const old = (limits.maxOldGenerationSizeMb ?? 0) * MiB;
+      const heap = old + (limits.maxYoungGenerationSizeMb ?? 0) * MiB;
+      assert.equal(reserve, Math.max(28, accountMiB / 4) * MiB, `${accountMiB} MiB`);
+      assert.equal(heap + 8 * MiB, reserve, "its heap and what the thread costs beside it");
+      assert.equal(room, (old - 8 * MiB) / 2, "half of the old generation past the thread's start");
+    }
+    assert.deepEqual(judgesShare(64 * MiB).limits, {
+      maxOldGenerationSizeMb: 16,
+      maxYoungGenerationSizeMb: 4,
+    });
+  });
+
+  // The judges on the thread took from the proxy's account while the thread's heap was bounded apart from
+  // it: what they kept was outside both.
+  it("judges on the thread take from its room, not from the account: past it a list is judged in part", async () => {
+    const held = new MemoryBudget(64 * 1024 * 1024);
+    const share = { limits: {}, reserve: 1024 * 1024, room: 64 * 1024 };
+    const ownJudges = new WorkerJudges(
+      { keepRecordsUpTo: 0, account: { shared: held.shared, limit: held.limit } },
+      share,
+    );
+    const twice = Array.from({ length: 4000 }, (_, at) => `{"id":${at >> 1},"quantity":1}`).join(",");
+    const feed = ownJudges.feed(context(held));
+    feed.write(Buffer.from(`[${twice}]`));
+    const verdict = await feed.end();
+    assert.match(
+      verdict.partial ?? "",
+      /^over the memory budget \(the ids listed more than once needing more memory/,
+    );
+    assert.equal(held.held, share.reserve, "the account holds the thread's reserve alone");
+    const next = ownJudges.feed(context(held));
+    next.write(list);
+    assert.equal((await next.end()).partial, undefined, "the room given back at the verdict");
     await ownJudges.close();
     assert.equal(held.held, 0);
   });

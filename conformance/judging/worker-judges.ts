@@ -57,9 +57,10 @@ export interface JudgesShare {
 }
 
 const MiB = 1024 * 1024;
-// The judges' share: a quarter of the account, and never less than a thread judging sixteen lists at once
-// needs (below twice that, the account holds half of it and the thread's heap is its least all the same).
-const SHARE_OF_ACCOUNT = 4;
+// The judges' share: half of the account (at the default, room to read one string of --max-string's
+// default), and never less than a thread judging sixteen lists at once needs (below twice that, the account
+// holds half of it and the thread's heap is its least all the same).
+const SHARE_OF_ACCOUNT = 2;
 const LEAST_SHARE_MB = 28;
 // What a started thread costs beside its heap: its isolate, stacks and what its code allocates natively.
 const BESIDE_HEAP_MB = 8;
@@ -71,7 +72,7 @@ const YOUNG_MIN_MB = 4;
 const YOUNG_MAX_MB = 16;
 
 /**
- * The judges' thread's share of an account of `accountBytes`: a quarter of it (28 MiB at least), reserved
+ * The judges' thread's share of an account of `accountBytes`: half of it (28 MiB at least), reserved
  * while the thread runs, its heap bounded to fit within it. Of the old generation past what the thread
  * starts with, the judges hold half, so that the collector has the rest to free what was handed on and a
  * thread never dies of what its lists hold.

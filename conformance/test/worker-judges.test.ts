@@ -236,4 +236,24 @@ if (first && parentPort) {
       await upstream.close();
     }
   });
+
+  it("an order with a string of --max-string's default 16 MiB, less a little, at the default budget is judged whole", async () => {
+    const note = "a".repeat(15 * MiB);
+    const list = Buffer.from(
+      `[{"id":1,"petId":2,"quantity":1,"shipDate":"2026-01-01T00:00:00Z","complete":false,"note":"${note}"}]`,
+    );
+    const upstream = await upstreamOf(list);
+    const reportFile = join(folder, "long-string.json");
+    const proxy = await startBuiltProxy(["--upstream", upstream.url, "--reporter", `json:${reportFile}`]);
+    try {
+      assert.deepEqual(await fetchList(proxy.url), { status: 200, bytes: list.length });
+      await judged(proxy, 1);
+    } finally {
+      await proxy.stop("SIGTERM");
+      await upstream.close();
+    }
+    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    const body = checkOf(report, "listOrders.body");
+    assert.equal(body?.status, "passed", body?.message);
+  });
 });

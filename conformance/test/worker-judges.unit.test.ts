@@ -280,7 +280,12 @@ describe("the list judges' worker thread", () => {
   it("reserves the thread's share of the account while it runs, and gives it back when it goes", async () => {
     const held = new MemoryBudget(64 * 1024 * 1024);
     const { reserve } = judgesShare(held.limit);
-    assert.equal(reserve, 28 * 1024 * 1024, "its least share at 64 MiB");
+    assert.equal(reserve, 32 * 1024 * 1024, "half of 64 MiB");
+    assert.equal(
+      judgesShare(40 * 1024 * 1024).reserve,
+      20 * 1024 * 1024,
+      "half of an account under its least",
+    );
     assert.equal(judgesShare(1024 * 1024).reserve, 512 * 1024, "half of an account too small for it");
     const ownJudges = new WorkerJudges({
       keepRecordsUpTo: 0,
@@ -294,18 +299,18 @@ describe("the list judges' worker thread", () => {
     assert.equal(held.held, 0);
   });
 
-  it("bounds the thread's heap within its share: a quarter of the account, its judges' room half the heap's growth", () => {
+  it("bounds the thread's heap within its share: half of the account, its judges' room half the heap's growth", () => {
     const MiB = 1024 * 1024;
     for (const accountMiB of [64, 256, 1024]) {
       const { limits, reserve, room } = judgesShare(accountMiB * MiB);
       const old = (limits.maxOldGenerationSizeMb ?? 0) * MiB;
       const heap = old + (limits.maxYoungGenerationSizeMb ?? 0) * MiB;
-      assert.equal(reserve, Math.max(28, accountMiB / 4) * MiB, `${accountMiB} MiB`);
+      assert.equal(reserve, Math.max(28, accountMiB / 2) * MiB, `${accountMiB} MiB`);
       assert.equal(heap + 8 * MiB, reserve, "its heap and what the thread costs beside it");
       assert.equal(room, (old - 8 * MiB) / 2, "half of the old generation past the thread's start");
     }
     assert.deepEqual(judgesShare(64 * MiB).limits, {
-      maxOldGenerationSizeMb: 16,
+      maxOldGenerationSizeMb: 20,
       maxYoungGenerationSizeMb: 4,
     });
   });

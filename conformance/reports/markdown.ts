@@ -51,7 +51,8 @@ export function renderMarkdown(shown: Report): string {
     if (reproductions.length > 0) {
       lines.push("", "<details><summary>Reproduce</summary>");
       for (const { check } of reproductions) {
-        const fence = check.reproduce?.startsWith("curl") ? "sh" : "js";
+        // A fetch snippet opens a block or says why in a comment; anything else is a shell script.
+        const fence = /^(\{|\/\/)/.test(check.reproduce ?? "") ? "js" : "sh";
         lines.push("", `\`${check.id}\`:`, "", `\`\`\`${fence}`, fenceSafe(check.reproduce ?? ""), "```");
       }
       lines.push("", "</details>");

@@ -23,6 +23,7 @@ import {
   type Replay,
   type ReplayTls,
   type ReproduceAs,
+  renderRace,
   renderReplays,
 } from "../reports/reproduction.ts";
 import { BASIC_PROBE_USER } from "../target/credentials.ts";
@@ -379,9 +380,12 @@ function judgeScenarios(
     ...(options.tls?.files?.cert ? { certFile: options.tls.files.cert } : {}),
     ...(options.tls?.files?.key ? { keyFile: options.tls.files.key } : {}),
   };
-  const reproduce = (replays: Array<Replay | undefined>) => {
+  const reproduce = (replays: Array<Replay | undefined>, together?: number) => {
     const known = [...new Set(replays)].filter((replay): replay is Replay => replay !== undefined);
-    return known.length > 0 ? renderReplays(known, options.reproduceAs ?? "curl", replayTls) : undefined;
+    const as = options.reproduceAs ?? "curl";
+    if (together !== undefined && known.length === 1)
+      return renderRace(known[0] as Replay, together, as, replayTls);
+    return known.length > 0 ? renderReplays(known, as, replayTls) : undefined;
   };
   const context: RuleContext = {
     initial,
@@ -414,7 +418,7 @@ function judgeScenario(
   result: ScenarioResult,
   context: RuleContext,
   strict: boolean,
-  reproduce: (replays: Array<Replay | undefined>) => string | undefined,
+  reproduce: (replays: Array<Replay | undefined>, together?: number) => string | undefined,
 ): ScenarioResult {
   // Under the default reading a list with parameters may be refused (400); then there is no list to compare.
   const listRefused = scenarioList?.exchange.response?.status;
@@ -437,7 +441,7 @@ function judgeScenario(
     ...(scenario.rules ?? []).map(ruleCheck),
   ].map((check) =>
     check.status === "failed" && check.reproduce === undefined
-      ? withReproduction(check, () => reproduce([check.request?.replay]))
+      ? withReproduction(check, () => reproduce([check.request?.replay], RACED.get(check)))
       : check,
   );
   // The replays became commands; reports keep the masked request only.
@@ -486,6 +490,9 @@ interface ScenarioRun {
   /** An order to find listed at most once in the list read after the cancels, and the check that says so. */
   listedOnceAfter?: { orderId: string; checkId: string };
 }
+
+/** A race's verdict, with how many requests went at once: its reproduction sends as many together. */
+const RACED = new WeakMap<CheckResult, number>();
 
 /** The reading of the list a body check judged: one body, one verdict object (identical-readings.ts). */
 const READING = new WeakMap<CheckResult, ListVerdict>();
@@ -575,7 +582,7 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
   const id = `${checkId}.one-204`;
   if (cancelled === 1) return { id, status: "passed", message: `exactly one 204: ${went}`, spec: because };
   const winner = cancels.find((exchange) => exchange.response?.status === 204) ?? cancels[0];
-  return {
+  const failed: CheckResult = {
     id,
     status: "failed",
     message:
@@ -586,6 +593,8 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
     ...(winner ? { request: winner.request } : {}),
     ...(winner?.response ? { response: recordResponse(winner.response) } : {}),
   };
+  RACED.set(failed, cancels.length);
+  return failed;
 }
 
 /** After the race the order is listed at most once (the spec does not say whether a cancelled one stays). */

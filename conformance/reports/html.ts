@@ -40,6 +40,7 @@ ${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(re
 <dt>Requests</dt><dd>${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms</dd>
 </dl>
 ${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warning) => `<li>warning: ${escapeHtml(warning)}</li>`).join("")}</ul>` : ""}
+${(report.notes ?? []).length > 0 ? `<ul class="notes">${(report.notes ?? []).map((note) => `<li>note: ${escapeHtml(note)}</li>`).join("")}</ul>` : ""}
 <p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
 </section>
 ${orderedForReading(report.scenarios.map(oneLinePerCheck)).map(renderScenario).join("\n")}

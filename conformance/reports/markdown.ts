@@ -26,6 +26,7 @@ export function renderMarkdown(shown: Report): string {
       `**Requests:** ${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
   );
   for (const warning of report.warnings) lines.push("", `> ⚠️ ${cell(warning)}`);
+  for (const note of report.notes ?? []) lines.push("", `> ℹ️ note: ${cell(note)}`);
   const skippedScenarios = report.scenarios.filter((scenario) => scenario.status === "skipped");
   if (skippedScenarios.length > 0) {
     lines.push(

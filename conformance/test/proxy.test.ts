@@ -13,6 +13,10 @@ import {
 } from "../../test-support/target-server.ts";
 import type { JudgedExchange } from "../proxy/judged-exchange.ts";
 import { type ProxyOptions, type RunningProxy, runProxy } from "../proxy/run-proxy.ts";
+import { renderHtml } from "../reports/html.ts";
+import { renderJunit } from "../reports/junit.ts";
+import { renderMarkdown } from "../reports/markdown.ts";
+import { renderPretty } from "../reports/pretty.ts";
 import type { Report } from "../reports/report.ts";
 import { runConformance } from "../suite/runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
@@ -183,9 +187,18 @@ describe("the proxy finds each defect of a broken server, naming the suite's che
     const report = await suiteThroughProxy({ removeCancelled: true });
     assert.deepEqual(failedIds(report), []);
     assert.match(
-      report.warnings.join("\n"),
-      /note: order 9007199254740993 was cancelled \(#\d+ DELETE .*\) and is not in the later list .*the spec does not say whether cancelled orders stay listed/,
+      (report.notes ?? []).join("\n"),
+      /^order 9007199254740993 was cancelled \(#\d+ DELETE .*\) and is not in the later list .*the spec does not say whether cancelled orders stay listed/,
     );
+    assert.ok(!report.warnings.some((warning) => warning.includes("9007199254740993")), "not a warning");
+    // Said as a note in every report, never as "warning: note: …".
+    const pretty = renderPretty(report, { color: false });
+    assert.match(pretty, /^note: order 9007199254740993 was cancelled/m);
+    for (const text of [pretty, renderMarkdown(report), renderHtml(report), renderJunit(report)])
+      assert.doesNotMatch(text, /warning: note|⚠️ note/);
+    assert.match(renderMarkdown(report), /^> ℹ️ note: order 9007199254740993 was cancelled/m);
+    assert.match(renderHtml(report), /<li>note: order 9007199254740993 was cancelled/);
+    assert.match(renderJunit(report), /<property name="note" value="order 9007199254740993 was cancelled/);
   });
 });
 

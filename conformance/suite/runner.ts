@@ -403,7 +403,11 @@ function judgeScenarios(
     return judgeScenario(
       scenarioRun,
       result,
-      { ...context, ...(scenarioRun.scenarioList ? { scenarioList: scenarioRun.scenarioList } : {}) },
+      {
+        ...context,
+        ...(scenarioRun.scenarioList ? { scenarioList: scenarioRun.scenarioList } : {}),
+        ...(scenarioRun.answers ? { scenarioAnswers: scenarioRun.answers } : {}),
+      },
       options.strict ?? false,
       reproduce,
     );
@@ -489,6 +493,8 @@ interface ScenarioRun {
   replays: Replay[];
   /** An order to find listed at most once in the list read after the cancels, and the check that says so. */
   listedOnceAfter?: { orderId: string; checkId: string };
+  /** The status each of the scenario's steps was answered with, in order; null for none. */
+  answers?: Array<number | null>;
 }
 
 /** A race's verdict, with how many requests went at once: its reproduction sends as many together. */
@@ -738,6 +744,7 @@ class Session {
     const replays: Replay[] = [];
     let scenarioList: ListSnapshot | undefined;
     let listedOnceAfter: ScenarioRun["listedOnceAfter"];
+    const answers: Array<number | null> = [];
     for (const step of scenario.steps) {
       const checkId = `${scenario.id}.${step.name}`;
       const path = this.pathOf(step, ids);
@@ -755,6 +762,7 @@ class Session {
       }
       const played = await this.#playStep(step, operation, path, checkId, listed, replays);
       checks.push(...played.checks);
+      answers.push(played.answered ?? null);
       if (played.list) scenarioList = played.list;
     }
     const failed = checks.some((check) => check.status === "failed");
@@ -775,6 +783,7 @@ class Session {
       ...(scenarioList ? { scenarioList } : {}),
       ...(listedOnceAfter ? { listedOnceAfter } : {}),
       replays,
+      answers,
     };
   }
 
@@ -786,7 +795,7 @@ class Session {
     checkId: string,
     listed: ListSnapshot,
     replays: Replay[],
-  ): Promise<{ checks: CheckResult[]; list?: ListSnapshot }> {
+  ): Promise<{ checks: CheckResult[]; list?: ListSnapshot; answered?: number }> {
     const validList = OPERATION_TRAITS[step.operation].kind === "list" && (step.auth ?? "valid") === "valid";
     const plainList = validList && !step.query;
     const notAgain = validList && !plainList ? this.#notReadAgain() : undefined;
@@ -806,12 +815,12 @@ class Session {
       this.validators,
     );
     const checks = readingOf(checked.checks, exchange);
-    return validList
-      ? {
-          checks,
-          list: snapshotOf(exchange, checked.status, checked.list, this.#names),
-        }
-      : { checks };
+    const answered = exchange.response?.status;
+    return {
+      checks,
+      ...(validList ? { list: snapshotOf(exchange, checked.status, checked.list, this.#names) } : {}),
+      ...(answered !== undefined ? { answered } : {}),
+    };
   }
 
   private pathOf(step: Step, ids: OrderIds): string | undefined {

@@ -249,8 +249,9 @@ export class TrafficLedger {
       scenarios.push({ id: operation.operationId, title, status: statusOf(checks), checks });
     }
     scenarios.push(this.#stateScenario(context.state, summary, warnings));
-    for (const note of context.state.notes.values())
-      warnings.push(`note: ${note.message}${note.count > 1 ? ` (seen ${note.count} times)` : ""}`);
+    const notes = [...context.state.notes.values()].map(
+      (note) => `${note.message}${note.count > 1 ? ` (seen ${note.count} times)` : ""}`,
+    );
     this.#trafficWarnings(warnings);
     const verdict = this.#health.verdict();
     return redactSecrets(
@@ -260,6 +261,7 @@ export class TrafficLedger {
         startedAt: context.startedAt,
         ...(verdict ? { health: verdict } : {}),
         warnings,
+        ...(notes.length > 0 ? { notes } : {}),
         requests: this.#traffic.exchanges,
         retries: 0,
         durationMs: context.durationMs,

@@ -523,9 +523,9 @@ export class TrafficState {
 
   /**
    * Each order's story just checked puts the model's own rules to the test. A finding of the model under a
-   * rule the traffic rules found in the same exchange for the same order takes its place, in explore's
-   * words (a changed record's with the rule's when they show both records); one under another rule for an
-   * order they already flagged is left out, so that one defect is reported once.
+   * rule the traffic rules found in the same exchange for the same order takes its place, naming every
+   * exchange the model saw (a changed record's with the rule's when they show both records); one under
+   * another rule for an order they already flagged is left out, so that one defect is reported once.
    */
   #judgeStories(checked: readonly StoryChecked[], findings: StateFinding[]): void {
     for (const story of checked) {

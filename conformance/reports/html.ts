@@ -35,11 +35,12 @@ ${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(re
 <dl class="summary">
 <dt>Target</dt><dd>${escapeHtml(report.target)}</dd>
 <dt>Started</dt><dd>${escapeHtml(report.startedAt)}</dd>
-<dt>Checks</dt><dd><span class="passed">${passed} passed</span>, <span class="failed">${failed} failed</span>, ${skipped} skipped</dd>
+<dt>Checks</dt><dd>${counted(passed, "passed")}, ${counted(failed, "failed")}, ${skipped} skipped</dd>
 <dt>Scenarios</dt><dd>${report.scenarios.length} (${report.scenarios.filter((s) => s.status === "failed").length} failed)</dd>
 <dt>Requests</dt><dd>${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms</dd>
 </dl>
 ${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warning) => `<li>warning: ${escapeHtml(warning)}</li>`).join("")}</ul>` : ""}
+${(report.notes ?? []).length > 0 ? `<ul class="notes">${(report.notes ?? []).map((note) => `<li>note: ${escapeHtml(note)}</li>`).join("")}</ul>` : ""}
 <p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
 </section>
 ${orderedForReading(report.scenarios.map(oneLinePerCheck)).map(renderScenario).join("\n")}
@@ -88,6 +89,11 @@ function renderCoverage(report: Report): string {
 ${missing.length > 0 ? `<p>Never seen: ${escapeHtml(missing.join(", "))}</p>` : ""}${traffic ? `<p>${escapeHtml(traffic)}</p>` : ""}
 </section>
 `;
+}
+
+/** A count in its outcome's colour when there is any: "0 failed" in red would read as a failure. */
+function counted(count: number, outcome: "passed" | "failed"): string {
+  return count > 0 ? `<span class="${outcome}">${count} ${outcome}</span>` : `${count} ${outcome}`;
 }
 
 /** What failed first, then what was skipped, then what passed: a reader opens the page on the failures. */

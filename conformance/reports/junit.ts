@@ -44,6 +44,7 @@ function properties(report: Report): Element[] {
     property("target", report.target),
     ...(report.health ? [property("health", report.health)] : []),
     ...report.warnings.map((warning) => property("warning", warning)),
+    ...(report.notes ?? []).map((note) => property("note", note)),
     ...(report.coverage ?? []).map((row) =>
       property(
         `coverage ${row.operation} ${row.status}${row.documented ? "" : " (undocumented)"}`,

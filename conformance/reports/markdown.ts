@@ -7,12 +7,14 @@ import type { Report } from "./report.ts";
 
 /**
  * A short summary and a table of failed checks, for a CI job summary or a merge-request comment. Nothing a
- * target sent becomes markup there: no link, image, mention, HTML or extra table cell.
+ * target sent becomes markup there: no link, image, mention, HTML or extra table cell. It begins and ends
+ * with a blank line: a job summary is often several reports appended one after another, and an HTML block
+ * (the reproductions' `<details>`) runs on until a blank line.
  */
 export function renderMarkdown(shown: Report): string {
   const report = printableReport(shown);
   const { passed, failed, skipped } = report.summary;
-  const lines: string[] = [];
+  const lines: string[] = [""];
   if (report.ended) lines.push(`> **${cell(endedLine(report.ended))}**`, "");
   if (report.health) lines.push(`> **${cell(report.health)}**`, "");
   const outcome = outcomeOf(report);
@@ -20,10 +22,11 @@ export function renderMarkdown(shown: Report): string {
   lines.push(
     `### Petstore Store Orders conformance: ${MARK[outcome.verdict]} ${outcome.headline}`,
     "",
-    `**Target:** ${cell(report.target)} · **Checks:** ${passed} passed, ${failed} failed, ${skipped} skipped · ` +
+    `**Target:** ${target(report.target)} · **Checks:** ${passed} passed, ${failed} failed, ${skipped} skipped · ` +
       `**Requests:** ${report.requests}${report.retries > 0 ? ` (${report.retries} retried after 429)` : ""} in ${report.durationMs} ms`,
   );
   for (const warning of report.warnings) lines.push("", `> ⚠️ ${cell(warning)}`);
+  for (const note of report.notes ?? []) lines.push("", `> ℹ️ note: ${cell(note)}`);
   const skippedScenarios = report.scenarios.filter((scenario) => scenario.status === "skipped");
   if (skippedScenarios.length > 0) {
     lines.push(
@@ -49,7 +52,8 @@ export function renderMarkdown(shown: Report): string {
     if (reproductions.length > 0) {
       lines.push("", "<details><summary>Reproduce</summary>");
       for (const { check } of reproductions) {
-        const fence = check.reproduce?.startsWith("curl") ? "sh" : "js";
+        // A fetch snippet opens a block or says why in a comment; anything else is a shell script.
+        const fence = /^(\{|\/\/)/.test(check.reproduce ?? "") ? "js" : "sh";
         lines.push("", `\`${check.id}\`:`, "", `\`\`\`${fence}`, fenceSafe(check.reproduce ?? ""), "```");
       }
       lines.push("", "</details>");
@@ -72,7 +76,7 @@ export function renderMarkdown(shown: Report): string {
     const traffic = trafficSentence(report);
     if (traffic) lines.push("", traffic);
   }
-  return `${lines.join("\n")}\n`;
+  return `${lines.join("\n")}\n\n`;
 }
 
 /** Only a pass is green: a job summary must not look green on a red job. */
@@ -110,6 +114,16 @@ function cell(text: string): string {
     .replace(/@/g, "@&#8203;")
     .replace(/:\/\//g, ":&#8203;//")
     .replace(/www\./gi, (www) => `${www.slice(0, 3)}&#8203;.`);
+}
+
+/**
+ * The target's address as a code span, which no renderer links or mentions from, so that it copies whole;
+ * what follows it (" (observed through the proxy)") as plain text.
+ */
+function target(text: string): string {
+  const space = text.indexOf(" ");
+  if (space === -1) return code(text);
+  return `${code(text.slice(0, space))}${cell(text.slice(space))}`;
 }
 
 /** Text as a code span in a table cell: no markup inside, pipes escaped as tables need. */

@@ -18,6 +18,7 @@ export function renderPretty(shown: Report, options: { color: boolean }): string
   if (report.health) lines.push(paint(["bold", "yellow"], `warning: ${report.health}`));
   lines.push(paint("bold", `Petstore Store Orders conformance: ${report.target}`));
   for (const warning of report.warnings) lines.push(paint("yellow", `warning: ${warning}`));
+  for (const note of report.notes ?? []) lines.push(`${paint("cyan", "note:")} ${note}`);
   lines.push("");
   for (const scenario of report.scenarios.map(oneLinePerCheck)) {
     const counts = scenario.checks.length === 1 ? "1 check" : `${scenario.checks.length} checks`;

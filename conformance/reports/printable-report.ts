@@ -20,6 +20,7 @@ export function printableReport(report: Report): Report {
       checks: scenario.checks.map(printableCheck),
     })),
   };
+  if (report.notes !== undefined) copy.notes = report.notes.map(line);
   if (report.health !== undefined) copy.health = line(report.health);
   if (report.ended !== undefined)
     copy.ended = { ...report.ended, message: line(report.ended.message), judged: line(report.ended.judged) };

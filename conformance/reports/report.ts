@@ -54,6 +54,11 @@ export interface Report {
   /** A run that did not reach its end: said before anything else by every report. */
   ended?: RunEnd;
   warnings: string[];
+  /**
+   * What the traffic showed that the spec leaves open, so it is not judged (a cancelled order gone from a
+   * later list): said after the warnings, neither a warning nor a failure.
+   */
+  notes?: string[];
   requests: number;
   /** 429 answers waited out and retried. */
   retries: number;

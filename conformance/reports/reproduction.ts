@@ -60,10 +60,14 @@ export function renderCurl(replays: readonly Replay[], tls: ReplayTls = {}): str
   return replays.map((replay) => curlCommand(replay, tls)).join("\n");
 }
 
-function curlCommand(replay: Replay, tls: ReplayTls): string {
+function curlCommand(replay: Replay, tls: ReplayTls, statusOnly = false): string {
   // A line break after each answer: bodies do not end with one, and the next command's status line would
   // run on from it.
-  const options = ["curl -sS -i --path-as-is -w '\\n'"];
+  const options = [
+    statusOnly
+      ? "curl -sS --path-as-is -o /dev/null -w '%{http_code}\\n'"
+      : "curl -sS -i --path-as-is -w '\\n'",
+  ];
   if (tls.insecure) options.push("--insecure");
   if (tls.caFile) options.push(`--cacert ${singleQuoted(tls.caFile)}`);
   if (tls.certFile) options.push(`--cert ${singleQuoted(tls.certFile)}`);
@@ -85,9 +89,7 @@ function shellHeader(name: string, value: ReplayValue): string {
 
 /** The requests as a JavaScript module for Node 20 or a browser console: one fetch each, in order. */
 export function renderFetch(replays: readonly Replay[], tls: ReplayTls = {}): string {
-  const lines: string[] = [];
-  if (tls.insecure) lines.push("// The run checked no certificate: run with NODE_TLS_REJECT_UNAUTHORIZED=0");
-  if (tls.caFile) lines.push(`// The run trusted another CA: run with NODE_EXTRA_CA_CERTS=${tls.caFile}`);
+  const lines = fetchTlsNotes(tls);
   for (const replay of replays) {
     const headers = replay.headers.map(([name, value]) => `${JSON.stringify(name)}: ${jsValue(value)}`);
     lines.push(
@@ -103,6 +105,13 @@ export function renderFetch(replays: readonly Replay[], tls: ReplayTls = {}): st
   return lines.join("\n");
 }
 
+function fetchTlsNotes(tls: ReplayTls): string[] {
+  const lines: string[] = [];
+  if (tls.insecure) lines.push("// The run checked no certificate: run with NODE_TLS_REJECT_UNAUTHORIZED=0");
+  if (tls.caFile) lines.push(`// The run trusted another CA: run with NODE_EXTRA_CA_CERTS=${tls.caFile}`);
+  return lines;
+}
+
 function jsValue(value: ReplayValue): string {
   if ("text" in value) return JSON.stringify(value.text);
   const secret = `\${process.env.${value.variable}}`;
@@ -113,6 +122,31 @@ function jsValue(value: ReplayValue): string {
 
 export function renderReplays(replays: readonly Replay[], as: ReproduceAs, tls: ReplayTls): string {
   return as === "fetch" ? renderFetch(replays, tls) : renderCurl(replays, tls);
+}
+
+/**
+ * One request sent `count` times at once, as a race needs: requests sent one after another cannot show
+ * it. Each answer's status is printed; the order must be as it was before the run (pending) again.
+ */
+export function renderRace(replay: Replay, count: number, as: ReproduceAs, tls: ReplayTls): string {
+  const why = `A race: ${count} requests at once, each printing its status; the order must be pending again, and a race may take a few tries.`;
+  if (as === "curl") {
+    const command = curlCommand(replay, tls, true).replace(/\n {2}/g, "\n    ");
+    return [`# ${why}`, `for i in $(seq ${count}); do`, `  ${command} &`, "done", "wait"].join("\n");
+  }
+  const headers = replay.headers.map(([name, value]) => `${JSON.stringify(name)}: ${jsValue(value)}`);
+  return [
+    `// ${why}`,
+    ...fetchTlsNotes(tls),
+    "{",
+    `  const send = () => fetch(${JSON.stringify(replay.url)}, {`,
+    `    method: ${JSON.stringify(replay.method)},`,
+    `    headers: { ${headers.join(", ")} },`,
+    "  });",
+    `  const answers = await Promise.all(Array.from({ length: ${count} }, send));`,
+    `  console.log(${JSON.stringify(`${replay.method} ${replay.url} ×${count} →`)}, answers.map((answer) => answer.status));`,
+    "}",
+  ].join("\n");
 }
 
 function singleQuoted(text: string): string {

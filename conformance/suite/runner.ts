@@ -23,6 +23,7 @@ import {
   type Replay,
   type ReplayTls,
   type ReproduceAs,
+  renderRace,
   renderReplays,
 } from "../reports/reproduction.ts";
 import { BASIC_PROBE_USER } from "../target/credentials.ts";
@@ -379,9 +380,12 @@ function judgeScenarios(
     ...(options.tls?.files?.cert ? { certFile: options.tls.files.cert } : {}),
     ...(options.tls?.files?.key ? { keyFile: options.tls.files.key } : {}),
   };
-  const reproduce = (replays: Array<Replay | undefined>) => {
+  const reproduce = (replays: Array<Replay | undefined>, together?: number) => {
     const known = [...new Set(replays)].filter((replay): replay is Replay => replay !== undefined);
-    return known.length > 0 ? renderReplays(known, options.reproduceAs ?? "curl", replayTls) : undefined;
+    const as = options.reproduceAs ?? "curl";
+    if (together !== undefined && known.length === 1)
+      return renderRace(known[0] as Replay, together, as, replayTls);
+    return known.length > 0 ? renderReplays(known, as, replayTls) : undefined;
   };
   const context: RuleContext = {
     initial,
@@ -399,7 +403,11 @@ function judgeScenarios(
     return judgeScenario(
       scenarioRun,
       result,
-      { ...context, ...(scenarioRun.scenarioList ? { scenarioList: scenarioRun.scenarioList } : {}) },
+      {
+        ...context,
+        ...(scenarioRun.scenarioList ? { scenarioList: scenarioRun.scenarioList } : {}),
+        ...(scenarioRun.answers ? { scenarioAnswers: scenarioRun.answers } : {}),
+      },
       options.strict ?? false,
       reproduce,
     );
@@ -414,7 +422,7 @@ function judgeScenario(
   result: ScenarioResult,
   context: RuleContext,
   strict: boolean,
-  reproduce: (replays: Array<Replay | undefined>) => string | undefined,
+  reproduce: (replays: Array<Replay | undefined>, together?: number) => string | undefined,
 ): ScenarioResult {
   // Under the default reading a list with parameters may be refused (400); then there is no list to compare.
   const listRefused = scenarioList?.exchange.response?.status;
@@ -437,7 +445,7 @@ function judgeScenario(
     ...(scenario.rules ?? []).map(ruleCheck),
   ].map((check) =>
     check.status === "failed" && check.reproduce === undefined
-      ? withReproduction(check, () => reproduce([check.request?.replay]))
+      ? withReproduction(check, () => reproduce([check.request?.replay], RACED.get(check)))
       : check,
   );
   // The replays became commands; reports keep the masked request only.
@@ -485,7 +493,12 @@ interface ScenarioRun {
   replays: Replay[];
   /** An order to find listed at most once in the list read after the cancels, and the check that says so. */
   listedOnceAfter?: { orderId: string; checkId: string };
+  /** The status each of the scenario's steps was answered with, in order; null for none. */
+  answers?: Array<number | null>;
 }
+
+/** A race's verdict, with how many requests went at once: its reproduction sends as many together. */
+const RACED = new WeakMap<CheckResult, number>();
 
 /** The reading of the list a body check judged: one body, one verdict object (identical-readings.ts). */
 const READING = new WeakMap<CheckResult, ListVerdict>();
@@ -575,7 +588,7 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
   const id = `${checkId}.one-204`;
   if (cancelled === 1) return { id, status: "passed", message: `exactly one 204: ${went}`, spec: because };
   const winner = cancels.find((exchange) => exchange.response?.status === 204) ?? cancels[0];
-  return {
+  const failed: CheckResult = {
     id,
     status: "failed",
     message:
@@ -586,6 +599,8 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
     ...(winner ? { request: winner.request } : {}),
     ...(winner?.response ? { response: recordResponse(winner.response) } : {}),
   };
+  RACED.set(failed, cancels.length);
+  return failed;
 }
 
 /** After the race the order is listed at most once (the spec does not say whether a cancelled one stays). */
@@ -729,6 +744,7 @@ class Session {
     const replays: Replay[] = [];
     let scenarioList: ListSnapshot | undefined;
     let listedOnceAfter: ScenarioRun["listedOnceAfter"];
+    const answers: Array<number | null> = [];
     for (const step of scenario.steps) {
       const checkId = `${scenario.id}.${step.name}`;
       const path = this.pathOf(step, ids);
@@ -746,6 +762,7 @@ class Session {
       }
       const played = await this.#playStep(step, operation, path, checkId, listed, replays);
       checks.push(...played.checks);
+      answers.push(played.answered ?? null);
       if (played.list) scenarioList = played.list;
     }
     const failed = checks.some((check) => check.status === "failed");
@@ -766,6 +783,7 @@ class Session {
       ...(scenarioList ? { scenarioList } : {}),
       ...(listedOnceAfter ? { listedOnceAfter } : {}),
       replays,
+      answers,
     };
   }
 
@@ -777,7 +795,7 @@ class Session {
     checkId: string,
     listed: ListSnapshot,
     replays: Replay[],
-  ): Promise<{ checks: CheckResult[]; list?: ListSnapshot }> {
+  ): Promise<{ checks: CheckResult[]; list?: ListSnapshot; answered?: number }> {
     const validList = OPERATION_TRAITS[step.operation].kind === "list" && (step.auth ?? "valid") === "valid";
     const plainList = validList && !step.query;
     const notAgain = validList && !plainList ? this.#notReadAgain() : undefined;
@@ -797,12 +815,12 @@ class Session {
       this.validators,
     );
     const checks = readingOf(checked.checks, exchange);
-    return validList
-      ? {
-          checks,
-          list: snapshotOf(exchange, checked.status, checked.list, this.#names),
-        }
-      : { checks };
+    const answered = exchange.response?.status;
+    return {
+      checks,
+      ...(validList ? { list: snapshotOf(exchange, checked.status, checked.list, this.#names) } : {}),
+      ...(answered !== undefined ? { answered } : {}),
+    };
   }
 
   private pathOf(step: Step, ids: OrderIds): string | undefined {

@@ -21,6 +21,8 @@ export interface RuleContext {
   /** The race scenario's order, which the run cancels too. */
   raceId?: string;
   shippedId?: string;
+  /** The status each of the scenario's own steps was answered with, in order; null for none. */
+  scenarioAnswers?: ReadonlyArray<number | null>;
 }
 
 /** A state rule as the suite judges it: from the snapshots of the list its scenarios keep. */
@@ -79,7 +81,7 @@ export const SUITE_STATE_RULES: { readonly [Name in RuleName]: SuiteStateRule<Na
     name: "shipped-order-unchanged",
     // From the list read just before the cancels: what refused requests did is their own rule's to report.
     compare: (context) => [context.afterRefused, context.final],
-    judge(before, after, { initial, shippedId = "" }) {
+    judge(before, after, { initial, shippedId = "", scenarioAnswers = [] }) {
       if (!indexOf(before).has(shippedId)) {
         if (initial.orders?.has(shippedId))
           return {
@@ -89,11 +91,14 @@ export const SUITE_STATE_RULES: { readonly [Name in RuleName]: SuiteStateRule<Na
         return { failure: `order ${shippedId} is not in the first list`, success: "", unsure: true };
       }
       if (!indexOf(after).has(shippedId))
-        return { failure: `order ${shippedId} disappeared from the list after its 409`, success: "" };
+        return {
+          failure: `order ${shippedId} is no longer listed after ${itsCancels(scenarioAnswers)}`,
+          success: "",
+        };
       return indexOf(before).sameIn(indexOf(after), shippedId)
-        ? { success: `order ${shippedId} is listed unchanged after its 409s` }
+        ? { success: `order ${shippedId} is listed unchanged after ${itsCancels(scenarioAnswers)}` }
         : {
-            failure: `order ${shippedId} changed after a 409: was ${before.records?.get(shippedId)}, now ${after.records?.get(shippedId)}`,
+            failure: `order ${shippedId} changed after ${itsCancels(scenarioAnswers)}: was ${before.records?.get(shippedId)}, now ${after.records?.get(shippedId)}`,
             success: "",
           };
     },
@@ -127,6 +132,14 @@ export const SUITE_STATE_RULES: { readonly [Name in RuleName]: SuiteStateRule<Na
     },
   },
 };
+
+/** "its cancels, answered 204 and 204": what the order's cancels got, which the message must not assume. */
+function itsCancels(answers: ReadonlyArray<number | null>): string {
+  if (answers.length === 0) return "its cancels";
+  const said = answers.map((status) => (status === null ? "no answer" : String(status)));
+  const last = said.pop() as string;
+  return `its cancels, answered ${said.length > 0 ? `${said.join(", ")} and ${last}` : last}`;
+}
 
 function indexOf(snapshot: ListSnapshot): OrderIndex {
   return snapshot.orders as OrderIndex;

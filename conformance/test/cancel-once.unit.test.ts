@@ -27,7 +27,7 @@ describe("cancel-once", () => {
       order: { cancelled: at(1) },
     });
     assert.deepEqual(found, {
-      message: "order 9007199254740993 was cancelled twice: #3 after #1",
+      message: "order 9007199254740993 was cancelled twice: #1 (10–15 ms), #3 (30–35 ms)",
       earlier: at(1),
       later: at(3),
     });

@@ -10,7 +10,7 @@ const cancelled = (order: OrderMemory, seq = 5) =>
 describe("no-cancel-after-conflict", () => {
   it("finds a 204 after a 409 for the order was answered", () => {
     assert.deepEqual(cancelled({ conflicted: at(2) }), {
-      message: "order 7 was cancelled by #5 after #2 said it could not be (409)",
+      message: "order 7 was cancelled after a 409 said it could not be: #2 (20–25 ms), #5 (50–55 ms)",
       earlier: at(2),
       later: at(5),
     });

@@ -185,7 +185,7 @@ describe("the proxy checks live traffic with the spec's model", () => {
     for (const failure of found)
       assert.match(
         failure,
-        /^state\.cancel-once: cancel-once \(violation\): order \d+: #\d client \d+ cancel 204 [\d.]+ ms–[\d.]+ ms; #\d client \d+ cancel 204 /,
+        /^state\.cancel-once: order \d+ was cancelled twice: #\d+ DELETE \/v1\/store\/orders\/\d+ → 204 \([\d.]+–[\d.]+ ms\), #\d+ DELETE \/v1\/store\/orders\/\d+ → 204 \([\d.]+–[\d.]+ ms\)$/,
       );
   });
 
@@ -228,7 +228,9 @@ describe("the proxy checks live traffic with the spec's model", () => {
     );
     assert.match(
       found[0] ?? "",
-      new RegExp(`^state\\.stale-read: stale-read \\(stale read, stale by [\\d.]+ ms\\): order ${stays}: `),
+      new RegExp(
+        `^state\\.stale-read: order ${stays} was listed as it was before a cancel of it was answered \\(stale by [\\d.]+ ms\\): `,
+      ),
     );
     assert.equal(code, 1, "a finding fails the proxy's gate");
   });

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { tempFolder } from "../../common/temp-folder.ts";
 import {
   PENDING_ID,
+  RACE_ID,
   SHIPPED_ID,
   TARGET_KEY,
   type TargetBehaviour,
@@ -109,6 +110,29 @@ describe("reproductions of failed checks", () => {
       return stdout;
     });
     assert.match(output, /DELETE http:\/\/127\.0\.0\.1:\d+\/v1\/store\/orders\/2 → 204/);
+  });
+
+  it("a race's reproduction sends its requests together: run again, the race shows again", async () => {
+    for (const reproduceAs of ["curl", "fetch"] as const) {
+      const { failed } = await failuresOf(
+        { racyCancel: true },
+        { only: ["cancel-race"], raceOrderId: RACE_ID, raceConcurrency: 5, reproduceAs },
+      );
+      const race = failed.find((check) => check.id === "cancel-race.cancel.one-204");
+      assert.ok(race?.reproduce, "the race failed, with a reproduction");
+      assert.ok(!race.reproduce.includes(TARGET_KEY) && !race.reproduce.includes(GATEWAY.value));
+      // A fresh server with the same defect, its order pending again.
+      const statuses = await withTarget({ requireHeader: GATEWAY, racyCancel: true }, async (url) => {
+        const script = race.reproduce?.replace(/http:\/\/127\.0\.0\.1:\d+/g, new URL(url).origin) ?? "";
+        const env = { PATH: process.env.PATH, PETSTORE_API_KEY: TARGET_KEY, X_GATEWAY_KEY: GATEWAY.value };
+        if (reproduceAs === "curl") return (await run("sh", ["-c", script], { env })).stdout;
+        const file = join(folder, "race.mjs");
+        writeFileSync(file, script);
+        return (await run(process.execPath, [file], { env })).stdout;
+      });
+      const cancelled = statuses.match(/\b204\b/g)?.length ?? 0;
+      assert.ok(cancelled > 1, `${reproduceAs}: ${statuses}`);
+    }
   });
 
   it("says --insecure and --cacert when the run used them", () => {

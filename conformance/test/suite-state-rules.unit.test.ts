@@ -63,6 +63,22 @@ describe("the suite's state rules, one object each", () => {
     );
   });
 
+  it("shipped-order-unchanged says what the cancels were answered, not that they were 409s", () => {
+    const final = snapshot([{ id: 1 }, { id: 2 }]);
+    assert.equal(
+      judge("shipped-order-unchanged", { final, scenarioAnswers: [204, 204] }).failure,
+      "order 3 is no longer listed after its cancels, answered 204 and 204",
+    );
+    assert.equal(
+      judge("shipped-order-unchanged", { final, scenarioAnswers: [409, null] }).failure,
+      "order 3 is no longer listed after its cancels, answered 409 and no answer",
+    );
+    assert.equal(
+      judge("shipped-order-unchanged", { scenarioAnswers: [204, 409] }).success,
+      "order 3 is listed unchanged after its cancels, answered 204 and 409",
+    );
+  });
+
   it("pending-order-listed is unsure of an order not found, which may be a rounded id", () => {
     assert.equal(judge("pending-order-listed", { pendingId: "9007199254740993" }).unsure, true);
   });

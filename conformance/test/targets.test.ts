@@ -242,6 +242,18 @@ describe("the suite fails each broken server, naming the right checks", () => {
     assert.equal(check?.request?.headers.authorization, "Bearer ***");
     assert.equal(check?.response?.status, 204);
   });
+
+  it("says what a shipped order's cancels were answered when it is gone after them", async () => {
+    const { report } = await failedChecks({ shippedCancellable: true, removeCancelled: true });
+    const rule = report.scenarios
+      .flatMap((s) => s.checks)
+      .find((c) => c.id === "cancel-shipped.shipped-order-unchanged");
+    assert.equal(rule?.status, "failed");
+    assert.equal(
+      rule?.message,
+      `order ${SHIPPED_ID} is no longer listed after its cancels, answered 204 and 404`,
+    );
+  });
 });
 
 describe("the suite never cancels an order it was not given", () => {

@@ -1,3 +1,4 @@
+import { exchangeWords, WHAT_HAPPENED } from "./finding-words.ts";
 import { HOLDS, type TrafficRule } from "./traffic-rule.ts";
 
 /** Only a pending order can be cancelled, so a second 204 for one order breaks the rule. */
@@ -7,7 +8,7 @@ export const cancelOnce: TrafficRule<"cancel-once"> = {
     if (outcome !== "cancelled") return undefined;
     if (!order.cancelled) return HOLDS;
     return {
-      message: `order ${orderId} was cancelled twice: ${at.label} after ${order.cancelled.label}`,
+      message: `order ${orderId} ${WHAT_HAPPENED["cancel-once"]}: ${exchangeWords(order.cancelled)}, ${exchangeWords(at)}`,
       earlier: order.cancelled,
       later: at,
     };

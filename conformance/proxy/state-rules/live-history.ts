@@ -1,13 +1,9 @@
 import type { MemoryBudget } from "../../judging/memory-budget.ts";
 import type { OrderIndex } from "../../judging/order-index.ts";
 import type { History, HistoryOperation } from "../../model/history.ts";
-import {
-  describeFinding,
-  type HistoryFinding,
-  type HistoryRule,
-  type HistoryVerdict,
-} from "../../model/linearizability.ts";
+import type { HistoryFinding, HistoryRule, HistoryVerdict } from "../../model/linearizability.ts";
 import { ALL_RUN_CHOICES, cancelStatusDecides, type RunChoices } from "../../model/spec-model.ts";
+import { storyFindingWords } from "./finding-words.ts";
 import { ForgottenStories } from "./forgotten-stories.ts";
 import { checkStory } from "./story-check.ts";
 import type { ExchangeRef } from "./traffic-rule.ts";
@@ -36,7 +32,7 @@ import {
  * story the window holds from its start, and then the oldest views' choices.
  */
 
-/** A finding of the model in one order's story, worded as explore words it, with the exchanges it names. */
+/** A finding of the model in one order's story, worded as the proxy's rules word theirs (finding-words.ts). */
 export interface StoryFinding {
   rule: HistoryRule;
   orderId: string;
@@ -403,7 +399,7 @@ export class LiveHistory {
   }
 
   /**
-   * A finding in explore's words, with the exchanges it names; when a choice the view ruled out would
+   * A finding in the proxy's words, by the exchanges it names; when a choice the view ruled out would
    * explain the story, where the deployment showed otherwise, and that exchange as the earlier one.
    */
   #storyFinding(
@@ -414,8 +410,7 @@ export class LiveHistory {
     shownElsewhere: readonly ChoiceRuledOut[],
   ): StoryFinding {
     const refs = finding.operations.map((index) => storyRefs[index] as ExchangeRef);
-    const labels = refs.map((ref) => ref.label).join(", ");
-    const message = `${describeFinding(finding, history)}; exchanges ${labels}`;
+    const message = storyFindingWords(finding, history, storyRefs);
     // The exchanges that were answered: a cancel in flight has none of its own yet.
     const answered = finding.operations
       .filter((index) => index < story.refs.length)

@@ -1,3 +1,4 @@
+import { exchangeWords, WHAT_HAPPENED } from "./finding-words.ts";
 import { endedBefore, HOLDS, type TrafficRule } from "./traffic-rule.ts";
 
 /**
@@ -10,7 +11,7 @@ export const noCancelAfterConflict: TrafficRule<"no-cancel-after-conflict"> = {
     if (outcome !== "cancelled") return undefined;
     if (order.cancelled || !order.conflicted || !endedBefore(order.conflicted, at)) return HOLDS;
     return {
-      message: `order ${orderId} was cancelled by ${at.label} after ${order.conflicted.label} said it could not be (409)`,
+      message: `order ${orderId} ${WHAT_HAPPENED["no-cancel-after-conflict"]}: ${exchangeWords(order.conflicted)}, ${exchangeWords(at)}`,
       earlier: order.conflicted,
       later: at,
     };

@@ -30,6 +30,8 @@ export interface ExploreTargetOptions {
   stallListsAfter?: number;
   /** Where new ids start: past 2^53 by default, so that ids stay exact only if read as digits. */
   firstId?: bigint;
+  /** Whether the nth list served (from 1) ends with an order that has no id, `{}`, which no field requires. */
+  idlessOrderInList?: (n: number) => boolean;
 }
 
 export interface ExploreTarget {
@@ -85,6 +87,7 @@ class Store {
   #nextId: bigint;
   #listCache: Row[] | undefined;
   #listsServed = 0;
+  #listsAnswered = 0;
   readonly #verdicts = new Map<number, number>();
 
   constructor(private readonly options: ExploreTargetOptions) {
@@ -153,7 +156,8 @@ class Store {
 
   async #list(response: ServerResponse): Promise<void> {
     const rows = await this.#listedRows();
-    const body = `[${rows.map((row) => row.record).join(",")}]`;
+    const idless = this.options.idlessOrderInList?.(++this.#listsAnswered) ? ["{}"] : [];
+    const body = `[${[...rows.map((row) => row.record), ...idless].join(",")}]`;
     response.writeHead(200, { "content-type": "application/json" });
     response.end(body);
   }

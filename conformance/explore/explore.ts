@@ -4,6 +4,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import type { ControlTransport } from "../../contract/control-client.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import type { ListsNotJudged } from "../reports/outcome.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
 import {
   CONTROL_TRANSPORT,
@@ -87,6 +88,8 @@ export interface ExploreResult extends SearchResult {
   slotKinds: readonly SlotKind[];
   /** The stop (a signal's name) that cut the run short, when one did. */
   interruptedBy?: string;
+  /** The lists that said nothing of which orders exist, by reason, most first (`outcomeOf` reads them). */
+  listsNotJudged: ListsNotJudged[];
 }
 
 export const EXPLORE_DEFAULTS = {
@@ -163,6 +166,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       budgetMs: settings.budgetMs,
       allowStaleMs: settings.allowStaleMs,
       slotKinds: settings.shape.slots.kinds,
+      listsNotJudged: listsNotJudgedOf(driver, prepared.secrets),
       ...(interrupted ? { interruptedBy: String(options.stop?.reason ?? "a stop") } : {}),
     };
   } finally {
@@ -427,6 +431,14 @@ function answersUnjudged(result: SearchResult, driver: Driver, names: SettingNam
     return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite's report says what is wrong with the cancel`;
   }
   return undefined;
+}
+
+/** By reason, most first; an example's body comes from the target, which may echo a secret. */
+function listsNotJudgedOf(driver: Driver, secrets: readonly string[]): ListsNotJudged[] {
+  const hide = secretHider(secrets);
+  return [...(driver.unjudged.unreadLists?.values() ?? [])]
+    .sort((a, b) => b.count - a.count)
+    .map((lists) => ({ ...lists, example: hide(lists.example) }));
 }
 
 /** Records come from the target, which may echo the key or a masked header: never in a report. */

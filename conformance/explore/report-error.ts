@@ -1,27 +1,8 @@
 import { printable } from "../../common/printable.ts";
 import { junitXml } from "../reports/junit-xml.ts";
-import type { ExploreResult } from "./explore.ts";
+import type { RunOutcome } from "../reports/outcome.ts";
 import type { ExploreReporterName } from "./explore-options.ts";
 import { escapeHtml } from "./history-drawing.ts";
-
-/** What every explore report leads with: the verdict its exit code gives, and why it is not a pass. */
-export interface ExploreOutcome {
-  verdict: "error" | "interrupted" | "failed" | "passed";
-  headline: string;
-  reasons: string[];
-}
-
-/** The outcome of a run that explored: a finding fails it, a stop signal cuts it short, else it passed. */
-export function exploreOutcome(result: ExploreResult): ExploreOutcome {
-  if (result.interruptedBy !== undefined)
-    return {
-      verdict: "interrupted",
-      headline: "interrupted",
-      reasons: [`the run was interrupted by ${result.interruptedBy}`],
-    };
-  if (result.finding) return { verdict: "failed", headline: "a finding", reasons: [] };
-  return { verdict: "passed", headline: "nothing found", reasons: [] };
-}
 
 /** A run that could not explore the target (exit 2): the one error, said where its reports go. */
 export interface ExploreError {
@@ -43,7 +24,7 @@ const TOOL = "petstore-conformance explore";
  */
 export function renderExploreError(error: ExploreError, reporter: ExploreReporterName): string | undefined {
   const verdict = error.interruptedBy === undefined ? "error" : "interrupted";
-  const outcome: ExploreOutcome = { verdict, headline: verdict, reasons: [error.message] };
+  const outcome: RunOutcome = { verdict, headline: verdict, reasons: [error.message] };
   switch (reporter) {
     case "json":
       return `${JSON.stringify({ tool: TOOL, outcome, ...error, passed: false }, null, 2)}\n`;

@@ -1,5 +1,6 @@
 import { printable } from "../../common/printable.ts";
 import { describeChoices, describeFinding } from "../model/linearizability.ts";
+import { outcomeOf } from "../reports/outcome.ts";
 import type { ExploreResult } from "./explore.ts";
 import { findingLinearizations, linearizationLines } from "./finding-linearizations.ts";
 import { stepCount } from "./program.ts";
@@ -17,6 +18,7 @@ export function renderExplorePretty(result: ExploreResult, { color }: { color: b
     ...result.warnings.map((warning) => paint(33, `warning: ${printable(warning)}`)),
     endedLine(result),
     coverageLine(result),
+    ...listsNotJudgedLines(result),
   ];
   if (result.allowStaleMs > 0 || result.largestStaleMs > 0)
     lines.push(
@@ -31,8 +33,35 @@ export function renderExplorePretty(result: ExploreResult, { color }: { color: b
         `INTERRUPTED by ${result.interruptedBy}: nothing found in what was covered, which is not a pass`,
       ),
     );
-  else lines.push("", paint(32, "PASS: no history the spec's model cannot explain was found"));
+  else lines.push("", ...verdictLines(result, paint));
   return `${lines.join("\n")}\n`;
+}
+
+/** Nothing found, and not stopped: a pass, or a run whose answers judged too little to be one. */
+function verdictLines(result: ExploreResult, paint: (code: number, text: string) => string): string[] {
+  const outcome = outcomeOf(result);
+  if (outcome.verdict === "passed")
+    return [paint(32, "PASS: no history the spec's model cannot explain was found")];
+  return [
+    paint(33, `NOT A PASS: ${outcome.headline}; no history the spec's model cannot explain was found`),
+    ...outcome.reasons.map((reason) => paint(33, `  ${printable(reason)}`)),
+  ];
+}
+
+/**
+ * The lists that said nothing of which orders exist, by reason, each with the first of them: a list left
+ * out is never left out silently.
+ */
+export function listsNotJudgedLines(result: ExploreResult): string[] {
+  const { lists, listsReadWhole } = result.coverage;
+  if (result.listsNotJudged.length === 0) return [];
+  return [
+    `lists not judged: ${lists - listsReadWhole} of ${lists} (they say nothing of which orders exist; not a finding)`,
+    ...result.listsNotJudged.map(
+      (not) =>
+        `  ${not.count} ${printable(not.reason)}${not.limit ? " (a limit of the run's: raise it)" : ""}; the first: ${printable(not.example)}`,
+    ),
+  ];
 }
 
 function endedLine(result: ExploreResult): string {

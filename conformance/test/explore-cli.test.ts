@@ -444,4 +444,71 @@ export async function release(context) {
       await correct.close();
     }
   });
+
+  describe("lists with an order that has no int64 id", () => {
+    const run = async (name: string, idless: (n: number) => boolean) => {
+      const lists = await startExploreTarget({ idlessOrderInList: idless });
+      try {
+        const ids = idsFile(`${name}.json`, lists.create(40, 2));
+        const report = (kind: string) => join(folder, `${name}.${kind}`);
+        const result = await cli(
+          ["explore", "--base-url", lists.url, "--api-key", lists.key, "--order-ids", ids]
+            .concat(["--budget", "1s", "--clients", "3", "--reporter", "pretty"])
+            .concat(["json", "junit", "html"].flatMap((kind) => ["--reporter", `${kind}:${report(kind)}`])),
+          NO_PROXY_ENV,
+        );
+        const read = (kind: string) => readFileSync(report(kind), "utf8");
+        return { ...result, json: JSON.parse(read("json")), junit: read("junit"), html: read("html") };
+      } finally {
+        await lists.close();
+      }
+    };
+
+    it("are no finding (no field of an Order is required), and every report counts them, with the first", async () => {
+      // The run's first two lists (its probe and the check of the ids given) are read whole.
+      const { code, stdout, stderr, json, junit, html } = await run(
+        "idless-few",
+        (n) => n > 2 && n % 4 === 0,
+      );
+      assert.equal(code, 0, stdout + stderr);
+      assert.match(
+        stdout,
+        /^lists not judged: \d+ of \d+ \(they say nothing of which orders exist; not a finding\)$/m,
+      );
+      const first =
+        /^ {2}\d+ some of their orders have no int64 id; the first: GET \/v1\/store\/orders answered 200: 1 of its \d+ orders has no int64 id$/m;
+      assert.match(stdout, first);
+      assert.match(stdout, /PASS/);
+      assert.equal(json.outcome.verdict, "passed");
+      assert.equal(json.listsNotJudged[0].reason, "some of their orders have no int64 id");
+      assert.equal(json.listsNotJudged[0].limit, false);
+      assert.equal(json.listsNotJudged[0].count, json.coverage.lists - json.coverage.listsReadWhole);
+      assert.match(
+        junit,
+        /<property name="lists not judged" value="\d+ some of their orders have no int64 id; the first: /,
+      );
+      assert.match(html, /lists not judged: \d+ of \d+/);
+    });
+
+    it("exit 2 when they are more than half the lists: a pass would rest on too little", async () => {
+      const { code, stdout, stderr, json, junit, html } = await run(
+        "idless-most",
+        (n) => n > 2 && n % 3 !== 0,
+      );
+      assert.equal(code, 2, stdout + stderr);
+      assert.match(stdout, /^NOT A PASS: not everything checked/m);
+      assert.match(
+        stdout,
+        /only \d+ of \d+ lists were judged \(\d+ some of their orders have no int64 id\), fewer than half/,
+      );
+      assert.doesNotMatch(stdout, /^PASS/m);
+      assert.equal(json.outcome.verdict, "partial");
+      assert.equal(json.passed, false);
+      assert.match(
+        junit,
+        /<testcase classname="petstore-conformance explore" name="run: not everything checked">\s*<error /,
+      );
+      assert.match(html, /Not a pass: only \d+ of \d+ lists were judged/);
+    });
+  });
 });

@@ -32,6 +32,8 @@ export interface ExploreTargetOptions {
   firstId?: bigint;
   /** Whether the nth list served (from 1) ends with an order that has no id, `{}`, which no field requires. */
   idlessOrderInList?: (n: number) => boolean;
+  /** The status the nth list served (from 1) answers, an error record its body when not 200. */
+  listStatus?: (n: number) => number;
 }
 
 export interface ExploreTarget {
@@ -155,8 +157,11 @@ class Store {
   }
 
   async #list(response: ServerResponse): Promise<void> {
+    const n = ++this.#listsAnswered;
+    const status = this.options.listStatus?.(n) ?? 200;
+    if (status !== 200) return error(response, status, "unavailable", "The list is not available.");
     const rows = await this.#listedRows();
-    const idless = this.options.idlessOrderInList?.(++this.#listsAnswered) ? ["{}"] : [];
+    const idless = this.options.idlessOrderInList?.(n) ? ["{}"] : [];
     const body = `[${[...rows.map((row) => row.record), ...idless].join(",")}]`;
     response.writeHead(200, { "content-type": "application/json" });
     response.end(body);

@@ -204,10 +204,10 @@ async function list(
 }
 
 /**
- * Which of `ids` one list shows; undefined when the list was not read whole (an error, a list past the
- * reader's limits), so that it says nothing about them.
+ * Which of `ids` one list shows; when the list was not read whole (an error, a list past the reader's
+ * limits), so that it says nothing about them, why not.
  */
-export async function listedOf(driver: Driver, ids: readonly string[]): Promise<Set<string> | undefined> {
+export async function listedOf(driver: Driver, ids: readonly string[]): Promise<Set<string> | string> {
   const watched = new Set(ids);
   await driver.pace();
   const exchange = await driver.inFlight.until(
@@ -216,7 +216,8 @@ export async function listedOf(driver: Driver, ids: readonly string[]): Promise<
     }),
   );
   const verdict = exchange?.response?.cut === undefined ? exchange?.response?.list : undefined;
-  if (exchange?.response?.status !== 200 || !verdict || !readWhole(verdict)) return undefined;
+  if (exchange?.response?.status !== 200 || !verdict || !readWhole(verdict))
+    return exampleOf(exchange, whyNotRead(exchange, verdict));
   return new Set(ids.filter((id) => verdict.records.has(id)));
 }
 

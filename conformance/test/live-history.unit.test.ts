@@ -54,7 +54,7 @@ describe("the proxy's live history, checked against the spec's model", () => {
     assert.deepEqual(findingsOf(history.list("k", listed([6]), next(2))), []);
     const [finding] = findingsOf(history.list("k", listed([5, 6]), next(3)));
     assert.equal(finding?.rule, "stale-read");
-    assert.match(finding?.message ?? "", /^stale-read \(stale read, stale by 15 ms\): order 5: /);
+    assert.match(finding?.message ?? "", /^stale-read \(stale read, at least 15 ms stale\): order 5: /);
   });
 
   it("flags a record a cancel changed", () => {
@@ -218,7 +218,7 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.equal(finding?.rule, "stale-read");
     assert.match(
       finding?.message ?? "",
-      /^stale-read \(stale read, stale by 15 ms\): order 5: .*; this deployment showed cancelled orders leave the list for order 6 at exchange #3$/,
+      /^stale-read \(stale read, at least 15 ms stale\): order 5: .*; this deployment showed cancelled orders leave the list for order 6 at exchange #3$/,
     );
     assert.equal(history.choicesOf("k").length, 2);
   });
@@ -236,7 +236,7 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.equal(finding?.orderId, "5");
     assert.match(
       finding?.message ?? "",
-      /^stale-read \(stale read, stale by 5 ms\): order 5: .*; exchanges #1, #2; this deployment showed cancelled orders leave the list for order 6 at exchange #4$/,
+      /^stale-read \(stale read, at least 5 ms stale\): order 5: .*; exchanges #1, #2; this deployment showed cancelled orders leave the list for order 6 at exchange #4$/,
     );
     assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [2, 4]);
   });
@@ -404,7 +404,7 @@ describe("the live history in the state keeper", () => {
       findings.map((finding) => finding.rule),
       ["stale-read"],
     );
-    assert.match(findings[0]?.message ?? "", /^stale-read \(stale read, stale by 15 ms\): order 5: /);
+    assert.match(findings[0]?.message ?? "", /^stale-read \(stale read, at least 15 ms stale\): order 5: /);
     assert.ok(state.evaluations["stale-read"] >= 3);
     assert.equal(state.evaluations["cancel-answer-matches-state"], state.evaluations["stale-read"]);
   });

@@ -228,7 +228,7 @@ describe("the proxy checks live traffic with the spec's model", () => {
     );
     assert.match(
       found[0] ?? "",
-      new RegExp(`^state\\.stale-read: stale-read \\(stale read, stale by [\\d.]+ ms\\): order ${stays}: `),
+      new RegExp(`^state\\.stale-read: stale-read \\(stale read, at least [\\d.]+ ms stale\\): order ${stays}: `),
     );
     assert.equal(code, 1, "a finding fails the proxy's gate");
   });

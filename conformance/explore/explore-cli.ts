@@ -109,6 +109,8 @@ async function render(
       return (await import("./report-junit.ts")).renderExploreJunit(result);
     case "html":
       return (await import("./report-html.ts")).renderExploreHtml(result);
+    case "markdown":
+      return (await import("./report-markdown.ts")).renderExploreMarkdown(result);
     case "script":
       // The script sends the run's session and headers again: names and shown values from the run's options.
       return (await import("./report-script.ts")).renderExploreScript(result, options.run);

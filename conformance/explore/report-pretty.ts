@@ -98,7 +98,7 @@ function findingLines(
     ...choicesLines(finding),
     "",
     `minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)}`,
-    `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${triedText(finding)}; ${shrinkEndText(finding)})`,
+    `  (shrunk from ${count(stepCount(finding.original.program), "step")} of ${count(finding.original.program.length, "client")}, ${triedText(finding)}; ${shrinkEndText(finding)})`,
     ...timelineLines(timeline, paint),
     `  orders: ${[...timeline.names].map(([id, name]) => `${name} = ${printable(id)}`).join(", ")}`,
     ...findingLinearizations(finding, allowStaleMs).flatMap((drawing) =>
@@ -137,7 +137,7 @@ export function shrinkEndText(finding: ShrunkFinding): string {
 }
 
 /** One row per operation, grouped by lane: a bar from send to answer on a common scale, then what it was. */
-function timelineLines(timeline: Timeline, paint: (code: number, text: string) => string): string[] {
+export function timelineLines(timeline: Timeline, paint: (code: number, text: string) => string): string[] {
   const scale = BAR_COLUMNS / Math.max(timeline.endMs, 1);
   const column = (ms: number) => Math.min(BAR_COLUMNS - 1, Math.floor(ms * scale));
   const lines = [

@@ -363,7 +363,7 @@ export async function release(context) {
     }
   });
 
-  it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline and a script", async () => {
+  it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline, Markdown and a script", async () => {
     const given = target.create(8, 2);
     const ids = idsFile("ids.json", { ...given, missing: ["77"] });
     const report = (name: string) => join(folder, name);
@@ -374,7 +374,7 @@ export async function release(context) {
         ...["--budget", "5s", "--shrink-budget", "5s", "--replays", "2"],
         ...["--reporter", "pretty", "--reporter", `json:${report("r.json")}`],
         ...["--reporter", `junit:${report("r.xml")}`, "--reporter", `html:${report("r.html")}`],
-        ...["--reporter", `script:${report("replay.mjs")}`],
+        ...["--reporter", `script:${report("replay.mjs")}`, "--reporter", `markdown:${report("r.md")}`],
       ],
       NO_PROXY_ENV,
     );
@@ -397,13 +397,16 @@ export async function release(context) {
     const html = readFileSync(report("r.html"), "utf8");
     assert.match(html, /<svg /);
     assert.doesNotMatch(html, /<script/);
+    const markdown = readFileSync(report("r.md"), "utf8");
+    assert.match(markdown, /^### Petstore Store Orders explore: ❌ a finding$/m);
+    assert.match(markdown, /\n\n$/);
     assert.doesNotMatch(readFileSync(report("replay.mjs"), "utf8"), new RegExp(target.key));
     // The script plays the minimal program again against fresh orders, with Node alone.
     const fresh = target.create(4, 1);
     const replayed = await new Promise<{ code: number; stdout: string }>((resolve) =>
       execFile(
         process.execPath,
-        [report("replay.mjs"), JSON.stringify(fresh)],
+        [report("replay.mjs"), JSON.stringify({ ...fresh, missing: ["77"] })],
         { env: { ...process.env, PETSTORE_API_KEY: target.key } },
         (error, out) => resolve({ code: error ? Number(error.code) : 0, stdout: out }),
       ),

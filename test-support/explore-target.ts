@@ -30,6 +30,10 @@ export interface ExploreTargetOptions {
   stallListsAfter?: number;
   /** Where new ids start: past 2^53 by default, so that ids stay exact only if read as digits. */
   firstId?: bigint;
+  /** Whether the nth list served (from 1) ends with an order that has no id, `{}`, which no field requires. */
+  idlessOrderInList?: (n: number) => boolean;
+  /** The status the nth list served (from 1) answers, an error record its body when not 200. */
+  listStatus?: (n: number) => number;
 }
 
 export interface ExploreTarget {
@@ -85,6 +89,7 @@ class Store {
   #nextId: bigint;
   #listCache: Row[] | undefined;
   #listsServed = 0;
+  #listsAnswered = 0;
   readonly #verdicts = new Map<number, number>();
 
   constructor(private readonly options: ExploreTargetOptions) {
@@ -152,8 +157,12 @@ class Store {
   }
 
   async #list(response: ServerResponse): Promise<void> {
+    const n = ++this.#listsAnswered;
+    const status = this.options.listStatus?.(n) ?? 200;
+    if (status !== 200) return error(response, status, "unavailable", "The list is not available.");
     const rows = await this.#listedRows();
-    const body = `[${rows.map((row) => row.record).join(",")}]`;
+    const idless = this.options.idlessOrderInList?.(n) ? ["{}"] : [];
+    const body = `[${[...rows.map((row) => row.record), ...idless].join(",")}]`;
     response.writeHead(200, { "content-type": "application/json" });
     response.end(body);
   }

@@ -3,6 +3,7 @@ import type { Exchange } from "../judging/exchange.ts";
 import type { ListVerdict } from "../judging/list-judge.ts";
 import type { History, HistoryOperation } from "../model/history.ts";
 import { cancelStatusDecides } from "../model/spec-model.ts";
+import type { ListsNotJudged } from "../reports/outcome.ts";
 import type { HttpClient } from "../target/http-client.ts";
 import type { Program, SlotKind } from "./program.ts";
 import type { WatchedLists } from "./watched-list.ts";
@@ -64,9 +65,13 @@ export class InFlight {
   }
 }
 
-/** The first list not read whole, and why; the answers of cancels that decide nothing, by status. */
+/**
+ * The first list not read whole, and why; the lists not read whole, by reason; the answers of cancels
+ * that decide nothing, by status.
+ */
 export interface UnjudgedAnswers {
   firstUnreadList?: string;
+  unreadLists?: Map<string, ListsNotJudged>;
   cancelAnswers: Map<string, number>;
 }
 
@@ -194,15 +199,15 @@ async function list(
   const verdict = exchange?.response?.cut === undefined ? exchange?.response?.list : undefined;
   const shown =
     status === 200 && verdict && readWhole(verdict) ? shownOrders(verdict, watched, records) : null;
-  if (shown === null) driver.unjudged.firstUnreadList ??= whyNotRead(exchange, verdict);
+  if (shown === null) noteUnread(driver.unjudged, exchange, verdict);
   return { op: "list", client, sentAt, answeredAt: status === null ? null : since(), status, shown };
 }
 
 /**
- * Which of `ids` one list shows; undefined when the list was not read whole (an error, a list past the
- * reader's limits), so that it says nothing about them.
+ * Which of `ids` one list shows; when the list was not read whole (an error, a list past the reader's
+ * limits), so that it says nothing about them, why not.
  */
-export async function listedOf(driver: Driver, ids: readonly string[]): Promise<Set<string> | undefined> {
+export async function listedOf(driver: Driver, ids: readonly string[]): Promise<Set<string> | string> {
   const watched = new Set(ids);
   await driver.pace();
   const exchange = await driver.inFlight.until(
@@ -211,25 +216,82 @@ export async function listedOf(driver: Driver, ids: readonly string[]): Promise<
     }),
   );
   const verdict = exchange?.response?.cut === undefined ? exchange?.response?.list : undefined;
-  if (exchange?.response?.status !== 200 || !verdict || !readWhole(verdict)) return undefined;
+  if (exchange?.response?.status !== 200 || !verdict || !readWhole(verdict))
+    return exampleOf(exchange, whyNotRead(exchange, verdict));
   return new Set(ids.filter((id) => verdict.records.has(id)));
 }
 
+/** A list not read whole: counted under its reason, the first of each reason kept as its example. */
+function noteUnread(
+  unjudged: UnjudgedAnswers,
+  exchange: Exchange | undefined,
+  verdict: ListVerdict | undefined,
+) {
+  const why = whyNotRead(exchange, verdict);
+  unjudged.firstUnreadList ??= why.detail;
+  unjudged.unreadLists ??= new Map();
+  const known = unjudged.unreadLists.get(why.reason);
+  if (known !== undefined) known.count++;
+  else
+    unjudged.unreadLists.set(why.reason, {
+      reason: why.reason,
+      count: 1,
+      limit: why.limit,
+      example: exampleOf(exchange, why),
+    });
+}
+
+// Characters of a body an example shows: enough to see what the answer was instead of a list.
+const EXAMPLE_BODY_CHARS = 160;
+
+function exampleOf(exchange: Exchange | undefined, why: NotRead): string {
+  const response = exchange?.response;
+  if (exchange === undefined || response === undefined) return `GET /store/orders: ${why.detail}`;
+  const body =
+    why.showBody && response.body.length > 0
+      ? `; its body began ${JSON.stringify(response.body.slice(0, EXAMPLE_BODY_CHARS))}`
+      : "";
+  return `${exchange.request.method} ${exchange.request.path} answered ${response.status}: ${why.detail}${body}`;
+}
+
+interface NotRead {
+  /** What lists are counted under. */
+  reason: string;
+  /** This list's own words. */
+  detail: string;
+  /** A limit of the run's (the reader's bounds, --deadline, --max-body) kept it from being read whole. */
+  limit: boolean;
+  /** Its body's start says what it was instead of a list (an error's, text that is not JSON). */
+  showBody?: boolean;
+}
+
 /** Why a list says nothing of which orders exist, in a few words. */
-function whyNotRead(exchange: Exchange | undefined, verdict: ListVerdict | undefined): string {
-  if (exchange === undefined) return "the run was stopped before its answer";
+function whyNotRead(exchange: Exchange | undefined, verdict: ListVerdict | undefined): NotRead {
+  const as = (reason: string, detail = reason, limit = false) => ({ reason, detail, limit });
+  const bodySays = (reason: string, detail = reason) => ({ reason, detail, limit: false, showBody: true });
+  if (exchange === undefined) return as("stopped before their answer");
   const response = exchange.response;
-  if (response === undefined) return exchange.error ?? "no answer";
-  if (response.status !== 200) return `answered ${response.status}`;
-  if (response.cut !== undefined) return response.cut;
-  if (verdict?.limit !== undefined) return `past the reader's ${verdict.limit.what} bound`;
-  if (verdict?.syntax !== undefined) return `not JSON: ${verdict.syntax}`;
-  if (verdict?.notArray !== undefined) return "its body is no JSON array";
+  if (exchange.limit !== undefined)
+    return as(
+      `cut by ${exchange.limit}`,
+      response?.cut ?? exchange.error ?? `cut by ${exchange.limit}`,
+      true,
+    );
+  if (response === undefined) return as("no answer", exchange.error ?? "no answer");
+  if (response.status !== 200) return bodySays(`answered ${response.status}`);
+  if (response.cut !== undefined) return as("cut short", response.cut);
+  if (verdict?.limit !== undefined)
+    return as("past a reader's bound", `past the reader's ${verdict.limit.what} bound`, true);
+  if (verdict?.syntax !== undefined) return bodySays("not JSON", `not JSON: ${verdict.syntax}`);
+  if (verdict?.notArray !== undefined) return bodySays("no JSON array", "its body is no JSON array");
   if (verdict?.indexLimit !== undefined || verdict?.partial !== undefined)
-    return "judged only in part (a limit)";
+    return as("judged only in part (a limit)", "judged only in part (a limit)", true);
   if (verdict !== undefined && verdict.unindexed > 0)
-    return `${verdict.unindexed} of its orders have no int64 id`;
-  return "not read whole";
+    return as(
+      "some of their orders have no int64 id",
+      `${verdict.unindexed} of its ${verdict.count} orders ${verdict.unindexed === 1 ? "has" : "have"} no int64 id`,
+    );
+  return as("not read whole");
 }
 
 /** A list says which orders exist only when it was read to its end as an array of orders with int64 ids. */

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
+import { gateExitCode } from "../reports/outcome.ts";
 import { reportFileWritten, writeToStdout } from "../reports/write-reports.ts";
 import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
@@ -58,7 +59,7 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
   const unwritten = await writeExploreReports(result, options, env);
   if (signals.received) return signalExitCode(signals.received);
   if (unwritten > 0) return 2;
-  return result.finding ? 1 : 0;
+  return gateExitCode(result);
 }
 
 /** A run that could not explore: every report asked for says the error (the pretty one is the stderr line). */
@@ -108,6 +109,8 @@ async function render(
       return (await import("./report-junit.ts")).renderExploreJunit(result);
     case "html":
       return (await import("./report-html.ts")).renderExploreHtml(result);
+    case "markdown":
+      return (await import("./report-markdown.ts")).renderExploreMarkdown(result);
     case "script":
       // The script sends the run's session and headers again: names and shown values from the run's options.
       return (await import("./report-script.ts")).renderExploreScript(result, options.run);

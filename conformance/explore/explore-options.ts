@@ -28,7 +28,7 @@ const EXPLORE_SETTING_FLAGS: SettingNames = {
   ...REACH_SETTING_FLAGS,
 };
 
-export const EXPLORE_REPORTERS = ["pretty", "json", "junit", "html", "script"] as const;
+export const EXPLORE_REPORTERS = ["pretty", "json", "junit", "html", "markdown", "script"] as const;
 export type ExploreReporterName = (typeof EXPLORE_REPORTERS)[number];
 
 export interface ExploreReporterTarget {
@@ -87,7 +87,8 @@ ${READER_LIMITS_HELP}
 Reports:
   --reporter NAME[:FILE]    pretty (default: the minimal history as a timeline, one lane per client), json
                             (the whole history), junit (one case per property), html (an SVG timeline),
-                            script (a plain Node script that plays the minimal program again); repeatable
+                            markdown (a summary for $GITHUB_STEP_SUMMARY), script (a plain Node script
+                            that plays the minimal program again); repeatable
   --help                    show this help
   --version                 print the package's version
 

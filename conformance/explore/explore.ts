@@ -4,6 +4,7 @@ import { builtInContract } from "../../contract/built-in.ts";
 import type { ControlTransport } from "../../contract/control-client.ts";
 import type { Exchange } from "../judging/exchange.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import type { ListsNotJudged } from "../reports/outcome.ts";
 import { API_KEY_VARIABLE, headerVariable } from "../reports/reproduction.ts";
 import {
   CONTROL_TRANSPORT,
@@ -87,6 +88,8 @@ export interface ExploreResult extends SearchResult {
   slotKinds: readonly SlotKind[];
   /** The stop (a signal's name) that cut the run short, when one did. */
   interruptedBy?: string;
+  /** The lists that said nothing of which orders exist, by reason, most first (`outcomeOf` reads them). */
+  listsNotJudged: ListsNotJudged[];
 }
 
 export const EXPLORE_DEFAULTS = {
@@ -122,7 +125,6 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
     prepared.hookContext[CONTROL_TRANSPORT] = client.controlTransport;
   const inFlight = new InFlight(options.stop);
   try {
-    const { supply, givenPending } = await supplyOf(options, prepared);
     const contract = options.contract ?? builtInContract();
     const driver: Driver = {
       client,
@@ -136,7 +138,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       unjudged: { cancelAnswers: new Map() },
       inFlight,
     };
-    await checkGivenListed(driver, givenPending, options);
+    const supply = await supplyOf(options, prepared, driver);
     const settings = searchSettings(options, supply);
     const grace = { ms: settings.hookGraceMs, name: "the run's request timeout" };
     const result = await search(driver, supply, settings).catch(async (error: unknown) => {
@@ -163,6 +165,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       budgetMs: settings.budgetMs,
       allowStaleMs: settings.allowStaleMs,
       slotKinds: settings.shape.slots.kinds,
+      listsNotJudged: listsNotJudgedOf(driver, prepared.secrets),
       ...(interrupted ? { interruptedBy: String(options.stop?.reason ?? "a stop") } : {}),
     };
   } finally {
@@ -331,10 +334,7 @@ function listNotFound(exchange: Exchange, run: Prepared): string | undefined {
   return `GET ${new URL(exchange.request.path, run.baseUrl).href} was answered 404: is ${run.names.target} right? It is the address the API's paths follow, usually ending in /v1; nothing was judged`;
 }
 
-async function supplyOf(
-  options: ExploreOptions,
-  run: Prepared,
-): Promise<{ supply: OrderSupply; givenPending: readonly string[] }> {
+async function supplyOf(options: ExploreOptions, run: Prepared, driver: Driver): Promise<OrderSupply> {
   const fromHook = idsFromHook(run.provided ?? undefined);
   const given = options.orderIds;
   const ids: OrderIds = {
@@ -342,39 +342,72 @@ async function supplyOf(
     shipped: [...(given?.shipped ?? []), ...fromHook.shipped],
     missing: [...(given?.missing ?? []), ...fromHook.missing],
   };
-  if (ids.pending.length === 0 && run.hooks.provision === undefined) {
-    const file = options.orderIdsName ?? "orderIds";
+  const file = options.orderIdsName ?? "orderIds";
+  const provides = run.hooks.provision !== undefined;
+  if (ids.pending.length === 0 && !provides) {
     throw new ConformanceUsageError(
       `explore has no pending order to cancel: give some in ${file} ({"pending": ["…"]}), or ${run.names.hooks} a module whose beforeRun returns { pending: [...] } or that exports provision() (mock-control does, against this project's mock)`,
     );
   }
-  return {
-    supply: createOrderSupply(ids, run.hooks, run.hookContext, run.secrets),
-    givenPending: ids.pending,
-  };
+  const pending = await listedPending(driver, ids.pending, options, run);
+  if (pending.length === 0 && ids.pending.length > 0 && !provides)
+    throw new ConformanceUsageError(
+      `none of the ${ids.pending.length} orders given as pending is in the list (cancelled or removed already, or of another deployment): give fresh ones in ${sourceOf(ids.pending, options)}`,
+    );
+  return createOrderSupply({ ...ids, pending }, run.hooks, run.hookContext, run.secrets);
 }
 
+// Tries at the first list when it cannot be read whole (a 5xx, an answer cut short): a list the run never
+// reads says nothing of whether the orders given exist.
+const GIVEN_CHECK_TRIES = 3;
+
 /**
- * The orders given as pending must be in the run's first list: one that is not was never an order of the
- * deployment (a wrong file, another environment), and its 404 or 409 would be blamed on the target.
+ * The orders given as pending that the run's first list shows: one it does not was never an order of the
+ * deployment, or was cancelled and removed already, and its 404 or 409 would be blamed on the target. They
+ * are skipped, with a warning that counts them. When no list can be read whole, the check cannot be made:
+ * none of them is used, and without a provision hook the run ends (exit 2) rather than blame the target
+ * for a stale file.
  */
-async function checkGivenListed(
+async function listedPending(
   driver: Driver,
   pending: readonly string[],
   options: ExploreOptions,
-): Promise<void> {
-  if (pending.length === 0) return;
-  const listed = await listedOf(driver, pending);
-  if (listed === undefined) return;
-  const absent = [...new Set(pending.filter((id) => !listed.has(id)))];
-  if (absent.length === 0) return;
+  run: Prepared,
+): Promise<readonly string[]> {
+  if (pending.length === 0) return pending;
+  let listed: Set<string> | string = "not read";
+  for (let tries = 0; typeof listed === "string" && tries < GIVEN_CHECK_TRIES; tries++) {
+    if (options.stop?.aborted) break;
+    listed = await listedOf(driver, pending);
+  }
+  if (typeof listed === "string" && run.hooks.provision !== undefined) {
+    run.warnings.push(
+      `the ${pending.length} orders given as pending could not be checked against the list, which was not read whole in ${GIVEN_CHECK_TRIES} tries (the last: ${listed}), so only the provision hook's orders were used`,
+    );
+    return [];
+  }
+  if (typeof listed === "string")
+    throw new ConformanceUsageError(
+      `the orders given as pending could not be checked against the list, which was not read whole in ${GIVEN_CHECK_TRIES} tries (the last: ${listed}): an order that is not there would be blamed on the target; nothing was judged`,
+    );
+  const shows = listed;
+  if (shows.size === pending.length) return pending;
+  const absent = [...new Set(pending.filter((id) => !shows.has(id)))];
+  if (absent.length === 0) return pending;
   const shown =
     absent.slice(0, 10).join(", ") + (absent.length > 10 ? ` and ${absent.length - 10} more` : "");
+  run.warnings.push(
+    `${absent.length} of the orders given as pending are not in the list (cancelled or removed already, or of another deployment), so they were skipped: ${shown}; check ${sourceOf(absent, options)}`,
+  );
+  return pending.filter((id) => shows.has(id));
+}
+
+/** Where ids given as pending came from: the file (or option) when any of them is its own, else the hook. */
+function sourceOf(ids: readonly string[], options: ExploreOptions): string {
   const fromFile = new Set(options.orderIds?.pending ?? []);
-  const source = absent.some((id) => fromFile.has(id))
+  return ids.some((id) => fromFile.has(id))
     ? (options.orderIdsName ?? "orderIds")
     : "the beforeRun hook's pending ids";
-  throw new ConformanceUsageError(`orders given as pending are not in the list: ${shown}; check ${source}`);
 }
 
 function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSettings {
@@ -427,6 +460,14 @@ function answersUnjudged(result: SearchResult, driver: Driver, names: SettingNam
     return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite's report says what is wrong with the cancel`;
   }
   return undefined;
+}
+
+/** By reason, most first; an example's body comes from the target, which may echo a secret. */
+function listsNotJudgedOf(driver: Driver, secrets: readonly string[]): ListsNotJudged[] {
+  const hide = secretHider(secrets);
+  return [...(driver.unjudged.unreadLists?.values() ?? [])]
+    .sort((a, b) => b.count - a.count)
+    .map((lists) => ({ ...lists, example: hide(lists.example) }));
 }
 
 /** Records come from the target, which may echo the key or a masked header: never in a report. */

@@ -1,27 +1,9 @@
 import { printable } from "../../common/printable.ts";
 import { junitXml } from "../reports/junit-xml.ts";
-import type { ExploreResult } from "./explore.ts";
+import { cell, MARK } from "../reports/markdown.ts";
+import type { RunOutcome } from "../reports/outcome.ts";
 import type { ExploreReporterName } from "./explore-options.ts";
 import { escapeHtml } from "./history-drawing.ts";
-
-/** What every explore report leads with: the verdict its exit code gives, and why it is not a pass. */
-export interface ExploreOutcome {
-  verdict: "error" | "interrupted" | "failed" | "passed";
-  headline: string;
-  reasons: string[];
-}
-
-/** The outcome of a run that explored: a finding fails it, a stop signal cuts it short, else it passed. */
-export function exploreOutcome(result: ExploreResult): ExploreOutcome {
-  if (result.interruptedBy !== undefined)
-    return {
-      verdict: "interrupted",
-      headline: "interrupted",
-      reasons: [`the run was interrupted by ${result.interruptedBy}`],
-    };
-  if (result.finding) return { verdict: "failed", headline: "a finding", reasons: [] };
-  return { verdict: "passed", headline: "nothing found", reasons: [] };
-}
 
 /** A run that could not explore the target (exit 2): the one error, said where its reports go. */
 export interface ExploreError {
@@ -43,7 +25,7 @@ const TOOL = "petstore-conformance explore";
  */
 export function renderExploreError(error: ExploreError, reporter: ExploreReporterName): string | undefined {
   const verdict = error.interruptedBy === undefined ? "error" : "interrupted";
-  const outcome: ExploreOutcome = { verdict, headline: verdict, reasons: [error.message] };
+  const outcome: RunOutcome = { verdict, headline: verdict, reasons: [error.message] };
   switch (reporter) {
     case "json":
       return `${JSON.stringify({ tool: TOOL, outcome, ...error, passed: false }, null, 2)}\n`;
@@ -51,6 +33,8 @@ export function renderExploreError(error: ExploreError, reporter: ExploreReporte
       return errorJunit(error);
     case "html":
       return errorHtml(error);
+    case "markdown":
+      return `> **${cell(`error: ${printable(error.message)}`)}**\n\n### Petstore Store Orders explore: ${MARK[verdict]} ${verdict}\n\n**Target:** ${cell(printable(error.target))} · **Seed:** ${error.seed}\n\n`;
     case "script":
       // Nothing was played, so nothing can be replayed: the script says so and fails as the run did.
       return `// ${TOOL}: nothing to replay\nconsole.error(${JSON.stringify(`nothing to replay: the run ended in an error: ${printable(error.message)}`)});\nprocess.exitCode = 2;\n`;

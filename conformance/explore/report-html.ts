@@ -1,9 +1,17 @@
 import { describeFinding } from "../model/linearizability.ts";
 import type { OrderLinearizationDrawing } from "../model/partial-linearization.ts";
+import { outcomeOf, type RunOutcome } from "../reports/outcome.ts";
 import type { ExploreResult } from "./explore.ts";
 import { describeStates, findingLinearizations, operationLabel } from "./finding-linearizations.ts";
 import { escapeHtml, HISTORY_DRAWING_LEGEND, HISTORY_DRAWING_STYLE, svgHistory } from "./history-drawing.ts";
-import { count, coverageLine, reproducedText, shrinkEndText, triedText } from "./report-pretty.ts";
+import {
+  count,
+  coverageLine,
+  listsNotJudgedLines,
+  reproducedText,
+  shrinkEndText,
+  triedText,
+} from "./report-pretty.ts";
 import type { ShrunkFinding } from "./shrink.ts";
 import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
 
@@ -13,11 +21,8 @@ import { formatMs, type Timeline, timelineOf } from "./timeline.ts";
  * names in red, an operation without answer open to the right). Every text from the target is escaped.
  */
 export function renderExploreHtml(result: ExploreResult): string {
-  const verdict = result.finding
-    ? "a finding"
-    : result.interruptedBy !== undefined
-      ? "interrupted"
-      : "nothing found";
+  const outcome = outcomeOf(result);
+  const verdict = outcome.headline;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -28,7 +33,7 @@ export function renderExploreHtml(result: ExploreResult): string {
 </head>
 <body>
 <main>
-<h1>Petstore Store Orders explore: <span class="${verdictClass(result)}">${escapeHtml(verdict)}</span></h1>
+<h1>Petstore Store Orders explore: <span class="${verdictClass(outcome)}">${escapeHtml(verdict)}</span></h1>
 <section><dl class="summary">
 <dt>Target</dt><dd>${escapeHtml(result.target)}</dd>
 <dt>Started</dt><dd>${escapeHtml(result.startedAt)}</dd>
@@ -36,24 +41,29 @@ export function renderExploreHtml(result: ExploreResult): string {
 <dt>Ended</dt><dd>${escapeHtml(endedText(result))}</dd>
 <dt>Coverage</dt><dd>${escapeHtml(coverageLine(result))}</dd>
 </dl>
+${listsNotJudgedLines(result)
+  .map((line) => `<p class="${outcome.verdict === "partial" ? "warning" : "note"}">${escapeHtml(line)}</p>`)
+  .join("\n")}
 ${result.warnings.map((warning) => `<p class="warning">warning: ${escapeHtml(warning)}</p>`).join("\n")}
 </section>
-${result.finding ? findingSection(result.finding, result.allowStaleMs) : noFindingSection(result)}
+${result.finding ? findingSection(result.finding, result.allowStaleMs) : noFindingSection(result, outcome)}
 </main>
 </body>
 </html>
 `;
 }
 
-function verdictClass(result: ExploreResult): string {
-  if (result.finding) return "failed";
-  return result.interruptedBy !== undefined ? "warning" : "passed";
+function verdictClass(outcome: RunOutcome): string {
+  if (outcome.verdict === "failed") return "failed";
+  return outcome.verdict === "passed" ? "passed" : "warning";
 }
 
-/** Nothing found; a run cut short says so, since what it covered is not a pass. */
-function noFindingSection(result: ExploreResult): string {
+/** Nothing found; a run cut short, or one not checked whole, says so, since what it covered is not a pass. */
+function noFindingSection(result: ExploreResult, outcome: RunOutcome): string {
   if (result.interruptedBy !== undefined)
     return `<section><p class="warning">Interrupted by ${escapeHtml(result.interruptedBy)}: nothing found in what was covered, which is not a pass.</p></section>`;
+  if (outcome.verdict !== "passed")
+    return `<section>${outcome.reasons.map((reason) => `<p class="warning" role="alert">Not a pass: ${escapeHtml(reason)}</p>`).join("\n")}</section>`;
   return `<section><p class="passed">No history the spec's model cannot explain was found.</p></section>`;
 }
 

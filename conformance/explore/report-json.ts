@@ -1,8 +1,8 @@
 import type { History } from "../model/history.ts";
+import { outcomeOf } from "../reports/outcome.ts";
 import type { ExploreResult } from "./explore.ts";
 import { findingLinearizations, linearizationJson } from "./finding-linearizations.ts";
 import type { PlayedHistory } from "./player.ts";
-import { exploreOutcome } from "./report-error.ts";
 
 /**
  * The whole result as JSON: what was searched and covered and, for a finding, the minimal history and the
@@ -11,10 +11,11 @@ import { exploreOutcome } from "./report-error.ts";
  */
 export function renderExploreJson(result: ExploreResult): string {
   const { finding } = result;
+  const outcome = outcomeOf(result);
   return `${JSON.stringify(
     {
       tool: "petstore-conformance explore",
-      outcome: exploreOutcome(result),
+      outcome,
       target: result.target,
       startedAt: result.startedAt,
       durationMs: result.durationMs,
@@ -23,10 +24,11 @@ export function renderExploreJson(result: ExploreResult): string {
       budgetMs: result.budgetMs,
       allowStaleMs: result.allowStaleMs,
       ended: result.ended,
-      passed: finding === undefined && result.interruptedBy === undefined,
+      passed: outcome.verdict === "passed",
       ...(result.interruptedBy !== undefined ? { interrupted: result.interruptedBy } : {}),
       warnings: result.warnings,
       coverage: result.coverage,
+      listsNotJudged: result.listsNotJudged,
       largestStaleMs: result.largestStaleMs,
       ...(finding
         ? {

@@ -2,8 +2,9 @@ import { printable } from "../../common/printable.ts";
 import { describeFinding } from "../model/linearizability.ts";
 import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
 import { type Element, junitXml } from "../reports/junit-xml.ts";
+import { outcomeOf } from "../reports/outcome.ts";
 import type { ExploreResult } from "./explore.ts";
-import { coverageLine, reproducedText } from "./report-pretty.ts";
+import { coverageLine, listsNotJudgedLines, reproducedText } from "./report-pretty.ts";
 
 const SUITE = "petstore-conformance explore";
 
@@ -13,8 +14,8 @@ const SUITE = "petstore-conformance explore";
  * the properties no finding broke are skipped: what it covered is not a pass.
  */
 export function renderExploreJunit(result: ExploreResult): string {
-  const interrupted = interruptedCase(result);
-  const testcases = [...(interrupted ? [interrupted] : []), ...propertyCases(result)];
+  const ended = interruptedCase(result) ?? notPassedCase(result);
+  const testcases = [...(ended ? [ended] : []), ...propertyCases(result)];
   const totals = {
     "@_tests": testcases.length,
     "@_failures": testcases.filter((testcase) => testcase.failure !== undefined).length,
@@ -39,6 +40,7 @@ export function renderExploreJunit(result: ExploreResult): string {
             property("seed", String(result.seed)),
             property("ended", result.ended),
             property("coverage", coverageLine(result)),
+            ...listsNotJudgedLines(result).map((line) => property("lists not judged", line.trim())),
             ...result.warnings.map((warning) => property("warning", warning)),
           ],
         },
@@ -81,6 +83,24 @@ function interruptedCase(result: ExploreResult): Element | undefined {
       "@_message": `interrupted by ${by}`,
       "@_type": "Interrupted",
       "#text": `interrupted by ${by}: ${coverageLine(result)}; ${result.finding ? "a finding, its shrinking cut short" : "nothing found in what was covered, which is not a pass"}`,
+    },
+  };
+}
+
+/**
+ * A run that found nothing but is no pass (not everything checked, nothing judged): a case of its own with
+ * an <error>, as its exit code 2 is, so that CI's test tab does not show it as all passed.
+ */
+function notPassedCase(result: ExploreResult): Element | undefined {
+  const outcome = outcomeOf(result);
+  if (outcome.verdict !== "partial" && outcome.verdict !== "nothing judged") return undefined;
+  return {
+    "@_classname": SUITE,
+    "@_name": `run: ${outcome.headline}`,
+    error: {
+      "@_message": printable(outcome.reasons.join("; ")),
+      "@_type": outcome.verdict === "partial" ? "NotEverythingChecked" : "NothingJudged",
+      "#text": printable(outcome.reasons.join("\n"), true),
     },
   };
 }

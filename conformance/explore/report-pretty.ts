@@ -1,5 +1,6 @@
 import { printable } from "../../common/printable.ts";
 import { describeChoices, describeFinding } from "../model/linearizability.ts";
+import { outcomeOf } from "../reports/outcome.ts";
 import type { ExploreResult } from "./explore.ts";
 import { findingLinearizations, linearizationLines } from "./finding-linearizations.ts";
 import { stepCount } from "./program.ts";
@@ -17,6 +18,7 @@ export function renderExplorePretty(result: ExploreResult, { color }: { color: b
     ...result.warnings.map((warning) => paint(33, `warning: ${printable(warning)}`)),
     endedLine(result),
     coverageLine(result),
+    ...listsNotJudgedLines(result),
   ];
   if (result.allowStaleMs > 0 || result.largestStaleMs > 0)
     lines.push(
@@ -31,8 +33,35 @@ export function renderExplorePretty(result: ExploreResult, { color }: { color: b
         `INTERRUPTED by ${result.interruptedBy}: nothing found in what was covered, which is not a pass`,
       ),
     );
-  else lines.push("", paint(32, "PASS: no history the spec's model cannot explain was found"));
+  else lines.push("", ...verdictLines(result, paint));
   return `${lines.join("\n")}\n`;
+}
+
+/** Nothing found, and not stopped: a pass, or a run whose answers judged too little to be one. */
+function verdictLines(result: ExploreResult, paint: (code: number, text: string) => string): string[] {
+  const outcome = outcomeOf(result);
+  if (outcome.verdict === "passed")
+    return [paint(32, "PASS: no history the spec's model cannot explain was found")];
+  return [
+    paint(33, `NOT A PASS: ${outcome.headline}; no history the spec's model cannot explain was found`),
+    ...outcome.reasons.map((reason) => paint(33, `  ${printable(reason)}`)),
+  ];
+}
+
+/**
+ * The lists that said nothing of which orders exist, by reason, each with the first of them: a list left
+ * out is never left out silently.
+ */
+export function listsNotJudgedLines(result: ExploreResult): string[] {
+  const { lists, listsReadWhole } = result.coverage;
+  if (result.listsNotJudged.length === 0) return [];
+  return [
+    `lists not judged: ${lists - listsReadWhole} of ${lists} (they say nothing of which orders exist; not a finding)`,
+    ...result.listsNotJudged.map(
+      (not) =>
+        `  ${not.count} ${printable(not.reason)}${not.limit ? " (a limit of the run's: raise it)" : ""}; the first: ${printable(not.example)}`,
+    ),
+  ];
 }
 
 function endedLine(result: ExploreResult): string {
@@ -69,7 +98,7 @@ function findingLines(
     ...choicesLines(finding),
     "",
     `minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)}`,
-    `  (shrunk from ${stepCount(finding.original.program)} steps of ${finding.original.program.length} clients, ${triedText(finding)}; ${shrinkEndText(finding)})`,
+    `  (shrunk from ${count(stepCount(finding.original.program), "step")} of ${count(finding.original.program.length, "client")}, ${triedText(finding)}; ${shrinkEndText(finding)})`,
     ...timelineLines(timeline, paint),
     `  orders: ${[...timeline.names].map(([id, name]) => `${name} = ${printable(id)}`).join(", ")}`,
     ...findingLinearizations(finding, allowStaleMs).flatMap((drawing) =>
@@ -108,7 +137,7 @@ export function shrinkEndText(finding: ShrunkFinding): string {
 }
 
 /** One row per operation, grouped by lane: a bar from send to answer on a common scale, then what it was. */
-function timelineLines(timeline: Timeline, paint: (code: number, text: string) => string): string[] {
+export function timelineLines(timeline: Timeline, paint: (code: number, text: string) => string): string[] {
   const scale = BAR_COLUMNS / Math.max(timeline.endMs, 1);
   const column = (ms: number) => Math.min(BAR_COLUMNS - 1, Math.floor(ms * scale));
   const lines = [

@@ -52,7 +52,10 @@ const program = ${JSON.stringify(program)};
 // Each step's answer in the failing run: its status, and for a list whether it showed each order, in slot order.
 const failingRun = ${JSON.stringify(failingAnswers(finding.minimal.history, program, kinds))};
 const slotKinds = ${JSON.stringify(kinds)};
-const ids = process.argv[2] ? JSON.parse(process.argv[2]) : ${JSON.stringify(ids)};
+// The ids of each kind the program needs: an argument that gives fewer, or anything but strings of digits,
+// is refused, so that no request goes to an id nobody named.
+const needed = ${JSON.stringify(neededIds(kinds))};
+${IDS_ARGUMENT}const ids = process.argv.length > 2 ? idsArgument(process.argv.slice(2)) : ${JSON.stringify(ids)};
 ${REPLAY_BODY}`;
 }
 
@@ -122,6 +125,45 @@ function headerComment(headers: readonly ScriptHeader[]): string {
   );
   return `// Every request carries the run's headers besides the key: ${each.join(", ")}.\n//\n`;
 }
+
+/** How many ids of each kind the used slots take. */
+function neededIds(kinds: readonly (SlotKind | null)[]): Record<SlotKind, number> {
+  const needed = { pending: 0, shipped: 0, missing: 0 };
+  for (const kind of kinds) if (kind !== null) needed[kind]++;
+  return needed;
+}
+
+// The script's argument, parsed once: one JSON object of arrays of int64 ids as strings of digits, with
+// at least as many of each kind as the program needs. It reads `needed`, declared above it.
+const IDS_ARGUMENT = `function idsArgument(args) {
+  const usage = 'give one argument, JSON {"pending":["…"],"shipped":["…"],"missing":["…"]} of strings of digits';
+  const refuse = (why) => {
+    console.error(\`error: \${why}; \${usage}\`);
+    process.exit(2);
+  };
+  if (args.length !== 1) refuse(\`\${args.length} arguments given\`);
+  let value;
+  try {
+    value = JSON.parse(args[0]);
+  } catch (error) {
+    refuse(\`the argument is not JSON (\${error.message})\`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) refuse("the argument is not a JSON object");
+  for (const key of Object.keys(value)) if (!(key in needed)) refuse(\`unknown key \${JSON.stringify(key)}\`);
+  const ids = {};
+  for (const [kind, count] of Object.entries(needed)) {
+    const given = value[kind] ?? [];
+    if (!Array.isArray(given)) refuse(\`\${kind} is not an array\`);
+    given.forEach((id, at) => {
+      const int64 = typeof id === "string" && /^-?\\d{1,20}$/.test(id) && BigInt(id) >= -(2n ** 63n) && BigInt(id) < 2n ** 63n;
+      if (!int64) refuse(\`\${kind}[\${at}] is not a string of digits within int64 (got \${JSON.stringify(id)})\`);
+    });
+    if (given.length < count) refuse(\`the program needs \${count} \${kind} id\${count === 1 ? "" : "s"}, \${given.length} given\`);
+    ids[kind] = given;
+  }
+  return ids;
+}
+`;
 
 /** Each slot's kind where the program uses it, null elsewhere: the failing run filled them in this order. */
 function kindsOf(slotKinds: readonly SlotKind[], program: Program): (SlotKind | null)[] {

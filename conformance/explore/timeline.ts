@@ -36,13 +36,10 @@ export function timelineOf(history: History, involved: ReadonlySet<number>): Tim
     }
     return short;
   };
-  // Only orders an operation names: cancelled ones, and every given one once a list was read whole.
-  const cancelled = new Set(
-    history.operations.flatMap((operation) => (operation.op === "cancel" ? [operation.orderId] : [])),
-  );
+  const drawn = drawnOrders(history);
+  // Only orders an operation names: cancelled ones, and every one drawn once a list was read whole.
   const listed = history.operations.some((operation) => operation.op === "list" && operation.shown !== null);
-  for (const id of [...history.given.pending, ...history.given.shipped, ...history.given.missing])
-    if (listed || cancelled.has(id)) name(id);
+  for (const id of drawn.ids) if (listed || drawn.cancelled.has(id)) name(id);
   const lanes = new Map<number, TimelineBar[]>();
   let endMs = 0;
   history.operations.forEach((operation, index) => {
@@ -53,7 +50,7 @@ export function timelineOf(history: History, involved: ReadonlySet<number>): Tim
       index,
       fromMs: operation.sentAt,
       toMs: operation.answeredAt,
-      label: labelOf(operation, history, name),
+      label: labelOf(operation, drawn.ids, name),
       involved: involved.has(index),
     });
   });
@@ -64,12 +61,30 @@ export function timelineOf(history: History, involved: ReadonlySet<number>): Tim
   };
 }
 
-function labelOf(operation: HistoryOperation, history: History, name: (id: string) => string): string {
+/**
+ * The orders a drawing names: the pending and shipped ones, and a missing id only when a step cancels it or
+ * a list shows it. Every list watches the missing id (one listed is a finding), but when no step names it,
+ * that no list shows it is no part of the story.
+ */
+function drawnOrders(history: History): { ids: string[]; cancelled: ReadonlySet<string> } {
+  const cancelled = new Set(
+    history.operations.flatMap((operation) => (operation.op === "cancel" ? [operation.orderId] : [])),
+  );
+  const shown = (id: string) =>
+    history.operations.some((operation) => operation.op === "list" && operation.shown?.has(id) === true);
+  const missing = history.given.missing.filter((id) => cancelled.has(id) || shown(id));
+  return { ids: [...history.given.pending, ...history.given.shipped, ...missing], cancelled };
+}
+
+function labelOf(
+  operation: HistoryOperation,
+  given: readonly string[],
+  name: (id: string) => string,
+): string {
   const answer = operation.status === null ? "no answer" : String(operation.status);
   if (operation.op === "cancel") return `cancel ${name(operation.orderId)} → ${answer}`;
   if (operation.shown === null)
     return `list → ${answer}${operation.status === 200 ? " (not read whole)" : ""}`;
-  const given = [...history.given.pending, ...history.given.shipped, ...history.given.missing];
   const shown = given.filter((id) => operation.shown?.has(id)).map(name);
   const hidden = given.filter((id) => !operation.shown?.has(id)).map(name);
   if (shown.length === 0) return `list → ${answer}: shows none of ${hidden.join(" ")}`;

@@ -186,7 +186,7 @@ export function describeFinding(finding: HistoryFinding, history: History): stri
   const operations = finding.operations
     .map((index) => describeOperation(index, finding.orderId, history))
     .join("; ");
-  const stale = finding.staleMs === undefined ? "" : `, stale by ${formatMs(finding.staleMs)}`;
+  const stale = finding.staleMs === undefined ? "" : `, at least ${formatMs(finding.staleMs)} stale`;
   const kind = finding.kind === "stale" ? "stale read" : "violation";
   return `${finding.rule} (${kind}${stale}): order ${finding.orderId}: ${operations} (${finding.spec})`;
 }

@@ -80,7 +80,7 @@ export function renderMarkdown(shown: Report): string {
 }
 
 /** Only a pass is green: a job summary must not look green on a red job. */
-const MARK: Record<Verdict, string> = {
+export const MARK: Record<Verdict, string> = {
   error: "❌",
   interrupted: "⚠️",
   "command failed": "❌",
@@ -104,7 +104,7 @@ function fenceSafe(code: string): string {
  * line breaks as spaces, and a zero-width space after `@` and inside `://` and `www.`, which GitHub and
  * GitLab would otherwise turn into mentions and links.
  */
-function cell(text: string): string {
+export function cell(text: string): string {
   return text
     .replace(/\r?\n/g, " ")
     .replace(/[\\`*_[\]!|~]/g, (character) => `\\${character}`)
@@ -127,7 +127,7 @@ function target(text: string): string {
 }
 
 /** Text as a code span in a table cell: no markup inside, pipes escaped as tables need. */
-function code(text: string): string {
+export function code(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
   const fence = "`".repeat(longest + 1);
   const inside = text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");

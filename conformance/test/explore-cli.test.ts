@@ -165,39 +165,67 @@ describe("petstore-conformance explore", () => {
     assert.match(errors[0] as string, /judged no history: .*give more pending orders .*or fewer --clients/);
   });
 
-  it("exits 2 naming the orders given as pending that the first list does not show", async () => {
+  it("skips the orders given as pending that the first list does not show, and says how many", async () => {
     const correct = await startExploreTarget();
     try {
       const given = correct.create(4, 0);
-      const ids = idsFile("absent.json", { pending: [...given.pending, "9223372036854775807"] });
-      const { code, stderr } = await cli(
-        [
-          "explore",
-          "--base-url",
-          correct.url,
-          "--api-key",
-          correct.key,
-          "--order-ids",
-          ids,
-          "--budget",
-          "1s",
-        ],
+      const absent = "9223372036854775807";
+      const ids = idsFile("absent.json", { pending: [...given.pending, absent] });
+      const args = ["explore", "--base-url", correct.url, "--api-key", correct.key];
+      const { code, stdout, stderr } = await cli(
+        [...args, "--order-ids", ids, "--budget", "1s", "--clients", "2"],
         NO_PROXY_ENV,
       );
-      assert.equal(code, 2, stderr);
+      assert.equal(code, 0, stdout + stderr);
       assert.match(
-        stderr,
-        /^error: orders given as pending are not in the list: 9223372036854775807; check --order-ids FILE$/m,
+        stdout,
+        /^warning: 1 of the orders given as pending are not in the list \(cancelled or removed already, or of another deployment\), so they were skipped: 9223372036854775807; check --order-ids FILE$/m,
       );
+      assert.ok(!correct.deletes.includes(absent), "a cancel was sent to an order the list did not show");
+      assert.ok(correct.deletes.length > 0);
       const hooks = idsFile("absent.mjs", 'export function beforeRun() { return { pending: ["5"] }; }\n');
-      const fromHook = await cli(
-        ["explore", "--base-url", correct.url, "--api-key", correct.key, "--hooks", hooks],
-        NO_PROXY_ENV,
-      );
+      const fromHook = await cli([...args, "--hooks", hooks], NO_PROXY_ENV);
       assert.equal(fromHook.code, 2, fromHook.stderr);
-      assert.match(fromHook.stderr, /not in the list: 5; check the beforeRun hook's pending ids$/m);
+      assert.match(
+        fromHook.stderr,
+        /^error: none of the 1 orders given as pending is in the list \(.*\): give fresh ones in the beforeRun hook's pending ids$/m,
+      );
     } finally {
       await correct.close();
+    }
+  });
+
+  it("exits 2, not 1, when the list that checks the orders given cannot be read: a stale file is no finding", async () => {
+    // The first list is the run's probe; the next three, the check of the orders given.
+    for (const [failing, expected] of [
+      [3, 2],
+      [1, 0],
+    ] as const) {
+      const flaky = await startExploreTarget({ listStatus: (n) => (n >= 2 && n < 2 + failing ? 503 : 200) });
+      try {
+        const given = flaky.create(4, 0);
+        const stale = "1152921504606846975";
+        const ids = idsFile(`stale-${failing}.json`, { pending: [...given.pending, stale] });
+        const { code, stdout, stderr } = await cli(
+          ["explore", "--base-url", flaky.url, "--api-key", flaky.key, "--order-ids", ids].concat([
+            "--budget",
+            "1s",
+            "--clients",
+            "2",
+          ]),
+          NO_PROXY_ENV,
+        );
+        assert.equal(code, expected, stdout + stderr);
+        assert.ok(!flaky.deletes.includes(stale), "a cancel was sent to an order no list showed");
+        if (expected === 2)
+          assert.match(
+            stderr,
+            /^error: the orders given as pending could not be checked against the list, which was not read whole in 3 tries \(the last: GET \/v1\/store\/orders answered 503: answered 503; its body began .*\): an order that is not there would be blamed on the target; nothing was judged$/m,
+          );
+        else assert.match(stdout, /so they were skipped: 1152921504606846975;/);
+      } finally {
+        await flaky.close();
+      }
     }
   });
 
@@ -335,7 +363,7 @@ export async function release(context) {
     }
   });
 
-  it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline and a script", async () => {
+  it("exits 1 on a finding, with the history in JSON, one JUnit case per property, an SVG timeline, Markdown and a script", async () => {
     const given = target.create(8, 2);
     const ids = idsFile("ids.json", { ...given, missing: ["77"] });
     const report = (name: string) => join(folder, name);
@@ -346,7 +374,7 @@ export async function release(context) {
         ...["--budget", "5s", "--shrink-budget", "5s", "--replays", "2"],
         ...["--reporter", "pretty", "--reporter", `json:${report("r.json")}`],
         ...["--reporter", `junit:${report("r.xml")}`, "--reporter", `html:${report("r.html")}`],
-        ...["--reporter", `script:${report("replay.mjs")}`],
+        ...["--reporter", `script:${report("replay.mjs")}`, "--reporter", `markdown:${report("r.md")}`],
       ],
       NO_PROXY_ENV,
     );
@@ -369,13 +397,16 @@ export async function release(context) {
     const html = readFileSync(report("r.html"), "utf8");
     assert.match(html, /<svg /);
     assert.doesNotMatch(html, /<script/);
+    const markdown = readFileSync(report("r.md"), "utf8");
+    assert.match(markdown, /^### Petstore Store Orders explore: ❌ a finding$/m);
+    assert.match(markdown, /\n\n$/);
     assert.doesNotMatch(readFileSync(report("replay.mjs"), "utf8"), new RegExp(target.key));
     // The script plays the minimal program again against fresh orders, with Node alone.
     const fresh = target.create(4, 1);
     const replayed = await new Promise<{ code: number; stdout: string }>((resolve) =>
       execFile(
         process.execPath,
-        [report("replay.mjs"), JSON.stringify(fresh)],
+        [report("replay.mjs"), JSON.stringify({ ...fresh, missing: ["77"] })],
         { env: { ...process.env, PETSTORE_API_KEY: target.key } },
         (error, out) => resolve({ code: error ? Number(error.code) : 0, stdout: out }),
       ),
@@ -443,5 +474,72 @@ export async function release(context) {
     } finally {
       await correct.close();
     }
+  });
+
+  describe("lists with an order that has no int64 id", () => {
+    const run = async (name: string, idless: (n: number) => boolean) => {
+      const lists = await startExploreTarget({ idlessOrderInList: idless });
+      try {
+        const ids = idsFile(`${name}.json`, lists.create(40, 2));
+        const report = (kind: string) => join(folder, `${name}.${kind}`);
+        const result = await cli(
+          ["explore", "--base-url", lists.url, "--api-key", lists.key, "--order-ids", ids]
+            .concat(["--budget", "1s", "--clients", "3", "--reporter", "pretty"])
+            .concat(["json", "junit", "html"].flatMap((kind) => ["--reporter", `${kind}:${report(kind)}`])),
+          NO_PROXY_ENV,
+        );
+        const read = (kind: string) => readFileSync(report(kind), "utf8");
+        return { ...result, json: JSON.parse(read("json")), junit: read("junit"), html: read("html") };
+      } finally {
+        await lists.close();
+      }
+    };
+
+    it("are no finding (no field of an Order is required), and every report counts them, with the first", async () => {
+      // The run's first two lists (its probe and the check of the ids given) are read whole.
+      const { code, stdout, stderr, json, junit, html } = await run(
+        "idless-few",
+        (n) => n > 2 && n % 4 === 0,
+      );
+      assert.equal(code, 0, stdout + stderr);
+      assert.match(
+        stdout,
+        /^lists not judged: \d+ of \d+ \(they say nothing of which orders exist; not a finding\)$/m,
+      );
+      const first =
+        /^ {2}\d+ some of their orders have no int64 id; the first: GET \/v1\/store\/orders answered 200: 1 of its \d+ orders has no int64 id$/m;
+      assert.match(stdout, first);
+      assert.match(stdout, /PASS/);
+      assert.equal(json.outcome.verdict, "passed");
+      assert.equal(json.listsNotJudged[0].reason, "some of their orders have no int64 id");
+      assert.equal(json.listsNotJudged[0].limit, false);
+      assert.equal(json.listsNotJudged[0].count, json.coverage.lists - json.coverage.listsReadWhole);
+      assert.match(
+        junit,
+        /<property name="lists not judged" value="\d+ some of their orders have no int64 id; the first: /,
+      );
+      assert.match(html, /lists not judged: \d+ of \d+/);
+    });
+
+    it("exit 2 when they are more than half the lists: a pass would rest on too little", async () => {
+      const { code, stdout, stderr, json, junit, html } = await run(
+        "idless-most",
+        (n) => n > 2 && n % 3 !== 0,
+      );
+      assert.equal(code, 2, stdout + stderr);
+      assert.match(stdout, /^NOT A PASS: not everything checked/m);
+      assert.match(
+        stdout,
+        /only \d+ of \d+ lists were judged \(\d+ some of their orders have no int64 id\), fewer than half/,
+      );
+      assert.doesNotMatch(stdout, /^PASS/m);
+      assert.equal(json.outcome.verdict, "partial");
+      assert.equal(json.passed, false);
+      assert.match(
+        junit,
+        /<testcase classname="petstore-conformance explore" name="run: not everything checked">\s*<error /,
+      );
+      assert.match(html, /Not a pass: only \d+ of \d+ lists were judged/);
+    });
   });
 });

@@ -28,6 +28,25 @@ describe("explore's terminal report", () => {
     assert.match(text, /^ {2}orders: A = 9007199254740993$/m);
   });
 
+  it("leaves out a missing id no step cancels and no list shows, though every list watched it", () => {
+    const recorded = twoCancelsHistory();
+    const history = { ...recorded, given: { ...recorded.given, missing: ["999999"] } };
+    const text = renderExplorePretty(recordedResult({}, history), { color: false });
+    assert.match(text, /minimal history: 3 operations, 2 clients, 1 order;/);
+    assert.match(text, /^ {2}orders: A = 9007199254740993$/m);
+    assert.match(text, /#0 list → 200: shows A \(/);
+    const shown = {
+      ...history,
+      operations: history.operations.map((operation) =>
+        operation.op === "list"
+          ? { ...operation, shown: new Map([...(operation.shown ?? []), ["999999", 0]]) }
+          : operation,
+      ),
+    };
+    const listed = renderExplorePretty(recordedResult({}, shown), { color: false });
+    assert.match(listed, /^ {2}orders: A = 9007199254740993, B = 999999$/m);
+  });
+
   it("says shrinking stopped at a hook's failure, not that the orders ran out", () => {
     const result = recordedResult();
     if (result.finding) result.finding.shrinkEnded = "hook";

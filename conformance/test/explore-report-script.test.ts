@@ -49,11 +49,11 @@ async function startGate(target: ExploreTarget): Promise<{ url: string; server: 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
 }
 
-function runScript(path: string, ids: object, env: NodeJS.ProcessEnv) {
+function runScript(path: string, ids: object | string[], env: NodeJS.ProcessEnv) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
     execFile(
       process.execPath,
-      [path, JSON.stringify(ids)],
+      [path, ...(Array.isArray(ids) ? ids : [JSON.stringify(ids)])],
       { env: { ...process.env, ...NO_PROXY_ENV, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     ),
@@ -159,6 +159,56 @@ describe("explore's reproduction script", () => {
       assert.match(
         cutAgain.stdout,
         /^every answer \(2\) is the failing run's: .* \(not compared: clients 1, whose steps the failing run did not all send\)$/m,
+      );
+    } finally {
+      store.closeAllConnections();
+      store.close();
+    }
+  });
+
+  it("refuses, with one line and exit 2, an argument that does not name every id it needs, before any request", async () => {
+    const folder = tempFolder("explore-script-");
+    const script = join(folder, "replay.mjs");
+    writeFileSync(script, renderExploreScript(recordedResult()));
+    const requests: string[] = [];
+    const store = createServer((incoming, answer) => {
+      requests.push(`${incoming.method} ${incoming.url}`);
+      answer.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => store.listen(0, "127.0.0.1", resolve));
+    const env = {
+      PETSTORE_API_KEY: "k",
+      PETSTORE_BASE_URL: `http://127.0.0.1:${(store.address() as AddressInfo).port}/v1`,
+    };
+    try {
+      const refused = [
+        ['{"pending":"1102"}', /pending is not an array/],
+        ["1103", /the argument is not a JSON object/],
+        ['{"pending":[]}', /the program needs 1 pending id, 0 given/],
+        ['{"pending":[""]}', /pending\[0\] is not a string of digits within int64 \(got ""\)/],
+        ['{"pending":[1102]}', /pending\[0\] is not a string of digits within int64 \(got 1102\)/],
+        ['{"pending":["9223372036854775808"]}', /pending\[0\] is not a string of digits within int64/],
+        ['{"pendng":["1102"]}', /unknown key "pendng"/],
+        ["{", /the argument is not JSON/],
+      ] as const;
+      for (const [argument, why] of refused) {
+        const { code, stdout, stderr } = await runScript(script, [argument], env);
+        assert.equal(code, 2, `${argument}: ${stdout}${stderr}`);
+        assert.equal(stdout, "");
+        assert.equal(stderr.trimEnd().split("\n").length, 1, stderr);
+        assert.match(stderr, why);
+        assert.match(stderr, /^error: .*; give one argument, JSON \{"pending":\["…"\]/);
+      }
+      const twoArguments = await runScript(script, ['{"pending":["1"]}', "x"], env);
+      assert.equal(twoArguments.code, 2);
+      assert.equal(requests.length, 0, requests.join(", "));
+      const given = await runScript(script, { pending: [RECORDED_ORDER] }, env);
+      assert.equal(given.code, 0, given.stderr);
+      assert.ok(requests.includes(`DELETE /v1/store/orders/${RECORDED_ORDER}`), requests.join(", "));
+      assert.ok(
+        requests.every(
+          (sent) => sent === `DELETE /v1/store/orders/${RECORDED_ORDER}` || sent === "GET /v1/store/orders",
+        ),
       );
     } finally {
       store.closeAllConnections();

@@ -260,7 +260,7 @@ describe("checkHistory: hand-written histories", () => {
     assert.ok(found);
     assert.equal(
       describeFinding(found, recorded),
-      `stale-read (stale read, stale by 20 ms): order ${A}: #0 client 0 cancel 204 0 ms–10 ms; #2 client 1 list 200 with it 30 ms–40 ms (${found.spec})`,
+      `stale-read (stale read, at least 20 ms stale): order ${A}: #0 client 0 cancel 204 0 ms–10 ms; #2 client 1 list 200 with it 30 ms–40 ms (${found.spec})`,
     );
   });
 });

@@ -52,7 +52,7 @@ describe("the proxy's live history, checked against the spec's model", () => {
     assert.equal(finding?.rule, "stale-read");
     assert.match(
       finding?.message ?? "",
-      /^order 5 was listed as it was before a cancel of it was answered \(stale by 15 ms\): #1 \(10–15 ms\), #3, listing it \(30–35 ms\)$/,
+      /^order 5 was listed as it was before a cancel of it was answered \(at least 15 ms stale\): #1 \(10–15 ms\), #3, listing it \(30–35 ms\)$/,
     );
   });
 
@@ -216,7 +216,7 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.equal(finding?.rule, "stale-read");
     assert.match(
       finding?.message ?? "",
-      /^order 5 was listed as it was before a cancel of it was answered \(stale by 15 ms\): .*; this deployment showed cancelled orders leave the list for order 6 at exchange #3$/,
+      /^order 5 was listed as it was before a cancel of it was answered \(at least 15 ms stale\): .*; this deployment showed cancelled orders leave the list for order 6 at exchange #3$/,
     );
     assert.equal(history.choicesOf("k").length, 2);
   });
@@ -234,7 +234,7 @@ describe("the open choices, decided once per view as explore decides them per ru
     assert.equal(finding?.orderId, "5");
     assert.match(
       finding?.message ?? "",
-      /^order 5 was listed as it was before a cancel of it was answered \(stale by 5 ms\): #1 \(10–15 ms\), #2, listing it \(20–25 ms\); this deployment showed cancelled orders leave the list for order 6 at exchange #4$/,
+      /^order 5 was listed as it was before a cancel of it was answered \(at least 5 ms stale\): #1 \(10–15 ms\), #2, listing it \(20–25 ms\); this deployment showed cancelled orders leave the list for order 6 at exchange #4$/,
     );
     assert.deepEqual([finding?.earlier.seq, finding?.later.seq], [2, 4]);
   });
@@ -419,7 +419,7 @@ describe("the live history in the state keeper", () => {
     );
     assert.match(
       findings[0]?.message ?? "",
-      /^order 5 was listed as it was before a cancel of it was answered \(stale by 15 ms\): #2 \(20–25 ms\), #4, listing it \(40–45 ms\)$/,
+      /^order 5 was listed as it was before a cancel of it was answered \(at least 15 ms stale\): #2 \(20–25 ms\), #4, listing it \(40–45 ms\)$/,
     );
     assert.ok(state.evaluations["stale-read"] >= 3);
     assert.equal(state.evaluations["cancel-answer-matches-state"], state.evaluations["stale-read"]);

@@ -17,6 +17,7 @@ import {
   summarize,
   type TrafficSummary,
 } from "../reports/report.ts";
+import { recordedResult } from "./explore-recorded-result.ts";
 
 const check = fc.oneof(
   fc.constantFrom<CheckResult>(
@@ -178,6 +179,47 @@ describe("outcome: one reading of a run's end for every report and the exit code
     assert.equal(
       endedLine({ kind: "error", message: "no route", judged: "nothing was judged" }),
       "error: no route; nothing was judged",
+    );
+  });
+
+  it("reads an explore() result as the explore command does: 1 a finding, 0 a pass, 2 judged too little", () => {
+    const found = recordedResult();
+    assert.equal(outcomeOf(found).verdict, "failed");
+    assert.equal(gateExitCode(found), 1);
+    const clean = recordedResult({ finding: undefined, ended: "budget" });
+    assert.deepEqual(outcomeOf(clean), { verdict: "passed", headline: "nothing found", reasons: [] });
+    assert.equal(gateExitCode(clean), 0);
+    assert.equal(gateExitCode({ ...clean, interruptedBy: "SIGTERM" }), 143);
+    assert.equal(gateExitCode({ ...clean, interruptedBy: "a stop of the caller's" }), 130);
+    const nothing = { ...clean, coverage: { ...clean.coverage, orders: 0, histories: 0 } };
+    assert.equal(outcomeOf(nothing).verdict, "nothing judged");
+    assert.equal(gateExitCode(nothing), 2);
+    const idless = {
+      reason: "some of their orders have no int64 id",
+      count: 1,
+      limit: false,
+      example: "GET /v1/store/orders answered 200: 1 of its 3 orders has no int64 id",
+    };
+    const some = { ...clean, coverage: { ...clean.coverage, lists: 3, listsReadWhole: 2 } };
+    assert.equal(gateExitCode({ ...some, listsNotJudged: [idless] }), 0);
+    const most = { ...clean, coverage: { ...clean.coverage, lists: 3, listsReadWhole: 1 } };
+    const tooFew = outcomeOf({ ...most, listsNotJudged: [{ ...idless, count: 2 }] });
+    assert.equal(tooFew.verdict, "partial");
+    assert.match(
+      tooFew.reasons[0] as string,
+      /^only 1 of 3 lists were judged \(2 some of their orders have no int64 id\), fewer than half/,
+    );
+    const bound = {
+      reason: "past a reader's bound",
+      count: 1,
+      limit: true,
+      example: "GET /v1/store/orders answered 200: past the reader's string bound",
+    };
+    const limited = { ...some, listsNotJudged: [bound] };
+    assert.equal(gateExitCode(limited), 2);
+    assert.match(
+      outcomeOf(limited).reasons[0] as string,
+      /^1 list was not judged, for a limit of the run's \(past a reader's bound: raise it\); the first: GET/,
     );
   });
 });

@@ -229,7 +229,7 @@ describe("the proxy checks live traffic with the spec's model", () => {
     assert.match(
       found[0] ?? "",
       new RegExp(
-        `^state\\.stale-read: order ${stays} was listed as it was before a cancel of it was answered \\(stale by [\\d.]+ ms\\): `,
+        `^state\\.stale-read: order ${stays} was listed as it was before a cancel of it was answered \\(at least [\\d.]+ ms stale\\): `,
       ),
     );
     assert.equal(code, 1, "a finding fails the proxy's gate");

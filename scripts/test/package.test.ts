@@ -524,6 +524,8 @@ runConformance({ baseUrl: 1 });
   it("runs the documented library run of the suite and the control client against the installed mock", async () => {
     const { stdout } = await sh(project, process.execPath, ["conformance/run.mjs"]);
     assert.match(stdout, /0 failed/);
+    const explored = await sh(project, process.execPath, ["conformance/explore.mjs"]);
+    assert.match(explored.stdout, /verdict: 'passed'/);
     const fromBrowser = await sh(project, process.execPath, ["browser/from-another-origin.mjs"]);
     assert.equal(fromBrowser.stdout, "204\n");
   });

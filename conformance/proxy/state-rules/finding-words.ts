@@ -30,7 +30,7 @@ export function storyFindingWords(
   history: History,
   refs: readonly ExchangeRef[],
 ): string {
-  const stale = finding.staleMs === undefined ? "" : ` (stale by ${ms(finding.staleMs)} ms)`;
+  const stale = finding.staleMs === undefined ? "" : ` (at least ${ms(finding.staleMs)} ms stale)`;
   const exchanges = finding.operations.map((index) =>
     operationWords(history.operations[index], refs[index], finding.orderId),
   );

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent, get } from "node:http";
 import { loadavg } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { explore } from "../conformance/explore/explore.ts";
 import { type ExploreDefect, startExploreTarget } from "../test-support/explore-target.ts";
 import { startListeningProcess, startMockProcess } from "../test-support/spawn-mock.ts";
@@ -75,8 +75,11 @@ async function exploreAndMock(
   built: string | undefined,
 ): Promise<{ explore: typeof explore; mock: Awaited<ReturnType<typeof startMockProcess>> }> {
   if (built === undefined) return { explore, mock: await startMockProcess(["--quiet"]) };
-  const library = (await import(join(built, "dist/lib/conformance.js"))) as { explore: typeof explore };
-  const mockScript = join(built, "dist/mock/petstore-mock.cjs");
+  const folder = resolve(built);
+  const library = (await import(pathToFileURL(join(folder, "dist/lib/conformance.js")).href)) as {
+    explore: typeof explore;
+  };
+  const mockScript = join(folder, "dist/mock/petstore-mock.cjs");
   return {
     explore: library.explore,
     mock: await startListeningProcess(mockScript, ["--port", "0", "--quiet"]),

@@ -2,11 +2,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent, get } from "node:http";
 import { loadavg } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { explore } from "../conformance/explore/explore.ts";
 import { type ExploreDefect, startExploreTarget } from "../test-support/explore-target.ts";
-import { startMockProcess } from "../test-support/spawn-mock.ts";
+import { startListeningProcess, startMockProcess } from "../test-support/spawn-mock.ts";
 
 const SEEDS = [11, 12, 13, 14, 15];
 const BUDGET_MS = 10_000;
@@ -31,12 +31,12 @@ export async function exploreCost(): Promise<string[]> {
  * Explore against the local mock (memory), per seed: operations a second, the CPU each process spent per
  * operation (they share the machine's cores), overlap per operation, and that it found nothing.
  */
-async function mockRows(): Promise<string[]> {
+async function mockRows(built?: string): Promise<string[]> {
   const rows = [
     "| Target | Seed | Operations/s | Explore's CPU per operation | The mock's | Histories | Overlapping pairs per operation | Lists over a cancel per operation | Load average | Found |",
     "|---|---|---|---|---|---|---|---|---|---|",
   ];
-  const mock = await startMockProcess(["--quiet"]);
+  const { explore, mock } = await exploreAndMock(built);
   const perOperation = (value: number, operations: number) => (value / operations).toFixed(2);
   try {
     for (const seed of SEEDS) {
@@ -65,6 +65,25 @@ async function mockRows(): Promise<string[]> {
     await mock.stop();
   }
   return rows;
+}
+
+/**
+ * This checkout's explore and mock, or those of the build in `built` (a checkout's folder, built with
+ * tsup): run the mock rows from two checkouts in turn to compare them.
+ */
+async function exploreAndMock(
+  built: string | undefined,
+): Promise<{ explore: typeof explore; mock: Awaited<ReturnType<typeof startMockProcess>> }> {
+  if (built === undefined) return { explore, mock: await startMockProcess(["--quiet"]) };
+  const folder = resolve(built);
+  const library = (await import(pathToFileURL(join(folder, "dist/lib/conformance.js")).href)) as {
+    explore: typeof explore;
+  };
+  const mockScript = join(folder, "dist/mock/petstore-mock.cjs");
+  return {
+    explore: library.explore,
+    mock: await startListeningProcess(mockScript, ["--port", "0", "--quiet"]),
+  };
 }
 
 /** A process's CPU so far in clock ticks, from /proc (Linux); undefined elsewhere. */
@@ -201,10 +220,12 @@ async function defectRow(defect: ExploreDefect, seed: number): Promise<string> {
   }
 }
 
-// `node --import tsx scripts/bench-explore.ts mock replica-lag`: the rows of those only.
+// `node --import tsx scripts/bench-explore.ts mock replica-lag`: the rows of those only; `mock --built DIR`:
+// the mock rows of DIR's build (its explore against its mock).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const chosen = process.argv.slice(2);
   const defects = chosen.filter((name): name is ExploreDefect => DEFECTS.includes(name as ExploreDefect));
-  if (chosen.includes("mock")) console.log((await mockRows()).join("\n"));
+  const built = chosen.includes("--built") ? chosen[chosen.indexOf("--built") + 1] : undefined;
+  if (chosen.includes("mock")) console.log((await mockRows(built)).join("\n"));
   if (defects.length > 0) console.log((await defectRows(defects, SEEDS)).join("\n"));
 }

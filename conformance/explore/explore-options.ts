@@ -64,7 +64,7 @@ Target and orders:
 The search:
   --clients N               clients at once (default 8)
   --steps N                 steps of one client's program at most (default 6)
-  --parallel N              histories played at once, each on orders of its own (default 8)
+  --parallel N              histories played at once, each on orders of its own (default 16)
   --seed N                  the programs' seed (default: random; printed, so a run can be repeated)
   --budget TIME             how long to search (default 60s; 500ms, 90s, 2m)
   --shrink-budget TIME      how long shrinking a finding may take (default 60s)

@@ -47,7 +47,7 @@ export interface ExploreOptions extends TargetReach {
   hooks?: string | ConformanceHooks;
   /** Clients at once (default 8). */
   clients?: number;
-  /** Histories played at once, each on orders of its own (default 8). */
+  /** Histories played at once, each on orders of its own (default 16). */
   parallel?: number;
   /** Steps of one client at most (default 6). */
   steps?: number;
@@ -94,9 +94,10 @@ export interface ExploreResult extends SearchResult {
 
 export const EXPLORE_DEFAULTS = {
   clients: 8,
-  // Enough histories at once to keep two cores busy against a local mock; pauses short beside a request's
-  // time, so that operations meet on an order (a pass counts how often they did).
-  parallel: 8,
+  // A history lasts as long as its longest client's pauses, during which the cores wait: enough histories
+  // at once that the pauses of some overlap the requests of others against a local mock. Pauses short
+  // beside a request's time, so that operations meet on an order (a pass counts how often they did).
+  parallel: 16,
   steps: 6,
   maxWaitMs: 5,
   budgetMs: 60_000,

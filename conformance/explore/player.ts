@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { History } from "../model/history.ts";
 import { checkHistory, commonChoices, type HistoryVerdict } from "../model/linearizability.ts";
 import { ALL_RUN_CHOICES, cancelStatusDecides, type RunChoices } from "../model/spec-model.ts";
@@ -42,6 +43,9 @@ export interface ChoiceRuledOut {
   history: History;
 }
 
+// Node's default: past it, a warning of a leak is printed.
+const WAITING_LISTENERS = 10;
+
 /** Why orders stopped coming: the time was up while provisioning, or there were no more. */
 export function outOf(deadline: number): "budget" | "orders" {
   return performance.now() >= deadline ? "budget" : "orders";
@@ -76,6 +80,8 @@ export class Player {
     const halted = AbortSignal.any([this.#halt.signal, supply.broken]);
     this.#halted = halted;
     this.stop = settings.stop ? AbortSignal.any([halted, settings.stop]) : halted;
+    // Each history waiting for orders listens for the stop: as many at once as are played at once.
+    setMaxListeners(Math.max(WAITING_LISTENERS, settings.parallel), this.stop);
     // Asked before every step: a halted run's histories send nothing more.
     const pace = () => {
       halted.throwIfAborted();

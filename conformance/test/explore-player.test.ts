@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import type { OrderSupply } from "../explore/orders.ts";
+import { createOrderSupply, type OrderSupply } from "../explore/orders.ts";
 import { Player } from "../explore/player.ts";
 import type { Program } from "../explore/program.ts";
 import { noCoverage, type SearchSettings } from "../explore/search.ts";
@@ -104,6 +104,57 @@ describe("explore's player when a hook fails while a history is played", () => {
       assert.ok(player.failure instanceof HookError, "the run did not halt with the hook's error");
       assert.equal(coverage.histories, 1);
     } finally {
+      client.close();
+      store.close();
+    }
+  });
+});
+
+/** A store that answers 204 to every cancel. */
+async function storeThatCancelsAll(): Promise<{ url: URL; close(): void }> {
+  const server: Server = createServer((_request, response) => response.writeHead(204).end());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/v1`),
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe("explore's player with many histories at once", () => {
+  it("lets every one of them wait for the provision hook's orders without a warning of a leak", async () => {
+    const PARALLEL = 16;
+    const store = await storeThatCancelsAll();
+    const client = await createHttpClient(store.url, { timeoutMs: 5000 });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      let next = 8000;
+      // Every history asks for orders as playMany starts it, before this hook's first call returns.
+      const provision = async (_context: unknown, wanted: { pending: number }) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return { pending: Array.from({ length: wanted.pending }, () => String(next++)) };
+      };
+      const context = { baseUrl: store.url.href, apiKey: KEY, fetch };
+      const supply = createOrderSupply({ pending: [], shipped: [], missing: [] }, { provision }, context, []);
+      const many = { ...settings, parallel: PARALLEL, stop: new AbortController().signal };
+      const player = new Player(testDriver(client, KEY), supply, many, noCoverage());
+      const program: Program = [[{ wait: 0, action: { op: "cancel", slot: 0 } }]];
+      const played = await player.playMany(program, PARALLEL);
+      await supply.settle();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(played.filter((history) => history?.verdict.ok).length, PARALLEL);
+      assert.deepEqual(
+        warnings.map((warning) => warning.name),
+        [],
+        "a warning was printed while the histories waited",
+      );
+    } finally {
+      process.off("warning", onWarning);
       client.close();
       store.close();
     }

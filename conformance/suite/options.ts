@@ -70,8 +70,9 @@ What runs and how it is judged:
   --skip ID[,ID…]           do not run these
   --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
   --max-body SIZE           read at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
-                            MiB, GiB); a larger one fails its check, naming the limit. Lists are judged
-                            order by order as they stream in, so a list of any size costs little memory
+                            MiB, GiB); a larger one is not judged (exit 2), naming the limit. Lists
+                            are judged order by order as they stream in, so a list of any size costs
+                            little memory
   --max-memory SIZE         what the list readings a run compares may hold at once, about 32 bytes an
                             order, and bodies held while the same as one judged, an eighth (default
                             1GiB: lists of up to 4.8 million orders judged whole); a longer list is

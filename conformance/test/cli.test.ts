@@ -71,6 +71,19 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     );
   });
 
+  it("exits 2, not 1, when a body is past the run's own --max-body: the spec sets no size limit", async () => {
+    const result = await jsonRunOnMock("cli-small-body", "--max-body", "200");
+    assert.equal(result.code, 2, result.stderr);
+    const report = JSON.parse(result.stdout) as Report;
+    assert.equal(report.summary.failed, 0);
+    const body = report.scenarios
+      .flatMap((scenario) => scenario.checks)
+      .find((check) => check.id === "list-orders.list.body");
+    assert.equal(body?.notJudged, true);
+    assert.match(body?.message ?? "", /^not judged: the body is larger than the 200 bytes --max-body allows/);
+    assert.match(result.stderr, /nothing failed, but the run is not a pass$/m);
+  });
+
   it("exits 0 on a conforming target, with a JSON report and the int64 id sent exactly", async () => {
     const result = await jsonRunOnMock("cli-run");
     assert.equal(result.code, 0, result.stderr);

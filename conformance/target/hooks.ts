@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { nearestFlag } from "../../common/command-line.ts";
+import { nearestFlag } from "../../common/nearest-flag.ts";
 import type { ConformanceHooks, ProvidedIds } from "./hook-types.ts";
 import { hideSecrets } from "./secret-hider.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -82,6 +82,40 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     assert.equal(body?.notJudged, true);
     assert.match(body?.message ?? "", /^not judged: the body is larger than the 200 bytes --max-body allows/);
     assert.match(result.stderr, /nothing failed, but the run is not a pass$/m);
+  });
+
+  it("a report in folders that do not exist yet is written there: they are made at start", async () => {
+    const file = join(tempFolder("conformance-new-folder-"), "reports", "ci", "conformance.xml");
+    const result = await jsonRunOnMock("cli-new-folder", "--reporter", `junit:${file}`);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(readFileSync(file, "utf8"), /<\/testsuites>\s*$/);
+  });
+
+  it("a report that cannot be written is refused at start in one line (exit 2); the others say so", async () => {
+    const folder = tempFolder("conformance-unwritable-");
+    const plain = join(folder, "plain");
+    writeFileSync(plain, "");
+    const blocked = join(plain, "conformance.xml");
+    const json = join(folder, "conformance.json");
+    // Nothing listens at the address: a run that started would say so instead.
+    const result = await cli([
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--api-key",
+      "k",
+      "--reporter",
+      `junit:${blocked}`,
+      "--reporter",
+      `json:${json}`,
+    ]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(
+      result.stderr,
+      `error: cannot write ${blocked}: its folder ${plain} cannot be made: a file is in the way (EEXIST); nothing was run\n`,
+    );
+    const report = JSON.parse(readFileSync(json, "utf8")) as Report;
+    assert.equal(report.ended?.kind, "error");
+    assert.match(report.ended?.message ?? "", /^cannot write .*; nothing was run$/);
   });
 
   it("exits 0 on a conforming target, with a JSON report and the int64 id sent exactly", async () => {

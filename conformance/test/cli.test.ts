@@ -14,6 +14,7 @@ import type { RunOutcome } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_RACE_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
 import { cli } from "./run-cli.ts";
+import { json, startScriptedUpstream } from "./scripted-upstream.ts";
 
 describe("petstore-conformance (the CLI, end to end)", () => {
   let mock: MockProcess;
@@ -116,6 +117,55 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     const report = JSON.parse(readFileSync(json, "utf8")) as Report;
     assert.equal(report.ended?.kind, "error");
     assert.match(report.ended?.message ?? "", /^cannot write .*; nothing was run$/);
+  });
+
+  it("a base address the API is not routed at: exit 2 before anything is cancelled, naming the fix", async () => {
+    const origin = new URL(mock.url).origin;
+    const cases = [
+      [origin, `use --base-url ${origin}/v1 if it is served there`],
+      [`${mock.url}/store/orders`, `It names an endpoint, not the base address: use --base-url ${mock.url}`],
+    ] as const;
+    for (const [baseUrl, fix] of cases) {
+      const session = `cli-unrouted-${cases.findIndex(([url]) => url === baseUrl)}`;
+      const result = await cli(
+        ["--base-url", baseUrl, "--pending-order-id", MOCK_PENDING_ID, "--session", session],
+        { PETSTORE_API_KEY: MOCK_KEY },
+      );
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stderr.split("\n").filter(Boolean).length, 1, result.stderr);
+      assert.match(
+        result.stderr,
+        /^error: GET \S+\/store\/orders was answered 404, as was every request sent with the key: nothing of the API answers at /,
+      );
+      assert.ok(result.stderr.includes(fix), result.stderr);
+      const listed = await fetch(`${origin}/__control/orders?id=${MOCK_PENDING_ID}`, {
+        headers: { "x-mock-session": session },
+      });
+      assert.match(await listed.text(), /"status":"pending"/, "the pending order was not cancelled");
+    }
+  });
+
+  it("a deployment that routes the API but has no list is judged: its list fails (exit 1)", async () => {
+    const upstream = await startScriptedUpstream(({ method, url, rawHeaders }) => {
+      const keyed = rawHeaders.includes(`Bearer ${TARGET_KEY}`);
+      if (!keyed) return json(401, '{"code":"unauthorized","message":"no key","status":401}');
+      if (method === "DELETE" && /^\/v1\/store\/orders\/\d+$/.test(url))
+        return json(404, '{"code":"not_found","message":"no such order","status":404}');
+      if (method === "DELETE") return json(400, '{"code":"bad_id","message":"not an id","status":400}');
+      return json(404, '{"code":"not_found","message":"no route","status":404}');
+    });
+    try {
+      const result = await cli(["--base-url", upstream.url, "--api-key", TARGET_KEY, "--reporter", "json"]);
+      assert.equal(result.code, 1, result.stderr);
+      const report = JSON.parse(result.stdout) as Report;
+      const status = report.scenarios
+        .flatMap((scenario) => scenario.checks)
+        .find((check) => check.id === "list-orders.list.status");
+      assert.equal(status?.status, "failed");
+      assert.match(status?.message ?? "", /^expected 200, got 404/);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it("exits 0 on a conforming target, with a JSON report and the int64 id sent exactly", async () => {

@@ -333,7 +333,7 @@ function edgeOf(options: ProxyOptions, upstream: URL, host: string): EdgeSetting
  */
 function harWriter(options: ProxyOptions, ledger: TrafficLedger): HarWriter | undefined {
   if (options.har === undefined) return undefined;
-  const unwritable = unwritableReportFile([options.har]);
+  const unwritable = unwritableReportFile([options.har], "whole");
   if (unwritable !== undefined) throw new ConformanceUsageError(`the HAR: ${unwritable.message}`);
   return new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" }, (problem) => {
     ledger.fault("HAR", problem);

@@ -16,22 +16,27 @@ export function reportFiles(reporters: readonly { file?: string }[]): string[] {
  */
 export function unwritableReportFile(
   files: readonly string[],
+  /** "whole": the file is only ever written whole beside its name (the HAR), so a device is refused too. */
+  written: "through" | "whole" = "through",
 ): { file: string; message: string } | undefined {
   for (const file of files) {
-    const message = fileUnwritable(file);
+    const message = fileUnwritable(file, written);
     if (message !== undefined) return { file, message };
   }
   return undefined;
 }
 
-function fileUnwritable(file: string): string | undefined {
+function fileUnwritable(file: string, written: "through" | "whole"): string | undefined {
   let place: ReturnType<typeof placeOf>;
   try {
     place = placeOf(file);
   } catch (error) {
     return `cannot write ${file}: ${(error as Error).message}`;
   }
-  if (place.descriptor !== undefined || place.device) return undefined;
+  if (place.descriptor !== undefined || place.device)
+    return written === "through"
+      ? undefined
+      : `cannot write ${file}: it is a device or a descriptor, and this file is written whole beside its name: give the path of a file`;
   const folder = dirname(file);
   try {
     mkdirSync(folder, { recursive: true });

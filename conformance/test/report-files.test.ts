@@ -47,6 +47,12 @@ describe("report files checked before a run", () => {
     execFileSync("mkfifo", [pipe]);
     assert.match(unwritableReportFile([pipe])?.message ?? "", /is a named pipe: give the path of a file/);
     assert.equal(unwritableReportFile(["/dev/stdout", "/dev/fd/2", "/dev/null"]), undefined);
+    // A file only ever written whole (the HAR) cannot go to either.
+    for (const file of ["/dev/stdout", "/dev/null"])
+      assert.match(
+        unwritableReportFile([file], "whole")?.message ?? "",
+        /it is a device or a descriptor, and this file is written whole beside its name/,
+      );
     assert.ok(statSync("/dev/null").isCharacterDevice());
   });
 

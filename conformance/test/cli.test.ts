@@ -294,8 +294,18 @@ describe("petstore-conformance (the CLI, end to end)", () => {
   });
 
   it("warns when the base URL does not end in /v1", async () => {
-    const result = await cli(["--base-url", mock.url.replace(/\/v1$/, "/api"), "--api-key", MOCK_KEY]);
-    assert.match(result.stdout, /warning: the base URL .* does not end with \/v1/);
+    // A deployment served at /api: it routes the API there, so the run judges it, with the warning.
+    const upstream = await startScriptedUpstream(({ method, url }) =>
+      method === "GET" && url === "/api/store/orders"
+        ? json(200, "[]")
+        : json(404, '{"code":"not_found","message":"no such order","status":404}'),
+    );
+    try {
+      const result = await cli(["--base-url", upstream.url.replace(/\/v1$/, "/api"), "--api-key", "k"]);
+      assert.match(result.stdout, /warning: the base URL .* does not end with \/v1/);
+    } finally {
+      await upstream.close();
+    }
   });
 });
 

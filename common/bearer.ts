@@ -48,6 +48,17 @@ export function isToken68(text: string): boolean {
   return isToken68Between(text, 0, text.length);
 }
 
+/**
+ * Why a key given to `flag` cannot be sent as `Authorization: Bearer KEY`; undefined when it can. A whole
+ * credential pasted (`Bearer KEY`) is told to drop its scheme; the key itself is never repeated.
+ */
+export function apiKeyProblem(flag: string, key: string): string | undefined {
+  if (isToken68(key)) return undefined;
+  if (bearerToken(key) !== undefined)
+    return `${flag} takes the key alone: drop "${key.trim().slice(0, SCHEME.length)} " before it (the key is sent as Authorization: Bearer KEY)`;
+  return `${flag} must be ${TOKEN68_RULE}`;
+}
+
 /** What a usage or fixture error says a key must be, when `isToken68` refuses it. */
 export const TOKEN68_RULE = "letters, digits and - . _ ~ + / (then = padding only), as a Bearer token is";
 

@@ -1,34 +1,63 @@
 import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { nearestFlag } from "./nearest-flag.ts";
 import { packageFile } from "./package-root.ts";
+
+export { nearestFlag };
 
 /** A command line that cannot run: exit code 2 with one line naming the problem. */
 export class UsageError extends Error {
   override name = "UsageError";
 }
 
-/** Strict flag parsing (no positionals, no unknown flags), with parse errors as UsageErrors. */
+/**
+ * Strict flag parsing (no positionals, no unknown flags), with parse errors as UsageErrors. `wraps`: the
+ * command runs a COMMAND given after `--`, so an argument that is no option is most likely one without it.
+ */
 export function parseFlags<Options extends NonNullable<ParseArgsConfig["options"]>>(
   argv: readonly string[],
   options: Options,
+  wraps?: { command: string },
 ) {
   try {
     return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options }).values;
   } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    const flag = /'(-[^']*)'/.exec(message)?.[1];
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag !== undefined) {
-      const near = nearestFlag(flag, Object.keys(options));
-      throw new UsageError(`unknown option ${flag}${near ? `: did you mean --${near}?` : ""}`);
-    }
-    // An unquoted variable that was empty leaves the flag followed by the next one.
-    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag !== undefined && /ambiguous/.test(message))
-      throw new UsageError(
-        `${flag} is followed by another option, not by its value: give it one (quote a variable that may be empty), or ${flag}=-VALUE for a value that begins with a dash`,
-      );
-    // Node's messages may run over several lines: one line, as every usage error is said.
-    throw new UsageError(message.replace(/\s*\n\s*/g, " "));
+    throw usageErrorOf(error as NodeJS.ErrnoException, Object.keys(options), wraps);
   }
+}
+
+/** One of parseArgs' errors said in one line, with what to do about it. */
+function usageErrorOf(
+  { code, message }: NodeJS.ErrnoException,
+  flags: readonly string[],
+  wraps: { command: string } | undefined,
+): UsageError {
+  // Node names a flag with a short form as '-k, --name <value>': the long name is the one given here.
+  const quoted = /'(-[^']*)'/.exec(message)?.[1];
+  const flag = (quoted && /--[\w-]+/.exec(quoted)?.[0]) ?? quoted;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag !== undefined) {
+    const near = nearestFlag(flag, flags);
+    return new UsageError(`unknown option ${flag}${near ? `: did you mean --${near}?` : ""}`);
+  }
+  // An unquoted variable that was empty leaves the flag followed by the next one.
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag !== undefined && /ambiguous/.test(message))
+    return new UsageError(
+      `${flag} is followed by another option, not by its value: give it one (quote a variable that may be empty), or ${flag}=-VALUE for a value that begins with a dash`,
+    );
+  // ...or the flag last, with nothing after it.
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag !== undefined && /missing/.test(message))
+    return new UsageError(
+      `${flag} needs a value after it, and none was given (quote a variable that may be empty)`,
+    );
+  const argument = /argument '([^']*)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && argument !== undefined)
+    return new UsageError(
+      wraps
+        ? `unexpected argument '${argument}': to run a command, put -- before it (${wraps.command} [options] -- ${argument} ...)`
+        : `unexpected argument '${argument}': this command takes options only (did a value lose its option, or its quotes?)`,
+    );
+  // Node's messages may run over several lines: one line, as every usage error is said.
+  return new UsageError(message.replace(/\s*\n\s*/g, " "));
 }
 
 /** `--version` among a command's options: the package's version is printed, and nothing else is done. */
@@ -38,39 +67,6 @@ export function printedVersion(args: readonly string[]): boolean {
   const { version } = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
   process.stdout.write(`${version}\n`);
   return true;
-}
-
-/** The flag a mistyped one most likely meant: within two edits of it, or one it begins; undefined if none. */
-export function nearestFlag(given: string, flags: readonly string[]): string | undefined {
-  const name = given.replace(/^-+/, "").split("=")[0] ?? "";
-  if (name === "") return undefined;
-  let best: { flag: string; distance: number } | undefined;
-  for (const flag of flags) {
-    const distance = flag.startsWith(name) && name.length >= 3 ? 1 : editDistance(name, flag);
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { flag, distance };
-  }
-  return best?.flag;
-}
-
-/** Levenshtein's distance, a transposition counting as one edit (--prot for --port). */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = rows[i] as number[];
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(
-        ((rows[i - 1] as number[])[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        ((rows[i - 1] as number[])[j - 1] as number) + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
-    }
-  }
-  return (rows[a.length] as number[])[b.length] as number;
 }
 
 /** The values a `parseArgs` table gives, by flag. */

@@ -283,12 +283,35 @@ function orderJson(order: OrderInput): string {
   return `{${parts.join(",")}}`;
 }
 
-/** Control requests sent with `fetch`. */
+/**
+ * Control requests sent with `fetch`. A request that reaches nothing says which address it tried and why
+ * (fetch's own "fetch failed" names neither); its `cause` stays the socket's error.
+ */
 export function fetchTransport(send: typeof fetch): ControlTransport {
   return async ({ method, url, headers, body }) => {
-    const response = await send(url, { method, headers, ...(body === undefined ? {} : { body }) });
+    let response: Response;
+    try {
+      response = await send(url, { method, headers, ...(body === undefined ? {} : { body }) });
+    } catch (error) {
+      throw unreached(error, method, url);
+    }
     return { status: response.status, text: await response.text(), headers: response.headers };
   };
+}
+
+/** What a control request that got no answer throws: a TypeError as fetch's, naming the URL and the cause. */
+function unreached(error: unknown, method: string, url: string): unknown {
+  if (!(error instanceof TypeError)) return error;
+  type Failure = { code?: string; message?: string; errors?: Failure[] };
+  const cause = error.cause as Failure | undefined;
+  const code = cause?.code ?? cause?.errors?.find((each) => each.code !== undefined)?.code ?? cause?.message;
+  const shown = new URL(url);
+  shown.username = "";
+  shown.password = "";
+  return new TypeError(
+    `cannot reach the mock's control API: ${method} ${shown.href} failed (${code ?? error.message}); is the mock running at that address?`,
+    { cause: error.cause ?? error },
+  );
 }
 
 /** An id as the digits that go on the wire; anything else would not be an int64. */

@@ -57,6 +57,34 @@ describe("the command line's messages", () => {
     });
   });
 
+  it("a flag last with no value, an argument without --, a pasted Bearer: each said with its fix", () => {
+    assert.throws(() => suiteOptions(["--base-url", "http://127.0.0.1:9/v1", "--api-key"], {}), {
+      message: "--api-key needs a value after it, and none was given (quote a variable that may be empty)",
+    });
+    assert.throws(() => parseProxyOptions([...PROXY, "sh", "-c", "npm test"], {}), {
+      message:
+        "unexpected argument 'sh': to run a command, put -- before it (petstore-conformance proxy [options] -- sh ...)",
+    });
+    assert.throws(() => suiteOptions([...SUITE, "extra"], {}), {
+      message:
+        "unexpected argument 'extra': this command takes options only (did a value lose its option, or its quotes?)",
+    });
+    for (const key of ["Bearer s3cret", "bearer  s3cret"]) {
+      assert.throws(
+        () => suiteOptions(["--base-url", "http://127.0.0.1:9/v1", "--api-key", key], {}),
+        (error: Error) => {
+          assert.match(error.message, /^--api-key takes the key alone: drop "[Bb]earer " before it/);
+          assert.doesNotMatch(error.message, /s3cret/);
+          return true;
+        },
+      );
+    }
+    assert.throws(() => suiteOptions(["--base-url", "http://127.0.0.1:9/v1"], { PETSTORE_API_KEY: "a b" }), {
+      message:
+        "--api-key must be letters, digits and - . _ ~ + / (then = padding only), as a Bearer token is",
+    });
+  });
+
   it("--version prints the package's version alone, in every command", async () => {
     const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
     const bin = fileURLToPath(new URL("../../conformance/bin.ts", import.meta.url));

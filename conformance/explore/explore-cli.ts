@@ -2,7 +2,13 @@ import { randomInt } from "node:crypto";
 import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import { gateExitCode } from "../reports/outcome.ts";
-import { reportFileWritten, writeToStdout } from "../reports/write-reports.ts";
+import {
+  refusedAtStart,
+  reportFiles,
+  reportFileWritten,
+  unwritableReportFile,
+  writeToStdout,
+} from "../reports/write-reports.ts";
 import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
@@ -24,6 +30,8 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
     process.stderr.write(`petstore-conformance explore: stopped by ${signal}; writing the reports\n`);
     stop.abort(signal);
   });
+  const unwritable = unwritableReportFile(reportFiles(options.reporters));
+  if (unwritable !== undefined) return refusedAtStart(unwritable.message);
   // Said first, so that a run stopped half-way can still be repeated.
   process.stderr.write(`explore: seed ${seed}\n`);
   let result: ExploreResult;

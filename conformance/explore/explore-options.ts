@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
-import { isToken68, TOKEN68_RULE } from "../../common/bearer.ts";
+import { apiKeyProblem } from "../../common/bearer.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../../common/option-values.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
@@ -129,7 +129,8 @@ export function parseExploreOptions(argv: readonly string[], env: NodeJS.Process
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
   if (!baseUrl) throw new UsageError(required("--base-url", "PETSTORE_BASE_URL", env, values["base-url"]));
   if (!apiKey) throw new UsageError(required("--api-key", "PETSTORE_API_KEY", env, values["api-key"]));
-  if (!isToken68(apiKey)) throw new UsageError(`--api-key must be ${TOKEN68_RULE}`);
+  const keyProblem = apiKeyProblem("--api-key", apiKey);
+  if (keyProblem !== undefined) throw new UsageError(keyProblem);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   const readerLimits = readReaderLimits(values);

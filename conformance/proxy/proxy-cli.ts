@@ -3,7 +3,12 @@ import { StopSignals } from "../../common/stop-signals.ts";
 import { serveUntilDone } from "../../common/wrapped-command.ts";
 import { gateExitCode, outcomeOf } from "../reports/outcome.ts";
 import { errorReportOf, type Report, type RunEnd } from "../reports/report.ts";
-import { writeErrorReports, writeReportFiles, writeReports } from "../reports/write-reports.ts";
+import {
+  refuseUnwritable,
+  writeErrorReports,
+  writeReportFiles,
+  writeReports,
+} from "../reports/write-reports.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
 import type { ProxyCliOptions } from "./proxy-options.ts";
@@ -43,6 +48,19 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   let proxy: Awaited<ReturnType<typeof runProxy>>;
   const startedAt = new Date().toISOString();
   const started = performance.now();
+  const frame = () => ({
+    target: `${options.proxy.upstream} (observed through the proxy)`,
+    startedAt,
+    requests: 0,
+    durationMs: Math.round(performance.now() - started),
+  });
+  // Before the proxy listens or COMMAND runs: a report that cannot be written is said now, not at the end.
+  const refused = await refuseUnwritable(
+    options.reporters,
+    (why) => errorReportOf(frame(), why),
+    reportColor,
+  );
+  if (refused !== undefined) return refused;
   try {
     proxy = await runProxy({
       ...options.proxy,
@@ -59,13 +77,7 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
       const message = printable(error.message);
       process.stderr.write(`error: ${message}\n`);
       // A CI job uploads the report files whatever the exit: they say why there is no traffic in them.
-      const frame = {
-        target: `${options.proxy.upstream} (observed through the proxy)`,
-        startedAt,
-        requests: 0,
-        durationMs: Math.round(performance.now() - started),
-      };
-      await writeErrorReports(errorReportOf(frame, message), options.reporters, reportColor);
+      await writeErrorReports(errorReportOf(frame(), message), options.reporters, reportColor);
       return 2;
     }
     throw error;

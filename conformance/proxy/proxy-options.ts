@@ -125,7 +125,7 @@ export const SETTING_FLAGS: SettingNames = {
 
 export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ProxyCliOptions {
   const { options: flags, command } = splitAtCommand(argv);
-  const values = parseFlags(flags, FLAGS);
+  const values = parseFlags(flags, FLAGS, { command: "petstore-conformance proxy" });
   const reporters = parseReporters(values.reporter ?? ["pretty"], undefined);
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help)

@@ -15,6 +15,7 @@ import { operationOfKind } from "../judging/operation-traits.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { WorkerJudges } from "../judging/worker-judges.ts";
 import type { Report } from "../reports/report.ts";
+import { unwritableReportFile } from "../reports/report-files.ts";
 import {
   createAgent,
   createHttpClient,
@@ -326,9 +327,14 @@ function edgeOf(options: ProxyOptions, upstream: URL, host: string): EdgeSetting
   };
 }
 
-/** The HAR, when asked for: a write that fails is a fault in the report and a problem said once. */
+/**
+ * The HAR, when asked for: a path that cannot be written is refused before the proxy listens (its missing
+ * folders made), not found at the end; a write that fails later is a fault in the report and a problem said once.
+ */
 function harWriter(options: ProxyOptions, ledger: TrafficLedger): HarWriter | undefined {
   if (options.har === undefined) return undefined;
+  const unwritable = unwritableReportFile([options.har], "whole");
+  if (unwritable !== undefined) throw new ConformanceUsageError(`the HAR: ${unwritable.message}`);
   return new HarWriter(options.har, { name: "petstore-conformance proxy", version: "1" }, (problem) => {
     ledger.fault("HAR", problem);
     options.onProblem?.(problem);

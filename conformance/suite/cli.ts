@@ -3,7 +3,7 @@ import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import { gateExitCode, outcomeOf } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import type { ReporterTarget } from "../reports/reporter-options.ts";
-import { writeErrorReports, writeReports } from "../reports/write-reports.ts";
+import { refuseUnwritable, writeErrorReports, writeReports } from "../reports/write-reports.ts";
 import { HookError } from "../target/hooks.ts";
 import type { CliOptions } from "./options.ts";
 import { errorReport, interruptedReport, type RunProgress } from "./run-end.ts";
@@ -17,9 +17,12 @@ export async function main(options: CliOptions, env: NodeJS.ProcessEnv): Promise
     return 0;
   }
   const color = process.stdout.isTTY === true && !env.NO_COLOR;
+  const progress = startProgress(options.run.baseUrl);
+  // Before the first request: a report that cannot be written is said now, not after every scenario ran.
+  const refused = await refuseUnwritable(options.reporters, (why) => errorReport(progress, why), color);
+  if (refused !== undefined) return refused;
   // Taken before the first request: a stop at any moment still leaves the reports asked for.
   const signals = new StopSignals("petstore-conformance");
-  const progress = startProgress(options.run.baseUrl);
   const run = runConformance({
     ...options.run,
     onExchange: (exchange) => {

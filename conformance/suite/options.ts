@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from "node:util";
-import { isToken68, TOKEN68_RULE } from "../../common/bearer.ts";
+import { apiKeyProblem } from "../../common/bearer.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../../common/option-values.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
@@ -70,8 +70,9 @@ What runs and how it is judged:
   --skip ID[,ID…]           do not run these
   --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
   --max-body SIZE           read at most this much of one body (default 2GiB; bytes, or kB, MB, GB, KiB,
-                            MiB, GiB); a larger one fails its check, naming the limit. Lists are judged
-                            order by order as they stream in, so a list of any size costs little memory
+                            MiB, GiB); a larger one is not judged (exit 2), naming the limit. Lists
+                            are judged order by order as they stream in, so a list of any size costs
+                            little memory
   --max-memory SIZE         what the list readings a run compares may hold at once, about 32 bytes an
                             order, and bodies held while the same as one judged, an eighth (default
                             1GiB: lists of up to 4.8 million orders judged whole); a longer list is
@@ -158,7 +159,8 @@ function readRunOptions(
   const apiKey = values["api-key"] ?? (env.PETSTORE_API_KEY || undefined);
   if (!baseUrl) throw new UsageError(required("--base-url", "PETSTORE_BASE_URL", env, values["base-url"]));
   if (!apiKey) throw new UsageError(required("--api-key", "PETSTORE_API_KEY", env, values["api-key"]));
-  if (!isToken68(apiKey)) throw new UsageError(`--api-key must be ${TOKEN68_RULE}`);
+  const keyProblem = apiKeyProblem("--api-key", apiKey);
+  if (keyProblem !== undefined) throw new UsageError(keyProblem);
   const headers = readHeaders(values, env);
   const tls = readTls(values, env);
   const readerLimits = readReaderLimits(values);

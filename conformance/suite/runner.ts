@@ -129,8 +129,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       keyRefused(initial.exchange, run.baseUrl, run.names);
     if (problem) throw new TargetUnreachableError(problem);
     const { ids: resolved, unshown } = resolveMissing(run, initial);
-    const played = await play(session, run.selected, { ...resolved, unshown }, initial, (result) =>
-      options.onScenario?.(playedCopy(result, run.secrets)),
+    const played = await play(
+      session,
+      run.selected,
+      { ...resolved, unshown },
+      initial,
+      (result) => options.onScenario?.(playedCopy(result, run.secrets)),
+      () => {
+        const problem = unrouted(initial, session.routed, run);
+        if (problem) throw new TargetUnreachableError(problem);
+      },
     );
     const judged = judgeScenarios(options, run, resolved, played);
     const verdict = health.verdict();
@@ -303,6 +311,30 @@ function resolveMissing(run: PreparedRun, initial: ListSnapshot): { ids: OrderId
   return { ids, unshown };
 }
 
+/**
+ * A base address at which nothing of the API is routed, said with its likely fix; undefined otherwise. Its
+ * sign: the first list was answered 404, and so was every request sent with the key until then, before any
+ * order is cancelled. A deployment that routes the API but lacks the list answers one of them otherwise (a
+ * malformed id's 400, say) and is judged; answers without the key say nothing, since a gateway may refuse
+ * them before it routes.
+ */
+function unrouted(initial: ListSnapshot, routed: boolean, run: PreparedRun): string | undefined {
+  if (routed || initial.exchange.response?.status !== 404) return undefined;
+  const tried = new URL(initial.exchange.request.path, run.baseUrl).href;
+  return `GET ${tried} was answered 404, as was every request sent with the key: nothing of the API answers at ${run.baseUrl.href}. ${likelyFix(run.baseUrl, run.names.target)}; nothing was judged`;
+}
+
+/** What a base address the API is not routed at most likely should be. */
+function likelyFix(base: URL, option: string): string {
+  const path = base.pathname.replace(/\/+$/, "");
+  const endpoint = /\/store\/orders(?:\/.*)?$/.exec(path);
+  if (endpoint)
+    return `It names an endpoint, not the base address: use ${option} ${base.origin}${path.slice(0, endpoint.index)}`;
+  if (!/\/v\d+$/.test(path))
+    return `The API's paths follow the base address, usually ending in /v1: use ${option} ${base.origin}${path}/v1 if it is served there`;
+  return `Is ${option} right? The API's paths follow it`;
+}
+
 /** What playing the scenarios gave: their runs, and the readings of the list around them. */
 interface Played {
   runs: ScenarioRun[];
@@ -321,6 +353,8 @@ async function play(
   resolved: OrderIds & { unshown?: string | undefined },
   initial: ListSnapshot,
   onPlayed: (result: ScenarioResult) => void,
+  /** Between the phases, before any order is cancelled: throws to end the run there. */
+  beforeCancels: () => void,
 ): Promise<Played> {
   const chosen = selected.filter(({ reason }) => reason === undefined).map(({ scenario }) => scenario);
   const runPhase = (phase: number) =>
@@ -335,6 +369,7 @@ async function play(
     );
   const phaseOne = await runPhase(1);
   const afterRefused = await session.snapshot();
+  beforeCancels();
   // With no cancel to play, nothing is sent between the two readings: one read serves both.
   const cancelsPlayed = chosen.some(
     (scenario) =>
@@ -704,6 +739,9 @@ class Session {
     return this.validators.names ?? RUN_OPTION_NAMES;
   }
 
+  /** Whether an answer to a request with the run's key was other than 404: the target routes the API there. */
+  routed = false;
+
   /** The reading of the list that hit --deadline or --max-body: every later one would hit it again. */
   #limitHit: Exchange | undefined;
 
@@ -908,6 +946,8 @@ class Session {
     });
     if (isListOperation(operation) && auth === "valid" && exchange.limit !== undefined)
       this.#limitHit ??= exchange;
+    const status = exchange.response?.status;
+    if (auth === "valid" && status !== undefined && status !== 404) this.routed = true;
     this.onExchange?.(exchange);
     return exchange;
   }

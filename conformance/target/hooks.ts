@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { nearestFlag } from "../../common/nearest-flag.ts";
 import type { ConformanceHooks, ProvidedIds } from "./hook-types.ts";
 import { hideSecrets } from "./secret-hider.ts";
 
@@ -16,8 +18,12 @@ export const MOCK_CONTROL_HOOKS = "mock-control";
 /** `name`: how the caller names the hooks setting, for messages. */
 export async function loadHooks(path: string, name = "hooks"): Promise<ConformanceHooks> {
   if (path === MOCK_CONTROL_HOOKS) return import("./mock-control-hooks.ts");
-  if (!/\.(m?js|ts|mts)$/.test(path))
-    throw new HookError(`${name} takes a .js, .mjs or .ts module (got ${path})`);
+  const extension = /\.(m?js|ts|mts)$/.test(path);
+  if (!extension && !/[\\/]/.test(path) && nearestFlag(path, [MOCK_CONTROL_HOOKS]) !== undefined)
+    throw new HookError(`${name} ${path} names no hooks: did you mean ${MOCK_CONTROL_HOOKS}?`);
+  if (!extension) throw new HookError(`${name} takes a .js, .mjs or .ts module (got ${path})`);
+  // Said here, before Node's "Cannot find module" that names the file importing it, not the one given.
+  if (!existsSync(path)) throw new HookError(`cannot load the hooks file ${path}: not found`);
   let module: ConformanceHooks;
   try {
     module = (await import(pathToFileURL(resolve(path)).href)) as ConformanceHooks;

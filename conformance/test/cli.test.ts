@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import type { RunOutcome } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_RACE_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
 import { cli } from "./run-cli.ts";
+import { json, startScriptedUpstream } from "./scripted-upstream.ts";
 
 describe("petstore-conformance (the CLI, end to end)", () => {
   let mock: MockProcess;
@@ -69,6 +70,102 @@ describe("petstore-conformance (the CLI, end to end)", () => {
         "m",
       ),
     );
+  });
+
+  it("exits 2, not 1, when a body is past the run's own --max-body: the spec sets no size limit", async () => {
+    const result = await jsonRunOnMock("cli-small-body", "--max-body", "200");
+    assert.equal(result.code, 2, result.stderr);
+    const report = JSON.parse(result.stdout) as Report;
+    assert.equal(report.summary.failed, 0);
+    const body = report.scenarios
+      .flatMap((scenario) => scenario.checks)
+      .find((check) => check.id === "list-orders.list.body");
+    assert.equal(body?.notJudged, true);
+    assert.match(body?.message ?? "", /^not judged: the body is larger than the 200 bytes --max-body allows/);
+    assert.match(result.stderr, /nothing failed, but the run is not a pass$/m);
+  });
+
+  it("a report in folders that do not exist yet is written there: they are made at start", async () => {
+    const file = join(tempFolder("conformance-new-folder-"), "reports", "ci", "conformance.xml");
+    const result = await jsonRunOnMock("cli-new-folder", "--reporter", `junit:${file}`);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(readFileSync(file, "utf8"), /<\/testsuites>\s*$/);
+  });
+
+  it("a report that cannot be written is refused at start in one line (exit 2); the others say so", async () => {
+    const folder = tempFolder("conformance-unwritable-");
+    const plain = join(folder, "plain");
+    writeFileSync(plain, "");
+    const blocked = join(plain, "conformance.xml");
+    const json = join(folder, "conformance.json");
+    // Nothing listens at the address: a run that started would say so instead.
+    const result = await cli([
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--api-key",
+      "k",
+      "--reporter",
+      `junit:${blocked}`,
+      "--reporter",
+      `json:${json}`,
+    ]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(
+      result.stderr,
+      `error: cannot write ${blocked}: its folder ${plain} cannot be made: a file is in the way (EEXIST); nothing was run\n`,
+    );
+    const report = JSON.parse(readFileSync(json, "utf8")) as Report;
+    assert.equal(report.ended?.kind, "error");
+    assert.match(report.ended?.message ?? "", /^cannot write .*; nothing was run$/);
+  });
+
+  it("a base address the API is not routed at: exit 2 before anything is cancelled, naming the fix", async () => {
+    const origin = new URL(mock.url).origin;
+    const cases = [
+      [origin, `use --base-url ${origin}/v1 if it is served there`],
+      [`${mock.url}/store/orders`, `It names an endpoint, not the base address: use --base-url ${mock.url}`],
+    ] as const;
+    for (const [baseUrl, fix] of cases) {
+      const session = `cli-unrouted-${cases.findIndex(([url]) => url === baseUrl)}`;
+      const result = await cli(
+        ["--base-url", baseUrl, "--pending-order-id", MOCK_PENDING_ID, "--session", session],
+        { PETSTORE_API_KEY: MOCK_KEY },
+      );
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stderr.split("\n").filter(Boolean).length, 1, result.stderr);
+      assert.match(
+        result.stderr,
+        /^error: GET \S+\/store\/orders was answered 404, as was every request sent with the key: nothing of the API answers at /,
+      );
+      assert.ok(result.stderr.includes(fix), result.stderr);
+      const listed = await fetch(`${origin}/__control/orders?id=${MOCK_PENDING_ID}`, {
+        headers: { "x-mock-session": session },
+      });
+      assert.match(await listed.text(), /"status":"pending"/, "the pending order was not cancelled");
+    }
+  });
+
+  it("a deployment that routes the API but has no list is judged: its list fails (exit 1)", async () => {
+    const upstream = await startScriptedUpstream(({ method, url, rawHeaders }) => {
+      const keyed = rawHeaders.includes(`Bearer ${TARGET_KEY}`);
+      if (!keyed) return json(401, '{"code":"unauthorized","message":"no key","status":401}');
+      if (method === "DELETE" && /^\/v1\/store\/orders\/\d+$/.test(url))
+        return json(404, '{"code":"not_found","message":"no such order","status":404}');
+      if (method === "DELETE") return json(400, '{"code":"bad_id","message":"not an id","status":400}');
+      return json(404, '{"code":"not_found","message":"no route","status":404}');
+    });
+    try {
+      const result = await cli(["--base-url", upstream.url, "--api-key", TARGET_KEY, "--reporter", "json"]);
+      assert.equal(result.code, 1, result.stderr);
+      const report = JSON.parse(result.stdout) as Report;
+      const status = report.scenarios
+        .flatMap((scenario) => scenario.checks)
+        .find((check) => check.id === "list-orders.list.status");
+      assert.equal(status?.status, "failed");
+      assert.match(status?.message ?? "", /^expected 200, got 404/);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it("exits 0 on a conforming target, with a JSON report and the int64 id sent exactly", async () => {
@@ -197,8 +294,18 @@ describe("petstore-conformance (the CLI, end to end)", () => {
   });
 
   it("warns when the base URL does not end in /v1", async () => {
-    const result = await cli(["--base-url", mock.url.replace(/\/v1$/, "/api"), "--api-key", MOCK_KEY]);
-    assert.match(result.stdout, /warning: the base URL .* does not end with \/v1/);
+    // A deployment served at /api: it routes the API there, so the run judges it, with the warning.
+    const upstream = await startScriptedUpstream(({ method, url }) =>
+      method === "GET" && url === "/api/store/orders"
+        ? json(200, "[]")
+        : json(404, '{"code":"not_found","message":"no such order","status":404}'),
+    );
+    try {
+      const result = await cli(["--base-url", upstream.url.replace(/\/v1$/, "/api"), "--api-key", "k"]);
+      assert.match(result.stdout, /warning: the base URL .* does not end with \/v1/);
+    } finally {
+      await upstream.close();
+    }
   });
 });
 

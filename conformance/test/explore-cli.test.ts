@@ -36,6 +36,28 @@ describe("petstore-conformance explore", () => {
     assert.match(errors[0] as string, /no pending order to cancel: give some in --order-ids FILE/);
   });
 
+  it("a report that cannot be written is refused at start, in one line, before any request", async () => {
+    const plain = idsFile("plain", "");
+    const port = await freePort();
+    const { code, stderr } = await cli(
+      [
+        "explore",
+        "--base-url",
+        `http://127.0.0.1:${port}/v1`,
+        "--api-key",
+        "k",
+        "--reporter",
+        `json:${join(plain, "explore.json")}`,
+      ],
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2);
+    assert.equal(
+      stderr,
+      `error: cannot write ${join(plain, "explore.json")}: its folder ${plain} cannot be made: a file is in the way (EEXIST); nothing was run\n`,
+    );
+  });
+
   it("exits 2 when the key is refused or the target cannot be reached", async () => {
     const ids = idsFile("refused.json", { pending: ["1"] });
     const refused = await cli(

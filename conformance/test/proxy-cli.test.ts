@@ -333,6 +333,36 @@ const wrapReadList = (upstream: string, options: string[], code = 0) =>
   );
 
 describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
+  it("a report or HAR in folders not there yet is made at start; one that cannot be is refused before COMMAND", async () => {
+    const upstream = await startScriptedUpstream(() => json(200, "[]"));
+    try {
+      const root = tempFolder("conformance-proxy-places-");
+      const har = join(root, "new", "traffic.har");
+      const report = join(root, "more", "proxy.json");
+      const made = await wrapReadList(upstream.url, ["--har", har, "--reporter", `json:${report}`]);
+      assert.equal(made.code, 0, made.stderr);
+      assert.equal(JSON.parse(readFileSync(har, "utf8")).log.entries.length, 1);
+      assert.equal((JSON.parse(readFileSync(report, "utf8")) as Report).traffic?.judged, 1);
+
+      const plain = join(root, "plain");
+      writeFileSync(plain, "");
+      for (const flags of [
+        ["--har", join(plain, "p.har")],
+        ["--reporter", `junit:${join(plain, "p.xml")}`],
+      ]) {
+        const refused = await wrapReadList(upstream.url, flags);
+        assert.equal(refused.code, 2, refused.stderr);
+        assert.match(
+          refused.stderr,
+          /^error: (the HAR: )?cannot write .*plain\/p\.(har|xml): its folder .*plain cannot be made: a file is in the way \(EEXIST\)(; nothing was run)?\n$/,
+        );
+        assert.equal(refused.stdout, "", "COMMAND did not run");
+      }
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("runs the suite as COMMAND through PETSTORE_PROXY_URL, then writes the reports; exit 0", async () => {
     await withTarget({}, async (upstream) => {
       const report = join(tempFolder("petstore-wrapped-"), "proxy.json");

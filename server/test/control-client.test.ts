@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 // The package's own export, as a test suite of another project imports it.
 import { ControlError, createControlClient } from "petstore-store-orders-mock/control-client";
@@ -84,5 +86,23 @@ describe("createControlClient against the real process", () => {
       return true;
     });
     await assert.rejects(client.setStatus("1; DROP", "shipped"), TypeError);
+  });
+
+  it("an address nothing listens on: one line naming the URL tried and the cause's code", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const client = createControlClient(`http://127.0.0.1:${port}/v1`);
+    await assert.rejects(client.reset(), (error: unknown) => {
+      assert.ok(error instanceof TypeError);
+      assert.equal(
+        error.message,
+        `cannot reach the mock's control API: POST http://127.0.0.1:${port}/__control/reset failed (ECONNREFUSED); is the mock running at that address?`,
+      );
+      // The socket's error stays the cause, for callers that read its code.
+      assert.equal((error.cause as NodeJS.ErrnoException).code, "ECONNREFUSED");
+      return true;
+    });
   });
 });

@@ -28,6 +28,8 @@ export function snapshotOf(
   if (status !== 200) return { exchange, problem: exchange.error ?? `status ${status}` };
   if (exchange.response?.cut !== undefined) return { exchange, problem: exchange.response.cut };
   if (list?.limit !== undefined) return { exchange, notKept: limitText(list.limit, names) };
+  // Judged only up to an order (its reading found no room in the account): what it lists is not all there is.
+  if (list?.partial !== undefined) return { exchange, notKept: list.partial };
   if (!list || list.syntax !== undefined) return { exchange, problem: "the body is not valid JSON" };
   if (list.notArray) return { exchange, problem: "the body is not a JSON array" };
   if (list.indexLimit !== undefined)

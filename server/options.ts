@@ -118,8 +118,8 @@ State beyond one process (by default it lives in memory and goes at exit):
   --version              print the package's version
 
 Exit codes: 0 after a clean stop (SIGINT, SIGTERM, SIGHUP; or --write-fixtures, --warm-cache done); 1 an
-unusable fixture or state file, Redis unreachable, an address that cannot be bound, or a stop not done
-within 10 s; 2 a bad option or a port in use; each with one line that says what. With -- COMMAND,
+unusable fixture or state file (unreadable, or not writable where it is named), a state not written at
+stop, Redis unreachable, an address that cannot be bound, or a stop not done within 10 s; 2 a bad option or a port in use; each with one line that says what. With -- COMMAND,
 COMMAND's exit code; COMMAND finds petstore-mock and petstore-conformance first on its PATH.
 `;
 

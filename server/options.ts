@@ -64,8 +64,9 @@ Options (each flag overrides its environment variable):
   --port PORT            port to listen on; 0 picks a free one          (PORT, default 4010)
   --host HOST            address to bind; anything but loopback is
                          reachable from other machines                   (HOST, default 127.0.0.1)
-  --fixtures FILE        fixture file seeding the orders and API keys    (PETSTORE_FIXTURES,
-                                                                          default fixtures/orders.json)
+  --fixtures FILE        fixture file seeding the orders and API keys;   (PETSTORE_FIXTURES,
+                         a project's ./fixtures/orders.json is read       default: the package's own
+                         only when named here                             bundled fixtures/orders.json)
   --api-key KEY          accepted API key, repeatable; replaces the
                          fixture file's keys                             (PETSTORE_API_KEYS, comma-separated)
   --cors-origin ORIGIN   origin allowed from browsers, repeatable        (PETSTORE_CORS_ORIGINS,

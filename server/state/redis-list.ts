@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { type ListPieces, listPieces } from "../core/list-pieces.ts";
 import type { StoredOrder } from "../core/order-record.ts";
@@ -11,7 +12,6 @@ const SCAN_COUNT = 1_000;
  * How long a world's copy made for one list read may outlive the read: only when this process ends during it.
  */
 const SNAPSHOT_TTL_MS = 60_000;
-let snapshots = 0;
 
 /** What a world changed that its list shows, as read from its hash. */
 interface ListChanges {
@@ -53,7 +53,8 @@ async function readSnapshot(
   seed: Seed,
   counted: (bytes: number) => void,
 ): Promise<RedisListBody> {
-  const copy = `${hash}:list-snapshot:${process.pid}-${++snapshots}`;
+  // Random, not this process's id: replicas in containers on one Redis may all be process 1.
+  const copy = `${hash}:list-snapshot:${randomBytes(9).toString("base64url")}`;
   try {
     const replies = await client.multi().copy(hash, copy).pexpire(copy, SNAPSHOT_TTL_MS).exec();
     const failed = replies?.find(([error]) => error)?.[0];

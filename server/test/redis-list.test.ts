@@ -197,6 +197,12 @@ describe("redis-list", () => {
       await churn;
       await other.close();
     }
+    const leftOver = new Redis(redis.url);
+    try {
+      assert.deepEqual(await leftOver.keys(`${hash}:*`), [], "each copy a list was read from is gone");
+    } finally {
+      leftOver.disconnect();
+    }
     assert.deepEqual(
       problems,
       [],

@@ -64,8 +64,9 @@ Options (each flag overrides its environment variable):
   --port PORT            port to listen on; 0 picks a free one          (PORT, default 4010)
   --host HOST            address to bind; anything but loopback is
                          reachable from other machines                   (HOST, default 127.0.0.1)
-  --fixtures FILE        fixture file seeding the orders and API keys    (PETSTORE_FIXTURES,
-                                                                          default fixtures/orders.json)
+  --fixtures FILE        fixture file seeding the orders and API keys;   (PETSTORE_FIXTURES,
+                         a project's ./fixtures/orders.json is read       default: the package's own
+                         only when named here                             bundled fixtures/orders.json)
   --api-key KEY          accepted API key, repeatable; replaces the
                          fixture file's keys                             (PETSTORE_API_KEYS, comma-separated)
   --cors-origin ORIGIN   origin allowed from browsers, repeatable        (PETSTORE_CORS_ORIGINS,
@@ -118,8 +119,8 @@ State beyond one process (by default it lives in memory and goes at exit):
   --version              print the package's version
 
 Exit codes: 0 after a clean stop (SIGINT, SIGTERM, SIGHUP; or --write-fixtures, --warm-cache done); 1 an
-unusable fixture or state file, Redis unreachable, an address that cannot be bound, or a stop not done
-within 10 s; 2 a bad option or a port in use; each with one line that says what. With -- COMMAND,
+unusable fixture or state file (unreadable, or not writable where it is named), a state not written at
+stop, Redis unreachable, an address that cannot be bound, or a stop not done within 10 s; 2 a bad option or a port in use; each with one line that says what. With -- COMMAND,
 COMMAND's exit code; COMMAND finds petstore-mock and petstore-conformance first on its PATH.
 `;
 

@@ -56,8 +56,6 @@ export async function serve(options: CliOptions): Promise<number> {
   }
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const origin = `http://${host}:${port}`;
-  // The one start-up event in the structured log too, for those who read only the JSON lines.
-  log?.info(`Server listening at ${origin}${BASE_PATH}`);
   if (options.warmCache) {
     await askItself(`${origin}${BASE_PATH}`, loaded.apiKeys[0]);
     await app.close();

@@ -13,6 +13,11 @@ const FORCIBLE = {
 };
 const FAULTS = { listOrders: ["close", "truncate"], cancelOrder: ["close"] };
 
+// Journal entries shown at first and added by each "Show more": a journal may hold thousands.
+const JOURNAL_PAGE = 50;
+// Characters of a request shown in its row; the whole request is in the row's tooltip.
+const REQUEST_SHOWN = 160;
+
 const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 // `?session=NAME` opens the page on a session, so a link can point at one.
 const linked = new URLSearchParams(location.search).get("session") ?? "";
@@ -23,6 +28,9 @@ const state = {
   // those pages' own, the id the next one follows, the world's size.
   page: { after: undefined, before: 0, previous: [], next: undefined, total: 0 },
   lastJournal: "",
+  // The journal as last read, newest first, and how many of its entries are shown.
+  journal: [],
+  journalShown: JOURNAL_PAGE,
   worlds: "",
 };
 const $ = (id) => document.getElementById(id);
@@ -329,7 +337,7 @@ function journalRow(entry) {
     "tr",
     {},
     el("td", { "data-label": "Time", text: new Date(entry.time).toLocaleTimeString() }),
-    el("td", { "data-label": "Request", class: "id", text: `${entry.method} ${entry.path}` }),
+    requestCell(`${entry.method} ${entry.path}`),
     el(
       "td",
       { "data-label": "Status", class: statusClass },
@@ -338,6 +346,30 @@ function journalRow(entry) {
     el("td", { "data-label": "Duration", text: `${entry.durationMs} ms` }),
     el("td", { "data-label": "Session", text: entry.session ?? "default" }),
   );
+}
+
+/** A request as its row shows it: cut short past REQUEST_SHOWN characters, whole in its tooltip. */
+function requestCell(request) {
+  const long = request.length > REQUEST_SHOWN;
+  return el("td", {
+    "data-label": "Request",
+    class: "id",
+    title: long ? request : undefined,
+    text: long ? `${request.slice(0, REQUEST_SHOWN)}…` : request,
+  });
+}
+
+/** The newest entries of the journal, as many as asked for, and a button for more when there are. */
+function renderJournal() {
+  const { journal, journalShown } = state;
+  const shown = journal.slice(0, journalShown);
+  $("journal").tBodies[0].replaceChildren(...shown.map(journalRow));
+  const rest = journal.length - shown.length;
+  const more = $("journal-more");
+  more.hidden = rest === 0;
+  more.textContent = `Show ${Math.min(rest, JOURNAL_PAGE)} more`;
+  $("journal-count").textContent =
+    rest === 0 ? "" : `Showing the latest ${shown.length} of ${journal.length} requests.`;
 }
 
 async function refreshJournal() {
@@ -349,8 +381,8 @@ async function refreshJournal() {
       : `This mock has refused ${refused} ${refused === 1 ? "request" : "requests"} for a missing or wrong key or token, in any world (counted, never listed).`;
   if (text === state.lastJournal) return false;
   state.lastJournal = text;
-  const entries = JSON.parse(text).reverse();
-  $("journal").tBodies[0].replaceChildren(...entries.map(journalRow));
+  state.journal = JSON.parse(text).reverse();
+  renderJournal();
   return true;
 }
 
@@ -358,6 +390,7 @@ async function refreshAll() {
   await refreshWorlds();
   await Promise.all([refreshOrders(), refreshBehaviour()]);
   state.lastJournal = "";
+  state.journalShown = JOURNAL_PAGE;
   await refreshJournal();
 }
 
@@ -429,6 +462,10 @@ function start() {
     if (page.previous.length === 0) return;
     ({ after: page.after, before: page.before } = page.previous.pop());
     act(refreshOrders);
+  });
+  $("journal-more").addEventListener("click", () => {
+    state.journalShown += JOURNAL_PAGE;
+    renderJournal();
   });
   $("add-form").addEventListener("submit", (event) => act(() => saveOrder(event)));
   $("add-rule").addEventListener("click", () => $("rules").tBodies[0].append(ruleRow()));

@@ -1,3 +1,5 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { FileRefused, readBoundedFile } from "../../common/bounded-file.ts";
 import { builtInContract, builtInControlContract } from "../../contract/built-in.ts";
 import { createMemoryState } from "../core/memory-state.ts";
@@ -79,6 +81,8 @@ function openFile(options: CliOptions, file: string, seed: Seed, limits: Limits)
     if (error.code === undefined) return `${file}: ${error.message}`;
     if (error.code !== "ENOENT") return `${file}: cannot read the state file (${error.code})`;
   }
+  const unwritable = cannotWrite(file, text !== undefined);
+  if (unwritable !== undefined) return unwritable;
   const restored = text === undefined ? "a new file" : restore(text, file, state, options);
   if (restored instanceof StateFileError) return restored.message;
   saver = createStateSaver(
@@ -90,8 +94,32 @@ function openFile(options: CliOptions, file: string, seed: Seed, limits: Limits)
   return {
     state,
     line: `file ${file} (${restored}${options.stateJournal ? ", with journals" : ""})`,
-    close: async () => writer.flush(),
+    close: async () => {
+      if (!writer.flush()) throw new Error(`the state file ${file} could not be written at stop`);
+    },
   };
+}
+
+/**
+ * Why the state file could not be written where it is named, found before serving rather than at the first
+ * change: it is written beside its name and renamed over it, so its folder must exist and take new files,
+ * and a file already there must be one its owner may write.
+ */
+function cannotWrite(file: string, exists: boolean): string | undefined {
+  const folder = dirname(resolve(file));
+  try {
+    if (!statSync(folder).isDirectory())
+      return `${file}: cannot write the state file: ${folder} is not a folder`;
+    accessSync(folder, constants.W_OK | constants.X_OK);
+    if (exists) accessSync(file, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      return `${file}: cannot write the state file: its folder ${folder} does not exist (create it first)`;
+    }
+    return `${file}: cannot write the state file there (${code})`;
+  }
 }
 
 /** The file's sessions restored into the state, said as the start-up line says it; or why it cannot be. */

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { type ListPieces, listPieces } from "../core/list-pieces.ts";
 import type { StoredOrder } from "../core/order-record.ts";
@@ -7,8 +8,10 @@ import type { Seed } from "../core/seed.ts";
 const LIST_FIELDS = "[rxa]:*";
 /** Fields Redis looks at per HSCAN: each reply is small, so reading it holds this process briefly. */
 const SCAN_COUNT = 1_000;
-/** Reads of a world that another replica changed meanwhile, before its list is made from the last one. */
-const READ_ATTEMPTS = 3;
+/**
+ * How long a world's copy made for one list read may outlive the read: only when this process ends during it.
+ */
+const SNAPSHOT_TTL_MS = 60_000;
 
 /** What a world changed that its list shows, as read from its hash. */
 interface ListChanges {
@@ -27,7 +30,9 @@ export interface RedisListBody {
  * A world's list body, read from its hash a slice at a time (HSCAN of the fields a list shows, never the
  * statuses) and made as pieces over the seed's body (list-pieces.ts): it costs this process what the world
  * changed, in small steps. `counted` is told the bytes of each reply as it is read, before they are kept.
- * A version that moved during the read (another replica's change) makes it read again.
+ * Slices read while another replica changes the world would mix its states (an added order's place without
+ * its record, two orders that never stood together): a version that moved during the read makes it read
+ * again from a copy Redis makes of the hash in one step, which no change reaches.
  */
 export async function readListBody(
   client: Redis,
@@ -35,11 +40,29 @@ export async function readListBody(
   seed: Seed,
   counted: (bytes: number) => void,
 ): Promise<RedisListBody> {
-  for (let attempt = 1; ; attempt++) {
-    const version = (await client.hget(hash, "v")) ?? "0";
-    const changes = await readChanges(client, hash, counted);
-    const now = (await client.hget(hash, "v")) ?? "0";
-    if (now === version || attempt === READ_ATTEMPTS) return { version, body: bodyOf(seed, changes) };
+  const version = (await client.hget(hash, "v")) ?? "0";
+  const changes = await readChanges(client, hash, counted);
+  if (((await client.hget(hash, "v")) ?? "0") === version) return { version, body: bodyOf(seed, changes) };
+  return readSnapshot(client, hash, seed, counted);
+}
+
+/** The list body from a copy of the world's hash taken at one moment, gone once read. */
+async function readSnapshot(
+  client: Redis,
+  hash: string,
+  seed: Seed,
+  counted: (bytes: number) => void,
+): Promise<RedisListBody> {
+  // Random, not this process's id: replicas in containers on one Redis may all be process 1.
+  const copy = `${hash}:list-snapshot:${randomBytes(9).toString("base64url")}`;
+  try {
+    const replies = await client.multi().copy(hash, copy).pexpire(copy, SNAPSHOT_TTL_MS).exec();
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
+    const version = (await client.hget(copy, "v")) ?? "0";
+    return { version, body: bodyOf(seed, await readChanges(client, copy, counted)) };
+  } finally {
+    await client.unlink(copy).catch(() => {});
   }
 }
 

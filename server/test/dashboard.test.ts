@@ -103,6 +103,37 @@ describe("the dashboard page in Chromium", { skip }, () => {
     await page.context().close();
   });
 
+  it("shows the journal's latest 50 entries with a button for more, a 1000-digit id wrapping in its own column", async () => {
+    const session = "journal-long";
+    const long = "9".repeat(1000);
+    assert.equal(await cancel(long, session), 404);
+    for (let sent = 1; sent < 120; sent += 17) {
+      await Promise.all(Array.from({ length: 17 }, (_, at) => cancel(String(5_000 + sent + at), session)));
+    }
+    const page = await open(session);
+    const rows = page.locator("#journal tbody tr");
+    await rows.first().waitFor({ timeout: 15_000 });
+    assert.equal(await rows.count(), 50);
+    await page.getByRole("button", { name: "Show 50 more" }).click();
+    assert.equal(await rows.count(), 100);
+    await page.getByRole("button", { name: "Show 20 more" }).click();
+    assert.equal(await rows.count(), 120);
+    assert.equal(await page.locator("#journal-more").isVisible(), false);
+
+    const longRow = rows.last();
+    const request = longRow.locator("td").nth(1);
+    assert.match((await request.getAttribute("title")) ?? "", /^DELETE \/v1\/store\/orders\/9{100}/);
+    assert.ok((await request.innerText()).length <= 161, "the row shows the start of the request");
+    const widths = await longRow
+      .locator("td")
+      .evaluateAll((cells) => cells.map((cell) => cell.getBoundingClientRect().width));
+    for (const [index, width] of widths.entries()) {
+      if (index !== 1) assert.ok(width >= 90, `column ${index} keeps its width (${widths.join(", ")} px)`);
+    }
+    assert.deepEqual(consoleErrors, []);
+    await page.context().close();
+  });
+
   it("changes made in one session through the page are not seen in another, nor in the default world", async () => {
     const page = await open("alpha");
     await page.getByLabel("Status of order 3").selectOption("shipped");

@@ -75,6 +75,11 @@ describe("the mock as a process (npm start)", () => {
           .filter((line) => line.startsWith("{"))
           .join("\n");
         assert.doesNotMatch(logs, /dev-key-123|wrong-secret-key|authorization/i);
+        assert.deepEqual(
+          logged.output().match(/^.*listening.*$/gim),
+          [`Petstore Store Orders mock listening on ${logged.url}`],
+          "the start-up is said once, by the start-up lines",
+        );
       } finally {
         await logged.stop();
       }
@@ -320,6 +325,9 @@ describe("the mock as a process (npm start)", () => {
       ]) {
         assert.ok(result.stdout.includes(flag), flag);
       }
+      // A project's ./fixtures/orders.json is not what serves when --fixtures is not given.
+      assert.match(result.stdout, /default: the package's own\n.*bundled fixtures\/orders\.json\)\n/);
+      assert.doesNotMatch(result.stdout, /default fixtures\/orders\.json/);
     });
   });
 });

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { type RedisService, startRedis } from "../../test-support/services.ts";
 import { wholeBytes } from "../core/exchange.ts";
 import { generateOrders } from "../core/generate.ts";
-import type { SeedOrder } from "../core/order-record.ts";
+import { type SeedOrder, serializeRecord } from "../core/order-record.ts";
 import { createSeed } from "../core/seed.ts";
 import { createStore, type Store } from "../core/store.ts";
 import type { World } from "../core/world.ts";
@@ -140,6 +140,73 @@ describe("redis-list", () => {
     assert.ok(
       held > 0 && held < seed.listBody.length / 10,
       `the session holds its own orders, not the list (${held})`,
+    );
+  });
+  it("a list read while another replica adds and removes orders is the world at one moment, every order whole", async () => {
+    const name = `churn${++sessions}`;
+    const hash = `list-${process.pid}:w:s:${name}`;
+    // Many changed seed orders: a hash Redis keeps as a table, so a list body is read in several slices.
+    const client = new Redis(redis.url);
+    try {
+      const pipeline = client.pipeline();
+      for (const order of seedOrders.slice(0, 8_000))
+        pipeline.hset(hash, `r:${order.record.id}`, serializeRecord(order.record));
+      await pipeline.exec();
+    } finally {
+      client.disconnect();
+    }
+    const other = await RedisState.connect({
+      address: parseStoreUrl(redis.url) as StoreAddress,
+      prefix: `list-${process.pid}:`,
+      seed,
+      limits: { maxSessions: 1_000, idleMs: 600_000 },
+      journalSize: 0,
+    });
+    const writer = other.session(name, Date.now());
+    const reader = state.session(name, Date.now());
+    // The writer keeps the world holding one or two added orders, consecutive: K(i-1) and K(i), then K(i) alone.
+    // Ids JSON.parse keeps exactly, away from the seed's.
+    const first = 2n ** 52n;
+    let churning = true;
+    const churn = (async () => {
+      for (let next = first; churning; next++) {
+        await writer.putOrder({ record: { id: next, petId: 1n, quantity: 1n }, status: "pending" });
+        if (next > first) await writer.removeOrder(next - 1n);
+      }
+    })();
+    const problems: string[] = [];
+    const lists = 40;
+    try {
+      for (let read = 0; read < lists; read++) {
+        await reader.arrange(undefined);
+        const orders = JSON.parse(decoder.decode(wholeBytes(await reader.listBody()))) as Record<
+          string,
+          unknown
+        >[];
+        const added = orders.slice(SEED_SIZE).map((order) => Number(order.id));
+        const whole = orders.every((order) => "id" in order && "petId" in order && "quantity" in order);
+        const moment =
+          orders.length >= SEED_SIZE + 1 &&
+          orders.length <= SEED_SIZE + 2 &&
+          added.every((id, index) => index === 0 || id === (added[0] as number) + 1);
+        if (!whole || !moment)
+          problems.push(`list ${read}: ${orders.length} orders, added ${added.join(" ")}`);
+      }
+    } finally {
+      churning = false;
+      await churn;
+      await other.close();
+    }
+    const leftOver = new Redis(redis.url);
+    try {
+      assert.deepEqual(await leftOver.keys(`${hash}:*`), [], "each copy a list was read from is gone");
+    } finally {
+      leftOver.disconnect();
+    }
+    assert.deepEqual(
+      problems,
+      [],
+      `${problems.length} of ${lists} lists were no state the world was ever in`,
     );
   });
 });

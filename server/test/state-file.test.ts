@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
@@ -166,6 +166,32 @@ describe("--state FILE (real processes)", () => {
       assert.equal(exited.code, 1, file);
       assert.match(exited.stderr, /not a regular file; the state file must be one/);
     }
+  });
+
+  it("a state file in a folder that does not exist is refused at start, before serving (exit 1)", async () => {
+    const file = join(tempFolder("petstore-state-"), "nope", "state.json");
+    // Wrapping a command that ends at once: a mock that served anyway would end too, with its code.
+    const exited = await runMainToExit(["--port", "0", "--state", file, "--", process.execPath, "-e", ""]);
+    assert.equal(exited.code, 1);
+    assert.doesNotMatch(exited.stdout + exited.stderr, /listening/, "it never served");
+    assert.equal(
+      exited.stderr,
+      `error: ${file}: cannot write the state file: its folder ${dirname(file)} does not exist (create it first)\n`,
+    );
+  });
+
+  it("a state that cannot be written at stop ends the process with exit code 1, saying what is lost", async () => {
+    const folder = join(tempFolder("petstore-state-"), "kept");
+    mkdirSync(folder);
+    const file = join(folder, "state.json");
+    const mock = await startMockProcess(["--quiet", "--state", file]);
+    rmSync(folder, { recursive: true });
+    assert.equal((await send(mock, "DELETE", "/v1/store/orders/2", AUTH)).status, 204);
+    assert.equal(await mock.stop("SIGTERM"), 1);
+    assert.match(
+      mock.output(),
+      /error: cannot write the state file .*state\.json at stop: ENOENT; the changes since its last write are lost/,
+    );
   });
 
   it("--state with --store, or --state-journal alone, is a usage error (exit 2)", async () => {

@@ -61,6 +61,8 @@ export interface JsonStreamOptions {
 export interface MemoryAccount {
   /** Takes bytes when there is room for them; false, taking nothing, when not. */
   tryTake(bytes: number): boolean;
+  /** Takes bytes whatever room is left, for what must be held (a few bounded records). */
+  take?(bytes: number): void;
   give(bytes: number): void;
 }
 

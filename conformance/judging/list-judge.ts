@@ -570,10 +570,17 @@ export class ListJudge {
     return true;
   }
 
-  /** A watched order's record, which the messages need: past the account's room the judging stops. */
+  /**
+   * A watched order's record, which the rules and messages need: charged to the account whatever room it
+   * has left, as the run names only a few orders to watch (each bounded by the reader's limits).
+   */
   #keepWatched(id: string, text: string): void {
     const before = this.#records.get(id);
-    if (!this.#tryKeep(id, text)) throw this.#keptOverBudget("a watched order's record");
+    if (!this.#tryKeep(id, text) && this.#memory?.take !== undefined) {
+      const bytes = keptBytes(id, text);
+      this.#memory.take(bytes);
+      this.#keptCharged += bytes;
+    }
     this.#records.set(id, text);
     if (before === undefined || this.#memory === undefined) return;
     this.#memory.give(keptBytes(id, before));

@@ -118,7 +118,7 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
     assert.ok(await finding.locator("details").evaluate((details) => (details as HTMLDetailsElement).open));
     assert.match(
       await finding.innerText(),
-      /cancel-once \(violation\): order 9007199254740993: .*; exchanges #\d+ DELETE .*, #\d+ DELETE/,
+      /order 9007199254740993 was cancelled twice: #\d+ DELETE .*, #\d+ DELETE/,
     );
     const coverage = page.getByRole("table");
     assert.match(await coverage.innerText(), /DELETE \/store\/orders\/\{orderId\}\s+204\s+\d+/);

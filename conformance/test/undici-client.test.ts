@@ -282,7 +282,7 @@ describe("the undici client", () => {
       assert.deepEqual([other.status, other.text], [200, "{}"]);
       await assert.rejects(
         client.controlTransport({ method: "GET", url: "http://127.0.0.1:1/__control/orders", headers: {} }),
-        /fetch failed/,
+        /^TypeError: cannot reach the mock's control API: GET http:\/\/127\.0\.0\.1:1\/__control\/orders failed/,
       );
     } finally {
       client.close();

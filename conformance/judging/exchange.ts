@@ -21,7 +21,7 @@ export interface Exchange {
   /** The request went on a kept-alive connection that the server had closed: it never reached the server. */
   staleConnection?: boolean;
   /** The run's limit that ended it before its answer was whole: reading the same again would hit it again. */
-  limit?: "deadline" | "max-body";
+  limit?: "deadline" | "max-body" | "not-read";
 }
 
 export interface ExchangeResponse {

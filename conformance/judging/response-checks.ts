@@ -171,7 +171,8 @@ function checkBody(
     const payloads = "§1, §7: successful and error payloads are JSON";
     // The spec sets no size limit: a body past the run's own --max-body is not judged, never failed. A 204
     // carries no body at all, so one long enough to reach the limit fails all the same.
-    if (exchange.limit === "max-body" && status !== 204)
+    // A body this tool could not read (a coding it does not know) says nothing of the target either.
+    if ((exchange.limit === "max-body" || exchange.limit === "not-read") && status !== 204)
       list.notJudged("body", `not judged: ${response.cut}`, payloads);
     else list.fail(status === 204 ? "no-body" : "body", response.cut, payloads);
     return {};

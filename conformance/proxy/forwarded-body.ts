@@ -5,7 +5,7 @@ import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
 import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import { type CodingFailure, DecoderChain, readCodings } from "../target/content-coding.ts";
+import { type CodingFailure, DecoderChain, READ_CODINGS, readCodings } from "../target/content-coding.ts";
 import { formSecrets } from "../target/credentials.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
 import {
@@ -108,9 +108,12 @@ export class ForwardedBody {
     this.#names = options.names ?? PROXY_OPTION_NAMES;
     this.#turns = options.turns ?? new JudgeTurns();
     this.#stopArriving = this.#turns.arriving();
-    // A coding the proxy does not read leaves the bytes to be judged as they are.
     const read = readCodings(options.contentEncoding);
-    if ("codings" in read && read.codings.length > 0)
+    // A coding it does not read leaves the body unread: judging its bytes as they are would blame the upstream
+    // for what RFC 9110 lets it send a client that asked for that coding.
+    if ("unread" in read)
+      this.#notJudged = `Content-Encoding "${read.unread}" is not one petstore-conformance reads (${READ_CODINGS}): forwarded unchanged, not judged`;
+    else if (read.codings.length > 0)
       this.#decoder = new DecoderChain(
         read.codings,
         {

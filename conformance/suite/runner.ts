@@ -752,7 +752,12 @@ class Session {
   #notReadAgain(): (ListSnapshot & { notKept: string }) | undefined {
     const hit = this.#limitHit;
     if (!hit) return undefined;
-    const limit = hit.limit === "deadline" ? this.#names.deadline : this.#names.maxBody;
+    const limit =
+      hit.limit === "deadline"
+        ? this.#names.deadline
+        : hit.limit === "not-read"
+          ? "what this tool reads"
+          : this.#names.maxBody;
     return {
       exchange: hit,
       notKept: `the list is not read again, since reading it hit ${limit} (${hit.response?.cut ?? hit.error}); see list-orders`,

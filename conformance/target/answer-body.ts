@@ -5,7 +5,7 @@ import type { ListReading } from "../judging/identical-readings.ts";
 import { judgeFault } from "../judging/list-judge.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
-import { DecoderChain, READ_CODINGS, readCodings } from "./content-coding.ts";
+import { DecoderChain, type DecoderRoom, READ_CODINGS, readCodings } from "./content-coding.ts";
 
 /**
  * Bytes of an answer kept when it is not a list judged as it streams: an Error record or an empty body needs
@@ -17,8 +17,12 @@ const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 
 const NO_CODINGS = { codings: [] };
 
-/** Why a BodyReader read no more. */
-export type ReadingStop = "max-body" | "not-a-list" | { unjudgeable: string };
+/**
+ * Why a BodyReader read no more: past --max-body, an answer too large for what it is, a list that cannot be
+ * judged, or a body this tool cannot read (a coding it does not know, decoders past their room), which
+ * says nothing of the target.
+ */
+export type ReadingStop = "max-body" | "not-a-list" | { unjudgeable: string } | { notRead: string };
 
 /** What a BodyReader tells the client reading the answer. */
 export interface BodyReading {
@@ -26,6 +30,8 @@ export interface BodyReading {
   stopped(stop: ReadingStop): void;
   /** The decoders are behind: stop reading the connection (true) until they caught up (false). */
   pause(paused: boolean): void;
+  /** What the decoders' state is reserved from, shared by the client's answers in flight. */
+  decoderRoom?: DecoderRoom;
 }
 
 /**
@@ -67,7 +73,7 @@ export class BodyReader {
     if (!("codings" in this.#codings)) {
       const { unread } = this.#codings;
       this.#stopWith({
-        unjudgeable: `Content-Encoding "${unread}" is not one petstore-conformance reads (${READ_CODINGS})`,
+        notRead: `Content-Encoding "${unread}" is not one petstore-conformance reads (${READ_CODINGS}), so the body could not be read`,
       });
       return;
     }
@@ -75,10 +81,16 @@ export class BodyReader {
       this.#take(chunk);
       return;
     }
-    this.#decoder ??= new DecoderChain(this.#codings.codings, {
-      data: (decoded) => this.#take(decoded),
-      failed: ({ coding, reason }) => this.#stopWith({ unjudgeable: `${coding} body is corrupt: ${reason}` }),
-    });
+    this.#decoder ??= new DecoderChain(
+      this.#codings.codings,
+      {
+        data: (decoded) => this.#take(decoded),
+        failed: ({ coding, reason }) =>
+          this.#stopWith({ unjudgeable: `${coding} body is corrupt: ${reason}` }),
+        overBudget: (why) => this.#stopWith({ notRead: `the body could not be read: ${why}` }),
+      },
+      this.reading.decoderRoom,
+    );
     // A chunk or two may still come after the connection is paused: one wait for the decoders is enough.
     if (!this.#decoder.write(chunk) && !this.#waiting) {
       this.#waiting = true;
@@ -149,7 +161,7 @@ export class BodyReader {
       return `the body is larger than the ${formatBytes(maxBodyBytes)} ${names.maxBody} allows${decoding} (stopped reading at ${at}); raise ${names.maxBody} to judge it`;
     if (stop === "not-a-list")
       return `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}${decoding}, more than any answer but a list of orders needs (stopped reading at ${at})`;
-    return stop.unjudgeable;
+    return "notRead" in stop ? stop.notRead : stop.unjudgeable;
   }
 
   response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {

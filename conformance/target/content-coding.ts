@@ -51,6 +51,12 @@ export interface DecoderRoom {
   give(bytes: number): void;
 }
 
+/**
+ * What one client's answers in flight may hold of decoders' state together: a few brotli windows of the
+ * largest size, or a thousand zlib decoders. Past it an answer is said not read, never judged.
+ */
+export const CLIENT_DECODERS_ROOM_BYTES = 64 * 1024 * 1024;
+
 /** What a zlib decoder holds: its 32 KiB window, its state and its output buffer, with room to spare. */
 const ZLIB_STATE_BYTES = 64 * 1024;
 /** The largest window a brotli stream may ask for (RFC 7932 §9.2: WBITS 24; Node refuses larger ones). */

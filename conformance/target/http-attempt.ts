@@ -5,6 +5,7 @@ import type { ListReading } from "../judging/identical-readings.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
 import { BodyReader, cutShort, unsent } from "./answer-body.ts";
+import type { DecoderRoom } from "./content-coding.ts";
 import { type StartGate, whenConnected } from "./start-gate.ts";
 
 export { WHOLE_ANSWER_BYTES } from "./answer-body.ts";
@@ -37,6 +38,8 @@ export interface AttemptTarget {
   deadlineMs: number;
   maxBodyBytes: number;
   names: SettingNames;
+  /** What the decoders of this client's answers in flight are reserved from. */
+  decoderRoom: DecoderRoom;
   /** Sends a request: looked up at each call, so that in-process interceptors that replace it see it. */
   request(options: RequestOptions, onAnswer: (incoming: IncomingMessage) => void): ClientRequest;
 }
@@ -161,10 +164,12 @@ export class HttpAttempt {
     const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, coding, {
       stopped: (stop) => {
         if (stop === "max-body") this.#limit = "max-body";
+        else if (typeof stop === "object" && "notRead" in stop) this.#limit = "not-read";
         answer(reader.stopReason(stop, this.target));
         incoming.destroy();
       },
       pause: (paused) => (paused ? incoming.pause() : incoming.resume()),
+      decoderRoom: this.target.decoderRoom,
     });
     const answer = (cut?: string) => {
       if (this.#settled) return;

@@ -3,9 +3,11 @@ import https, { Agent as HttpsAgent } from "node:https";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import type { Exchange } from "../judging/exchange.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
 import { replayValue } from "../reports/reproduction.ts";
+import { CLIENT_DECODERS_ROOM_BYTES } from "./content-coding.ts";
 import { maskedHeaderValue } from "./credentials.ts";
 import { type AttemptTarget, HttpAttempt, type RequestToSend } from "./http-attempt.ts";
 import { RetryPolicy, type TooManyRequestsLimits } from "./retry-policy.ts";
@@ -113,6 +115,7 @@ class KeepAliveClient implements HttpClient {
       deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       names: options.names ?? RUN_OPTION_NAMES,
+      decoderRoom: new MemoryBudget(CLIENT_DECODERS_ROOM_BYTES),
       // Looked up on the module at each call, so that in-process interceptors (Mock Service Worker's, nock)
       // that replace http.request see the suite's requests too.
       request: (requestOptions, onAnswer) =>

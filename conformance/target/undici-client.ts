@@ -1,9 +1,11 @@
 import type { Dispatcher } from "undici";
 import { type ControlTransport, fetchTransport } from "../../contract/control-client.ts";
 import type { Exchange, ExchangeResponse } from "../judging/exchange.ts";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
 import { BodyReader, cutShort, oneLine, unsent } from "./answer-body.ts";
+import { CLIENT_DECODERS_ROOM_BYTES, type DecoderRoom } from "./content-coding.ts";
 import type { RequestToSend } from "./http-attempt.ts";
 import {
   type ClientOptions,
@@ -110,6 +112,8 @@ interface UndiciTarget {
   deadlineMs: number;
   maxBodyBytes: number;
   names: SettingNames;
+  /** What the decoders of this client's answers in flight are reserved from. */
+  decoderRoom: DecoderRoom;
 }
 
 class UndiciClient implements HttpClient {
@@ -138,6 +142,7 @@ class UndiciClient implements HttpClient {
       deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       names: options.names ?? RUN_OPTION_NAMES,
+      decoderRoom: new MemoryBudget(CLIENT_DECODERS_ROOM_BYTES),
     };
     this.#retryPolicy = new RetryPolicy(options.retry);
     this.controlTransport = poolTransport(pool, baseUrl.origin);
@@ -355,11 +360,13 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, read["content-encoding"], {
       stopped: (stop) => {
         if (stop === "max-body") this.#limit = "max-body";
+        else if (typeof stop === "object" && "notRead" in stop) this.#limit = "not-read";
         this.#answered(reader.stopReason(stop, this.target));
         // Decoding may stop after the last byte came, when there is nothing left to abort.
         if (!this.#bodyEnded) controller.abort(new Error("reading stopped"));
       },
       pause: (paused) => (paused ? controller.pause() : controller.resume()),
+      decoderRoom: this.target.decoderRoom,
     });
     this.#answer = { status, headers: read, reader };
   }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { BodyReader, type ReadingStop } from "../target/answer-body.ts";
 
 describe("a body read as it arrives", () => {
@@ -50,5 +51,25 @@ describe("a body read as it arrives", () => {
     const response = reader.response(204, { "content-encoding": "zstd" }, undefined);
     assert.equal(response.body, "");
     assert.equal(response.received, 0);
+  });
+
+  it("reads no body whose decoders would not fit in the client's room: said not read, never failed", () => {
+    const room = new MemoryBudget(1024 * 1024);
+    const stops: ReadingStop[] = [];
+    const window22 = brotliCompressSync(Buffer.from("[]"), {
+      params: { [constants.BROTLI_PARAM_LGWIN]: 22 },
+    });
+    const reader = new BodyReader(1024, undefined, "br", {
+      stopped: (stop) => stops.push(stop),
+      pause: () => {},
+      decoderRoom: room,
+    });
+    reader.add(window22);
+    assert.deepEqual(stops.length, 1);
+    assert.match(
+      (stops[0] as { notRead: string }).notRead,
+      /^the body could not be read: decoding its Content-Encoding \(br\) needs 4160 KiB more than the account has left$/,
+    );
+    assert.equal(room.held, 0);
   });
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import http, { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { MemoryBudget } from "../judging/memory-budget.ts";
 import { RUN_OPTION_NAMES } from "../judging/setting-names.ts";
 import { type AttemptTarget, HttpAttempt, type RequestToSend } from "../target/http-attempt.ts";
 import { requestToSend } from "../target/http-client.ts";
@@ -35,6 +36,7 @@ describe("HttpAttempt", () => {
       deadlineMs: 60_000,
       maxBodyBytes: 1024 ** 3,
       names: RUN_OPTION_NAMES,
+      decoderRoom: new MemoryBudget(64 * 1024 * 1024),
       request: (options, onAnswer) => http.request(options, onAnswer),
       ...limits,
     };

@@ -127,4 +127,36 @@ describe("coded answers under the proxy's memory budget", () => {
       /over the memory budget \(64 MiB, --max-memory\): decoding its Content-Encoding \(br\) needs 16448 KiB more than the account has left/,
     );
   });
+
+  it("a coding the proxy does not read (zstd, as browsers ask for) is forwarded unchanged, not judged, never failed", async () => {
+    const zstd = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.from("not decoded here")]);
+    const server = createServer((_incoming, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": "zstd" });
+      response.end(zstd);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const reportFile = join(folder, "zstd.json");
+    const proxy = await startSourceProxy([
+      "--upstream",
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      "--fail-on-violation",
+      "--reporter",
+      `json:${reportFile}`,
+    ]);
+    let code: number | null = null;
+    try {
+      assert.equal(await drain(proxy.url), zstd.length, "the client gets the bytes as they came");
+      await judged(proxy, 1);
+    } finally {
+      ({ code } = await proxy.stop("SIGTERM"));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    assert.equal(report.summary.failed, 0, JSON.stringify(report.scenarios[0]?.checks));
+    assert.match(
+      JSON.stringify(report),
+      /Content-Encoding \\"zstd\\" is not one petstore-conformance reads \(gzip, x-gzip, deflate, br\): forwarded unchanged, not judged/,
+    );
+    assert.equal(code, 2, "not judged whole: the gate neither passes nor fails it");
+  });
 });

@@ -31,7 +31,22 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
     stop.abort(signal);
   });
   const unwritable = unwritableReportFile(reportFiles(options.reporters));
-  if (unwritable !== undefined) return refusedAtStart(unwritable.message);
+  if (unwritable !== undefined) {
+    // The other reports asked for say it too: a CI job uploads them whatever the exit.
+    const message = `${printable(unwritable.message)}; nothing was run`;
+    const others = options.reporters.filter((reporter) => reporter.file !== unwritable.file);
+    await writeErrorReports(
+      {
+        target: hideUrlCredentials(options.run.baseUrl),
+        startedAt: new Date().toISOString(),
+        durationMs: 0,
+        seed,
+        message,
+      },
+      { ...options, reporters: others },
+    );
+    return refusedAtStart(unwritable.message);
+  }
   // Said first, so that a run stopped half-way can still be repeated.
   process.stderr.write(`explore: seed ${seed}\n`);
   let result: ExploreResult;

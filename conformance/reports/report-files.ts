@@ -19,11 +19,13 @@ export function unwritableReportFile(
   /** "whole": the file is only ever written whole beside its name (the HAR), so a device is refused too. */
   written: "through" | "whole" = "through",
 ): { file: string; message: string } | undefined {
+  // Every file is checked (its folders made), so that the others can say why the run was refused.
+  let first: { file: string; message: string } | undefined;
   for (const file of files) {
     const message = fileUnwritable(file, written);
-    if (message !== undefined) return { file, message };
+    if (message !== undefined) first ??= { file, message };
   }
-  return undefined;
+  return first;
 }
 
 function fileUnwritable(file: string, written: "through" | "whole"): string | undefined {

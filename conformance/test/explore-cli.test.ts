@@ -38,6 +38,7 @@ describe("petstore-conformance explore", () => {
 
   it("a report that cannot be written is refused at start, in one line, before any request", async () => {
     const plain = idsFile("plain", "");
+    const junit = join(`${plain}-reports`, "explore.xml");
     const port = await freePort();
     const { code, stderr } = await cli(
       [
@@ -48,6 +49,8 @@ describe("petstore-conformance explore", () => {
         "k",
         "--reporter",
         `json:${join(plain, "explore.json")}`,
+        "--reporter",
+        `junit:${junit}`,
       ],
       NO_PROXY_ENV,
     );
@@ -55,6 +58,11 @@ describe("petstore-conformance explore", () => {
     assert.equal(
       stderr,
       `error: cannot write ${join(plain, "explore.json")}: its folder ${plain} cannot be made: a file is in the way (EEXIST); nothing was run\n`,
+    );
+    assert.match(
+      readFileSync(junit, "utf8"),
+      /cannot write .*explore\.json: its folder .* cannot be made: a file is in the way \(EEXIST\); nothing was run/,
+      "the other reports say it too",
     );
   });
 

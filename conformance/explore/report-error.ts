@@ -1,6 +1,6 @@
 import { printable } from "../../common/printable.ts";
 import { junitXml } from "../reports/junit-xml.ts";
-import { cell, MARK } from "../reports/markdown.ts";
+import { cell, MARK, target } from "../reports/markdown.ts";
 import type { RunOutcome } from "../reports/outcome.ts";
 import type { ExploreReporterName } from "./explore-options.ts";
 import { escapeHtml } from "./history-drawing.ts";
@@ -34,7 +34,7 @@ export function renderExploreError(error: ExploreError, reporter: ExploreReporte
     case "html":
       return errorHtml(error);
     case "markdown":
-      return `> **${cell(`error: ${printable(error.message)}`)}**\n\n### Petstore Store Orders explore: ${MARK[verdict]} ${verdict}\n\n**Target:** ${cell(printable(error.target))} · **Seed:** ${error.seed}\n\n`;
+      return `\n> **${cell(`error: ${printable(error.message)}`)}**\n\n### Petstore Store Orders explore: ${MARK[verdict]} ${verdict}\n\n**Target:** ${target(printable(error.target))} · **Seed:** ${error.seed}\n\n`;
     case "script":
       // Nothing was played, so nothing can be replayed: the script says so and fails as the run did.
       return `// ${TOOL}: nothing to replay\nconsole.error(${JSON.stringify(`nothing to replay: the run ended in an error: ${printable(error.message)}`)});\nprocess.exitCode = 2;\n`;

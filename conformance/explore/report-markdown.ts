@@ -1,6 +1,6 @@
 import { printable } from "../../common/printable.ts";
 import { describeFinding } from "../model/linearizability.ts";
-import { cell, code, MARK } from "../reports/markdown.ts";
+import { cell, code, MARK, target } from "../reports/markdown.ts";
 import { outcomeOf } from "../reports/outcome.ts";
 import type { ExploreResult } from "./explore.ts";
 import { stepCount } from "./program.ts";
@@ -22,13 +22,14 @@ import { formatMs, timelineOf } from "./timeline.ts";
  */
 export function renderExploreMarkdown(result: ExploreResult): string {
   const outcome = outcomeOf(result);
-  const lines: string[] = [];
+  // A blank line first and last: reports appended one after another to a job summary stay apart.
+  const lines: string[] = [""];
   if (outcome.verdict !== "passed" && outcome.verdict !== "failed")
     lines.push(...outcome.reasons.flatMap((reason) => [`> **${cell(printable(reason))}**`, ""]));
   lines.push(
     `### Petstore Store Orders explore: ${MARK[outcome.verdict]} ${outcome.headline}`,
     "",
-    `**Target:** ${cell(printable(result.target))} · **Seed:** ${result.seed} · **Ran:** ${formatMs(result.durationMs)} (${cell(endedText(result))})`,
+    `**Target:** ${target(printable(result.target))} · **Seed:** ${result.seed} · **Ran:** ${formatMs(result.durationMs)} (${cell(endedText(result))})`,
     "",
     cell(printable(coverageLine(result))),
   );

@@ -120,7 +120,7 @@ export function cell(text: string): string {
  * The target's address as a code span, which no renderer links or mentions from, so that it copies whole;
  * what follows it (" (observed through the proxy)") as plain text.
  */
-function target(text: string): string {
+export function target(text: string): string {
   const space = text.indexOf(" ");
   if (space === -1) return code(text);
   return `${code(text.slice(0, space))}${cell(text.slice(space))}`;

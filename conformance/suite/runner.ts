@@ -136,7 +136,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       initial,
       (result) => options.onScenario?.(playedCopy(result, run.secrets)),
       () => {
-        const problem = unrouted(initial, session.routed, run);
+        const problem = unrouted(initial, session, run);
         if (problem) throw new TargetUnreachableError(problem);
       },
     );
@@ -318,10 +318,19 @@ function resolveMissing(run: PreparedRun, initial: ListSnapshot): { ids: OrderId
  * malformed id's 400, say) and is judged; answers without the key say nothing, since a gateway may refuse
  * them before it routes.
  */
-function unrouted(initial: ListSnapshot, routed: boolean, run: PreparedRun): string | undefined {
-  if (routed || initial.exchange.response?.status !== 404) return undefined;
+function unrouted(
+  initial: ListSnapshot,
+  session: { routed: boolean; keyedOthers: number },
+  run: PreparedRun,
+): string | undefined {
+  if (session.routed || initial.exchange.response?.status !== 404) return undefined;
   const tried = new URL(initial.exchange.request.path, run.baseUrl).href;
-  return `GET ${tried} was answered 404, as was every request sent with the key: nothing of the API answers at ${run.baseUrl.href}. ${likelyFix(run.baseUrl, run.names.target)}; nothing was judged`;
+  // With no other request sent with the key (--only, --skip), a list the deployment lacks looks the same.
+  const seen =
+    session.keyedOthers > 0
+      ? `as was every request sent with the key: nothing of the API answers at ${run.baseUrl.href}`
+      : `and no other request was sent with the key to tell a wrong address from a missing list`;
+  return `GET ${tried} was answered 404, ${seen}. ${likelyFix(run.baseUrl, run.names.target)}; nothing was judged`;
 }
 
 /** What a base address the API is not routed at most likely should be. */
@@ -741,6 +750,8 @@ class Session {
 
   /** Whether an answer to a request with the run's key was other than 404: the target routes the API there. */
   routed = false;
+  /** Answers to requests sent with the key other than lists: whether a 404 list could be told from a wrong address. */
+  keyedOthers = 0;
 
   /** The reading of the list that hit --deadline or --max-body: every later one would hit it again. */
   #limitHit: Exchange | undefined;
@@ -953,6 +964,7 @@ class Session {
       this.#limitHit ??= exchange;
     const status = exchange.response?.status;
     if (auth === "valid" && status !== undefined && status !== 404) this.routed = true;
+    if (auth === "valid" && status !== undefined && !isListOperation(operation)) this.keyedOthers++;
     this.onExchange?.(exchange);
     return exchange;
   }

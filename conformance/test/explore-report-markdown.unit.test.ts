@@ -33,7 +33,11 @@ describe("explore's Markdown report", () => {
     };
     const coverage = { ...clean.coverage, lists: 3, listsReadWhole: 1 };
     const partial = renderExploreMarkdown({ ...clean, coverage, listsNotJudged: [idless] });
-    assert.match(partial, /^> \*\*only 1 of 3 lists were judged /);
+    assert.match(
+      partial,
+      /^\n> \*\*only 1 of 3 lists were judged /,
+      "a blank line first, as every Markdown report",
+    );
     assert.match(partial, /^### Petstore Store Orders explore: ⚠️ not everything checked$/m);
     assert.match(
       partial,
@@ -50,7 +54,8 @@ describe("explore's Markdown report", () => {
       message: "no route",
     };
     const text = renderExploreError(error, "markdown") ?? "";
-    assert.match(text, /^> \*\*error: no route\*\*\n\n### Petstore Store Orders explore: ❌ error\n/);
+    assert.match(text, /^\n> \*\*error: no route\*\*\n\n### Petstore Store Orders explore: ❌ error\n/);
+    assert.match(text, /\*\*Target:\*\* `[^`]+` ·/, "the target a code span that copies whole");
     assert.match(text, /\n\n$/);
   });
 

@@ -122,7 +122,7 @@ function checkOf(report: Report, id: string) {
 
 describe("the proxy's judges' thread as a process", () => {
   it("sixteen lists of 10 MB full of errors at once at 64MiB with --errors: within the budget + 100 MiB, each answered, the report whole and truthful", async () => {
-    // The thread's heap was bounded at the account plus 64 MiB, outside it: 157-226 MiB here.
+    // The thread's heap within its share of the account, not beside it, keeps the peak within the goal.
     const upstream = await upstreamOf(ordersFullOfErrors(10_000_000));
     const reportFile = join(folder, "sixteen.json");
     const proxy = await startBuiltProxy([

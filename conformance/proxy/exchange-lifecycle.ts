@@ -108,6 +108,9 @@ export type UpstreamAnswer = {
   size: number;
 };
 
+/** Informational heads an upstream may send before its answer: past them it is no answer (a 502). */
+export const MOST_INFORMATIONAL_HEADS = 100;
+
 export const CLIENT_LEFT = "the client closed its connection before its answer was whole";
 
 /** How an exchange ended, once: with an answer, without one, cut off, or by a fault of the proxy's own. */
@@ -506,6 +509,20 @@ export class Exchange {
         socket.destroy();
         deadlines.answered(sent);
         this.#invalidAnswer("101 Switching Protocols to a request that asked for no other protocol");
+      }),
+    );
+    // Informational heads before the answer (100 Continue, 103 Early Hints) are a few at most: a stream of
+    // them is no answer, and reading it would hold the event loop for as long as the upstream sends.
+    let informational = 0;
+    sent.on(
+      "information",
+      this.guard(() => {
+        if (++informational <= MOST_INFORMATIONAL_HEADS) return;
+        sent.destroy();
+        deadlines.answered(sent);
+        this.#invalidAnswer(
+          `more than ${MOST_INFORMATIONAL_HEADS} informational (1xx) heads before its answer`,
+        );
       }),
     );
     sent.on(

@@ -76,7 +76,8 @@ export function readOrderIdsFile(path: string, flag: string): OrderIds {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // A byte-order mark is how some editors begin a UTF-8 file: no part of the JSON.
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     throw new ConformanceUsageError(`${flag} ${path} is not JSON: ${(error as Error).message}`);
   }
@@ -88,7 +89,29 @@ export function readOrderIdsFile(path: string, flag: string): OrderIds {
   // The arrays are this parse's own: checked in place, so that a file of a million ids is not copied.
   const field = (name: keyof OrderIds) =>
     checkedIds(record[name], `${flag} ${path}: ${name}`, ConformanceUsageError, true);
-  return { pending: field("pending"), shipped: field("shipped"), missing: field("missing") };
+  const ids = { pending: field("pending"), shipped: field("shipped"), missing: field("missing") };
+  const twice = idListedTwice(ids);
+  if (twice !== undefined) throw new ConformanceUsageError(`${flag} ${path}: ${twice}`);
+  return ids;
+}
+
+/** An id the file names twice (an order is in one state), said with both places; undefined when none is. */
+function idListedTwice(ids: OrderIds): string | undefined {
+  const names = ["pending", "shipped", "missing"] as const;
+  // Each place as one number (its index and its list), so that a file of a million ids makes no strings.
+  const seen = new Map<string, number>();
+  const placeOf = (code: number) => `${names[code % 3]}[${Math.floor(code / 3)}]`;
+  for (let kind = 0; kind < names.length; kind++) {
+    const list = ids[names[kind] as keyof OrderIds];
+    for (let at = 0; at < list.length; at++) {
+      const id = list[at] as string;
+      const before = seen.get(id);
+      if (before !== undefined)
+        return `id ${id} is listed twice, at ${placeOf(before)} and ${placeOf(at * 3 + kind)}: an order is in one state`;
+      seen.set(id, at * 3 + kind);
+    }
+  }
+  return undefined;
 }
 
 const INT64_MAX_DIGITS = "9223372036854775807";
@@ -128,12 +151,19 @@ function checkedIds(
     const id: unknown = value[at];
     const canonical = canonicalInt64(id);
     if (canonical === undefined)
-      throw new Failure(
-        `${where}[${at}] must be a string of digits within int64 (got ${JSON.stringify(String(id)).slice(0, 40)})`,
-      );
+      throw new Failure(`${where}[${at}] must be a string of digits within int64 (got ${gotText(id)})`);
     ids[at] = canonical;
   }
   return ids;
+}
+
+/** A value as a message shows it: a string quoted, anything else named by its kind ("the number 2"). */
+function gotText(value: unknown): string {
+  const text =
+    typeof value === "string"
+      ? JSON.stringify(value)
+      : `the ${value === null ? "null" : typeof value} ${String(value)}`;
+  return text.slice(0, 40);
 }
 
 /** What a beforeRun hook gave: its arrays and its single ids together. */

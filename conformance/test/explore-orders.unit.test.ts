@@ -351,6 +351,19 @@ describe("explore's orders", () => {
     assert.throws(() => readOrderIdsFile(file("{"), "--order-ids"), /is not JSON/);
     assert.throws(() => readOrderIdsFile(file('{"pending":"1"}'), "--order-ids"), /must be an array/);
     assert.throws(() => readOrderIdsFile(join(folder, "none.json"), "--order-ids"), ConformanceUsageError);
+    assert.deepEqual(
+      readOrderIdsFile(file('\ufeff{"pending":["7"]}'), "--order-ids").pending,
+      ["7"],
+      "a byte-order mark begins the file, no part of its JSON",
+    );
+    assert.throws(
+      () => readOrderIdsFile(file('{"pending":[2]}'), "--order-ids"),
+      /pending\[0\] must be a string of digits within int64 \(got the number 2\)$/,
+    );
+    assert.throws(
+      () => readOrderIdsFile(file('{"pending":["1","2"],"shipped":["3","02"]}'), "--order-ids"),
+      /: id 2 is listed twice, at pending\[1\] and shipped\[1\]: an order is in one state$/,
+    );
   });
 
   it("checks an id by its text as BigInt would: canonical digits within int64, or refused", () => {

@@ -63,6 +63,13 @@ async function startLateWritesUpstream(listsBefore: number) {
   };
 }
 
+/** How many orders a list through the proxy at `base` shows. */
+async function ordersListed(base: string | undefined): Promise<number> {
+  const answer = await fetch(`${base}/store/orders`, { headers: { authorization: "Bearer some-key" } });
+  assert.equal(answer.status, 200);
+  return ((await answer.json()) as unknown[]).length;
+}
+
 /** The failed checks and state findings of a proxy's JSON report, as `id: message`. */
 function failures(report: Report): string[] {
   return report.scenarios
@@ -87,12 +94,7 @@ describe("a write outside the contract that was never answered", () => {
         "--reporter",
         `json:${json}`,
       ]);
-      const headers = { authorization: "Bearer some-key" };
-      const list = () =>
-        fetch(`${proxy?.url}/store/orders`, { headers }).then(async (answer) => {
-          assert.equal(answer.status, 200);
-          return ((await answer.json()) as unknown[]).length;
-        });
+      const list = () => ordersListed(proxy?.url);
       assert.equal(await list(), 3);
       const reset = await fetch(new URL("/admin/reset", proxy.url), { method: "POST" });
       await reset.arrayBuffer();
@@ -133,12 +135,7 @@ describe("a write outside the contract that was never answered", () => {
     let proxy: ProxyProcess | undefined;
     try {
       proxy = await startSourceProxy(["--upstream", upstream.url, "--reporter", `json:${json}`]);
-      const headers = { authorization: "Bearer some-key" };
-      const list = () =>
-        fetch(`${proxy?.url}/store/orders`, { headers }).then(async (answer) => {
-          assert.equal(answer.status, 200);
-          return ((await answer.json()) as unknown[]).length;
-        });
+      const list = () => ordersListed(proxy?.url);
       assert.equal(await list(), 3);
       const listenAgain = await upstream.pause();
       const reset = await fetch(new URL("/admin/reset", proxy.url), { method: "POST" });
@@ -176,11 +173,7 @@ describe("a write outside the contract that was never answered", () => {
         `json:${json}`,
       ]);
       const headers = { authorization: "Bearer some-key" };
-      const list = () =>
-        fetch(`${proxy?.url}/store/orders`, { headers }).then(async (answer) => {
-          assert.equal(answer.status, 200);
-          return ((await answer.json()) as unknown[]).length;
-        });
+      const list = () => ordersListed(proxy?.url);
       assert.equal(await list(), 3);
       const cancel = await fetch(`${proxy.url}/store/orders/2`, { method: "DELETE", headers });
       await cancel.arrayBuffer();

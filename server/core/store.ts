@@ -53,10 +53,13 @@ class SeedStore implements Store {
   readonly #changed = new Map<number, StoredOrder | null>();
   // Orders this world created, in the order they were appended.
   readonly #added = new Map<string, StoredOrder>();
-  // Every id this world ever added, in the order it was added (one place each time), and its latest place
-  // among them: a removed order keeps its place, so that a control page after its id still finds where to go on.
+  // The ids this world added, in the order they were added (one place each time), and each id's latest place
+  // among them: a removed order keeps its place, so that a control page after its id still finds where to go
+  // on, until tidying (below) lets it go. "" marks a place tidying emptied.
   readonly #addedKeys: string[] = [];
   readonly #addedPlace = new Map<string, number>();
+  // Tidying, while it runs: places before `read` are looked at, kept ones moved down to before `write`.
+  #tidy: { read: number; write: number } | undefined;
   #removedCount = 0;
   // Seed orders whose record (not only status) differs; while zero and nothing is added, the seed's body serves.
   #rewritten = 0;
@@ -119,6 +122,7 @@ class SeedStore implements Store {
   putOrder(seedOrder: SeedOrder): "created" | "replaced" {
     const order = storedOrder(seedOrder);
     this.#ownList = undefined;
+    this.#tidyStep();
     if (this.#find(order.key)) {
       this.#replace(order);
       return "replaced";
@@ -130,6 +134,7 @@ class SeedStore implements Store {
   removeOrder(id: bigint): boolean {
     const key = orderKey(id);
     this.#ownList = undefined;
+    this.#tidyStep();
     const own = this.#added.get(key);
     if (own) {
       this.#ordersBytes -= entryBytes(key, own);
@@ -159,6 +164,7 @@ class SeedStore implements Store {
     this.#added.clear();
     this.#addedKeys.length = 0;
     this.#addedPlace.clear();
+    this.#tidy = undefined;
     this.#ordersBytes = 0;
     this.#removedCount = 0;
     this.#rewritten = 0;
@@ -197,6 +203,37 @@ class SeedStore implements Store {
     }
     this.#ordersBytes += entryBytes(order.key, order);
     this.#added.set(order.key, order);
+  }
+
+  /**
+   * Places of removed orders, and of orders added again further on, are let go a few at a time: once they
+   * outnumber the added orders (and TIDY_FLOOR), each write looks at TIDY_STEP places, moving the kept ones
+   * down in their order. So the places stay within a bounded multiple of what the world holds, whatever
+   * its history, and no write pays for the whole list. A removed id whose place is let go is forgotten.
+   */
+  #tidyStep(): void {
+    const keys = this.#addedKeys;
+    if (!this.#tidy) {
+      if (keys.length - this.#added.size <= Math.max(TIDY_FLOOR, this.#added.size)) return;
+      this.#tidy = { read: 0, write: 0 };
+    }
+    const tidy = this.#tidy;
+    const stop = Math.min(keys.length, tidy.read + TIDY_STEP);
+    for (; tidy.read < stop; tidy.read++) {
+      const key = keys[tidy.read] as string;
+      keys[tidy.read] = "";
+      const latest = this.#addedPlace.get(key) === tidy.read;
+      if (latest && this.#added.has(key)) {
+        keys[tidy.write] = key;
+        this.#addedPlace.set(key, tidy.write++);
+        continue;
+      }
+      if (latest) this.#addedPlace.delete(key);
+      if (key !== "") this.#ordersBytes -= placeBytes(key);
+    }
+    if (tidy.read < keys.length) return;
+    keys.length = tidy.write;
+    this.#tidy = undefined;
   }
 
   #replace(order: StoredOrder): void {
@@ -247,10 +284,13 @@ function entryBytes(key: string, order: StoredOrder | null): number {
   return 2 * (key.length + (order?.json.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
 }
 
-/** What an added id's place costs a world, about, kept after the order is removed: the key and two entries. */
+/** What an added id's place costs a world, about, kept after the order is removed until tidied: the key and two entries. */
 function placeBytes(key: string): number {
   return 2 * key.length + PLACE_OVERHEAD_BYTES;
 }
 
 const ENTRY_OVERHEAD_BYTES = 120;
+// Places let go at most per write, and fewest let-go places that start tidying (see #tidyStep).
+const TIDY_STEP = 8;
+const TIDY_FLOOR = 1_024;
 const PLACE_OVERHEAD_BYTES = 80;

@@ -30,8 +30,11 @@ export interface Store {
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): string | undefined;
   setStatus(id: bigint, status: OrderStatus): boolean;
-  /** Replaces the order with this id in place, or appends it. */
-  putOrder(order: SeedOrder): "created" | "replaced";
+  /**
+   * Replaces the order with this id in place, or appends it; "full" (nothing done) when that would make
+   * what the world's orders hold grow past `maxBytes`.
+   */
+  putOrder(order: SeedOrder, maxBytes?: number): PutOutcome;
   removeOrder(id: bigint): boolean;
   /** Forgets every change and starts again from a seed (the same or a newly loaded one). */
   reset(seed: Seed): void;
@@ -41,6 +44,9 @@ export interface Store {
    */
   differences(): { removed: string[]; orders: StoredOrder[] };
 }
+
+/** What a put did: "full" when the world would have grown past its room, so nothing was done. */
+export type PutOutcome = "created" | "replaced" | "full";
 
 export function createStore(seed: Seed): Store {
   return new SeedStore(seed);
@@ -119,11 +125,13 @@ class SeedStore implements Store {
     return true;
   }
 
-  putOrder(seedOrder: SeedOrder): "created" | "replaced" {
+  putOrder(seedOrder: SeedOrder, maxBytes = Number.POSITIVE_INFINITY): PutOutcome {
     const order = storedOrder(seedOrder);
-    this.#ownList = undefined;
     this.#tidyStep();
-    if (this.#find(order.key)) {
+    const before = this.#find(order.key);
+    if (this.#ordersBytes + this.#growthOf(order, before) > maxBytes) return "full";
+    this.#ownList = undefined;
+    if (before) {
       this.#replace(order);
       return "replaced";
     }
@@ -168,6 +176,16 @@ class SeedStore implements Store {
     this.#ordersBytes = 0;
     this.#removedCount = 0;
     this.#rewritten = 0;
+  }
+
+  /** How much more the world's orders would hold with this one put in place of `before` (0 when not more). */
+  #growthOf(order: StoredOrder, before: StoredOrder | undefined): number {
+    const after = entryBytes(order.key, order);
+    if (!before) return after + placeBytes(order.key);
+    const seedPlace = this.#added.has(order.key) ? undefined : this.#seed.placeOf(order.key);
+    // A seed order not yet changed costs the world nothing until it is.
+    const held = seedPlace !== undefined && !this.#changed.has(seedPlace) ? 0 : entryBytes(order.key, before);
+    return Math.max(0, after - held);
   }
 
   #find(key: string): StoredOrder | undefined {
@@ -292,5 +310,5 @@ function placeBytes(key: string): number {
 const ENTRY_OVERHEAD_BYTES = 120;
 // Places let go at most per write, and fewest let-go places that start tidying (see #tidyStep).
 const TIDY_STEP = 8;
-const TIDY_FLOOR = 1_024;
+const TIDY_FLOOR = 64;
 const PLACE_OVERHEAD_BYTES = 80;

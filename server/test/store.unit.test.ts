@@ -192,7 +192,7 @@ describe("store", () => {
         store.removeOrder(churned++);
       }
     };
-    churn(1_030);
+    churn(210);
     const seen: string[] = [];
     let after: string | undefined;
     for (let step = 0; step < 1_000; step++) {

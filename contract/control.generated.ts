@@ -339,6 +339,19 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `world_full`: the world's orders hold as much as the mock's `--max-memory` lets one world hold, and
+         *     this would make them hold more. Nothing of the refused order is done (orders of a batch before it
+         *     stay created; no id is removed); remove orders or reset the world to add more.
+         */
+        WorldFull: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The session whose world the request works on; without it, the default world. */
@@ -440,6 +453,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["WorldFull"];
         };
     };
     putControlOrder: {
@@ -483,6 +497,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["WorldFull"];
         };
     };
     removeControlOrder: {

@@ -397,6 +397,9 @@ export const controlDocument: unknown = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "409": {
+            "$ref": "#/components/responses/WorldFull"
           }
         }
       }
@@ -466,6 +469,9 @@ export const controlDocument: unknown = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/WorldFull"
           }
         }
       },
@@ -807,6 +813,16 @@ export const controlDocument: unknown = {
       },
       "NotFound": {
         "description": "No order with this id in the world.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "openapi.yaml#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "WorldFull": {
+        "description": "`world_full`: the world's orders hold as much as the mock's `--max-memory` lets one world hold, and\nthis would make them hold more. Nothing of the refused order is done (orders of a batch before it\nstay created; no id is removed); remove orders or reset the world to add more.\n",
         "content": {
           "application/json": {
             "schema": {

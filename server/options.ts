@@ -35,7 +35,7 @@ export interface CliOptions {
   /** Host names the control API answers beyond loopback names and the bound address. */
   allowedHosts: string[];
   maxSessions: number;
-  /** What sessions in memory may hold together beyond the shared seed (--max-memory). */
+  /** What sessions in memory may hold together beyond the shared seed, and one world's orders at most (--max-memory). */
   maxMemoryBytes: number;
   /** Connections kept open at once; unset: defaultMaxConnections(). */
   maxConnections?: number;
@@ -100,7 +100,8 @@ Control API at http://HOST:PORT/__control (sessions, forced responses, journal):
   --max-sessions N       live sessions; the least recently used goes     (default 1000)
   --max-memory SIZE      what sessions may hold together beyond the
                          shared fixtures (changed orders, own lists,
-                         journals); past it the least recently used go   (default 256MiB)
+                         journals); past it the least recently used go;
+                         one world's orders at most: more is 409         (default 256MiB)
   --session-idle TIME    a session unused this long goes (500ms, 90s,
                          30m, 2h)                                        (default 30m)
   --journal-size N       requests kept in each world's journal           (default 1000)

@@ -337,7 +337,7 @@ function orderRoute(
   }
   // The id comes first, as in fixtures, and is always there: the path names the order.
   return then(world.putOrder({ record: { id, ...record } as StoredOrderRecord, status }), (outcome) =>
-    orderJson(world, id, outcome === "created" ? 201 : 200, cors),
+    outcome === "full" ? worldFull("", cors) : orderJson(world, id, outcome === "created" ? 201 : 200, cors),
   );
 }
 
@@ -367,8 +367,22 @@ function orderBatch(
     if ("problem" in stored) return invalid(`field "remove[${at}]": ${stored.problem}`, cors);
     ids.push(stored.value as bigint);
   }
-  return applyBatch(world, orders, ids).then(({ created, removed }) =>
-    jsonResponse(200, `{"created":[${created.join(",")}],"removed":[${removed.join(",")}]}`, cors),
+  return applyBatch(world, orders, ids).then(({ created, removed, full }) =>
+    full
+      ? worldFull(
+          ` This batch created ${created.length} of its orders before it stopped, and removed none.`,
+          cors,
+        )
+      : jsonResponse(200, `{"created":[${created.join(",")}],"removed":[${removed.join(",")}]}`, cors),
+  );
+}
+
+/** A write refused because the world holds as much as --max-memory lets it: 409 `world_full`. */
+function worldFull(more: string, cors: Readonly<Record<string, string>>): MockResponse {
+  return errorResponse(
+    "world_full",
+    `This world holds as much as --max-memory lets it: remove orders or reset it to add more.${more}`,
+    cors,
   );
 }
 
@@ -377,13 +391,13 @@ async function applyBatch(
   world: World,
   orders: readonly SeedOrder[],
   ids: readonly bigint[],
-): Promise<{ created: bigint[]; removed: bigint[] }> {
+): Promise<{ created: bigint[]; removed: bigint[]; full?: true }> {
   const created: bigint[] = [];
   const removed: bigint[] = [];
   for (const order of orders) {
     const id = order.record.id as bigint;
     if ((await world.controlOrderJson(id)) !== undefined) continue;
-    await world.putOrder(order);
+    if ((await world.putOrder(order)) === "full") return { created, removed, full: true };
     created.push(id);
   }
   for (const id of ids) if (await world.removeOrder(id)) removed.push(id);

@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   foreign_origin: 403,
   order_not_found: 404,
   order_not_cancellable: 409,
+  world_full: 409,
   not_found: 404,
   method_not_allowed: 405,
   bad_request: 400,

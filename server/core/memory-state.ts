@@ -23,7 +23,7 @@ export function createMemoryState(
   let seed = initialSeed;
   const currentSeed = () => seed;
   const createWorld = (session: string | null, at: number) =>
-    new MemoryWorld(session, currentSeed, journalSize, at, changed);
+    new MemoryWorld(session, currentSeed, journalSize, at, changed, limits.maxBytes);
   const defaultWorld = createWorld(null, now);
   const memorySessions = createSessions(limits, createWorld);
   return {

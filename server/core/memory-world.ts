@@ -6,7 +6,7 @@ import type { OrdersPage, OrdersQuery } from "./order-page.ts";
 import type { SeedOrder } from "./order-record.ts";
 import type { CancelOutcome, OrderStatus } from "./order-status.ts";
 import type { Seed } from "./seed.ts";
-import { createStore, type Store } from "./store.ts";
+import { createStore, type PutOutcome, type Store } from "./store.ts";
 import type { Arrangement, World } from "./world.ts";
 
 /** Told of every change to a world's orders or rules, and of each journal entry, so a state file knows when to write. */
@@ -27,6 +27,8 @@ export class MemoryWorld implements World {
     journalSize: number,
     now: number,
     private readonly changed?: ChangeListener,
+    // What this world's orders may hold beyond the seed (--max-memory); unbounded when absent.
+    private readonly maxBytes?: number,
   ) {
     this.store = createStore(currentSeed());
     this.journalRing = createJournal(journalSize);
@@ -62,9 +64,10 @@ export class MemoryWorld implements World {
   setStatus(id: bigint, status: OrderStatus): boolean {
     return this.noting(this.store.setStatus(id, status));
   }
-  putOrder(order: SeedOrder): "created" | "replaced" {
-    this.changed?.("state");
-    return this.store.putOrder(order);
+  putOrder(order: SeedOrder): PutOutcome {
+    const outcome = this.store.putOrder(order, this.maxBytes);
+    if (outcome !== "full") this.changed?.("state");
+    return outcome;
   }
   removeOrder(id: bigint): boolean {
     return this.noting(this.store.removeOrder(id));

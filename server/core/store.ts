@@ -30,8 +30,11 @@ export interface Store {
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): string | undefined;
   setStatus(id: bigint, status: OrderStatus): boolean;
-  /** Replaces the order with this id in place, or appends it. */
-  putOrder(order: SeedOrder): "created" | "replaced";
+  /**
+   * Replaces the order with this id in place, or appends it; "full" (nothing done) when that would make
+   * what the world's orders hold grow past `maxBytes`.
+   */
+  putOrder(order: SeedOrder, maxBytes?: number): PutOutcome;
   removeOrder(id: bigint): boolean;
   /** Forgets every change and starts again from a seed (the same or a newly loaded one). */
   reset(seed: Seed): void;
@@ -41,6 +44,9 @@ export interface Store {
    */
   differences(): { removed: string[]; orders: StoredOrder[] };
 }
+
+/** What a put did: "full" when the world would have grown past its room, so nothing was done. */
+export type PutOutcome = "created" | "replaced" | "full";
 
 export function createStore(seed: Seed): Store {
   return new SeedStore(seed);
@@ -53,10 +59,13 @@ class SeedStore implements Store {
   readonly #changed = new Map<number, StoredOrder | null>();
   // Orders this world created, in the order they were appended.
   readonly #added = new Map<string, StoredOrder>();
-  // Every id this world ever added, in the order it was added (one place each time), and its latest place
-  // among them: a removed order keeps its place, so that a control page after its id still finds where to go on.
+  // The ids this world added, in the order they were added (one place each time), and each id's latest place
+  // among them: a removed order keeps its place, so that a control page after its id still finds where to go
+  // on, until tidying (below) lets it go. "" marks a place tidying emptied.
   readonly #addedKeys: string[] = [];
   readonly #addedPlace = new Map<string, number>();
+  // Tidying, while it runs: places before `read` are looked at, kept ones moved down to before `write`.
+  #tidy: { read: number; write: number } | undefined;
   #removedCount = 0;
   // Seed orders whose record (not only status) differs; while zero and nothing is added, the seed's body serves.
   #rewritten = 0;
@@ -116,10 +125,13 @@ class SeedStore implements Store {
     return true;
   }
 
-  putOrder(seedOrder: SeedOrder): "created" | "replaced" {
+  putOrder(seedOrder: SeedOrder, maxBytes = Number.POSITIVE_INFINITY): PutOutcome {
     const order = storedOrder(seedOrder);
+    this.#tidyStep();
+    const before = this.#find(order.key);
+    if (this.#ordersBytes + this.#growthOf(order, before) > maxBytes) return "full";
     this.#ownList = undefined;
-    if (this.#find(order.key)) {
+    if (before) {
       this.#replace(order);
       return "replaced";
     }
@@ -130,6 +142,7 @@ class SeedStore implements Store {
   removeOrder(id: bigint): boolean {
     const key = orderKey(id);
     this.#ownList = undefined;
+    this.#tidyStep();
     const own = this.#added.get(key);
     if (own) {
       this.#ordersBytes -= entryBytes(key, own);
@@ -159,9 +172,20 @@ class SeedStore implements Store {
     this.#added.clear();
     this.#addedKeys.length = 0;
     this.#addedPlace.clear();
+    this.#tidy = undefined;
     this.#ordersBytes = 0;
     this.#removedCount = 0;
     this.#rewritten = 0;
+  }
+
+  /** How much more the world's orders would hold with this one put in place of `before` (0 when not more). */
+  #growthOf(order: StoredOrder, before: StoredOrder | undefined): number {
+    const after = entryBytes(order.key, order);
+    if (!before) return after + placeBytes(order.key);
+    const seedPlace = this.#added.has(order.key) ? undefined : this.#seed.placeOf(order.key);
+    // A seed order not yet changed costs the world nothing until it is.
+    const held = seedPlace !== undefined && !this.#changed.has(seedPlace) ? 0 : entryBytes(order.key, before);
+    return Math.max(0, after - held);
   }
 
   #find(key: string): StoredOrder | undefined {
@@ -197,6 +221,37 @@ class SeedStore implements Store {
     }
     this.#ordersBytes += entryBytes(order.key, order);
     this.#added.set(order.key, order);
+  }
+
+  /**
+   * Places of removed orders, and of orders added again further on, are let go a few at a time: once they
+   * outnumber the added orders (and TIDY_FLOOR), each write looks at TIDY_STEP places, moving the kept ones
+   * down in their order. So the places stay within a bounded multiple of what the world holds, whatever
+   * its history, and no write pays for the whole list. A removed id whose place is let go is forgotten.
+   */
+  #tidyStep(): void {
+    const keys = this.#addedKeys;
+    if (!this.#tidy) {
+      if (keys.length - this.#added.size <= Math.max(TIDY_FLOOR, this.#added.size)) return;
+      this.#tidy = { read: 0, write: 0 };
+    }
+    const tidy = this.#tidy;
+    const stop = Math.min(keys.length, tidy.read + TIDY_STEP);
+    for (; tidy.read < stop; tidy.read++) {
+      const key = keys[tidy.read] as string;
+      keys[tidy.read] = "";
+      const latest = this.#addedPlace.get(key) === tidy.read;
+      if (latest && this.#added.has(key)) {
+        keys[tidy.write] = key;
+        this.#addedPlace.set(key, tidy.write++);
+        continue;
+      }
+      if (latest) this.#addedPlace.delete(key);
+      if (key !== "") this.#ordersBytes -= placeBytes(key);
+    }
+    if (tidy.read < keys.length) return;
+    keys.length = tidy.write;
+    this.#tidy = undefined;
   }
 
   #replace(order: StoredOrder): void {
@@ -247,10 +302,13 @@ function entryBytes(key: string, order: StoredOrder | null): number {
   return 2 * (key.length + (order?.json.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
 }
 
-/** What an added id's place costs a world, about, kept after the order is removed: the key and two entries. */
+/** What an added id's place costs a world, about, kept after the order is removed until tidied: the key and two entries. */
 function placeBytes(key: string): number {
   return 2 * key.length + PLACE_OVERHEAD_BYTES;
 }
 
 const ENTRY_OVERHEAD_BYTES = 120;
+// Places let go at most per write, and fewest let-go places that start tidying (see #tidyStep).
+const TIDY_STEP = 8;
+const TIDY_FLOOR = 64;
 const PLACE_OVERHEAD_BYTES = 80;

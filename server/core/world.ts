@@ -36,8 +36,11 @@ export interface World {
   /** One order with its status as control JSON, or undefined when there is no such order. */
   controlOrderJson(id: bigint): SyncOrAsync<string | undefined>;
   setStatus(id: bigint, status: OrderStatus): SyncOrAsync<boolean>;
-  /** Replaces the order with this id in place, or appends it. */
-  putOrder(order: SeedOrder): SyncOrAsync<"created" | "replaced">;
+  /**
+   * Replaces the order with this id in place, or appends it; "full" (nothing done) when the world holds as
+   * much as it may (--max-memory) and this would make it hold more.
+   */
+  putOrder(order: SeedOrder): SyncOrAsync<"created" | "replaced" | "full">;
   removeOrder(id: bigint): SyncOrAsync<boolean>;
   /** Back to the fixtures as loaded now, rules cleared; the journal stays, since it records what happened. */
   reset(): SyncOrAsync<void>;

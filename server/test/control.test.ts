@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
-import { caseApi, DASHBOARD_CASES } from "./control-cases.ts";
+import { assertError, type CaseApi, caseApi, DASHBOARD_CASES } from "./control-cases.ts";
 import { SHARED_CASES } from "./shared-cases.ts";
 import { bundledCore } from "./support.ts";
 import { coreTransport, httpTransport } from "./transports.ts";
@@ -27,5 +27,61 @@ describe("the API, control API, sessions and forced responses: the real process 
 
   it("says where the control API is in its start-up lines", () => {
     assert.match(mock.output(), new RegExp(`control API: ${new URL(mock.url).origin}/__control\\n`));
+  });
+});
+
+describe("a world at --max-memory: its writes refused, not grown; its history not counted", () => {
+  const transport = coreTransport(bundledCore({ maxSessionBytes: 64 * 1024 }));
+  const batch = (api: CaseApi, create: bigint[], remove: bigint[] = []) =>
+    api.send("POST", "/__control/orders", {
+      body: `{"create":[${create.map((id) => `{"id":${id},"status":"pending"}`).join(",")}],"remove":[${remove.join(",")}]}`,
+    });
+  const total = async (api: CaseApi, defaultWorld: boolean) =>
+    Number((await api.send("GET", "/__control/orders?limit=1", { defaultWorld })).headers["x-total-count"]);
+
+  for (const defaultWorld of [true, false]) {
+    it(`refuses to create past it with 409 world_full, and takes orders again once some are removed (${defaultWorld ? "the default world" : "a session"})`, async () => {
+      const api = caseApi(transport, "full");
+      const send: CaseApi["send"] = (method, path, options) =>
+        api.send(method, path, { ...options, defaultWorld });
+      const full = { ...api, send };
+      let next = 1_000_000n;
+      let refused: Awaited<ReturnType<typeof batch>> | undefined;
+      for (let tries = 0; tries < 100 && !refused; tries++) {
+        const ids = Array.from({ length: 100 }, () => next++);
+        const answer = await batch(full, ids);
+        if (answer.status !== 200) refused = answer;
+      }
+      assert.ok(refused, "a 64 KiB world is full before 10,000 new orders");
+      const made = /created (\d+) of its orders/.exec(
+        assertError(refused, 409, "world_full", /--max-memory.*remove orders or reset it/).message,
+      );
+      const held = await total(full, defaultWorld);
+      assertError(
+        await send("PUT", `/__control/orders/${next}`, { body: { petId: 1, status: "pending" } }),
+        409,
+        "world_full",
+      );
+      assert.equal(await total(full, defaultWorld), held, "a refused write changes nothing");
+      assert.ok(made && held < 12 + 10_000);
+      const removed = await batch(
+        full,
+        [],
+        Array.from({ length: 100 }, (_, index) => 1_000_000n + BigInt(index)),
+      );
+      assert.equal(removed.status, 200, removed.text);
+      const put = await send("PUT", `/__control/orders/${next}`, { body: { petId: 1, status: "pending" } });
+      assert.equal(put.status, 201, put.text);
+    });
+  }
+
+  it("never fills from adding and removing the same orders again and again", async () => {
+    const api = caseApi(transport, "churn");
+    const ids = Array.from({ length: 100 }, (_, index) => 5_000n + BigInt(index));
+    for (let round = 0; round < 1_000; round++) {
+      const answer = await batch(api, ids, ids);
+      assert.equal(answer.status, 200, `round ${round}: ${answer.text}`);
+    }
+    assert.equal(await total(api, false), 12);
   });
 });

@@ -149,4 +149,62 @@ describe("store", () => {
     const second = store.page({ limit: 10, status: "pending", after: first?.next as string });
     assert.deepEqual([second?.orders.map((order) => order.key), second?.next], [[String(size)], undefined]);
   });
+
+  it("holds what it has now, not its history: adding and removing the same ids again and again", () => {
+    const store = createStore(seed());
+    const ids = Array.from({ length: 100 }, (_, index) => BigInt(1_000 + index));
+    const round = () => {
+      for (const id of ids) store.putOrder({ record: { id }, status: "pending" });
+      for (const id of ids) store.removeOrder(id);
+    };
+    for (let done = 0; done < 50; done++) round();
+    const early = store.heldBytes;
+    for (let done = 0; done < 5_000; done++) round();
+    assert.equal(store.size, 3);
+    assert.ok(
+      store.heldBytes <= Math.max(early, 512 * 1024),
+      `held ${store.heldBytes} bytes, early ${early}`,
+    );
+  });
+
+  it("holds what it has now, not its history: new ids added and removed", () => {
+    const store = createStore(seed());
+    let next = 1_000n;
+    for (let done = 0; done < 500_000; done++) {
+      store.putOrder({ record: { id: next }, status: "pending" });
+      store.removeOrder(next++);
+    }
+    assert.equal(store.size, 3);
+    assert.ok(store.heldBytes <= 512 * 1024, `held ${store.heldBytes} bytes`);
+  });
+
+  it("pages in list order, every order that stayed once, while removed places are let go", () => {
+    const store = createStore(seed());
+    const stayed = ["1", "9007199254740993", "3"];
+    for (let id = 1_000n; id < 1_200n; id++) {
+      store.putOrder({ record: { id }, status: "pending" });
+      stayed.push(String(id));
+    }
+    let churned = 5_000n;
+    const churn = (times: number) => {
+      for (let done = 0; done < times; done++) {
+        store.putOrder({ record: { id: churned }, status: "pending" });
+        store.removeOrder(churned++);
+      }
+    };
+    churn(210);
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let step = 0; step < 1_000; step++) {
+      const page = store.page({ limit: 7, ...(after !== undefined ? { after } : {}) });
+      assert.ok(page, `the cursor ${after} is known`);
+      seen.push(...page.orders.map((order) => order.key));
+      if (page.next === undefined) break;
+      after = page.next;
+      churn(3);
+    }
+    assert.deepEqual(seen, stayed);
+    const last = store.page({ limit: 1, after: "1199" });
+    assert.deepEqual(last?.orders, []);
+  });
 });

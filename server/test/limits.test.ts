@@ -273,11 +273,12 @@ describe("orders created and removed again and again (the real process)", () => 
       await rounds(1_000);
       await rounds(1_000, "s1");
       const before = residentMemory(pid).now;
-      await rounds(2_500);
-      await rounds(2_500, "s1");
+      await rounds(5_000);
+      await rounds(5_000, "s1");
       const grown = residentMemory(pid).now - before;
-      // Each round kept a hundred places before: about 9 MiB per thousand rounds, 45 MiB here.
-      assert.ok(grown < 16 * 1024 * 1024, `the mock grew by ${Math.round(grown / 1024 / 1024)} MiB`);
+      // Each round kept a hundred places before: about 9 MiB per thousand rounds, 90 MiB here. The bound
+      // leaves room for a collector that runs late on a busy machine.
+      assert.ok(grown < 40 * 1024 * 1024, `the mock grew by ${Math.round(grown / 1024 / 1024)} MiB`);
     } finally {
       await mock.stop();
     }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface ProxyProcess {
   /** The proxy's base address, from its start-up line. */
@@ -76,4 +77,17 @@ export function startSourceProxy(
     return startProxyProcess(process.execPath, command.slice(1), { env });
   const quoted = command.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
   return startProxyProcess("sh", ["-c", `${options.shellPrefix}; exec ${quoted}`], { env });
+}
+
+/**
+ * Waits until the proxy has written a live line for `count` exchanges (one as each is judged, a large
+ * list's after its last byte), or `withinMs` passed: a stop before a verdict would report it cut off.
+ */
+export async function liveLinesWritten(proxy: ProxyProcess, count: number, withinMs = 60_000): Promise<void> {
+  const lines = () =>
+    proxy
+      .stdout()
+      .split("\n")
+      .filter((line) => line.startsWith("{")).length;
+  for (let waited = 0; lines() < count && waited < withinMs; waited += 20) await sleep(20);
 }

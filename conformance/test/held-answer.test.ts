@@ -4,9 +4,8 @@ import { Agent, createServer, type IncomingMessage, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
+import { liveLinesWritten, type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
 import { runProxy } from "../proxy/run-proxy.ts";
 import type { Report } from "../reports/report.ts";
 
@@ -73,16 +72,6 @@ function spillsOf(proxy: ProxyProcess, tmp: string): { folders: string[]; open: 
     }
   }
   return { folders, open };
-}
-
-/** Waits until the proxy has written a line for `count` exchanges (one as each is judged). */
-async function judged(proxy: ProxyProcess, count: number): Promise<void> {
-  const lines = () =>
-    proxy
-      .stdout()
-      .split("\n")
-      .filter((line) => line.startsWith("{")).length;
-  for (let waited = 0; lines() < count && waited < 20_000; waited += 20) await sleep(20);
 }
 
 /** A list through the proxy, read to its end: its status and length, or how it broke off. */
@@ -152,7 +141,7 @@ describe("held answers (--errors) at a small budget", () => {
       assert.ok(chunked.body.equals(Buffer.from(listOf(30_001))), "passed on byte for byte");
       assert.equal(violating.status, 502, "a violating answer past the share is still replaced");
       assert.equal(JSON.parse(String(violating.body)).code, "contract_violation");
-      await judged(proxy, 3);
+      await liveLinesWritten(proxy, 3, 20_000);
       const during = spillsOf(proxy, tmp);
       // Each file's folder is removed as soon as the file is open: a kill leaves nothing on disk.
       assert.deepEqual(during.folders, [], "no folder on disk while the proxy runs");
@@ -184,7 +173,7 @@ describe("held answers (--errors) at a small budget", () => {
       ]);
       assert.ok(lists[0]?.body.equals(Buffer.from(listOf(60_000))), "sent whole, in order");
       assert.ok(lists[1]?.body.equals(Buffer.from(listOf(60_001))), "sent whole, in order");
-      await judged(proxy, 2);
+      await liveLinesWritten(proxy, 2, 20_000);
       assert.deepEqual(spillsOf(proxy, tmp).open, [], "no file left open");
       assert.equal(proxy.child.exitCode, null, "the proxy is alive");
     } finally {

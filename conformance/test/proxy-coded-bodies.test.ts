@@ -4,10 +4,10 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { brotliCompressSync, constants } from "node:zlib";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { type ProxyProcess, startSourceProxy } from "../../test-support/proxy-process.ts";
+import { residentMemory } from "../../test-support/process-memory.ts";
+import { liveLinesWritten, startSourceProxy } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 
@@ -76,21 +76,6 @@ function drain(base: string): Promise<number> {
   });
 }
 
-function peakBytes(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
-}
-
-/** Waits until the proxy has written a live line for `count` exchanges (one as each is judged). */
-async function judged(proxy: ProxyProcess, count: number): Promise<void> {
-  const lines = () =>
-    proxy
-      .stdout()
-      .split("\n")
-      .filter((line) => line.startsWith("{")).length;
-  for (let waited = 0; lines() < count && waited < 60_000; waited += 50) await sleep(50);
-}
-
 describe("coded answers under the proxy's memory budget", () => {
   it(`${LISTS} brotli lists with 16 MiB windows at once at 64MiB: the decoders' state is reserved, bounded`, async () => {
     const upstream = await brotliUpstream();
@@ -105,12 +90,12 @@ describe("coded answers under the proxy's memory budget", () => {
     ]);
     let grown = 0;
     try {
-      const idle = peakBytes(proxy.child.pid);
+      const idle = residentMemory(proxy.child.pid).peak;
       const read = await Promise.all(Array.from({ length: LISTS }, () => drain(proxy.url)));
-      await judged(proxy, LISTS);
+      await liveLinesWritten(proxy, LISTS);
       assert.ok(new Set(read).size === 1 && (read[0] as number) > 0, "every list reaches its client whole");
       assert.equal(proxy.child.exitCode, null, "the proxy is alive");
-      grown = peakBytes(proxy.child.pid) - idle;
+      grown = residentMemory(proxy.child.pid).peak - idle;
     } finally {
       await proxy.stop("SIGTERM");
       await upstream.close();
@@ -146,7 +131,7 @@ describe("coded answers under the proxy's memory budget", () => {
     let code: number | null = null;
     try {
       assert.equal(await drain(proxy.url), zstd.length, "the client gets the bytes as they came");
-      await judged(proxy, 1);
+      await liveLinesWritten(proxy, 1);
     } finally {
       ({ code } = await proxy.stop("SIGTERM"));
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,7 +7,13 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { NO_PROXY_ENV, type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
+import { residentMemory } from "../../test-support/process-memory.ts";
+import {
+  liveLinesWritten,
+  NO_PROXY_ENV,
+  type ProxyProcess,
+  startProxyProcess,
+} from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 
@@ -93,21 +99,6 @@ function fetchList(base: string): Promise<{ status: number; bytes: number }> {
   });
 }
 
-function peakMiB(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) / 1024;
-}
-
-/** Waits until the proxy has written a line for `count` exchanges (it writes one as each is judged). */
-async function judged(proxy: ProxyProcess, count: number): Promise<void> {
-  const lines = () =>
-    proxy
-      .stdout()
-      .split("\n")
-      .filter((line) => line.startsWith("{")).length;
-  for (let waited = 0; lines() < count && waited < 120_000; waited += 50) await sleep(50);
-}
-
 /** The code the report calls for under --fail-on-violation. */
 function expectedCode(report: Report): number {
   if (report.summary.failed > 0) return 1;
@@ -137,9 +128,9 @@ describe("the proxy's judges' thread as a process", () => {
     ]);
     try {
       const answers = await Promise.all(Array.from({ length: 16 }, () => fetchList(proxy.url)));
-      await judged(proxy, 16);
+      await liveLinesWritten(proxy, 16, 120_000);
       assert.equal(proxy.child.exitCode, null, "the proxy is alive");
-      const peak = peakMiB(proxy.child.pid);
+      const peak = residentMemory(proxy.child.pid).peak / MiB;
       if (process.env.WORKER_JUDGES_VERBOSE) process.stderr.write(`peak ${Math.round(peak)} MiB\n`);
       assert.ok(peak <= 64 + 100, `peak RSS ${Math.round(peak)} MiB`);
       // Each list breaks the schema from its first order: replaced, whatever of it was judged.
@@ -197,7 +188,7 @@ if (first && parentPort) {
     );
     try {
       const during = await Promise.all([fetchList(proxy.url), fetchList(proxy.url)]);
-      await judged(proxy, 2);
+      await liveLinesWritten(proxy, 2, 120_000);
       assert.ok(existsSync(armed), "the fault was injected");
       assert.deepEqual(during, [
         { status: 200, bytes: list.length },
@@ -205,7 +196,7 @@ if (first && parentPort) {
       ]);
       assert.equal(proxy.child.exitCode, null, "the proxy is alive");
       const after = await fetchList(proxy.url);
-      await judged(proxy, 3);
+      await liveLinesWritten(proxy, 3, 120_000);
       assert.deepEqual(after, { status: 200, bytes: list.length });
       const { code, stdout, stderr } = await proxy.stop("SIGTERM");
       const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
@@ -247,7 +238,7 @@ if (first && parentPort) {
     const proxy = await startBuiltProxy(["--upstream", upstream.url, "--reporter", `json:${reportFile}`]);
     try {
       assert.deepEqual(await fetchList(proxy.url), { status: 200, bytes: list.length });
-      await judged(proxy, 1);
+      await liveLinesWritten(proxy, 1, 120_000);
     } finally {
       await proxy.stop("SIGTERM");
       await upstream.close();

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { residentMemory } from "../../test-support/process-memory.ts";
 import { startMockProcess } from "../../test-support/spawn-mock.ts";
 import { BODY_LIMIT_BYTES, MAX_HEADER_BYTES } from "../app.ts";
 import { bundledApp, DEV_KEY, type ListeningApp } from "./support.ts";
@@ -187,13 +187,6 @@ describe("connections past --max-connections (the real process)", () => {
     }
   });
 });
-
-/** A process's resident memory now and at its peak, in bytes (Linux). */
-function residentMemory(pid: number): { now: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1]) * 1024;
-  return { now: kib("VmRSS"), peak: kib("VmHWM") };
-}
 
 describe("a flood of unauthenticated requests (the real process)", () => {
   it("keeps nothing of them: no session, no journal entry, and memory within a bound", async () => {

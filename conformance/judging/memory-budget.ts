@@ -134,6 +134,21 @@ export class MemoryBudget {
       this.collect();
   }
 
+  /** Bytes forwarded since the collector last ran (see `forwarded`). */
+  #forwardedSince = 0;
+
+  /**
+   * The forwarding passed `bytes` on: socket chunks that are garbage once written, which only the collector
+   * frees and V8 lets grow to 64 MB of such memory before it runs for them. Past half the forwarding's
+   * reserve a young collection runs, so what the forwarding leaves behind stays within that reserve.
+   */
+  forwarded(bytes: number): void {
+    this.#forwardedSince += bytes;
+    if (this.#forwardedSince < forwardingReserve(this.limit) / 2) return;
+    this.#forwardedSince = 0;
+    collectGarbage(false);
+  }
+
   /** What was given back by young collections alone, since the last full one. */
   #sinceFullCollection = 0;
 

@@ -390,6 +390,7 @@ export class JudgedBodyTap implements ExchangeTap {
 
   onData(chunk: Buffer, size: number): void {
     this.#size = size;
+    this.settings.held.forwarded(chunk.length);
     this.#body?.add(chunk);
   }
 

@@ -33,7 +33,7 @@ let collector: ((options?: { type: "minor" }) => void) | undefined;
  * Runs the collector now: the young generation only (`full` false), where chunks let go of soon after they
  * came are, or the whole heap. Node does not name it without --expose-gc: the flag is set once.
  */
-function collectGarbage(full: boolean): void {
+export function collectGarbage(full: boolean): void {
   if (collector === undefined) {
     setFlagsFromString("--expose-gc");
     collector = runInNewContext("gc") as (options?: { type: "minor" }) => void;

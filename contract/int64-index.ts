@@ -37,6 +37,16 @@ export class Int64Index {
     return this.#size;
   }
 
+  /** Bytes of its arrays: their whole capacity, and a table being moved out of while it is. */
+  get bytes(): number {
+    return (
+      this.#hi.byteLength +
+      this.#lo.byteLength +
+      (this.#slots?.byteLength ?? 0) +
+      (this.#oldSlots?.byteLength ?? 0)
+    );
+  }
+
   /** Hash slots looked at so far, for tests and benchmarks of the work an input costs. */
   get probes(): number {
     return this.#probes;

@@ -18,8 +18,8 @@ import { type RedisService, startRedis } from "../test-support/services.ts";
  *     [--cases strings,orders,...] [--built] [--built-only] [--built-baseline DIR]...
  *
  * `--cases` runs only the named rows of the memory table: strings, orders, orders-errors, errors, errors25,
- * errors-default, orders-default, orders-errors-default, wide, gzip, million, suite-strings, suite-errors,
- * suite-wide. `--built` adds this checkout's built command (`dist/`, made by
+ * errors-default, orders-default, orders-errors-default, wide, gzip, million, small-ids, nested, keys,
+ * nested-default, suite-strings, suite-errors, suite-wide. `--built` adds this checkout's built command (`dist/`, made by
  * `npx tsup` beforehand) to the memory table's checkouts: what users run, beside the sources under tsx.
  * `--built-only` measures the built commands alone; `--built-baseline DIR` adds DIR's built command (its
  * `dist/`, a `package.json` and `node_modules` beside it) before this checkout's, to compare in one run.
@@ -434,7 +434,8 @@ function once<T>(make: () => T): () => T {
  * never-ending list as far as a reader that keeps the string is concerned); `orders` 25 MB of ordinary
  * orders; `errors` 10 MB (`errors25` 25 MB) of orders that each break the schema; `wide` one order with
  * 2,000,000 fields; `gzip` about 600 MB of orders sent gzip-encoded; `million` a list of 1,000,000 orders.
- * Each is made when first asked for.
+ * Each is made when first asked for. Written as they go, 2,000,000 orders each: `small-ids` `{"id":N}`,
+ * `nested` each with an array 60 deep, `keys` each with a key of its own.
  */
 async function startHostileUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
   const { createServer } = await import("node:http");
@@ -489,6 +490,12 @@ async function startHostileUpstream(): Promise<{ url: string; close: () => Promi
       })();
       return;
     }
+    const streamed = STREAMED_ORDERS[shape];
+    if (streamed) {
+      response.writeHead(200, json);
+      streamOrders(response, streamed);
+      return;
+    }
     if (shape === "gzip") {
       response.writeHead(200, { ...json, "content-encoding": "gzip" });
       response.end(gzipped());
@@ -507,6 +514,33 @@ async function startHostileUpstream(): Promise<{ url: string; close: () => Promi
         server.close(() => done());
       }),
   };
+}
+
+const NESTING = `${"[".repeat(60)}${"]".repeat(60)}`;
+/** The lists written as they go, by shape: an order of each id. */
+const STREAMED_ORDERS: Record<string, (id: number) => string> = {
+  "small-ids": (id) => `{"id":${id}}`,
+  nested: (id) => `{"id":${id},"x":${NESTING}}`,
+  keys: (id) => `{"id":${id},"k${id}":1}`,
+};
+const STREAMED_COUNT = 2_000_000;
+
+/** 2,000,000 orders of `order`, written as fast as the reader takes them. */
+function streamOrders(response: import("node:http").ServerResponse, order: (id: number) => string): void {
+  let id = 0;
+  const pump = () => {
+    while (id < STREAMED_COUNT) {
+      let text = "";
+      for (let piece = 0; piece < 5000 && id < STREAMED_COUNT; piece++, id++)
+        text += `${id === 0 ? "[" : ","}${order(id)}`;
+      if (!response.write(text)) {
+        response.once("drain", pump);
+        return;
+      }
+    }
+    response.end("]");
+  };
+  pump();
 }
 
 /** A checkout to measure: its sources under tsx, or with `built` its command as built in `dist/`. */
@@ -807,6 +841,26 @@ function memoryCases(
       name: "million",
       title: "one 1,000,000-order list, default budget (256 MiB)",
       run: () => proxyPeak(dir, upstream, "million", 1, []),
+    },
+    {
+      name: "small-ids",
+      title: '16 lists of 2,000,000 `{"id":N}` at once, `--max-memory 64MiB`',
+      run: () => proxyPeak(dir, upstream, "small-ids", 16, small),
+    },
+    {
+      name: "nested",
+      title: "16 lists of 2,000,000 orders each with an array 60 deep, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "nested", 16, small),
+    },
+    {
+      name: "keys",
+      title: "16 lists of 2,000,000 orders each with a key of its own, `--max-memory 64MiB`",
+      run: () => proxyPeak(dir, upstream, "keys", 16, small),
+    },
+    {
+      name: "nested-default",
+      title: "16 lists of 2,000,000 orders each with an array 60 deep, default budget (256 MiB)",
+      run: () => proxyPeak(dir, upstream, "nested", 16, []),
     },
     {
       name: "suite-strings",

@@ -2,7 +2,7 @@ import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { builtInContract } from "../../contract/built-in.ts";
 import { ListJudge, type ReaderLimits } from "./list-judge.ts";
-import { MemoryBudget } from "./memory-budget.ts";
+import { collectGarbage, MemoryBudget } from "./memory-budget.ts";
 import { givePagesBack } from "./resizable-buffer.ts";
 import { type SentVerdict, sendableVerdict } from "./verdict-transfer.ts";
 
@@ -41,7 +41,7 @@ export type ToJudge =
 
 /** To the proxy: how far list `id` is judged, its verdict, or the judge's own fault on it. */
 export type FromJudge =
-  | { id: number; judged: number; indexedOrders: number }
+  | { id: number; judged: number; indexedOrders: number; indexBytes: number }
   | { id: number; verdict: SentVerdict }
   | { id: number; fault: string; stack?: string };
 
@@ -50,6 +50,11 @@ export type FromJudge =
 // no faster that could be measured, and its verdict came three times later on a loaded machine (3.2 s
 // against 1.1 s for a 2.6 MB list beside four busy processes), past many a stop's grace.
 const BELOW_NORMAL = 5;
+
+// An id index that grows leaves its arrays of before to the collector, which V8 runs for such memory only
+// once it comes to 64 MB: past this size, the thread runs it at once, so that what an index takes is its
+// arrays as they stand, which the proxy charges to its account.
+const GROWN_OUT_COLLECTED_BYTES = 256 * 1024;
 
 function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): void {
   const contract = builtInContract();
@@ -65,13 +70,16 @@ function serve(port: NonNullable<typeof parentPort>, data: JudgeWorkerData): voi
   const judgeWaiting = (id: number, list: ListInWork) => {
     for (const chunk of list.waiting.splice(0)) {
       const judged = chunk.length;
+      const before = list.judge.indexBytes;
       try {
         list.judge.write(chunk);
       } finally {
         // The judge keeps copies of what it needs: the block's pages go back now, not at a collection.
         givePagesBack(chunk);
       }
-      send({ id, judged, indexedOrders: list.judge.indexedOrders });
+      const { indexedOrders, indexBytes } = list.judge;
+      if (indexBytes > before && before >= GROWN_OUT_COLLECTED_BYTES) collectGarbage(true);
+      send({ id, judged, indexedOrders, indexBytes });
     }
   };
   const forget = (id: number) => {

@@ -31,6 +31,8 @@ export interface ListFeed {
   write(chunk: Buffer): boolean;
   /** Orders indexed so far (each costs the index about INDEXED_ORDER_BYTES). */
   readonly indexedOrders: number;
+  /** What the judge's id index takes, as allocated: what the account is charged for it. */
+  readonly indexBytes: number;
   /** The verdict once all that was written is judged; with `partial`, on what was judged until now. */
   end(partial?: string): Promise<ListVerdict>;
   /** Judges no more, and lets go of what waited. */
@@ -161,6 +163,10 @@ class TurnFeed implements ListFeed {
 
   get indexedOrders(): number {
     return this.judge.indexedOrders;
+  }
+
+  get indexBytes(): number {
+    return this.judge.indexBytes;
   }
 
   write(chunk: Buffer): boolean {

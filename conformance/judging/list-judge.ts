@@ -240,6 +240,11 @@ export class ListJudge {
     return this.#orders.size;
   }
 
+  /** What the id index's arrays take, as allocated. */
+  get indexBytes(): number {
+    return this.#orders.bytes;
+  }
+
   write(chunk: Uint8Array): void {
     this.#bytes += chunk.length;
     if (this.#syntax !== undefined || this.#overBudget !== undefined) return;

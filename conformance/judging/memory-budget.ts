@@ -33,7 +33,7 @@ let collector: ((options?: { type: "minor" }) => void) | undefined;
  * Runs the collector now: the young generation only (`full` false), where chunks let go of soon after they
  * came are, or the whole heap. Node does not name it without --expose-gc: the flag is set once.
  */
-function collectGarbage(full: boolean): void {
+export function collectGarbage(full: boolean): void {
   if (collector === undefined) {
     setFlagsFromString("--expose-gc");
     collector = runInNewContext("gc") as (options?: { type: "minor" }) => void;
@@ -132,6 +132,21 @@ export class MemoryBudget {
     this.#uncollected += bytes;
     if (this.#uncollected >= Math.max(LEAST_UNCOLLECTED_BYTES, Math.floor(this.room / UNCOLLECTED_SHARE)))
       this.collect();
+  }
+
+  /** Bytes forwarded since the collector last ran (see `forwarded`). */
+  #forwardedSince = 0;
+
+  /**
+   * The forwarding passed `bytes` on: socket chunks that are garbage once written, which only the collector
+   * frees and V8 lets grow to 64 MB of such memory before it runs for them. Past half the forwarding's
+   * reserve a young collection runs, so what the forwarding leaves behind stays within that reserve.
+   */
+  forwarded(bytes: number): void {
+    this.#forwardedSince += bytes;
+    if (this.#forwardedSince < forwardingReserve(this.limit) / 2) return;
+    this.#forwardedSince = 0;
+    collectGarbage(false);
   }
 
   /** What was given back by young collections alone, since the last full one. */

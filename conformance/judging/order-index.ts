@@ -28,6 +28,11 @@ export class OrderIndex {
     return this.#ids.size;
   }
 
+  /** Bytes of its arrays as allocated (each grows to twice its length when full), not as filled. */
+  get bytes(): number {
+    return this.#ids.bytes + this.#digestA.byteLength + this.#digestB.byteLength;
+  }
+
   /** Adds an order; returns false when its id is there already (the first one is kept). */
   add(hi: number, lo: number, digestA: number, digestB: number): boolean {
     const place = this.#ids.add(hi, lo);

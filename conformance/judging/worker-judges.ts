@@ -195,6 +195,7 @@ function unjudgedVerdict(reason: string): ListVerdict {
 
 class WorkerFeed implements ListFeed {
   #indexedOrders = 0;
+  #indexBytes = 0;
   /** Why the list's thread is gone (its heap outgrown, or a fault): it ends unjudged, whatever comes of it. */
   #unjudged: string | undefined;
   /** Bytes handed over and not yet judged, held in the account. */
@@ -221,6 +222,10 @@ class WorkerFeed implements ListFeed {
 
   get indexedOrders(): number {
     return this.#indexedOrders;
+  }
+
+  get indexBytes(): number {
+    return this.#indexBytes;
   }
 
   write(chunk: Buffer): boolean {
@@ -293,6 +298,7 @@ class WorkerFeed implements ListFeed {
       this.backlog.bytes -= message.judged;
       this.context.held.give(message.judged);
       this.#indexedOrders = message.indexedOrders;
+      this.#indexBytes = message.indexBytes;
       this.context.progressed();
       this.#pacer.caughtUp(this.#outstanding);
       return;

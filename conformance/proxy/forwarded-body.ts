@@ -203,7 +203,8 @@ export class ForwardedBody {
    */
   #chargeIndex(): void {
     const orders = this.#feed?.indexedOrders ?? 0;
-    const wanted = orders * INDEXED_ORDER_BYTES;
+    // What the index's arrays take (each grows to twice its length when full), never less than its share.
+    const wanted = Math.max(orders * INDEXED_ORDER_BYTES, this.#feed?.indexBytes ?? 0);
     const { held } = this.#options;
     if (wanted <= this.#indexCharged) return;
     if (wanted > held.limit) {
@@ -390,6 +391,7 @@ export class JudgedBodyTap implements ExchangeTap {
 
   onData(chunk: Buffer, size: number): void {
     this.#size = size;
+    this.settings.held.forwarded(chunk.length);
     this.#body?.add(chunk);
   }
 

@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { builtInContract } from "../../contract/built-in.ts";
 import type { FeedContext } from "../judging/list-feed.ts";
 import { ListJudge, type ListVerdict } from "../judging/list-judge.ts";
-import { MemoryBudget } from "../judging/memory-budget.ts";
+import { INDEXED_ORDER_BYTES, MemoryBudget } from "../judging/memory-budget.ts";
 import { BLOCK_BYTES, judgesShare, WorkerJudges } from "../judging/worker-judges.ts";
 import { RECORDS_KEPT_UP_TO } from "../proxy/state-rules.ts";
 
@@ -88,6 +88,19 @@ describe("the list judges' worker thread", () => {
     assert.ok(waitingProgress > 0);
     holding.drop();
     assert.equal(held.held, 0);
+  });
+
+  it("says what its id index takes as allocated: ids out of order need a table beside them", async () => {
+    const count = 5000;
+    const orders = Array.from({ length: count }, (_, at) => `{"id":${count - at}}`);
+    const feed = judges.feed(context(new MemoryBudget(), [], { progressed: () => {}, holding: true }));
+    feed.write(Buffer.from(`[${orders.join(",")}]`));
+    const verdict = await feed.end();
+    assert.equal(verdict.orders.size, count);
+    // Its arrays (8192 places of ids and digests, 16 bytes each) and its hash table (16384 slots of 4
+    // bytes), with the table of before while ids move out of it: more than the share an order is reckoned.
+    assert.ok(feed.indexBytes >= 8192 * 16 + 16384 * 4, `${feed.indexBytes} bytes`);
+    assert.ok(feed.indexBytes > count * INDEXED_ORDER_BYTES);
   });
 
   it("judges bytes as they come once what waits is past half the account", async () => {

@@ -468,6 +468,11 @@ export class RequestBodyTap implements ExchangeTap {
     return this.#chunks;
   }
 
+  /** The body's bytes so far, kept or not. */
+  get size(): number {
+    return this.#size;
+  }
+
   onRequest(exchange: Exchange): void {
     const { request } = exchange;
     const encoding = headerText(request.headers["content-encoding"])?.trim().toLowerCase();

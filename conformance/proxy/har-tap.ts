@@ -38,6 +38,7 @@ export class HarTap implements ExchangeTap {
       url: exchange.checked.url,
       request: exchange.request,
       requestChunks: this.requestBody.chunks,
+      requestBodySize: this.requestBody.size,
       answer: end.answer,
       upstreamError: end.upstreamError,
       extra: end,
@@ -55,6 +56,8 @@ export interface HarFacts {
   url: URL;
   request: IncomingMessage;
   requestChunks: readonly Buffer[];
+  /** The request body's bytes in all, kept or not. */
+  requestBodySize: number;
   answer: UpstreamAnswer | undefined;
   upstreamError: string | undefined;
   extra: { cutOff?: string; unheld?: string; fault?: string } | undefined;
@@ -63,6 +66,7 @@ export interface HarFacts {
 export function harSource(facts: HarFacts): HarSource {
   const { answer, upstreamError, extra, request } = facts;
   const decoded = answer?.body.decoded;
+  const requestBody = Buffer.concat(facts.requestChunks);
   return {
     startedAt: facts.begunAt,
     durationMs: facts.durationMs,
@@ -70,7 +74,8 @@ export function harSource(facts: HarFacts): HarSource {
     method: facts.method,
     url: facts.url,
     requestHeaders: pairsOf(request.rawHeaders),
-    requestBody: Buffer.concat(facts.requestChunks),
+    requestBody,
+    ...(facts.requestBodySize > requestBody.length ? { requestBodyCut: true } : {}),
     ...(answer && decoded
       ? {
           response: {
@@ -79,6 +84,7 @@ export function harSource(facts: HarFacts): HarSource {
             headers: pairsOf(forwardedResponseHeaders(answer.incoming.rawHeaders)),
             body: decoded,
             size: answer.size,
+            ...(answer.body.whole ? {} : { cut: true }),
           },
         }
       : {}),

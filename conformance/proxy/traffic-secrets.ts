@@ -4,7 +4,7 @@ import type { RecordedRequest, RecordedResponse } from "../reports/report.ts";
 import { headerSecrets } from "../target/credentials.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import type { ProxyChoice } from "../target/proxy-env.ts";
-import { secretHider } from "../target/secret-hider.ts";
+import { type SecretHider, secretHider } from "../target/secret-hider.ts";
 import type { JudgedExchange } from "./judged-exchange.ts";
 
 /** Hiders kept for the credentials of recent exchanges: a client sends the same ones again and again. */
@@ -48,9 +48,9 @@ export class TrafficSecrets {
   /** The configured secrets, for the report as a whole. */
   readonly configured: readonly string[];
   /** Hides the configured secrets. */
-  readonly hide: (text: string) => string;
+  readonly hide: SecretHider;
   readonly #configured: ReadonlySet<string>;
-  readonly #hiders = new Map<string, (text: string) => string>();
+  readonly #hiders = new Map<string, SecretHider>();
 
   constructor(options: SecretSettings, route: ProxyChoice) {
     const masked = maskedHeaders(
@@ -68,7 +68,7 @@ export class TrafficSecrets {
   }
 
   /** Hides in one exchange's texts the configured secrets and `own`, the credentials it carried. */
-  forExchange(own: readonly string[]): (text: string) => string {
+  forExchange(own: readonly string[]): SecretHider {
     const added = own.filter((secret) => !this.#configured.has(secret));
     if (added.length === 0) return this.hide;
     const whole = added.find((secret) => secret.startsWith(HIDDEN_WHOLE));
@@ -89,9 +89,10 @@ export class TrafficSecrets {
 }
 
 /** Hides every text whole, saying why. */
-function hiddenWholeFor(reason: string): (text: string) => string {
+function hiddenWholeFor(reason: string): SecretHider {
   const notice = `*** (hidden whole: ${reason})`;
-  return () => notice;
+  // Nothing of a text is shown: no part of a secret either.
+  return Object.assign(() => notice, { reach: 0 });
 }
 
 /** A forward proxy's user and password, as the URL spells them and decoded (as they are sent). */
@@ -137,8 +138,9 @@ export function hiddenResponse(response: RecordedResponse, hide: Hide): Recorded
   return { ...response, headers: hiddenHeaders(response.headers, hide), body: hide(response.body) };
 }
 
+/** Names hidden as well as values: a server may echo a secret as a header's name. */
 function hiddenHeaders(headers: Readonly<Record<string, string>>, hide: Hide): Record<string, string> {
   const hidden: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) hidden[name] = hide(value);
+  for (const [name, value] of Object.entries(headers)) hidden[hide(name)] = hide(value);
   return hidden;
 }

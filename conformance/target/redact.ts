@@ -16,8 +16,10 @@ export function redactSecrets<Shown extends Pick<Report, "scenarios">>(
       check.message = hide(check.message);
       if (check.response) {
         check.response.body = hide(check.response.body);
-        for (const [name, value] of Object.entries(check.response.headers))
-          check.response.headers[name] = hide(value);
+        // Names too: a server may echo a secret as a header's name.
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(check.response.headers)) headers[hide(name)] = hide(value);
+        check.response.headers = headers;
       }
     }
   }

@@ -1,17 +1,17 @@
 import { BASIC_PROBE_USER } from "./credentials.ts";
 
 /**
- * Secrets replaced by `***` wherever a server echoes them, in one pass over a text whatever their number:
- * as given, JSON-escaped (`\/`, `\uXXXX`, `\n`…), percent-encoded in either case (once or twice), as HTML
- * references (`&#45;`, `&#x2d;`, `&amp;`), base64 and base64url with or without padding, inside the Basic
- * credentials of the suite's probe, in hex, and (for a binary body read as Latin-1) as UTF-8 bytes.
+ * Secrets replaced by `***` wherever a server echoes them, in one pass over a text whatever their number,
+ * in any ASCII case (a token echoed in upper case still shows it): as given, JSON-escaped (`\/`, `\uXXXX`, `\n`…), percent-encoded in either case (once or twice), as HTML
+ * references (`&#45;`, `&#x2d;`, `&amp;`), base64 and base64url with or without padding, inside any base64
+ * text at any offset (Basic credentials of any user: the part that depends on the secret alone), in hex, and (for a binary body read as Latin-1) as UTF-8 bytes.
  *
  * Every form is one alternative of one regular expression, but a large alternation makes the regular
  * expression engine try each alternative at each place, so the text is scanned for the forms' anchors
  * first (each form's longest run of letters and digits, spelled the same in every encoding), in strides
  * (Wu–Manber), and the expression is tried only where an anchor is.
  */
-export function secretHider(secrets: Iterable<string>): (text: string) => string {
+export function secretHider(secrets: Iterable<string>): SecretHider {
   const forms = spelledForms(secrets).sort(
     (a, b) => (a.pattern?.length ?? a.length) - (b.pattern?.length ?? b.length),
   );
@@ -26,17 +26,24 @@ export function secretHider(secrets: Iterable<string>): (text: string) => string
   });
   const beyond = forms.slice(within.length);
   const hide = expressionHider(within);
-  if (beyond.length === 0) return hide;
+  const reach = Math.max(0, ...forms.map((form) => form.reach));
+  if (beyond.length === 0) return Object.assign(hide, { reach });
   const literal = literalHider(beyond);
-  return (text) => hide(literal(text));
+  return Object.assign((text: string) => hide(literal(text)), { reach });
 }
+
+/**
+ * Hides secrets in a text. `reach` is the most characters one hidden spelling spans: a text cut short may end
+ * in the start of a secret, which no form matches, within its last `reach - 1` characters.
+ */
+export type SecretHider = ((text: string) => string) & { readonly reach: number };
 
 /** Hides the forms through one expression, tried where the scan finds their anchors. */
 function expressionHider(forms: readonly SpelledForm[]): (text: string) => string {
   if (forms.length === 0) return (text) => text;
   if (forms.some((form) => form.anchor.length < 2)) {
     // A form with no two letters or digits in a row has nothing to scan for: the expression alone.
-    const everywhere = whenCompiled(() => new RegExp(alternation(forms), "g"));
+    const everywhere = whenCompiled(() => new RegExp(alternation(forms), "gi"));
     return everywhere ? (text) => text.replace(everywhere, "***") : literalHider(forms);
   }
   const scan = anchorFinder(forms);
@@ -44,7 +51,11 @@ function expressionHider(forms: readonly SpelledForm[]): (text: string) => strin
   // form matched, a match is looked for as far back as any form may start, so the longer one is hidden
   // whole. Only when one form holds another's anchor: secrets apart from each other need no second look.
   const nested = forms.some((inner) =>
-    forms.some((outer) => outer.length > inner.length && (outer.pattern ?? "").includes(inner.anchor)),
+    forms.some(
+      (outer) =>
+        outer.length > inner.length &&
+        (outer.pattern ?? "").toLowerCase().includes(inner.anchor.toLowerCase()),
+    ),
   );
   const before = nested ? Math.max(...forms.map((form) => form.before)) : 0;
   // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
@@ -55,7 +66,7 @@ function expressionHider(forms: readonly SpelledForm[]): (text: string) => strin
     scan.reset(text);
     const first = scan.next(text, 0);
     if (first === -1) return text;
-    here ??= whenCompiled(() => new RegExp(alternation(forms), "y"));
+    here ??= whenCompiled(() => new RegExp(alternation(forms), "yi"));
     if (here) return hideFound(text, scan, here, first, before);
     literal = literalHider(forms);
     return literal(text);
@@ -105,9 +116,9 @@ function spellingsAtAnchors(spellings: readonly string[]): (text: string) => str
   const candidates = new Map<string, Array<[string, number]>>();
   spellings.forEach((spelling, index) => {
     const anchor = anchors[index] ?? "";
-    const key = anchor.slice(0, length);
+    const key = anchor.slice(0, length).toLowerCase();
     const list = candidates.get(key) ?? [];
-    list.push([spelling, spelling.indexOf(anchor)]);
+    list.push([spelling.toLowerCase(), spelling.indexOf(anchor)]);
     candidates.set(key, list);
   });
   const scan = new AnchorScan(
@@ -118,8 +129,10 @@ function spellingsAtAnchors(spellings: readonly string[]): (text: string) => str
     let hidden = "";
     let copied = 0;
     for (let at = scan.next(text, 0); at !== -1; ) {
-      const found = (candidates.get(text.slice(at, at + length)) ?? []).find(
-        ([spelling, offset]) => at - offset >= copied && text.startsWith(spelling, at - offset),
+      const found = (candidates.get(text.slice(at, at + length).toLowerCase()) ?? []).find(
+        ([spelling, offset]) =>
+          at - offset >= copied &&
+          text.slice(at - offset, at - offset + spelling.length).toLowerCase() === spelling,
       );
       if (found === undefined) {
         at = scan.next(text, at + 1);
@@ -159,6 +172,8 @@ interface SpelledForm {
   anchor: string;
   /** How many characters of text at most come before the anchor in a spelling of the form. */
   before: number;
+  /** How many characters at most a spelling of the form spans. */
+  reach: number;
   /** The usual spellings as plain text: as given, JSON-escaped, percent-encoded in each case. */
   spellings: () => string[];
 }
@@ -180,10 +195,15 @@ function formsOf(secret: string): ReadonlyArray<[string, SpelledForm]> {
   if (kept) return kept;
   const forms = new Map<string, SpelledForm>();
   if (secret !== "") {
-    for (const form of literalForms(secret)) if (!forms.has(form)) forms.set(form, spelledForm(form, ""));
-    for (const [body, padding] of base64Forms(secret))
-      if (!forms.has(body)) forms.set(body, spelledForm(body, padding));
-    for (const hex of hexForms(secret)) if (!forms.has(hex)) forms.set(hex, spelledForm(hex, ""));
+    // Keyed in lower case: forms told apart only by case are one form to a hider blind to case.
+    const add = (form: string, padding: string) => {
+      const key = form.toLowerCase();
+      if (!forms.has(key)) forms.set(key, spelledForm(form, padding));
+    };
+    for (const form of literalForms(secret)) add(form, "");
+    for (const [body, padding] of base64Forms(secret)) add(body, padding);
+    for (const middle of base64Middles(secret)) add(middle, "");
+    for (const hex of hexForms(secret)) add(hex, "");
   }
   const spelled = [...forms];
   if (spelledLately.size >= SPELLED_KEPT) spelledLately.delete(spelledLately.keys().next().value ?? "");
@@ -213,6 +233,30 @@ function base64Forms(secret: string): Array<[string, string]> {
   return forms;
 }
 
+/** Base64 parts shorter than this are not hidden: they would hide ordinary words of a text. */
+const BASE64_MIDDLE_FROM = 8;
+/** Characters of base64 that depend on the bytes before the secret, by how many of them end a group of three. */
+const BASE64_LEADING = [0, 2, 3];
+
+/**
+ * The secret inside any base64 or base64url text, at each of the three places it may start in a group of
+ * three bytes: the characters that depend on its bytes alone (`Basic` credentials of any user, a token in
+ * an encoded blob).
+ */
+function base64Middles(secret: string): string[] {
+  const bytes = Buffer.from(secret);
+  const middles: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    const middle = encoded.slice(BASE64_LEADING[offset], Math.floor(((offset + bytes.length) * 4) / 3));
+    if (middle.length < BASE64_MIDDLE_FROM) continue;
+    middles.push(middle);
+    const url = middle.replaceAll("+", "-").replaceAll("/", "_");
+    if (url !== middle) middles.push(url);
+  }
+  return middles;
+}
+
 /** Secrets shorter than this have no hex form: theirs (digits only, often) would hide ids of the same digits. */
 const HEX_FROM = 8;
 
@@ -232,12 +276,14 @@ function spelledForm(form: string, padding: string): SpelledForm {
   const anchor = longestAlphanumericRun(form);
   const anchorAt = form.indexOf(anchor);
   let before = 0;
-  for (const character of form.slice(0, anchorAt)) before += longestSpelling(character);
+  for (const character of form.slice(0, anchorAt)) before += spellingLength(character);
+  let reach = 0;
+  for (const character of form + padding) reach += spellingLength(character);
   const spellings = () => usualSpellings(form, padding);
   // Spelled no further than the expression may grow: past it, only the usual spellings are hidden.
   const body = spelled(form, PATTERN_UP_TO);
   const pattern = body === undefined ? undefined : body + (padding === "" ? "" : `(?:${spelled(padding)})?`);
-  return { length: form.length, pattern, anchor, before, spellings };
+  return { length: form.length, pattern, anchor, before, reach, spellings };
 }
 
 function usualSpellings(form: string, padding: string): string[] {
@@ -287,7 +333,11 @@ function longestAlphanumericRun(form: string): string {
   return longest;
 }
 
-/** The most characters one character of a form takes in any of its spellings. */
+/** The most characters one character of a form takes in any of its spellings: a letter or digit is itself. */
+function spellingLength(character: string): number {
+  return ALPHANUMERIC.test(character) ? 1 : longestSpelling(character);
+}
+
 function longestSpelling(character: string): number {
   return Math.max(6 * character.length, 5 * Buffer.byteLength(character), LONGEST_REFERENCE);
 }
@@ -430,14 +480,23 @@ function anchorFinder(forms: readonly SpelledForm[]): AnchorFinder {
   return finders.length === 1 ? (finders[0] as AnchorFinder) : new FirstOfFinders(finders);
 }
 
+/** An anchor found by the engine's own search, in any ASCII case. */
 class NativeSearch implements AnchorFinder {
+  readonly #anchor: RegExp;
+  readonly #length: number;
+
   constructor(
-    private readonly anchor: string,
+    anchor: string,
     readonly before: number,
-  ) {}
+  ) {
+    // Letters and digits only: nothing in it to escape.
+    this.#anchor = new RegExp(anchor, "gi");
+    this.#length = anchor.length;
+  }
   reset(): void {}
   next(text: string, from: number): number {
-    return text.indexOf(this.anchor, from);
+    this.#anchor.lastIndex = from;
+    return this.#anchor.test(text) ? this.#anchor.lastIndex - this.#length : -1;
   }
 }
 
@@ -496,8 +555,10 @@ class AnchorScan implements AnchorFinder {
   before = 0;
 
   constructor(anchors: ReadonlyArray<[string, number]>, length: number) {
-    for (const [anchor, before] of anchors)
+    for (const [given, before] of anchors) {
+      const anchor = given.toLowerCase();
       this.#anchors.set(anchor, Math.max(before, this.#anchors.get(anchor) ?? 0));
+    }
     this.#length = length;
     this.#shift.fill(length - 1);
     for (const anchor of this.#anchors.keys())
@@ -519,7 +580,7 @@ class AnchorScan implements AnchorFinder {
         end += stride;
         continue;
       }
-      const before = this.#anchors.get(text.slice(end - length + 1, end + 1));
+      const before = this.#anchors.get(text.slice(end - length + 1, end + 1).toLowerCase());
       if (before !== undefined) {
         this.before = before;
         return end - length + 1;
@@ -531,6 +592,7 @@ class AnchorScan implements AnchorFinder {
 }
 
 function pairSlot(first: number, second: number): number {
-  // Every pair of ASCII characters a slot of its own.
-  return ((first << 7) ^ second) & 0x3fff;
+  // Every pair of ASCII characters a slot of its own, but for case: a letter's two cases share their slots
+  // (so do a few other pairs of characters, which only shortens a stride).
+  return (((first | 0x20) << 7) ^ (second | 0x20)) & 0x3fff;
 }

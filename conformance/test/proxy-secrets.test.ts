@@ -40,7 +40,19 @@ function echoedForms(secret: string): string[] {
     base64.replace(/=+$/, ""),
     Buffer.from(secret).toString("base64url"),
     Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64"),
+    secret.toUpperCase(),
+    Buffer.from(`client:${secret}`).toString("base64"),
   ];
+}
+
+/** Basic credentials of a user not the suite's: the characters that depend on the secret alone. */
+function basicMiddle(secret: string): string {
+  return Buffer.from(`client:${secret}`).toString("base64").slice(10, -4);
+}
+
+/** What a header name can carry of a secret: its percent-encoding is an HTTP token. */
+function asHeaderName(secret: string): string {
+  return `x-echo-${encodeURIComponent(secret)}`;
 }
 
 /** The credentials a request carried, as the upstream saw them (the gateway's added by the proxy). */
@@ -90,12 +102,17 @@ function readings(text: string): string[] {
 describe("the proxy hides every credential an upstream echoes", () => {
   it("in each form, from repeated headers, in the HAR, every report and the live lines", async () => {
     const upstream = await startScriptedUpstream((received) => {
-      const echo = credentialsIn(received).flatMap(echoedForms).join(" ");
+      const credentials = credentialsIn(received);
+      const echo = credentials.flatMap(echoedForms).join(" ");
       return {
         status: 401,
+        statusText: `Bad token ${echo}`,
         // A Content-Type that is not JSON: a failed check whose message quotes it, on the live line too,
         // and whose evidence shows the body.
-        headers: [["Content-Type", `text/plain; echo="${echo.replaceAll("\\", "")}"`]],
+        headers: [
+          ["Content-Type", `text/plain; echo="${echo.replaceAll("\\", "")}"`],
+          ...credentials.map((secret): [string, string] => [asHeaderName(secret), "1"]),
+        ],
         body: `{"code":"unauthorized ${echo}","message":"${echo}","status":400}`,
       };
     });
@@ -140,7 +157,7 @@ describe("the proxy hides every credential an upstream echoes", () => {
       for (const [where, text] of outputs)
         for (const reading of readings(text))
           for (const secret of SECRETS)
-            for (const form of echoedForms(secret))
+            for (const form of [...echoedForms(secret), basicMiddle(secret), asHeaderName(secret)])
               assert.ok(
                 !reading.includes(form),
                 `${JSON.stringify(form)} (of ${secret}) is in ${where}: …${reading.slice(reading.indexOf(form) - 200, reading.indexOf(form) + 100)}…`,

@@ -4,6 +4,8 @@ import type { AddressInfo, Socket } from "node:net";
 /** What a scripted upstream answers one request with; headers as raw pairs, in order. */
 export interface ScriptedAnswer {
   status: number;
+  /** The reason phrase, when not the usual one. */
+  statusText?: string;
   headers?: Array<[string, string]>;
   body?: string | Buffer;
 }
@@ -45,9 +47,10 @@ export async function startScriptedUpstream(
         body: Buffer.concat(chunks),
       };
       received.push(got);
-      const { status, headers = [], body } = answer(got);
+      const { status, statusText, headers = [], body } = answer(got);
       response.sendDate = false;
-      response.writeHead(status, headers.flat());
+      if (statusText === undefined) response.writeHead(status, headers.flat());
+      else response.writeHead(status, statusText, headers.flat());
       response.end(body);
     });
   });

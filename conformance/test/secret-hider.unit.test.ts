@@ -32,6 +32,12 @@ const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
   "Basic unpadded": (secret) =>
     Buffer.from(`${BASIC_PROBE_USER}:${secret}`).toString("base64").replace(/=+$/, ""),
   "UTF-8 bytes read as Latin-1": (secret) => Buffer.from(secret).toString("latin1"),
+  "ASCII upper case": (secret) => secret.replace(/[a-z]+/g, (letters) => letters.toUpperCase()),
+  "ASCII letters in alternating case": (secret) =>
+    secret.replace(/[A-Za-z]/g, (letter, at: number) =>
+      at % 2 === 0 ? letter.toLowerCase() : letter.toUpperCase(),
+    ),
+  "upper-case base64": (secret) => Buffer.from(secret).toString("base64").toUpperCase(),
 };
 
 /** Every character but letters and digits as an HTML reference, as an HTML-escaping server may echo it. */
@@ -87,6 +93,47 @@ describe("secretHider", () => {
     );
   });
 
+  it("hides the part of any base64 text that depends on a secret alone, wherever the secret starts", () => {
+    fc.assert(
+      fc.property(
+        secret,
+        fc.uint8Array({ maxLength: 7 }),
+        fc.uint8Array({ maxLength: 4 }),
+        fc.boolean(),
+        filler,
+        (one, before, after, url, around) => {
+          const bytes = Buffer.from(one);
+          const encoded = Buffer.concat([before, bytes, after]).toString(url ? "base64url" : "base64");
+          // Each character holds 6 bits: those from the first bit of the secret to its last one.
+          const from = Math.ceil((before.length * 8) / 6);
+          const to = Math.floor(((before.length + bytes.length) * 8) / 6);
+          const revealing = encoded.slice(from, to);
+          fc.pre(revealing.length >= 8);
+          const hidden = secretHider([one])(`${around}${encoded}${around}`);
+          assert.ok(!hidden.includes(revealing), `${revealing} survives in ${hidden}`);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("spans with its reach every spelling of a secret: a text cut in one loses it all with that much", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(secret, { minLength: 1, maxLength: 3 }),
+        encodingName,
+        (secrets, encoding) => {
+          const { reach } = secretHider(secrets);
+          for (const one of secrets) {
+            const spelled = ENCODINGS[encoding]?.(one) ?? "";
+            assert.ok(spelled.length <= reach, `${JSON.stringify(spelled)} is longer than ${reach}`);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("leaves a text with none of the secrets unchanged, the same string", () => {
     // No % \ + in the text: a secret could only be in it as given or in base64.
     const textCharacter = fc.constantFrom(...("abcxyz019 {}[]:,.'!?#*()<>\n\tÅé中😀".match(/./gsu) ?? []));
@@ -102,7 +149,12 @@ describe("secretHider", () => {
             "Basic unpadded",
             "UTF-8 bytes read as Latin-1",
           ];
-          fc.pre(secrets.every((one) => plain.every((name) => !text.includes(ENCODINGS[name]?.(one) ?? ""))));
+          const lower = text.toLowerCase();
+          fc.pre(
+            secrets.every((one) =>
+              plain.every((name) => !lower.includes((ENCODINGS[name]?.(one) ?? "").toLowerCase())),
+            ),
+          );
           assert.equal(secretHider(secrets)(text), text);
         },
       ),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { hiddenWhole, OWN_SECRETS_HIDDEN, TrafficSecrets } from "../proxy/traffic-secrets.ts";
+import { hiddenResponse, hiddenWhole, OWN_SECRETS_HIDDEN, TrafficSecrets } from "../proxy/traffic-secrets.ts";
 import { requestSecrets } from "../target/credentials.ts";
 
 const noProxy = {};
@@ -91,5 +91,17 @@ describe("TrafficSecrets", () => {
     );
     assert.equal(secrets.hide("gateway-token-7 tenant-42"), "*** tenant-42");
     assert.deepEqual([...secrets.names], ["authorization"]);
+  });
+
+  it("hides a secret a response echoes as a header's name, and the cut-off reach of its hider", () => {
+    const secrets = new TrafficSecrets({ headers: { "X-Gateway-Key": "gateway-key-1" } }, noProxy);
+    const hide = secrets.forExchange(["client-token-a"]);
+    const response = {
+      status: 200,
+      headers: { "x-echo-client-token-a": "1", "x-GATEWAY-KEY-1": "2" },
+      body: "",
+    };
+    assert.deepEqual(Object.keys(hiddenResponse(response, hide).headers), ["x-echo-***", "x-***"]);
+    assert.ok(hide.reach >= "client-token-a".length);
   });
 });

@@ -103,6 +103,23 @@ describe("har-entry", () => {
     );
   });
 
+  it("reads a JSON body's members in one pass: strings that never close cost their length, a cut credential is masked", () => {
+    // An unclosed string of escaped quotes: a pattern retried at each quote read it again to its end.
+    const unclosed = `{"a":"${'\\"'.repeat(100_000)}`;
+    assert.equal(formExchange(unclosed, "", "application/json").request.postData?.text, unclosed);
+    const cut = '{"user":"u","password":"hunter2-and-so';
+    assert.equal(
+      formExchange(cut, "", "application/json").request.postData?.text,
+      '{"user":"u","password":"***"',
+      "a credential's value cut short is masked all the same",
+    );
+    assert.equal(
+      formExchange('{"note":"password","x":{"token":"t"}}', "", "application/json").request.postData?.text,
+      '{"note":"password","x":{"token":"***"}}',
+      "a value that reads as a credential's name is no name",
+    );
+  });
+
   it("shows no start of a secret a body was cut in, whatever the place of the cut", () => {
     const secret = "sk_live-CutBoundary_Secret";
     const spellings = [secret, encodeURIComponent(`${secret}/`), JSON.stringify(`${secret}\n`).slice(1, -1)];

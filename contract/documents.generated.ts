@@ -271,7 +271,7 @@ export const controlDocument: unknown = {
             "name": "after",
             "in": "query",
             "required": false,
-            "description": "The id (int64) of the order the page follows, the `X-Next-Cursor` of the page before; the list's start when absent. An id the world's list never held is answered 400. (`cursor`, the place-based parameter of earlier versions, is answered 400 and names this one.)",
+            "description": "The id (int64) of the order the page follows, the `X-Next-Cursor` of the page before; the list's start when absent. An id the world's list never held, or one removed long enough ago that its place was let go of (a memory world keeps the places of removed orders only while they are few beside its orders), is answered 400: start again without it. (`cursor`, the place-based parameter of earlier versions, is answered 400 and names this one.)",
             "schema": {
               "type": "integer",
               "format": "int64"

@@ -4,7 +4,7 @@ import type { RecordedRequest, RecordedResponse } from "../reports/report.ts";
 import { headerSecrets } from "../target/credentials.ts";
 import { maskedHeaders } from "../target/masked-headers.ts";
 import type { ProxyChoice } from "../target/proxy-env.ts";
-import { type SecretHider, secretHider } from "../target/secret-hider.ts";
+import { distinctName, type SecretHider, secretHider } from "../target/secret-hider.ts";
 import type { JudgedExchange } from "./judged-exchange.ts";
 
 /** Hiders kept for the credentials of recent exchanges: a client sends the same ones again and again. */
@@ -141,6 +141,6 @@ export function hiddenResponse(response: RecordedResponse, hide: Hide): Recorded
 /** Names hidden as well as values: a server may echo a secret as a header's name. */
 function hiddenHeaders(headers: Readonly<Record<string, string>>, hide: Hide): Record<string, string> {
   const hidden: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) hidden[hide(name)] = hide(value);
+  for (const [name, value] of Object.entries(headers)) hidden[distinctName(hidden, hide(name))] = hide(value);
   return hidden;
 }

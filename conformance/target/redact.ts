@@ -1,5 +1,5 @@
 import type { Report } from "../reports/report.ts";
-import { secretHider } from "./secret-hider.ts";
+import { distinctName, secretHider } from "./secret-hider.ts";
 
 /**
  * Secrets (the key, masked header values) never appear in a report, whatever a server echoes back, in any
@@ -18,7 +18,8 @@ export function redactSecrets<Shown extends Pick<Report, "scenarios">>(
         check.response.body = hide(check.response.body);
         // Names too: a server may echo a secret as a header's name.
         const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(check.response.headers)) headers[hide(name)] = hide(value);
+        for (const [name, value] of Object.entries(check.response.headers))
+          headers[distinctName(headers, hide(name))] = hide(value);
         check.response.headers = headers;
       }
     }

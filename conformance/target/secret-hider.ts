@@ -596,3 +596,14 @@ function pairSlot(first: number, second: number): number {
   // (so do a few other pairs of characters, which only shortens a stride).
   return (((first | 0x20) << 7) ^ (second | 0x20)) & 0x3fff;
 }
+
+/**
+ * A hidden header name not yet among `headers`: two names a secret made (`x-a-TOKEN`, `x-b-TOKEN` hidden
+ * alike) stay two headers, the later one numbered, rather than one taking the other's place.
+ */
+export function distinctName(headers: Readonly<Record<string, string>>, hidden: string): string {
+  if (!Object.hasOwn(headers, hidden)) return hidden;
+  let suffix = 2;
+  while (Object.hasOwn(headers, `${hidden} (${suffix})`)) suffix++;
+  return `${hidden} (${suffix})`;
+}

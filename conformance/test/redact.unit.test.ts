@@ -24,4 +24,24 @@ describe("redactSecrets", () => {
     });
     assert.equal(check?.message, "got ***");
   });
+
+  it("keeps two header names a secret made alike as two headers", () => {
+    const secret = "sk_live-Tok3nAlpha_Zulu";
+    const scenario = {
+      checks: [
+        {
+          id: "x",
+          status: "failed",
+          message: "m",
+          response: {
+            status: 200,
+            headers: { [`x-${secret}`]: "a", [`x-${secret.toUpperCase()}`]: "b" },
+            body: "",
+          },
+        },
+      ],
+    } as unknown as ScenarioResult;
+    const [check] = redactSecrets({ scenarios: [scenario] }, [secret]).scenarios[0]?.checks ?? [];
+    assert.deepEqual(check?.response?.headers, { "x-***": "a", "x-*** (2)": "b" });
+  });
 });

@@ -187,7 +187,7 @@ function ordersPage(
   return then(world.page(query), (page) => {
     if (page === undefined) {
       return invalid(
-        `query parameter "after": no order with id ${query.after} was ever in this world's list (start again without "after")`,
+        `query parameter "after": no order with id ${query.after} is in this world's list, nor was removed from it lately (start again without "after")`,
         cors,
       );
     }
@@ -370,7 +370,7 @@ function orderBatch(
   return applyBatch(world, orders, ids).then(({ created, removed, full }) =>
     full
       ? worldFull(
-          ` This batch created ${created.length} of its orders before it stopped, and removed none.`,
+          ` This batch created ${created.length} of its orders before it stopped${created.length > 0 ? ` (${created.slice(0, 100).join(", ")}${created.length > 100 ? ", …" : ""})` : ""}, and removed none.`,
           cors,
         )
       : jsonResponse(200, `{"created":[${created.join(",")}],"removed":[${removed.join(",")}]}`, cors),

@@ -151,8 +151,22 @@ export class RedisWorld implements World {
     if (this.#cachedBody && this.#cachedVersion === this.#seenVersion && this.#cachedSeed === seed) {
       return this.#cachedBody;
     }
+    return this.#bodyAtLeast(seed, this.#seenVersion);
+  }
+
+  /**
+   * The list body of a version no older than `seen`, the one this request's own read of the world found: a
+   * read already under way is shared, but one begun before a change this request must show (another
+   * replica's cancel, answered before it arrived) is followed by a read of its own.
+   */
+  async #bodyAtLeast(seed: Seed, seen: string): Promise<RedisListBody["body"]> {
     this.#pendingBody ??= this.#readBody(seed);
-    return this.#pendingBody.then(({ body }) => body);
+    const shared = await this.#pendingBody;
+    if (!olderVersion(shared.version, seen)) return shared.body;
+    // Begun after the shared one ended, so after this request arrived: it shows all that came before it
+    // (a reset may since have taken the world back to no version at all).
+    this.#pendingBody ??= this.#readBody(seed);
+    return (await this.#pendingBody).body;
   }
 
   async #readBody(seed: Seed): Promise<RedisListBody> {
@@ -164,7 +178,7 @@ export class RedisWorld implements World {
       this.#cachedBody = read.body;
       this.#cachedVersion = read.version;
       this.#cachedSeed = seed;
-      this.#seenVersion = read.version;
+      if (olderVersion(this.#seenVersion, read.version)) this.#seenVersion = read.version;
       return read;
     } finally {
       this.#readingBytes = 0;
@@ -295,4 +309,11 @@ function inControlOrder(rule: BehaviourRule): BehaviourRule {
     ...(rule.fault !== undefined ? { fault: rule.fault } : {}),
     ...(rule.times !== undefined ? { times: rule.times } : {}),
   };
+}
+
+/** Whether world version `a` (a counter's value, as Redis gives it) comes before `b`. */
+function olderVersion(a: string, b: string): boolean {
+  if (a === b) return false;
+  if (a === "" || b === "") return a === "";
+  return a.length !== b.length ? a.length < b.length : a < b;
 }

@@ -2,13 +2,7 @@ import { randomInt } from "node:crypto";
 import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import { gateExitCode } from "../reports/outcome.ts";
-import {
-  refusedAtStart,
-  reportFiles,
-  reportFileWritten,
-  unwritableReportFile,
-  writeToStdout,
-} from "../reports/write-reports.ts";
+import { refuseUnwritable, reportFileWritten, writeToStdout } from "../reports/write-reports.ts";
 import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
@@ -30,12 +24,8 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
     process.stderr.write(`petstore-conformance explore: stopped by ${signal}; writing the reports\n`);
     stop.abort(signal);
   });
-  const unwritable = unwritableReportFile(reportFiles(options.reporters));
-  if (unwritable !== undefined) {
-    // The other reports asked for say it too: a CI job uploads them whatever the exit.
-    const message = `${printable(unwritable.message)}; nothing was run`;
-    const others = options.reporters.filter((reporter) => reporter.file !== unwritable.file);
-    await writeErrorReports(
+  const refused = await refuseUnwritable(options.reporters, (message, others) =>
+    writeErrorReports(
       {
         target: hideUrlCredentials(options.run.baseUrl),
         startedAt: new Date().toISOString(),
@@ -43,10 +33,10 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
         seed,
         message,
       },
-      { ...options, reporters: others },
-    );
-    return refusedAtStart(unwritable.message);
-  }
+      { ...options, reporters: [...others] },
+    ),
+  );
+  if (refused !== undefined) return refused;
   // Said first, so that a run stopped half-way can still be repeated.
   process.stderr.write(`explore: seed ${seed}\n`);
   let result: ExploreResult;

@@ -55,10 +55,8 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     durationMs: Math.round(performance.now() - started),
   });
   // Before the proxy listens or COMMAND runs: a report that cannot be written is said now, not at the end.
-  const refused = await refuseUnwritable(
-    options.reporters,
-    (why) => errorReportOf(frame(), why),
-    reportColor,
+  const refused = await refuseUnwritable(options.reporters, (why, others) =>
+    writeErrorReports(errorReportOf(frame(), why), others, reportColor),
   );
   if (refused !== undefined) return refused;
   try {

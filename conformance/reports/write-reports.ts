@@ -5,7 +5,6 @@ import { reportFiles, unwritableReportFile } from "./report-files.ts";
 import type { ReporterName, ReporterTarget } from "./reporter-options.ts";
 
 // Checked before a run, where a library's own start (the proxy's HAR) reads them without the reporters.
-export { reportFiles, unwritableReportFile };
 
 /**
  * Each report to its file, whole (written beside it and renamed into place), one to standard output (pretty
@@ -113,25 +112,20 @@ async function writeEach(
 /**
  * Before a run: a report file that cannot be written is said in one line, the other reports asked for
  * saying it too (a CI job uploads them whatever the exit), and the run is refused with 2; undefined when
- * every file can be written. `errorReport`: the report of a run ended by `message`.
+ * every file can be written. `writeOthers`: writes those other reports of a run ended by `message`.
  */
-export async function refuseUnwritable(
-  reporters: readonly ReporterTarget[],
-  errorReport: (message: string) => Report,
-  color: boolean,
+export async function refuseUnwritable<Target extends { file?: string | undefined }>(
+  reporters: readonly Target[],
+  writeOthers: (message: string, others: readonly Target[]) => Promise<void>,
 ): Promise<number | undefined> {
   const unwritable = unwritableReportFile(reportFiles(reporters));
   if (unwritable === undefined) return undefined;
   const message = `${printable(unwritable.message)}; nothing was run`;
   process.stderr.write(`error: ${message}\n`);
-  const others = reporters.filter((reporter) => reporter.file !== unwritable.file);
-  await writeErrorReports(errorReport(message), others, color);
-  return 2;
-}
-
-/** A report file found unwritable before the run, said in one line: exit 2. */
-export function refusedAtStart(message: string): number {
-  process.stderr.write(`error: ${printable(message)}; nothing was run\n`);
+  await writeOthers(
+    message,
+    reporters.filter((reporter) => reporter.file !== unwritable.file),
+  );
   return 2;
 }
 

@@ -19,7 +19,9 @@ export async function main(options: CliOptions, env: NodeJS.ProcessEnv): Promise
   const color = process.stdout.isTTY === true && !env.NO_COLOR;
   const progress = startProgress(options.run.baseUrl);
   // Before the first request: a report that cannot be written is said now, not after every scenario ran.
-  const refused = await refuseUnwritable(options.reporters, (why) => errorReport(progress, why), color);
+  const refused = await refuseUnwritable(options.reporters, (why, others) =>
+    writeErrorReports(errorReport(progress, why), others, color),
+  );
   if (refused !== undefined) return refused;
   // Taken before the first request: a stop at any moment still leaves the reports asked for.
   const signals = new StopSignals("petstore-conformance");

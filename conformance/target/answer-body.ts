@@ -24,6 +24,12 @@ const NO_CODINGS = { codings: [] };
  */
 export type ReadingStop = "max-body" | "not-a-list" | { unjudgeable: string } | { notRead: string };
 
+/** The run's own limit a stop is, which reading the same answer again would meet again; none for the target's faults. */
+export function runLimitOf(stop: ReadingStop): Exchange["limit"] {
+  if (stop === "max-body") return "max-body";
+  return typeof stop === "object" && "notRead" in stop ? "not-read" : undefined;
+}
+
 /** What a BodyReader tells the client reading the answer. */
 export interface BodyReading {
   /** Nothing more is read, and the answer is what was read, cut for this reason: said once at most. */

@@ -4,7 +4,7 @@ import type { Exchange } from "../judging/exchange.ts";
 import type { ListReading } from "../judging/identical-readings.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
-import { BodyReader, cutShort, unsent } from "./answer-body.ts";
+import { BodyReader, cutShort, runLimitOf, unsent } from "./answer-body.ts";
 import type { DecoderRoom } from "./content-coding.ts";
 import { type StartGate, whenConnected } from "./start-gate.ts";
 
@@ -163,8 +163,7 @@ export class HttpAttempt {
     const coding = incoming.headers["content-encoding"];
     const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, coding, {
       stopped: (stop) => {
-        if (stop === "max-body") this.#limit = "max-body";
-        else if (typeof stop === "object" && "notRead" in stop) this.#limit = "not-read";
+        this.#limit = runLimitOf(stop) ?? this.#limit;
         answer(reader.stopReason(stop, this.target));
         incoming.destroy();
       },

@@ -4,7 +4,7 @@ import type { Exchange, ExchangeResponse } from "../judging/exchange.ts";
 import { MemoryBudget } from "../judging/memory-budget.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
-import { BodyReader, cutShort, oneLine, unsent } from "./answer-body.ts";
+import { BodyReader, cutShort, oneLine, runLimitOf, unsent } from "./answer-body.ts";
 import { CLIENT_DECODERS_ROOM_BYTES, type DecoderRoom } from "./content-coding.ts";
 import type { RequestToSend } from "./http-attempt.ts";
 import {
@@ -359,8 +359,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
     const read = asNodeReadsThem(headers);
     const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, read["content-encoding"], {
       stopped: (stop) => {
-        if (stop === "max-body") this.#limit = "max-body";
-        else if (typeof stop === "object" && "notRead" in stop) this.#limit = "not-read";
+        this.#limit = runLimitOf(stop) ?? this.#limit;
         this.#answered(reader.stopReason(stop, this.target));
         // Decoding may stop after the last byte came, when there is nothing left to abort.
         if (!this.#bodyEnded) controller.abort(new Error("reading stopped"));

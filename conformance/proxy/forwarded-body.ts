@@ -5,7 +5,7 @@ import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
 import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import { type CodingFailure, DecoderChain, READ_CODINGS, readCodings } from "../target/content-coding.ts";
+import { type CodingFailure, DecoderChain, readCodings, unreadCoding } from "../target/content-coding.ts";
 import { formSecrets } from "../target/credentials.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
 import {
@@ -111,8 +111,7 @@ export class ForwardedBody {
     const read = readCodings(options.contentEncoding);
     // A coding it does not read leaves the body unread: judging its bytes as they are would blame the upstream
     // for what RFC 9110 lets it send a client that asked for that coding.
-    if ("unread" in read)
-      this.#notJudged = `Content-Encoding "${read.unread}" is not one petstore-conformance reads (${READ_CODINGS}): forwarded unchanged, not judged`;
+    if ("unread" in read) this.#notJudged = `${unreadCoding(read.unread)}: forwarded unchanged, not judged`;
     else if (read.codings.length > 0)
       this.#decoder = new DecoderChain(
         read.codings,

@@ -5,7 +5,7 @@ import type { ListReading } from "../judging/identical-readings.ts";
 import { judgeFault } from "../judging/list-judge.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
-import { DecoderChain, type DecoderRoom, READ_CODINGS, readCodings } from "./content-coding.ts";
+import { DecoderChain, type DecoderRoom, readCodings, unreadCoding } from "./content-coding.ts";
 
 /**
  * Bytes of an answer kept when it is not a list judged as it streams: an Error record or an empty body needs
@@ -79,7 +79,7 @@ export class BodyReader {
     if (!("codings" in this.#codings)) {
       const { unread } = this.#codings;
       this.#stopWith({
-        notRead: `Content-Encoding "${unread}" is not one petstore-conformance reads (${READ_CODINGS}), so the body could not be read`,
+        notRead: `${unreadCoding(unread)}, so the body could not be read`,
       });
       return;
     }

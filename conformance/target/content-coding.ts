@@ -11,7 +11,12 @@ const DECODERS: Readonly<Record<string, () => Duplex & Zlib>> = {
 };
 
 /** The codings read, as messages list them. */
-export const READ_CODINGS = "gzip, x-gzip, deflate, br";
+const READ_CODINGS = "gzip, x-gzip, deflate, br";
+
+/** Why a body in a coding not read says nothing: named with the codings that are. */
+export function unreadCoding(unread: string): string {
+  return `Content-Encoding "${unread}" is not one petstore-conformance reads (${READ_CODINGS})`;
+}
 
 /**
  * A Content-Encoding read: the codings in the order they were applied (RFC 9110 §8.4: `gzip, br` is br of

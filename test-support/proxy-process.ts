@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 
 export interface ProxyProcess {
@@ -90,4 +91,20 @@ export async function liveLinesWritten(proxy: ProxyProcess, count: number, withi
       .split("\n")
       .filter((line) => line.startsWith("{")).length;
   for (let waited = 0; lines() < count && waited < withinMs; waited += 20) await sleep(20);
+}
+
+/** A list through the proxy at `base`, read to its end and thrown away: how many bytes came. */
+export function listBytesThrough(base: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(`${base}/store/orders`, { headers }, (answer) => {
+      let bytes = 0;
+      answer.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      answer.on("end", () => resolve(bytes));
+      answer.on("error", reject);
+    })
+      .on("error", reject)
+      .end();
+  });
 }

@@ -1,12 +1,18 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer, request, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { NO_PROXY_ENV, type ProxyProcess, startProxyProcess } from "../../test-support/proxy-process.ts";
+import { residentMemory } from "../../test-support/process-memory.ts";
+import {
+  listBytesThrough,
+  liveLinesWritten,
+  NO_PROXY_ENV,
+  type ProxyProcess,
+  startProxyProcess,
+} from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 
@@ -79,30 +85,13 @@ function ordinaryOrders(bytes: number): Buffer {
   return Buffer.from(`[${parts.join(",")}]`);
 }
 
-/** A list through the proxy, read to its end and thrown away: its bytes. */
+/** A list through the proxy in the shape asked for, read to its end and thrown away: its bytes. */
 function drain(base: string, shape: string, together?: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const headers = {
-      authorization: `Bearer ${TARGET_KEY}`,
-      "x-shape": shape,
-      ...(together === undefined ? {} : { "x-together": String(together) }),
-    };
-    request(`${base}/store/orders`, { headers }, (answer) => {
-      let bytes = 0;
-      answer.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      answer.on("end", () => resolve(bytes));
-      answer.on("error", reject);
-    })
-      .on("error", reject)
-      .end();
+  return listBytesThrough(base, {
+    authorization: `Bearer ${TARGET_KEY}`,
+    "x-shape": shape,
+    ...(together === undefined ? {} : { "x-together": String(together) }),
   });
-}
-
-function peakBytes(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
 }
 
 /**
@@ -128,16 +117,16 @@ async function atSmallBudget(
     ...args,
   ]);
   try {
-    const idle = peakBytes(proxy.child.pid);
+    const idle = residentMemory(proxy.child.pid).peak;
     const read = await send(proxy.url);
     // The verdict may come after the client's last byte: a stop before it would report the list cut off.
-    await judged(proxy, read.length);
+    await liveLinesWritten(proxy, read.length);
     assert.ok(
       read.every((bytes) => bytes > 24 * MiB),
       "every list reaches the client whole",
     );
     assert.equal(proxy.child.exitCode, null, "the proxy is alive");
-    const grown = peakBytes(proxy.child.pid) - idle;
+    const grown = residentMemory(proxy.child.pid).peak - idle;
     if (process.env.HELD_BYTES_VERBOSE) process.stderr.write(`grew ${Math.round(grown / MiB)} MiB\n`);
     assert.ok(grown <= maxGrowth, `grew ${Math.round(grown / MiB)} MiB past its start`);
   } finally {
@@ -145,16 +134,6 @@ async function atSmallBudget(
     await upstream.close();
   }
   return JSON.parse(readFileSync(reportFile, "utf8")) as Report;
-}
-
-/** Waits until the proxy has written a line for `count` exchanges (it writes one as each is judged). */
-async function judged(proxy: ProxyProcess, count: number): Promise<void> {
-  const lines = () =>
-    proxy
-      .stdout()
-      .split("\n")
-      .filter((line) => line.startsWith("{")).length;
-  for (let waited = 0; lines() < count && waited < 60_000; waited += 50) await sleep(50);
 }
 
 function listBody(report: Report) {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
-import { createServer, request, type ServerResponse } from "node:http";
+import { existsSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import { NO_PROXY_ENV, startProxyProcess } from "../../test-support/proxy-process.ts";
+import { residentMemory } from "../../test-support/process-memory.ts";
+import { listBytesThrough, NO_PROXY_ENV, startProxyProcess } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 
 const LISTS = 16;
@@ -38,27 +39,6 @@ async function smallOrdersUpstream(): Promise<{ url: string; close: () => Promis
   };
 }
 
-function drain(base: string, list: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const headers = { authorization: `Bearer ${TARGET_KEY}`, "x-list": String(list) };
-    request(`${base}/store/orders`, { headers }, (answer) => {
-      let bytes = 0;
-      answer.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      answer.on("end", () => resolve(bytes));
-      answer.on("error", reject);
-    })
-      .on("error", reject)
-      .end();
-  });
-}
-
-function peakMiB(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) / 1024;
-}
-
 describe("the proxy's peak memory under many lists at once", () => {
   it("sixteen lists of 2,000,000 small orders at 64MiB: peak within the budget + 100 MiB", async () => {
     assert.ok(existsSync(BUILT_BIN), `${BUILT_BIN} is missing: run npx tsup first`);
@@ -70,13 +50,17 @@ describe("the proxy's peak memory under many lists at once", () => {
       { env },
     );
     try {
-      const read = await Promise.all(Array.from({ length: LISTS }, (_, list) => drain(proxy.url, list)));
+      const read = await Promise.all(
+        Array.from({ length: LISTS }, (_, list) =>
+          listBytesThrough(proxy.url, { authorization: `Bearer ${TARGET_KEY}`, "x-list": String(list) }),
+        ),
+      );
       assert.ok(
         read.every((bytes) => bytes > ORDERS * 8),
         "every list reaches its client whole",
       );
       assert.equal(proxy.child.exitCode, null, "the proxy is alive");
-      const peak = peakMiB(proxy.child.pid);
+      const peak = residentMemory(proxy.child.pid).peak / (1024 * 1024);
       if (process.env.PEAK_MEMORY_VERBOSE) process.stderr.write(`peak ${Math.round(peak)} MiB\n`);
       assert.ok(peak <= 64 + 100, `peak RSS ${Math.round(peak)} MiB`);
     } finally {

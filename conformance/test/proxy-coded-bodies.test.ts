@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createServer, request } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { brotliCompressSync, constants } from "node:zlib";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { residentMemory } from "../../test-support/process-memory.ts";
-import { liveLinesWritten, startSourceProxy } from "../../test-support/proxy-process.ts";
+import { listBytesThrough, liveLinesWritten, startSourceProxy } from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 
@@ -62,18 +62,7 @@ async function brotliUpstream() {
 
 /** A list through the proxy, read to its end and thrown away: its coded bytes. */
 function drain(base: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    request(`${base}/store/orders`, { headers: { authorization: `Bearer ${TARGET_KEY}` } }, (answer) => {
-      let bytes = 0;
-      answer.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      answer.on("end", () => resolve(bytes));
-      answer.on("error", reject);
-    })
-      .on("error", reject)
-      .end();
-  });
+  return listBytesThrough(base, { authorization: `Bearer ${TARGET_KEY}` });
 }
 
 describe("coded answers under the proxy's memory budget", () => {

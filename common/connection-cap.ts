@@ -37,6 +37,13 @@ export function capConnections(server: Server, max: number): void {
     if (open.size <= max) return;
     for (const candidate of open) {
       if (candidate === socket) break;
+      // Already ended by the server (a 408 sent, an answer whose connection closes): closing, it holds no
+      // place, though its own close may come after the next connection opens.
+      if (candidate.writableEnded || candidate.destroyed) {
+        open.delete(candidate);
+        if (open.size <= max) return;
+        continue;
+      }
       // Node's server sets _httpMessage to the response a connection is answering, and clears it after.
       if ((candidate as Socket & { _httpMessage?: unknown })._httpMessage) continue;
       open.delete(candidate);

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { tempFolder } from "../../common/temp-folder.ts";
+import type { Contract } from "../../contract/contract.ts";
+import { generatedFixtureText } from "../core/generate.ts";
 import { createSeed } from "../core/seed.ts";
 import { FixtureError, loadFixtureFile, parseFixture } from "../fixtures.ts";
 import { BUNDLED_FIXTURES } from "../options.ts";
@@ -307,6 +309,45 @@ describe("fixture loading", () => {
       loadFixtureFile(path, contract),
       /: not valid JSON: empty JSON text at byte 52428800 \(line 1, column 52428801\)$/,
     );
+  });
+
+  it("reads a large file in pieces: other work runs between every two MiB of it", async () => {
+    const text = [...generatedFixtureText(200_000, 3)].join("");
+    const path = writeFixture(text, "large.json");
+    // Orders read between two turns of the event loop: a load in one piece would read them all in one.
+    let read = 0;
+    const validate = contract.schema("Order");
+    const counted = Object.defineProperty(
+      (order: unknown) => {
+        read++;
+        return validate(order);
+      },
+      "errors",
+      { get: () => validate.errors },
+    ) as unknown as typeof validate;
+    const counting: Contract = {
+      ...contract,
+      schema: (name) => (name === "Order" ? counted : contract.schema(name)),
+      flatPlan: () => undefined,
+    };
+    let loading = true;
+    let readAtLastTurn = 0;
+    let mostInOneTurn = 0;
+    const turn = () => {
+      mostInOneTurn = Math.max(mostInOneTurn, read - readAtLastTurn);
+      readAtLastTurn = read;
+      if (loading) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const loaded = await loadFixtureFile(path, counting);
+    loading = false;
+    assert.equal(read, 200_000);
+    assert.equal(loaded.seed.size, 200_000);
+    const mebibytes = Buffer.byteLength(text) / 1024 ** 2;
+    assert.ok(mebibytes > 16, `the file is ${mebibytes} MiB`);
+    const inTwoMebibytes = Math.ceil((200_000 / mebibytes) * 2);
+    assert.ok(mostInOneTurn <= inTwoMebibytes, `${mostInOneTurn} orders read in one turn`);
+    rmSync(path);
   });
 
   it("names a bad order deep in a big file by its index and id, and a JSON error by its line", async () => {

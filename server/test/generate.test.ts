@@ -173,27 +173,21 @@ describe("the mock with a million orders", () => {
 });
 
 describe("reloading a large world", () => {
-  it("keeps answering from the old world while --watch reads the new file, then serves the new one", async () => {
+  it("keeps answering while --watch reads a replaced file, then serves the new world", async () => {
     const path = writeFixture([...generatedFixtureText(300_000, 1)].join(""), "large.json");
     const mock = await startMockProcess(["--quiet", "--watch", "--fixtures", path], {}, 60_000);
     try {
       const health = `${mock.url.replace(/\/v1$/, "")}/__health`;
       writeFileSync(`${path}.tmp`, [...generatedFixtureText(400_000, 2)].join(""));
       renameSync(`${path}.tmp`, path);
-      // Requests sent one after another while the new file is read: each is answered before the reload ends.
-      let answeredBefore = 0;
+      // Every request sent while the new file is read is answered; that the read leaves the event loop free
+      // between its pieces is shown, by counting turns rather than time, in fixtures.test.ts.
       while (!mock.output().includes("fixtures reloaded")) {
         const response = await fetch(health);
         assert.equal(response.status, 200);
         await response.arrayBuffer();
-        if (!mock.output().includes("fixtures reloaded")) answeredBefore++;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      // The watch waits 150 ms before reading: a load that blocked the event loop would leave room for a handful.
-      assert.ok(
-        answeredBefore >= 20,
-        `only ${answeredBefore} requests were answered while the file was read`,
-      );
       assert.match(mock.output(), /fixtures reloaded: .* \(400000 orders\)/);
       assert.equal(JSON.parse((await listOf(mock.url)).toString()).length, 400_000);
     } finally {

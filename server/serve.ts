@@ -1,4 +1,5 @@
 import { relative, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { allowedHosts, isLoopback } from "../common/allowed-hosts.ts";
 import { StopSignals } from "../common/stop-signals.ts";
 import { serveUntilDone } from "../common/wrapped-command.ts";
@@ -15,7 +16,7 @@ import { generatedWorld, writeGeneratedFixtures } from "./generated-world.ts";
 import { BUNDLED_FIXTURES, type CliOptions } from "./options.ts";
 import { jsonLog, type MockLog, prettyLog } from "./request-log.ts";
 import { openState } from "./state/open-state.ts";
-import { watchFile } from "./watch.ts";
+import { fileVersion, WATCH_SETTLE_MS, watchFile } from "./watch.ts";
 
 /**
  * Runs the mock as `petstore-mock` does, until a stop signal, or until the COMMAND it wraps ends; resolves to
@@ -215,9 +216,13 @@ function watchFixtures(
   const fixtureName = relative(process.cwd(), options.fixtures);
   let reloading: Promise<void> = Promise.resolve();
   const reload = async () => {
+    const read = await fileVersion(options.fixtures);
     const next = await load();
     if (typeof next === "string") {
-      process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
+      // A save caught halfway (truncated, then written) is no error of the user's: said once it stays so.
+      await sleep(WATCH_SETTLE_MS);
+      if ((await fileVersion(options.fixtures)) === read)
+        process.stderr.write(`error: ${next}\n  the previous fixtures stay in use\n`);
       return;
     }
     core.reload(next.seed, next.apiKeys);

@@ -2,7 +2,8 @@
 import { printedVersion, readCommandLine } from "../common/command-line.ts";
 import { printable } from "../common/printable.ts";
 import { PROXY_USAGE, parseProxyOptions } from "./proxy/proxy-options.ts";
-import { parseCliOptions, ReportedUsageError, USAGE } from "./suite/options.ts";
+import { ReportedUsageError } from "./reports/reporter-options.ts";
+import { parseCliOptions, USAGE } from "./suite/options.ts";
 
 // The `petstore-conformance` command, and its `proxy` command. --help and usage errors are answered from the
 // options alone; the runner, the proxy and the reporters are loaded once the options pass.
@@ -10,7 +11,7 @@ async function start(): Promise<number> {
   const command = process.argv[2] === "proxy" || process.argv[2] === "explore" ? 3 : 2;
   if (printedVersion(process.argv.slice(command))) return 0;
   if (process.argv[2] === "proxy") {
-    const options = readCommandLine(
+    const options = await readReportedCommandLine(
       () => parseProxyOptions(process.argv.slice(3), process.env),
       PROXY_USAGE,
       "petstore-conformance proxy",
@@ -33,35 +34,50 @@ async function start(): Promise<number> {
     // Out once written: a hook call given up on (hung, or failed while others were out) may hold the loop.
     return exitWhenWritten(await exploreMain(options, process.env));
   }
-  let refused: ReportedUsageError | undefined;
-  const options = readCommandLine(
-    () => {
-      try {
-        return parseCliOptions(process.argv.slice(2), process.env);
-      } catch (error) {
-        if (error instanceof ReportedUsageError) refused = error;
-        throw error;
-      }
-    },
+  const options = await readReportedCommandLine(
+    () => parseCliOptions(process.argv.slice(2), process.env),
     USAGE,
     "petstore-conformance",
   );
-  if (typeof options === "number") {
-    if (refused !== undefined) await reportUsageError(refused);
-    return options;
-  }
+  if (typeof options === "number") return options;
   const { main } = await import("./suite/cli.ts");
   // The same for the suite, whose stop leaves requests in flight.
   return exitWhenWritten(await main(options, process.env));
 }
 
-/** Bad usage found once the reports are known: each report asked for says it, as a run's error. */
-async function reportUsageError(refused: ReportedUsageError): Promise<void> {
-  const { errorReport } = await import("./suite/run-end.ts");
-  const { startProgress } = await import("./suite/cli.ts");
-  const { writeErrorReports } = await import("./reports/write-reports.ts");
-  const report = errorReport(startProgress(refused.target), `${printable(refused.message)} (bad usage)`);
-  await writeErrorReports(report, refused.reporters, false);
+/**
+ * The options, or the exit code of a command line refused: bad usage found once the reports asked for are
+ * known is also written in each of them, as a run's error.
+ */
+async function readReportedCommandLine<Options extends { help: boolean }>(
+  read: () => Options,
+  usage: string,
+  helpCommand: string,
+): Promise<Options | number> {
+  let refused: ReportedUsageError | undefined;
+  const options = readCommandLine(
+    () => {
+      try {
+        return read();
+      } catch (error) {
+        if (error instanceof ReportedUsageError) refused = error;
+        throw error;
+      }
+    },
+    usage,
+    helpCommand,
+  );
+  if (typeof options === "number" && refused !== undefined && refused.reporters.length > 0) {
+    const { errorReportOf } = await import("./reports/report.ts");
+    const { writeErrorReports } = await import("./reports/write-reports.ts");
+    const frame = { target: refused.target, startedAt: new Date().toISOString(), requests: 0, durationMs: 0 };
+    await writeErrorReports(
+      errorReportOf(frame, `${printable(refused.message)} (bad usage)`),
+      refused.reporters,
+      false,
+    );
+  }
+  return options;
 }
 
 /** Out as soon as the output is written, whatever requests or timers a stopped run leaves behind. */

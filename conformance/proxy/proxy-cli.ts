@@ -11,7 +11,7 @@ import {
 } from "../reports/write-reports.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { jsonLine, liveLine } from "./live-line.ts";
-import type { ProxyCliOptions } from "./proxy-options.ts";
+import { observed, type ProxyCliOptions } from "./proxy-options.ts";
 import { type RunningProxy, runProxy } from "./run-proxy.ts";
 
 /**
@@ -49,7 +49,7 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
   const startedAt = new Date().toISOString();
   const started = performance.now();
   const frame = () => ({
-    target: `${options.proxy.upstream} (observed through the proxy)`,
+    target: observed(options.proxy.upstream),
     startedAt,
     requests: 0,
     durationMs: Math.round(performance.now() - started),

@@ -1,7 +1,12 @@
-import { parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
+import { type FlagValuesOf, parseFlags, splitAtCommand, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../../common/option-values.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import { parseReporters, type ReporterTarget } from "../reports/reporter-options.ts";
+import {
+  parseReporters,
+  ReportedUsageError,
+  type ReporterTarget,
+  reportersAskedFor,
+} from "../reports/reporter-options.ts";
 import {
   REACH_FLAGS,
   REACH_SETTING_FLAGS,
@@ -124,8 +129,30 @@ export const SETTING_FLAGS: SettingNames = {
 };
 
 export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ProxyCliOptions {
-  const { options: flags, command } = splitAtCommand(argv);
-  const values = parseFlags(flags, FLAGS, { command: "petstore-conformance proxy" });
+  let flags = argv;
+  let values: FlagValuesOf<typeof FLAGS> | undefined;
+  try {
+    const split = splitAtCommand(argv);
+    flags = split.options;
+    values = parseFlags(flags, FLAGS, { command: "petstore-conformance proxy" });
+    return readProxyOptions(values, split.command, env);
+  } catch (error) {
+    if (!(error instanceof UsageError) || values?.help) throw error;
+    const upstream = values?.upstream ?? env.PETSTORE_UPSTREAM ?? "";
+    throw new ReportedUsageError(error.message, reportersAskedFor(flags, false), observed(upstream));
+  }
+}
+
+/** What the proxy's reports name as their target. */
+export function observed(upstream: string): string {
+  return `${upstream} (observed through the proxy)`;
+}
+
+function readProxyOptions(
+  values: FlagValuesOf<typeof FLAGS>,
+  command: string[] | undefined,
+  env: NodeJS.ProcessEnv,
+): ProxyCliOptions {
   const reporters = parseReporters(values.reporter ?? ["pretty"], undefined);
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help)

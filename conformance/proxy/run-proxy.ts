@@ -51,6 +51,7 @@ import {
 } from "./judged-exchange.ts";
 import { TrafficLedger } from "./ledger.ts";
 import { sendError } from "./own-answer.ts";
+import { observed } from "./proxy-options.ts";
 import { type CheckedRequest, checkRequest, type EdgeSettings } from "./request-edge.ts";
 import { NotOrdersPathError, NotOrdersPaths } from "./state-rules/not-orders-paths.ts";
 import { RECORDS_KEPT_UP_TO, type StateLimits, TrafficState } from "./state-rules.ts";
@@ -223,7 +224,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const report = () =>
     ledger.report({
-      target: `${upstream.href} (observed through the proxy)`,
+      target: observed(upstream.href),
       startedAt,
       durationMs: msSince(started),
       warnings,

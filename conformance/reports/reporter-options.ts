@@ -1,3 +1,4 @@
+import { parseArgs } from "node:util";
 import { UsageError } from "../../common/command-line.ts";
 
 export const REPORTERS = ["pretty", "json", "junit", "html", "markdown"] as const;
@@ -35,4 +36,43 @@ export function parseReporters(specs: readonly string[], output: string | undefi
     );
   }
   return reporters;
+}
+
+/** Bad usage found once the reports asked for are known: they are written with it (exit 2). */
+export class ReportedUsageError extends UsageError {
+  constructor(
+    message: string,
+    readonly reporters: ReporterTarget[],
+    readonly target: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The reports a refused command line asks for, read leniently (a mistyped flag, a bad value elsewhere): a CI
+ * step whose options are wrong still writes the report files its next steps read, each saying why. None when
+ * `--reporter` itself is what is wrong, or --help was asked for.
+ */
+export function reportersAskedFor(argv: readonly string[], takesOutput = true): ReporterTarget[] {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: false,
+    allowPositionals: true,
+    options: {
+      reporter: { type: "string", multiple: true },
+      output: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help === true) return [];
+  const specs = (values.reporter ?? []).filter((spec): spec is string => typeof spec === "string");
+  try {
+    return parseReporters(
+      specs.length > 0 ? specs : ["pretty"],
+      takesOutput && typeof values.output === "string" ? values.output : undefined,
+    );
+  } catch {
+    return [];
+  }
 }

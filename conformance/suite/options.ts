@@ -3,7 +3,12 @@ import { apiKeyProblem } from "../../common/bearer.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../../common/option-values.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import { parseReporters, type ReporterTarget } from "../reports/reporter-options.ts";
+import {
+  parseReporters,
+  ReportedUsageError,
+  type ReporterTarget,
+  reportersAskedFor,
+} from "../reports/reporter-options.ts";
 import type { ReproduceAs } from "../reports/reproduction.ts";
 import { DEFAULT_DEADLINE_MS } from "../target/http-client.ts";
 import {
@@ -119,26 +124,15 @@ export const FLAGS = {
   version: { type: "boolean" },
 } satisfies NonNullable<ParseArgsConfig["options"]>;
 
-/** Bad usage found once the reports asked for are known: they are written with it (exit 2). */
-export class ReportedUsageError extends UsageError {
-  constructor(
-    message: string,
-    readonly reporters: ReporterTarget[],
-    readonly target: string,
-  ) {
-    super(message);
-  }
-}
-
 export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
-  const values = parseFlags(argv, FLAGS);
-  const reporters = parseReporters(values.reporter ?? ["pretty"], values.output);
+  let values: FlagValuesOf<typeof FLAGS> | undefined;
   try {
-    return readRunOptions(values, reporters, env);
+    values = parseFlags(argv, FLAGS);
+    return readRunOptions(values, parseReporters(values.reporter ?? ["pretty"], values.output), env);
   } catch (error) {
-    if (!(error instanceof UsageError) || values.help || values.list) throw error;
-    const target = values["base-url"] ?? env.PETSTORE_BASE_URL ?? "";
-    throw new ReportedUsageError(error.message, reporters, target);
+    if (!(error instanceof UsageError) || values?.help || values?.list) throw error;
+    const target = values?.["base-url"] ?? env.PETSTORE_BASE_URL ?? "";
+    throw new ReportedUsageError(error.message, reportersAskedFor(argv), target);
   }
 }
 

@@ -404,6 +404,12 @@ describe("petstore-conformance: every end of a run writes the reports asked for"
       usageIn,
       /--base-url is required, and the environment variable PETSTORE_BASE_URL is empty/,
     );
+
+    // A mistyped flag is found before the other options are read: the reports asked for still say it.
+    const typoIn = tempFolder("conformance-ended-");
+    const typo = await cli(["--base-url", mock.url, "--api-kye", "k", ...reportFlags(typoIn)]);
+    assert.equal(typo.code, 2, typo.stderr);
+    assertErrorReports(typoIn, /unknown option --api-kye: did you mean --api-key\?/);
   });
 
   it("a JSON report to standard output holds the error", async () => {

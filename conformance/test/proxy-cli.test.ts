@@ -74,6 +74,42 @@ describe("petstore-conformance proxy (the command)", () => {
     assert.match(readFileSync(join(files, "unreach.html"), "utf8"), /<title>Conformance error:/);
   });
 
+  it("options it refuses: exit 2 with one line, and every report asked for says why", async () => {
+    const cases: Array<{ args: string[]; line: RegExp }> = [
+      // What a CI variable left unset gives: the recipe's summary step still finds the files.
+      { args: ["--upstream", ""], line: /--upstream is empty/ },
+      {
+        args: ["--upstream", "http://127.0.0.1:9/v1", "--max-memory", "abc"],
+        line: /--max-memory must be a size/,
+      },
+      {
+        args: ["--upstreem", "http://127.0.0.1:9/v1"],
+        line: /unknown option --upstreem: did you mean --upstream\?/,
+      },
+    ];
+    for (const { args, line } of cases) {
+      const files = tempFolder("conformance-proxy-usage-");
+      const reporters = ["junit", "json", "markdown"].flatMap((name) => [
+        "--reporter",
+        `${name}:${join(files, `usage.${name}`)}`,
+      ]);
+      const result = await cli(
+        ["proxy", ...args, ...reporters, "--fail-on-violation", "--", "sh", "-c", "echo ran"],
+        { ...NO_PROXY_ENV, PETSTORE_UPSTREAM: "" },
+      );
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      assert.match(result.stderr, line);
+      assert.equal(result.stdout, "", "COMMAND never ran");
+      assert.match(readFileSync(join(files, "usage.junit"), "utf8"), /errors="1"/);
+      const report = JSON.parse(readFileSync(join(files, "usage.json"), "utf8")) as Report;
+      assert.equal(report.ended?.kind, "error");
+      assert.match(report.ended?.message ?? "", line);
+      assert.match(report.target, /\(observed through the proxy\)$/);
+      assert.match(readFileSync(join(files, "usage.markdown"), "utf8"), /conformance: ❌ error$/m);
+    }
+  });
+
   it("SIGTERM writes every report over the traffic; --har keeps each exchange; no secret anywhere", async () => {
     await withTarget({ quantityAsString: true }, async (upstream) => {
       const files = Object.fromEntries(

@@ -87,6 +87,8 @@ export interface JudgedExchange {
   upstreamError?: string;
   /** The operation its path routed to, when the upstream gave it no whole answer (upstreamError). */
   unansweredOperation?: string;
+  /** The operation its path routed to, when it was forwarded without being judged (a limit, a coding). */
+  unjudgedOperation?: string;
   /** The status the client was sent before the answer broke off: its body was cut. */
   sentStatus?: number;
   /** The answer was replaced by a 502 naming the violation (--errors). */
@@ -326,6 +328,7 @@ function unjudgeable(
   if (forwarded.notJudged !== undefined) {
     // Not judged at all, broken off or not: a body past a limit, or one the proxy could not judge.
     if (forwarded.brokenOff !== undefined) judged.brokenOff = forwarded.brokenOff;
+    if (forwarded.routed) judged.unjudgedOperation = forwarded.routed.operation.operationId;
     return forwarded.notJudged;
   }
   return undefined;

@@ -39,6 +39,8 @@ export class TrafficLedger {
   readonly #tallies = new Map<string, Map<string, CheckTally>>();
   readonly #exchangesPerOperation = new Map<string, number>();
   readonly #coverage = new Map<string, Map<number, number>>();
+  /** Exchanges of each operation forwarded without being judged, and the first one's reason. */
+  readonly #unjudgedPerOperation = new Map<string, { count: number; why: string }>();
   readonly #stateFindings = new Map<StateRuleName, CheckTally>();
   readonly #notJudged = new Map<string, { count: number; examples: Set<string> }>();
   readonly #upstreamFailures: string[] = [];
@@ -91,14 +93,7 @@ export class TrafficLedger {
       this.#health.answer(judged.status ?? 0, judged.answer.contentType, judged.answer.bytes.length === 0);
     const operation = judged.operation;
     this.#exchangesPerOperation.set(operation, (this.#exchangesPerOperation.get(operation) ?? 0) + 1);
-    if (judged.status !== undefined) {
-      let seen = this.#coverage.get(operation);
-      if (seen === undefined) {
-        seen = new Map<number, number>();
-        this.#coverage.set(operation, seen);
-      }
-      seen.set(judged.status, (seen.get(judged.status) ?? 0) + 1);
-    }
+    this.#countSeen(operation, judged.status);
     this.#recordChecks(operation, judged);
     if (judged.unheld !== undefined && !judged.replaced && violates(judged)) {
       traffic.unreplaced++;
@@ -157,14 +152,37 @@ export class TrafficLedger {
     if (this.#leftByClient.length < EXAMPLES_KEPT) this.#leftByClient.push(judged.ref.label);
   }
 
+  /** A status an operation was answered with, judged or not: the coverage says the traffic had it. */
+  #countSeen(operation: string, status: number | undefined): void {
+    if (status === undefined) return;
+    let seen = this.#coverage.get(operation);
+    if (seen === undefined) {
+      seen = new Map<number, number>();
+      this.#coverage.set(operation, seen);
+    }
+    seen.set(status, (seen.get(status) ?? 0) + 1);
+  }
+
   #recordNotJudged(judged: JudgedExchange): void {
     this.#traffic.notJudged++;
-    if (judged.overLimit && judged.brokenOff === undefined) this.#traffic.judgedInPart++;
+    const operation = judged.unjudgedOperation;
+    if (operation !== undefined) {
+      this.#countSeen(operation, judged.status);
+      const forOperation = this.#unjudgedPerOperation.get(operation);
+      if (forOperation) forOperation.count++;
+      else this.#unjudgedPerOperation.set(operation, { count: 1, why: judged.notJudged ?? "not judged" });
+    }
+    if (judged.overLimit && judged.brokenOff === undefined) this.#countJudgedInPart(judged, judged.notJudged);
     const why = judged.notJudged ?? "not judged";
     const entry = this.#notJudged.get(why) ?? { count: 0, examples: new Set<string>() };
     entry.count++;
     if (entry.examples.size < EXAMPLES_KEPT) entry.examples.add(`${judged.method} ${judged.pathname}`);
     this.#notJudged.set(why, entry);
+  }
+
+  #countJudgedInPart(judged: JudgedExchange, why: string | undefined): void {
+    this.#traffic.judgedInPart++;
+    this.#traffic.firstJudgedInPart ??= `${judged.ref.label}: ${why ?? "not judged"}`;
   }
 
   #recordChecks(operation: string, judged: JudgedExchange): void {
@@ -173,8 +191,8 @@ export class TrafficLedger {
       tallies = new Map<string, CheckTally>();
       this.#tallies.set(operation, tallies);
     }
-    if (judged.brokenOff !== CLIENT_LEFT && judged.checks.some((check) => check.notJudged))
-      this.#traffic.judgedInPart++;
+    const notJudged = judged.checks.find((check) => check.notJudged);
+    if (judged.brokenOff !== CLIENT_LEFT && notJudged) this.#countJudgedInPart(judged, notJudged.message);
     for (const check of judged.checks) {
       let tally = tallies.get(check.id);
       if (tally === undefined) {
@@ -280,6 +298,9 @@ export class TrafficLedger {
 
   /** Why an operation has no exchange judged: none came, or the upstream answered none of them whole. */
   #whyNoExchange(operation: string): string {
+    const unjudged = this.#unjudgedPerOperation.get(operation);
+    if (unjudged !== undefined)
+      return `${unjudged.count === 1 ? "1 request" : `${unjudged.count} requests`} for this operation went through the proxy, forwarded without being judged (${unjudged.why})`;
     const unanswered = this.#unansweredPerOperation.get(operation) ?? 0;
     if (unanswered === 0) return "no request for this operation went through the proxy";
     return `${unanswered === 1 ? "1 request" : `${unanswered} requests`} for this operation got no whole answer from the upstream (${this.#upstreamFailures[0] ?? "see the warnings"}), so none was judged`;

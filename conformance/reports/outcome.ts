@@ -165,13 +165,13 @@ function listReasons(run: ExploredRun): string[] {
 
 function notCheckedReasons(report: Report): string[] {
   const reasons: string[] = [];
-  const notJudgedChecks = report.scenarios.reduce(
-    (count, scenario) => count + scenario.checks.filter((check) => check.notJudged).length,
-    0,
+  const notJudgedChecks = report.scenarios.flatMap((scenario) =>
+    scenario.checks.filter((check) => check.notJudged),
   );
-  if (notJudgedChecks > 0)
+  const first = notJudgedChecks[0];
+  if (first !== undefined)
     reasons.push(
-      `${count(notJudgedChecks, "check was", "checks were")} not judged whole (a limit named in the report: raise it)`,
+      `${count(notJudgedChecks.length, "check was", "checks were")} not judged whole${notJudgedChecks.length === 1 ? ":" : ", the first"} ${first.id} (${first.message})`,
     );
   const traffic = report.traffic;
   if (!traffic) return reasons;
@@ -190,7 +190,7 @@ function notCheckedReasons(report: Report): string[] {
   const forLimits = traffic.judgedInPart - traffic.notWhole;
   if (forLimits > 0)
     reasons.push(
-      `${count(forLimits, "exchange was", "exchanges were")} judged only in part or not at all, for a limit (named in the report: raise it)`,
+      `${count(forLimits, "exchange was", "exchanges were")} judged only in part or not at all${traffic.firstJudgedInPart ? `, the first ${traffic.firstJudgedInPart}` : " (named in the report)"}`,
     );
   return reasons;
 }

@@ -107,6 +107,8 @@ export interface TrafficSummary {
    * (notWhole): a gate that had one does not pass.
    */
   judgedInPart: number;
+  /** The first exchange a limit or an answer it could not read let be judged only in part, and why. */
+  firstJudgedInPart?: string;
   /** Forwarded but not judged: paths outside /v1, methods and paths the contract does not have, preflights. */
   notJudged: number;
   /** Requests the upstream never answered whole: the client got a 502 from the proxy, or an answer cut short. */

@@ -132,5 +132,14 @@ describe("coded answers under the proxy's memory budget", () => {
       /Content-Encoding \\"zstd\\" is not one petstore-conformance reads \(gzip, x-gzip, deflate, br\): forwarded unchanged, not judged/,
     );
     assert.equal(code, 2, "not judged whole: the gate neither passes nor fails it");
+    // The list went through: the coverage says so, and why nothing of it was judged, not that none came.
+    const listed = report.coverage?.find((row) => row.operation === "listOrders" && row.status === 200);
+    assert.equal(listed?.seen, 1);
+    const list = report.scenarios.find((scenario) => scenario.id === "listOrders");
+    assert.match(
+      list?.reason ?? "",
+      /^1 request for this operation went through the proxy, forwarded without being judged \(.*zstd/,
+    );
+    assert.match(report.traffic?.firstJudgedInPart ?? "", /^#1 GET \/v1\/store\/orders → 200: .*zstd/);
   });
 });

@@ -41,7 +41,7 @@ ${report.ended ? `<p class="health ended" role="alert">${escapeHtml(endedLine(re
 </dl>
 ${report.warnings.length > 0 ? `<ul class="warnings">${report.warnings.map((warning) => `<li>warning: ${escapeHtml(warning)}</li>`).join("")}</ul>` : ""}
 ${(report.notes ?? []).length > 0 ? `<ul class="notes">${(report.notes ?? []).map((note) => `<li>note: ${escapeHtml(note)}</li>`).join("")}</ul>` : ""}
-<p><label><input type="checkbox" id="failures-only"> Show failures only</label></p>
+<p><label><input type="checkbox" id="failures-only"> Show only what did not pass</label></p>
 </section>
 ${orderedForReading(report.scenarios.map(oneLinePerCheck)).map(renderScenario).join("\n")}
 ${renderCoverage(report)}</main>
@@ -99,15 +99,25 @@ function counted(count: number, outcome: "passed" | "failed"): string {
 /** What failed first, then what was skipped, then what passed: a reader opens the page on the failures. */
 function orderedForReading(scenarios: readonly ScenarioResult[]): ScenarioResult[] {
   const rank = { failed: 0, skipped: 1, passed: 2 } as const;
-  return [...scenarios].sort((a, b) => rank[a.status] - rank[b.status]);
+  const rankOf = (scenario: ScenarioResult) =>
+    scenario.status === "passed" && notWholeIn(scenario) > 0 ? rank.skipped : rank[scenario.status];
+  return [...scenarios].sort((a, b) => rankOf(a) - rankOf(b));
+}
+
+/** Checks of a scenario a limit or an unread answer kept from being judged whole. */
+function notWholeIn(scenario: ScenarioResult): number {
+  return scenario.checks.filter((check) => check.notJudged).length;
 }
 
 function renderScenario(scenario: ScenarioResult, index: number): string {
   if (scenario.status === "passed") {
-    // One line until opened: the passing checks are there for whoever wants them, not in the way.
+    // One line until opened: the passing checks are there for whoever wants them, not in the way. One
+    // with checks not judged whole is no pass: open, and not green.
     const passed = scenario.checks.filter((check) => check.status === "passed").length;
-    return `<section class="scenario passed" aria-label="${escapeHtml(scenario.id)}: passed">
-<details><summary><span class="mark" aria-hidden="true">${MARK.passed}</span> <strong>${escapeHtml(scenario.id)}</strong> ${escapeHtml(scenario.title)} <span class="count">(${passed} ${passed === 1 ? "check" : "checks"} passed)</span></summary>
+    const notWhole = notWholeIn(scenario);
+    const counts = `${passed} ${passed === 1 ? "check" : "checks"} passed${notWhole > 0 ? `, ${notWhole} not judged whole` : ""}`;
+    return `<section class="scenario passed${notWhole > 0 ? " not-whole" : ""}" aria-label="${escapeHtml(scenario.id)}: ${notWhole > 0 ? "not judged whole" : "passed"}">
+<details${notWhole > 0 ? " open" : ""}><summary><span class="mark" aria-hidden="true">${notWhole > 0 ? MARK.skipped : MARK.passed}</span> <strong>${escapeHtml(scenario.id)}</strong> ${escapeHtml(scenario.title)} <span class="count">(${counts})</span></summary>
 <ul class="checks">${scenario.checks.map((check, checkIndex) => renderCheck(check, `${index}-${checkIndex}`)).join("")}</ul>
 </details>
 </section>`;
@@ -144,7 +154,7 @@ function renderCheck(check: CheckResult, key: string): string {
       `<p><strong>Reproduce</strong> <button type="button" class="copy" aria-controls="reproduce-${key}">Copy</button></p><pre id="reproduce-${key}">${escapeHtml(check.reproduce)}</pre>`,
     );
   }
-  return `<li class="check ${check.status}"><details${check.status === "failed" ? " open" : ""}>${summary}${evidence.join("")}</details></li>`;
+  return `<li class="check ${check.status}${check.notJudged ? " not-judged" : ""}"><details${check.status === "failed" || check.notJudged ? " open" : ""}>${summary}${evidence.join("")}</details></li>`;
 }
 
 /** A value as HTML text: markup escaped, and what reorders, hides or breaks text shown as escapes. */
@@ -171,6 +181,7 @@ code{font-family:ui-monospace,Menlo,monospace}
 table{border-collapse:collapse}th,td{text-align:left;padding:.2rem .8rem .2rem 0;border-bottom:1px solid #eaeef2}tr.never td:last-child{color:#8a4500}tr.undocumented td:last-child{color:#b00020}
 .scenario.passed summary{font-weight:400}.count{color:#57606a}
 button.copy{font:inherit;font-size:.85em;padding:.1rem .6rem;border:1px solid #8c959f;border-radius:6px;background:#f6f8fa;cursor:pointer}
-.failures-only .scenario:not(.failed),.failures-only .check:not(.failed){display:none}
+.scenario.not-whole{border-left:6px solid #8a4500}.check.not-judged summary{color:#8a4500;font-weight:600}
+.failures-only .scenario:not(.failed):not(.not-whole),.failures-only .check:not(.failed):not(.not-judged){display:none}
 :focus-visible{outline:3px solid #ffbf47}
 `;

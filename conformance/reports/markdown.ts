@@ -61,6 +61,7 @@ export function renderMarkdown(shown: Report): string {
     if (failures.length > shown.length)
       lines.push("", `…and ${failures.length - shown.length} more failed checks: see the full report.`);
   }
+  lines.push(...notJudgedTable(report.scenarios));
   const groups = coverageByOperation(report);
   if (groups.length > 0) {
     lines.push("", "| Operation | Status | Seen |", "|---|---|---|");
@@ -77,6 +78,20 @@ export function renderMarkdown(shown: Report): string {
     if (traffic) lines.push("", traffic);
   }
   return `${lines.join("\n")}\n\n`;
+}
+
+/** The checks kept from being judged whole, each with its own reason: what makes the run no pass. */
+function notJudgedTable(scenarios: Report["scenarios"]): string[] {
+  const notJudged = scenarios.flatMap((scenario) =>
+    scenario.checks.filter((check) => check.notJudged).map((check) => ({ scenario, check })),
+  );
+  if (notJudged.length === 0) return [];
+  const lines = ["", "| Scenario | Check not judged whole | Why |", "|---|---|---|"];
+  for (const { scenario, check } of notJudged.slice(0, FAILURES_SHOWN))
+    lines.push(`| ${scenario.id} | \`${check.id}\` | ${cell(check.message)} |`);
+  if (notJudged.length > FAILURES_SHOWN)
+    lines.push("", `…and ${notJudged.length - FAILURES_SHOWN} more not judged whole: see the full report.`);
+  return lines;
 }
 
 /** Only a pass is green: a job summary must not look green on a red job. */

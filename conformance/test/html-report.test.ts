@@ -87,7 +87,7 @@ describe("the HTML report in Chromium, opened from disk", { skip }, () => {
     assert.match(await failure.locator("button.copy").innerText(), /^(Copied|Selected: press Ctrl\+C)$/);
     await page.screenshot({ path: `${OUTPUT}conformance-report.png`, fullPage: true });
 
-    await page.getByLabel("Show failures only").check();
+    await page.getByLabel("Show only what did not pass").check();
     assert.equal(await page.locator("section.scenario.passed").first().isVisible(), false);
     assert.ok(await failure.isVisible());
     await page.screenshot({ path: `${OUTPUT}conformance-report-failures-only.png`, fullPage: false });

@@ -34,4 +34,30 @@ describe("the HTML report's summary", () => {
       '0 passed, <span class="failed">2 failed</span>, 0 skipped',
     );
   });
+
+  it("opens a scenario with checks not judged whole, not green, and keeps it with the failures", () => {
+    const report = reportWith(1, 0);
+    report.summary.skipped = 1;
+    report.scenarios.push({
+      id: "cancel-pending",
+      title: "Cancel a pending order",
+      status: "passed",
+      checks: [
+        { id: "cancel-pending.cancel.status", status: "passed", message: "204" },
+        {
+          id: "cancel-pending.pending-order-listed",
+          status: "skipped",
+          message: "not judged: the list has more orders than the suite keeps within --max-memory",
+          notJudged: true,
+        },
+      ],
+    });
+    const html = renderHtml(report);
+    assert.match(
+      html,
+      /<section class="scenario passed not-whole" aria-label="cancel-pending: not judged whole">\n<details open><summary><span class="mark" aria-hidden="true">–<\/span> <strong>cancel-pending<\/strong> .*\(1 check passed, 1 not judged whole\)/,
+    );
+    assert.match(html, /<li class="check skipped not-judged"><details open>/);
+    assert.match(html, /\.failures-only \.scenario:not\(\.failed\):not\(\.not-whole\)/);
+  });
 });

@@ -85,4 +85,25 @@ describe("the Markdown report", () => {
     const odd = renderMarkdown(suiteReport("https://www.example.test/@team/v1", false));
     assert.match(odd, /\*\*Target:\*\* `https:\/\/www\.example\.test\/@team\/v1` · /);
   });
+
+  it("lists the checks not judged whole, each with its reason: what keeps the run from a pass", () => {
+    const report = suiteReport("http://127.0.0.1:4010/v1", false);
+    const scenario = report.scenarios[0];
+    assert.ok(scenario);
+    scenario.checks.push({
+      id: "cancel-race.cancel.listed-once",
+      status: "skipped",
+      message:
+        "not judged: the list has more orders than the 4 whose ids the suite keeps within --max-memory",
+      notJudged: true,
+    });
+    const text = renderMarkdown(report);
+    assert.match(text, /^\| Scenario \| Check not judged whole \| Why \|$/m);
+    assert.match(
+      text,
+      /^\| cancel-race \| `cancel-race\.cancel\.listed-once` \| not judged: the list has more orders than the 4 .*--max-memory \|$/m,
+    );
+    assert.match(text, /conformance: ⚠️ not everything checked$/m);
+    assert.doesNotMatch(renderMarkdown(suiteReport("http://127.0.0.1:4010/v1", false)), /not judged whole/);
+  });
 });

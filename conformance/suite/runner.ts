@@ -34,7 +34,7 @@ import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables, type ProxyChoice } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
 import { redactSecrets } from "../target/redact.ts";
-import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
+import { hookUnreached, keyRefused, runProblem, targetUnavailable } from "../target/run-problems.ts";
 import { hookSessionWarning, sessionOfRun } from "../target/run-session.ts";
 import { StartGate } from "../target/start-gate.ts";
 import {
@@ -126,7 +126,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const initial = await session.snapshot();
     const problem =
       runProblem(initial.exchange, run.baseUrl, run.route, run.names) ??
-      keyRefused(initial.exchange, run.baseUrl, run.names);
+      keyRefused(initial.exchange, run.baseUrl, run.names) ??
+      targetUnavailable(initial.exchange, run.baseUrl);
     if (problem) throw new TargetUnreachableError(problem);
     const { ids: resolved, unshown } = resolveMissing(run, initial);
     const played = await play(

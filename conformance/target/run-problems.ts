@@ -116,6 +116,18 @@ export function keyRefused(exchange: Exchange, target: URL, names: SettingNames)
   return `the target refused the API key: ${exchange.request.method} ${new URL(exchange.request.path, target).href} with it was answered 401. Check that ${names.apiKey} holds a key this deployment accepts and that it has not expired or been revoked; nothing was judged`;
 }
 
+/**
+ * The target is not serving: the first list was answered 502, 503 or 504, as a gateway with no backend or
+ * a service whose store is down answers. Judging it would report every check as the deployment's
+ * deviation; the run is stopped instead, saying so.
+ */
+export function targetUnavailable(exchange: Exchange, target: URL): string | undefined {
+  const status = exchange.response?.status;
+  if (status !== 502 && status !== 503 && status !== 504) return undefined;
+  const retryAfter = exchange.response?.headers["retry-after"];
+  return `the target is not serving: ${exchange.request.method} ${new URL(exchange.request.path, target).href} was answered ${status}${typeof retryAfter === "string" && /^\d{1,6}$/.test(retryAfter) ? ` (Retry-After: ${retryAfter} s)` : ""}, as a gateway with no backend or a service whose own store is down answers. Run again once it serves; nothing was judged`;
+}
+
 /** A proxy URL for messages, without its credentials. */
 export function redactProxy(proxy: URL): string {
   if (!proxy.username && !proxy.password) return proxy.origin;

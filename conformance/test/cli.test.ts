@@ -145,6 +145,37 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     }
   });
 
+  it("a target that is not serving (502, 503, 504 to the first list): exit 2 in one line, nothing judged", async () => {
+    for (const status of [502, 503, 504]) {
+      const down = await startScriptedUpstream(() => ({
+        status,
+        headers: [
+          ["content-type", "application/json"],
+          ["retry-after", "1"],
+        ],
+        body: '{"code":"store_unavailable","message":"try again shortly"}',
+      }));
+      try {
+        const result = await cli(["--base-url", down.url, "--api-key", "k", "--pending-order-id", "1"], {});
+        assert.equal(result.code, 2, result.stderr);
+        assert.equal(result.stderr.split("\n").filter(Boolean).length, 1, result.stderr);
+        assert.match(
+          result.stderr,
+          new RegExp(
+            `^error: the target is not serving: GET \\S+/v1/store/orders was answered ${status} \\(Retry-After: 1 s\\), .* nothing was judged`,
+          ),
+        );
+        assert.deepEqual(
+          down.received.map((request) => request.method),
+          ["GET"],
+          "nothing cancelled on a target that is down",
+        );
+      } finally {
+        await down.close();
+      }
+    }
+  });
+
   it("a deployment that routes the API but has no list is judged: its list fails (exit 1)", async () => {
     const upstream = await startScriptedUpstream(({ method, url, rawHeaders }) => {
       const keyed = rawHeaders.includes(`Bearer ${TARGET_KEY}`);

@@ -4,6 +4,12 @@ import { GROUP_GUARD, type GuardReport } from "./group-guard.ts";
 import { pathWithPackageCommands } from "./package-commands.ts";
 import { STOP_GRACE_MS, type StopSignals, signalExitCode } from "./stop-signals.ts";
 
+/** How COMMAND ended: its exit code, and why it never ran when it could not be. */
+export interface WrappedEnd {
+  code: number;
+  notRun?: string;
+}
+
 /**
  * Runs COMMAND (given after `--`) with standard I/O passed through and the extra environment, until it ends;
  * resolves to its exit code, 128 + the signal's number when a signal ended it, or 127 (126) as shells do when
@@ -18,11 +24,11 @@ export function runWrapped(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   signals: StopSignals,
-): Promise<number> {
+): Promise<WrappedEnd> {
   const [file = "", ...args] = argv;
   const already = signals.received;
   // A stop asked for before COMMAND started: it never starts, and the run ends as if it had been stopped.
-  if (already !== undefined) return Promise.resolve(signalExitCode(already));
+  if (already !== undefined) return Promise.resolve({ code: signalExitCode(already) });
   return new Promise((resolve) => {
     const guard = spawn(process.execPath, ["-e", GROUP_GUARD, "--", file, ...args], {
       stdio: ["inherit", "inherit", "inherit", "pipe"],
@@ -70,15 +76,14 @@ export function runWrapped(
       const outcome = parseReport(reported);
       if (outcome && "error" in outcome) {
         const found = outcome.error !== "ENOENT";
-        process.stderr.write(
-          `${signals.commandName}: cannot run ${JSON.stringify(file)}: ${found ? outcome.error : "not found (ENOENT)"}\n`,
-        );
-        return resolve(found ? 126 : 127);
+        const notRun = `cannot run ${JSON.stringify(file)}: ${found ? outcome.error : "not found (ENOENT)"}`;
+        process.stderr.write(`${signals.commandName}: ${notRun}\n`);
+        return resolve({ code: found ? 126 : 127, notRun });
       }
       // Without a report the group was killed (the escalation's SIGKILL) before COMMAND's end was seen.
       const code = outcome ? outcome.code : guardCode;
       const signal = outcome ? outcome.signal : guardSignal;
-      resolve(code ?? (signal ? signalExitCode(signal) : 1));
+      resolve({ code: code ?? (signal ? signalExitCode(signal) : 1) });
     });
   });
 }
@@ -117,9 +122,9 @@ export async function serveUntilDone(
     [served.variable]: reachableUrl(served.url),
     ...(path !== undefined ? { PATH: path } : {}),
   };
-  const code = await runWrapped(command, env, signals);
+  const { code, notRun } = await runWrapped(command, env, signals);
   signals.bound(code || 1);
-  return { code, ended: `${command[0]} exited with ${code}` };
+  return { code, ended: notRun ?? `${command[0]} exited with ${code}` };
 }
 
 /** A listening address COMMAND can reach: a wildcard bind (0.0.0.0, ::) is reached through loopback. */

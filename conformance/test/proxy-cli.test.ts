@@ -460,6 +460,27 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
       assert.equal(json.outcome.verdict, "command failed");
       assert.match(json.ended.message, /exited with 4/);
       assert.match(readFileSync(join(folder, "proxy.html"), "utf8"), /<title>Conformance command failed/);
+
+      // A COMMAND that never ran is said as such, not as an exit code a reader would look for in its log.
+      const notRun = join(folder, "not-run.json");
+      const missing = await cli(
+        [
+          "proxy",
+          "--port",
+          "0",
+          "--upstream",
+          upstream,
+          "--reporter",
+          `json:${notRun}`,
+          "--",
+          "no-such-command-anywhere",
+        ],
+        NO_PROXY_ENV,
+      );
+      assert.equal(missing.code, 127, missing.stderr);
+      assert.match(missing.stderr, /^cannot run "no-such-command-anywhere": not found \(ENOENT\): stopping/m);
+      const ended = JSON.parse(readFileSync(notRun, "utf8")).ended;
+      assert.equal(ended.message, 'cannot run "no-such-command-anywhere": not found (ENOENT)');
     });
   });
 

@@ -19,6 +19,7 @@ export function parseByteSize(flag: string, text: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
   const unit = BYTE_UNITS[(match?.[2] ?? "").toLowerCase()];
   const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : Number.NaN;
+  if (bytes === 0) throw new UsageError(`${flag} must be at least 1 byte (got "${text}")`);
   if (!Number.isSafeInteger(bytes) || bytes < 1)
     throw new UsageError(`${flag} must be a size like 500000, 90MB or 2GiB (got "${text}")`);
   return bytes;

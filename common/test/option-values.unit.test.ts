@@ -3,12 +3,27 @@ import { describe, it } from "node:test";
 import { parseProxyOptions } from "../../conformance/proxy/proxy-options.ts";
 import { parseCliOptions as suiteOptions } from "../../conformance/suite/options.ts";
 import { parseCliOptions as mockOptions } from "../../server/options.ts";
-import { MAX_TIMER_MS, parseDuration, parsePort, parseWholeNumber } from "../option-values.ts";
+import { MAX_TIMER_MS, parseByteSize, parseDuration, parsePort, parseWholeNumber } from "../option-values.ts";
 
 const SUITE = ["--base-url", "http://127.0.0.1:1/v1", "--api-key", "k"];
 const PROXY = ["--upstream", "http://127.0.0.1:1/v1"];
 
 describe("one parser for each kind of flag value", () => {
+  it("reads a size with or without a unit, and says what is wrong with one it refuses", () => {
+    assert.equal(parseByteSize("--x", "500000"), 500_000);
+    assert.equal(parseByteSize("--x", "90MB"), 90_000_000);
+    assert.equal(parseByteSize("--x", "2GiB"), 2 * 1024 ** 3);
+    assert.throws(
+      () => parseByteSize("--max-memory", "0"),
+      /^UsageError: --max-memory must be at least 1 byte \(got "0"\)$/,
+    );
+    assert.throws(() => parseByteSize("--max-memory", "0MiB"), /must be at least 1 byte/);
+    assert.throws(
+      () => parseByteSize("--max-memory", "abc"),
+      /--max-memory must be a size like 500000, 90MB or 2GiB \(got "abc"\)/,
+    );
+  });
+
   it("reads a duration with any unit, the same in every flag", () => {
     assert.equal(parseDuration("--x", "500ms"), 500);
     assert.equal(parseDuration("--x", "90s"), 90_000);

@@ -63,6 +63,7 @@ export async function proxyMain(options: ProxyCliOptions, env: NodeJS.ProcessEnv
     proxy = await runProxy({
       ...options.proxy,
       onExchange(judged) {
+        if (options.quiet) return;
         if (pending.length === 0) setImmediate(flush);
         pending.push(tty ? liveLine(judged, { color }) : jsonLine(judged));
       },

@@ -25,6 +25,8 @@ export interface ProxyCliOptions {
   failOnViolation: boolean;
   /** How often the report files and the HAR are written while the proxy runs. */
   flushEveryMs: number;
+  /** No line per exchange; the start, the stop and errors are still said. */
+  quiet?: boolean;
   /** COMMAND and its arguments, given after `--`: the proxy judges while it runs, then reports. */
   command?: string[];
   help: boolean;
@@ -73,6 +75,7 @@ ${READER_LIMITS_HELP}
 
 Reports:
   one line per exchange as it happens: readable on a terminal, JSON lines otherwise
+  --quiet                   no line per exchange (a CI log of COMMAND's own); the reports are unchanged
   --reporter NAME[:FILE]    on exit: pretty (default), json, junit, html or markdown, to FILE or standard
                             output; repeatable
   --secret NAME             a header or query parameter whose value is a credential, masked everywhere
@@ -110,6 +113,7 @@ export const FLAGS = {
   "flush-every": { type: "string" },
   secret: { type: "string", multiple: true },
   "fail-on-violation": { type: "boolean" },
+  quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -194,6 +198,7 @@ function readProxyOptions(
     reporters,
     failOnViolation: values["fail-on-violation"] ?? false,
     flushEveryMs: parseDuration("--flush-every", values["flush-every"] ?? "60s"),
+    ...(values.quiet ? { quiet: true } : {}),
     ...(command ? { command } : {}),
     help: false,
   };

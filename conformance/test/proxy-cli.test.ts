@@ -437,6 +437,20 @@ describe("petstore-conformance proxy -- COMMAND", { concurrency: true }, () => {
     });
   });
 
+  it("--quiet: no line per exchange beside COMMAND's output; the report judges the traffic as before", async () => {
+    await withTarget({}, async (upstream) => {
+      const loud = await wrapReadList(upstream, ["--reporter", "json"]);
+      assert.match(loud.stderr, /"operation":"listOrders"/);
+      const quiet = await wrapReadList(upstream, ["--quiet", "--reporter", "json"]);
+      assert.equal(quiet.code, 0, quiet.stderr);
+      assert.doesNotMatch(quiet.stderr, /"operation"/);
+      assert.match(quiet.stderr, /exited with 0: stopping/);
+      assert.match(quiet.stdout, /^200\n/);
+      const report = JSON.parse(quiet.stdout.slice(quiet.stdout.indexOf("{"))) as Report;
+      assert.equal(report.traffic?.judged, 1);
+    });
+  });
+
   it("COMMAND failed: its exit code, and every report says the step failed, none passed", async () => {
     await withTarget({}, async (upstream) => {
       const folder = tempFolder("petstore-wrapped-");

@@ -301,7 +301,7 @@ async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise
     runProblem(exchange, run.baseUrl, run.route, run.names) ??
     keyRefused(exchange, run.baseUrl, run.names) ??
     listNotFound(exchange, run);
-  if (problem) throw new TargetUnreachableError(problem);
+  if (problem) throw new TargetUnreachableError(problem, run.secrets);
   return exchange;
 }
 

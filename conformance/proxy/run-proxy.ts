@@ -177,7 +177,7 @@ export async function runProxy(options: ProxyOptions): Promise<RunningProxy> {
   const operations = readOperations(contract);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const notOrders = notOrdersOf(options, operations);
-  await probe(upstream, route, options, timeoutMs, pathOf(operationOfKind(operations, "list")));
+  await probe(upstream, route, options, timeoutMs, operations, secrets.configured);
 
   // One account of what the traffic makes the proxy hold: answers and list backlogs in flight, the ids of
   // lists being judged, and the lists the state rules keep.
@@ -702,8 +702,10 @@ async function probe(
   route: ProxyChoice,
   options: ProxyOptions,
   timeoutMs: number,
-  listPath: string,
+  operations: ReturnType<typeof readOperations>,
+  secrets: readonly string[],
 ) {
+  const listPath = pathOf(operationOfKind(operations, "list"));
   const client = await createHttpClient(upstream, {
     timeoutMs,
     // Only whether it answers matters: a start never waits on a body that drips.
@@ -716,7 +718,7 @@ async function probe(
   try {
     const exchange = await client.send("GET", listPath, { accept: "application/json" });
     const problem = runProblem(exchange, upstream, route, namesOf(options));
-    if (problem) throw new TargetUnreachableError(problem);
+    if (problem) throw new TargetUnreachableError(problem, secrets);
   } finally {
     client.close();
   }

@@ -34,7 +34,30 @@ export function renderMarkdown(shown: Report): string {
       `Skipped: ${skippedScenarios.map((s) => `\`${s.id}\` (${cell(s.reason ?? "")})`).join(", ")}`,
     );
   }
-  const failures = report.scenarios
+  lines.push(...failuresTable(report.scenarios));
+  lines.push(...notJudgedTable(report.scenarios));
+  const groups = coverageByOperation(report);
+  if (groups.length > 0) {
+    lines.push("", "| Operation | Status | Seen |", "|---|---|---|");
+    for (const group of groups) {
+      for (const row of group.rows) {
+        const seen = row.seen === 0 ? "never" : `${row.seen}${row.documented ? "" : " (undocumented)"}`;
+        lines.push(`| ${code(`${group.method} ${group.path}`)} | ${row.status} | ${seen} |`);
+      }
+    }
+    const missing = neverSeen(report);
+    if (missing.length > 0)
+      lines.push("", `Never seen: ${missing.map((entry) => `\`${entry}\``).join(", ")}`);
+    const traffic = trafficSentence(report);
+    if (traffic) lines.push("", traffic);
+  }
+  return `${lines.join("\n")}\n\n`;
+}
+
+/** The failed checks, the first FAILURES_SHOWN in full, with their reproductions folded. */
+function failuresTable(scenarios: Report["scenarios"]): string[] {
+  const lines: string[] = [];
+  const failures = scenarios
     .map(oneLinePerCheck)
     .flatMap((scenario) =>
       scenario.checks.filter((check) => check.status === "failed").map((check) => ({ scenario, check })),
@@ -61,23 +84,7 @@ export function renderMarkdown(shown: Report): string {
     if (failures.length > shown.length)
       lines.push("", `…and ${failures.length - shown.length} more failed checks: see the full report.`);
   }
-  lines.push(...notJudgedTable(report.scenarios));
-  const groups = coverageByOperation(report);
-  if (groups.length > 0) {
-    lines.push("", "| Operation | Status | Seen |", "|---|---|---|");
-    for (const group of groups) {
-      for (const row of group.rows) {
-        const seen = row.seen === 0 ? "never" : `${row.seen}${row.documented ? "" : " (undocumented)"}`;
-        lines.push(`| ${code(`${group.method} ${group.path}`)} | ${row.status} | ${seen} |`);
-      }
-    }
-    const missing = neverSeen(report);
-    if (missing.length > 0)
-      lines.push("", `Never seen: ${missing.map((entry) => `\`${entry}\``).join(", ")}`);
-    const traffic = trafficSentence(report);
-    if (traffic) lines.push("", traffic);
-  }
-  return `${lines.join("\n")}\n\n`;
+  return lines;
 }
 
 /** The checks kept from being judged whole, each with its own reason: what makes the run no pass. */

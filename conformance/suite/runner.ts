@@ -128,7 +128,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       runProblem(initial.exchange, run.baseUrl, run.route, run.names) ??
       keyRefused(initial.exchange, run.baseUrl, run.names) ??
       targetUnavailable(initial.exchange, run.baseUrl);
-    if (problem) throw new TargetUnreachableError(problem);
+    if (problem) throw new TargetUnreachableError(problem, run.secrets);
     const { ids: resolved, unshown } = resolveMissing(run, initial);
     const played = await play(
       session,
@@ -138,7 +138,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       (result) => options.onScenario?.(playedCopy(result, run.secrets)),
       () => {
         const problem = unrouted(initial, session, run);
-        if (problem) throw new TargetUnreachableError(problem);
+        if (problem) throw new TargetUnreachableError(problem, run.secrets);
       },
     );
     const judged = judgeScenarios(options, run, resolved, played);

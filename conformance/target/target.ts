@@ -2,6 +2,7 @@ import { VERSION_PREFIX } from "../../contract/operations.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import { credentialsInUrl, hideUrlCredentials } from "./credentials.ts";
 import { type ProxyChoice, ProxyConfigError, proxyFor } from "./proxy-env.ts";
+import { hideSecrets } from "./secret-hider.ts";
 
 // The target as the suite and the proxy both reach it: its address checked, the way to it (straight or
 // through a proxy), what a start warns of, and the two errors that stop a run or a proxy before anything is
@@ -19,8 +20,16 @@ export class ConformanceUsageError extends Error {
  * The target cannot be judged: no answer, an untrusted certificate, a redirect of the base address, a proxy
  * that refuses (exit code 2 on the command line). The message says how to fix it.
  */
+/**
+ * A target the run cannot judge, said in one line. Its message may quote what the target sent (a
+ * redirect's Location that echoes the key): the run's secrets are hidden in it before anything prints it.
+ */
 export class TargetUnreachableError extends Error {
   override name = "TargetUnreachableError";
+
+  constructor(message: string, secrets: Iterable<string>) {
+    super(hideSecrets(message, secrets));
+  }
 }
 
 /**

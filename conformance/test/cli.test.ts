@@ -13,7 +13,7 @@ import { type RunningTarget, SHIPPED_ID, startTarget, TARGET_KEY } from "../../t
 import type { RunOutcome } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import { MOCK_KEY, MOCK_PENDING_ID, MOCK_RACE_ID, MOCK_SHIPPED_ID } from "./mock-ids.ts";
-import { cli } from "./run-cli.ts";
+import { cli, NO_PROXY_ENV } from "./run-cli.ts";
 import { json, startScriptedUpstream } from "./scripted-upstream.ts";
 
 describe("petstore-conformance (the CLI, end to end)", () => {
@@ -441,6 +441,51 @@ describe("petstore-conformance: every end of a run writes the reports asked for"
     const typo = await cli(["--base-url", mock.url, "--api-kye", "k", ...reportFlags(typoIn)]);
     assert.equal(typo.code, 2, typo.stderr);
     assertErrorReports(typoIn, /unknown option --api-kye: did you mean --api-key\?/);
+  });
+
+  it("a redirect at start whose Location echoes the credential: the one line and the reports hide it", async () => {
+    const echoing = await startScriptedUpstream((request) => {
+      const header = (name: string) =>
+        request.rawHeaders[request.rawHeaders.findIndex((each) => each.toLowerCase() === name) + 1] ?? "";
+      const location = `/login?k=${header("x-api-key")}&a=${encodeURIComponent(header("authorization"))}`;
+      return { status: 302, headers: [["location", location]] };
+    });
+    const folder = tempFolder("conformance-redirect-");
+    try {
+      const suiteKey = "Suite-Key-Secret-4242";
+      const suite = await cli(
+        ["--base-url", echoing.url, "--api-key", suiteKey, ...reportFlags(folder)],
+        NO_PROXY_ENV,
+      );
+      assert.equal(suite.code, 2, suite.stderr);
+      assert.match(suite.stderr, /^error: the base address redirects \(302\) to /);
+      const proxyKey = "Zk9-Secret-Probe-77";
+      const proxy = await cli(
+        [
+          "proxy",
+          "--upstream",
+          echoing.url,
+          "--port",
+          "0",
+          "--header",
+          `X-Api-Key: ${proxyKey}`,
+          "--reporter",
+          `json:${join(folder, "proxy.json")}`,
+        ],
+        NO_PROXY_ENV,
+      );
+      assert.equal(proxy.code, 2, proxy.stderr);
+      assert.match(proxy.stderr, /^error: the base address redirects \(302\) to /);
+      const texts = [suite.stderr, suite.stdout, proxy.stderr, proxy.stdout];
+      for (const file of ["run.xml", "run.json", "run.html", "run.md", "proxy.json"])
+        texts.push(readFileSync(join(folder, file), "utf8"));
+      for (const text of texts) {
+        assert.ok(!text.includes(suiteKey), text);
+        assert.ok(!text.includes(proxyKey), text);
+      }
+    } finally {
+      await echoing.close();
+    }
   });
 
   it("a JSON report to standard output holds the error", async () => {

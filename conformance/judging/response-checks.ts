@@ -217,7 +217,14 @@ function checkBody(
 function checkContentType(list: CheckList, response: Response): void {
   const contentType = response.headers["content-type"] ?? "";
   const jsonPayloads = "§1, §7: successful and error payloads are JSON";
-  if (JSON_CONTENT_TYPE.test(contentType))
+  const named = mediaTypesNamed(contentType);
+  if (named.length > 1)
+    list.fail(
+      "content-type",
+      `a JSON body needs one JSON Content-Type, got ${named.length} media types (${named.map((type) => `"${type}"`).join(", ")}): Content-Type carries one (RFC 9110 §8.3), so the body's media type is unknown`,
+      jsonPayloads,
+    );
+  else if (JSON_CONTENT_TYPE.test(named[0] ?? ""))
     list.pass("content-type", `JSON Content-Type (${contentType})`, jsonPayloads);
   else
     list.fail(
@@ -225,6 +232,32 @@ function checkContentType(list: CheckList, response: Response): void {
       `a JSON body needs a JSON Content-Type, got ${contentType ? `"${contentType}"` : "none"}`,
       jsonPayloads,
     );
+}
+
+/**
+ * The distinct media types a Content-Type value names: one, or several when repeated lines were combined
+ * with commas (RFC 9110 §5.3), the same one repeated counting once. A comma inside a quoted parameter value
+ * separates nothing.
+ */
+export function mediaTypesNamed(value: string): string[] {
+  const named = new Map<string, string>();
+  const add = (type: string) => {
+    const trimmed = type.trim();
+    if (trimmed !== "" && !named.has(trimmed.toLowerCase())) named.set(trimmed.toLowerCase(), trimmed);
+  };
+  let quoted = false;
+  let from = 0;
+  for (let at = 0; at < value.length; at++) {
+    const char = value[at];
+    if (quoted && char === "\\") at++;
+    else if (char === '"') quoted = !quoted;
+    else if (char === "," && !quoted) {
+      add(value.slice(from, at));
+      from = at + 1;
+    }
+  }
+  add(value.slice(from));
+  return [...named.values()];
 }
 
 /** A listOrders 200: judged order by order (or taken as the stream already judged it). */

@@ -12,6 +12,7 @@ import { isListOperation } from "../judging/operation-traits.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
 import { maskedTarget, requestSecrets } from "../target/credentials.ts";
+import { contentTypeOfRaw } from "../target/http-attempt.ts";
 import { flattenHeaders, maskHeaders } from "../target/http-client.ts";
 import type { CancelsInFlight } from "./cancels-in-flight.ts";
 import type { DeadlineSweep } from "./deadline-sweep.ts";
@@ -708,7 +709,7 @@ export class LazyResponse {
     private readonly incoming: IncomingMessage,
     outcome: BodyOutcome,
   ) {
-    this.contentType = headerText(incoming.headers["content-type"]) ?? "";
+    this.contentType = contentTypeOfRaw(incoming.rawHeaders) ?? "";
     this.bytes = outcome.decoded;
     this.received = outcome.received;
     if (outcome.list) this.list = outcome.list;
@@ -717,7 +718,7 @@ export class LazyResponse {
   }
 
   get headers(): Record<string, string> {
-    this.#headers ??= flattenHeaders(this.incoming.headers);
+    this.#headers ??= flattenHeaders(this.incoming.headersDistinct);
     return this.#headers;
   }
 

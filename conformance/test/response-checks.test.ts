@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, it } from "node:test";
+import { runProxy } from "../proxy/run-proxy.ts";
+import { gateExitCode } from "../reports/outcome.ts";
+import type { CheckResult, Report } from "../reports/report.ts";
+import { runConformance } from "../suite/runner.ts";
+
+// The suite and the proxy judge answers of a real server, sent as odd as HTTP lets them be.
+
+const KEY = "checks-key-4711";
+// The verdicts come after the client's last byte: the proxy's stop waits for them.
+const JUDGED_WHOLE = { graceMs: 60_000 };
+
+type Answer = (request: IncomingMessage, response: ServerResponse) => void;
+
+async function withUpstream<T>(answer: Answer, body: (url: string) => Promise<T>): Promise<T> {
+  const server = createServer(answer);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** Answers as the spec says, but for the Content-Type lines each answer carries (an array: one line each). */
+function answeringWith(contentType: string | string[]): Answer {
+  return (incoming, response) => {
+    response.setHeader("content-type", contentType);
+    if (incoming.headers.authorization !== `Bearer ${KEY}`) {
+      response.writeHead(401).end('{"code":"unauthorized","message":"a key is needed","status":401}');
+      return;
+    }
+    if (incoming.method === "GET") response.writeHead(200).end('[{"id":1,"petId":2,"quantity":1}]');
+    else response.writeHead(404).end('{"code":"not_found","message":"no such order","status":404}');
+  };
+}
+
+async function send(url: string, method = "GET", key = KEY): Promise<number> {
+  const [incoming] = (await once(
+    request(url, { method, headers: { authorization: `Bearer ${key}` } }).end(),
+    "response",
+  )) as [IncomingMessage];
+  incoming.resume();
+  await once(incoming, "end");
+  return incoming.statusCode ?? 0;
+}
+
+const checksOf = (report: Report, kind: string): CheckResult[] =>
+  report.scenarios.flatMap((scenario) => scenario.checks.filter((check) => check.id.endsWith(`.${kind}`)));
+
+/** The suite's and the proxy's checks of this kind, on answers to a listing and a cancel, keyed and not. */
+async function judgedBoth(answer: Answer, kind: string): Promise<Judged> {
+  return withUpstream(answer, async (upstream) => {
+    const suite = await runConformance({ baseUrl: upstream, apiKey: KEY, env: {} });
+    const proxy = await runProxy({ upstream, port: 0, env: {} });
+    await send(`${proxy.url}/store/orders`);
+    await send(`${proxy.url}/store/orders/5`, "DELETE");
+    await send(`${proxy.url}/store/orders`, "GET", "wrong-key");
+    const live = await proxy.close(JUDGED_WHOLE);
+    return {
+      suite: checksOf(suite, kind),
+      proxy: checksOf(live, kind),
+      exits: { suite: gateExitCode(suite), proxy: gateExitCode(live) },
+    };
+  });
+}
+
+interface Judged {
+  suite: CheckResult[];
+  proxy: CheckResult[];
+  /** Each command's exit code for its report. */
+  exits: { suite: number; proxy: number };
+}
+
+describe("an answer's Content-Type, sent on several lines", { timeout: 120_000 }, () => {
+  it("two different media types make the answer's unknown: the check fails, naming both", async () => {
+    const { suite, proxy } = await judgedBoth(
+      answeringWith(["application/json", "text/html"]),
+      "content-type",
+    );
+    for (const [who, checks] of Object.entries({ suite, proxy })) {
+      assert.ok(checks.length >= 2, `${who} judged the Content-Type of a listing and a cancel`);
+      for (const check of checks) {
+        assert.equal(check.status, "failed", `${who}: ${check.id}: ${check.message}`);
+        assert.match(
+          check.message ?? "",
+          /a JSON body needs one JSON Content-Type, got 2 media types \("application\/json", "text\/html"\): Content-Type carries one \(RFC 9110 §8\.3\), so the body's media type is unknown$/,
+        );
+      }
+    }
+  });
+
+  it("the JSON type sent second is seen as well as first", async () => {
+    const { suite, proxy } = await judgedBoth(
+      answeringWith(["text/html", "application/json"]),
+      "content-type",
+    );
+    assert.ok(suite.length >= 2 && proxy.length >= 2);
+    for (const check of [...suite, ...proxy]) assert.match(check.message ?? "", /got 2 media types/);
+  });
+
+  it("the same media type on two lines is read as one, and passes", async () => {
+    const { suite, proxy } = await judgedBoth(
+      answeringWith(["application/json; charset=utf-8", "application/JSON; charset=UTF-8"]),
+      "content-type",
+    );
+    for (const [who, checks] of Object.entries({ suite, proxy })) {
+      assert.ok(checks.length >= 2, `${who} judged the Content-Type of a listing and a cancel`);
+      for (const check of checks)
+        assert.equal(check.status, "passed", `${who}: ${check.id}: ${check.message}`);
+    }
+  });
+});

@@ -37,6 +37,11 @@ export interface ExchangeResponse {
   list?: ListVerdict;
   /** The body did not arrive whole: why, with the bytes received. Its checks fail; it is never judged. */
   cut?: string;
+  /**
+   * The body is no list and longer than what is read of such answers: `cut` says so, `body` and `bodyBytes`
+   * hold its start, and the checks judge what that start proves, nothing more.
+   */
+  readonly startOnly?: true;
   /** Why a body that is not a list is not UTF-8, naming the byte; undefined when it is. */
   readonly notUtf8?: string | undefined;
 }

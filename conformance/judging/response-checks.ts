@@ -1,12 +1,21 @@
 import type { ValidateFunction } from "ajv";
 import { formatBytes } from "../../common/byte-size.ts";
+import { notUtf8 } from "../../common/utf8.ts";
+import { Utf8Stream } from "../../common/utf8-stream.ts";
 import { isJsonNumber, isRecord, numberText, parseExact } from "../../contract/exact-json.ts";
 import { validateExact } from "../../contract/exact-validate.ts";
 import type { FlatRecordPlan } from "../../contract/flat-record.ts";
+import { JsonStream, JsonStreamError } from "../../contract/json-stream.ts";
 import type { DocumentedResponse, Operation } from "../../contract/operations.ts";
 import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import type { CheckResult } from "../reports/report.ts";
-import { judgeListBody, type ListVerdict, type ProblemTally, type ReaderLimits } from "./list-judge.ts";
+import {
+  judgeListBody,
+  type ListVerdict,
+  type ProblemTally,
+  type ReaderLimits,
+  rootNotArray,
+} from "./list-judge.ts";
 import { isListOperation } from "./operation-traits.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
@@ -167,7 +176,9 @@ function checkBody(
 ): Omit<CheckedResponse, "checks" | "status"> {
   const response = exchange.response as Response;
   const { status } = response;
-  if (response.cut !== undefined) {
+  // An answer read in its start only is judged on what that start proves, past its head's checks.
+  const startOnly = response.startOnly === true && status !== 204;
+  if (response.cut !== undefined && !startOnly) {
     const payloads = "§1, §7: successful and error payloads are JSON";
     // The spec sets no size limit: a body past the run's own --max-body is not judged, never failed. A 204
     // carries no body at all, so one long enough to reach the limit fails all the same.
@@ -209,6 +220,7 @@ function checkBody(
     status === 200
       ? "§2 Order, §4.1: a JSON array of Order records"
       : "§2 Error, §7: error responses use the Error record";
+  if (startOnly) return checkStart(list, response, validate, schemaSpec);
   if (status === 200 && isListOperation(operation) && validators.orderRecord)
     return checkList(list, response, validate, schemaSpec, validators);
   return checkJson(list, response, validate, schemaSpec);
@@ -308,6 +320,50 @@ function checkList(
   else list.pass("body", `an array of ${verdict.count} Order records`, schemaSpec);
   checkListInvariants(verdict, list);
   return { list: verdict };
+}
+
+/**
+ * An answer that is no list, read only in its start (the spec sets no size limit, so its size is no
+ * failure): failed for what the start already proves (not UTF-8, not JSON, a value of a kind the schema
+ * refuses), else not judged, which a gate does not pass.
+ */
+function checkStart(
+  list: CheckList,
+  response: Response,
+  validate: ValidateFunction,
+  schemaSpec: string,
+): Omit<CheckedResponse, "checks" | "status"> {
+  const start = response.bodyBytes ?? Buffer.from(response.body, "utf8");
+  const proof = startProof(start, validate);
+  if (proof !== undefined)
+    list.fail("body", `${proof} (judged on its first ${start.length} bytes: ${response.cut})`, schemaSpec);
+  else
+    list.notJudged(
+      "body",
+      `not judged: ${response.cut}; its first ${start.length} bytes break nothing the spec says, and no setting reads more of such an answer`,
+      schemaSpec,
+    );
+  return {};
+}
+
+/** What the start of a body proves wrong with it, whatever follows: undefined when it proves nothing. */
+function startProof(start: Uint8Array, validate: ValidateFunction): string | undefined {
+  const notText = new Utf8Stream().write(start);
+  if (notText !== -1) return `the body is not valid JSON: ${notUtf8(notText, start[notText])}`;
+  const reader = new JsonStream({ onElement: () => {} });
+  try {
+    reader.write(start);
+  } catch (error) {
+    if (!(error instanceof JsonStreamError)) throw error;
+    // Past a bound of the reader, the text may well be JSON.
+    return error.limit === undefined ? `the body is not valid JSON: ${error.message}` : undefined;
+  }
+  const first = reader.rootFirstByte;
+  // An object may yet be anything its schema asks; another kind of value is that kind however it ends.
+  if (first === undefined || first === 0x7b) return undefined;
+  const standIn = first === 0x5b ? [] : rootNotArray(first).notArray?.value;
+  if (validateExact(validate, standIn)) return undefined;
+  return `does not match openapi.yaml: ${schemaProblems(validate)}`;
 }
 
 /** Any other JSON body: parsed exactly, validated, and an Error record's status compared with the HTTP one. */

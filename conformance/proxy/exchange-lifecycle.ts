@@ -701,6 +701,7 @@ export class LazyResponse {
   readonly list?: ListVerdict;
   readonly cut?: string;
   readonly undecodable?: true;
+  readonly startOnly?: true;
   #headers: Record<string, string> | undefined;
   #body: string | undefined;
 
@@ -715,6 +716,7 @@ export class LazyResponse {
     if (outcome.list) this.list = outcome.list;
     if (outcome.cut !== undefined) this.cut = outcome.cut;
     if (outcome.undecodable) this.undecodable = true;
+    if (outcome.startOnly) this.startOnly = true;
   }
 
   get headers(): Record<string, string> {

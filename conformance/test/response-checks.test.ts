@@ -117,3 +117,74 @@ describe("an answer's Content-Type, sent on several lines", { timeout: 120_000 }
     }
   });
 });
+
+const MiB = 1024 * 1024;
+/** An Error record of about 2 MiB, valid: the spec sets no size limit (§8). */
+const LARGE_ERROR = `{"code":"not_found","message":"${"x".repeat(2 * MiB)}","status":404}`;
+
+/** Answers as the spec says, but a cancel's 404 carries `body`. */
+function cancelAnswering(body: string): Answer {
+  return (incoming, response) => {
+    response.setHeader("content-type", "application/json");
+    if (incoming.headers.authorization !== `Bearer ${KEY}`)
+      response.writeHead(401).end('{"code":"unauthorized","message":"a key is needed","status":401}');
+    else if (incoming.method === "GET") response.writeHead(200).end("[]");
+    else response.writeHead(404).end(body);
+  };
+}
+
+/** The body checks of the cancels' answers, from the suite and the proxy. */
+async function cancelBodies(body: string): Promise<Judged> {
+  const { suite, proxy, exits } = await judgedBoth(cancelAnswering(body), "body");
+  // The listings' bodies are whole and pass; every other body is a cancel's 404.
+  const ofCancels = (checks: CheckResult[]) => checks.filter((check) => check.status !== "passed");
+  return { suite: ofCancels(suite), proxy: ofCancels(proxy), exits };
+}
+
+describe("an answer that is no list, past the 1 MiB read of such answers", { timeout: 120_000 }, () => {
+  it("a valid Error record of 2 MiB is not judged, saying why: never failed for its size", async () => {
+    const { suite, proxy, exits } = await cancelBodies(LARGE_ERROR);
+    assert.deepEqual(exits, { suite: 2, proxy: 2 }, "neither a pass nor a failure");
+    for (const check of suite) assert.equal(check.notJudged, true, check.id);
+    for (const [who, checks] of Object.entries({ suite, proxy })) {
+      assert.ok(checks.length >= 1, `${who} judged a cancel's body`);
+      for (const check of checks) {
+        assert.equal(check.status, "skipped", `${who}: ${check.id}: ${check.message}`);
+        assert.match(
+          check.message ?? "",
+          /not judged: the body is larger than the 1 MiB read of an answer that is not a list \(stopped reading at \d+ bytes\); its first 1048576 bytes break nothing the spec says, and no setting reads more of such an answer\)?$/,
+          `${who}: ${check.id}`,
+        );
+      }
+    }
+  });
+
+  it("what its first bytes prove fails as such: not JSON, or no Error record whatever follows", async () => {
+    const proofs = {
+      [`{"code": nope${" ".repeat(2 * MiB)}`]:
+        /^(#\d+ \S+ \S+ → 404: )?the body is not valid JSON: .* at byte 9 \(judged on its first 1048576 bytes: the body is larger than the 1 MiB read of an answer that is not a list/,
+      [`["${"x".repeat(2 * MiB)}"]`]:
+        /^(#\d+ \S+ \S+ → 404: )?does not match openapi\.yaml: \(body\) must be object \(judged on its first 1048576 bytes: /,
+      [`${"x".repeat(2 * MiB)}`]:
+        /^(#\d+ \S+ \S+ → 404: )?the body is not valid JSON: .* at byte 0 \(judged on its first/,
+    };
+    for (const [body, proof] of Object.entries(proofs)) {
+      const { suite, proxy, exits } = await cancelBodies(body);
+      assert.deepEqual(exits, { suite: 1, proxy: 1 });
+      for (const [who, checks] of Object.entries({ suite, proxy })) {
+        assert.ok(checks.length >= 1, `${who} judged a cancel's body`);
+        for (const check of checks) {
+          assert.equal(check.status, "failed", `${who}: ${check.id}: ${check.message}`);
+          assert.match(check.message ?? "", proof, `${who}: ${check.id}`);
+        }
+      }
+    }
+  });
+
+  it("a character cut by the end of what is read is no fault of the body", async () => {
+    // 'é' is two bytes: the first falls on the last byte read.
+    const body = `{"code":"not_found","message":"${"x".repeat(MiB - 31)}${"é".repeat(MiB)}","status":404}`;
+    const { suite, proxy } = await cancelBodies(body);
+    for (const check of [...suite, ...proxy]) assert.equal(check.status, "skipped", check.message);
+  });
+});

@@ -189,13 +189,7 @@ function checkBody(
     return {};
   }
   if (status === 204) {
-    if (response.body.length === 0) list.pass("no-body", "204 carries no body", "§4.2: 204 body: none");
-    else
-      list.fail(
-        "no-body",
-        `204 must carry no body, got ${response.received ?? response.body.length} bytes`,
-        "§4.2: 204 body: none",
-      );
+    checkNoBody(list, response);
     return {};
   }
   const validate = documented.body;
@@ -224,6 +218,40 @@ function checkBody(
   if (status === 200 && isListOperation(operation) && validators.orderRecord)
     return checkList(list, response, validate, schemaSpec, validators);
   return checkJson(list, response, validate, schemaSpec);
+}
+
+/**
+ * HTTP reads a 204 as ending with its head (RFC 9112 §6.3), so no client sees the body a server sends
+ * after one: its head announcing a body is what shows it.
+ */
+function checkNoBody(list: CheckList, response: Response): void {
+  const rule = "§4.2: 204 body: none";
+  const announced = announcedBody(response.headers);
+  if (response.body.length > 0)
+    list.fail(
+      "no-body",
+      `204 must carry no body, got ${response.received ?? response.body.length} bytes`,
+      rule,
+    );
+  else if (announced !== undefined)
+    list.fail(
+      "no-body",
+      `204 must carry no body, yet its head announces one (${announced.header}: ${announced.value}), which ${announced.rfc} forbids on a 204`,
+      rule,
+    );
+  else list.pass("no-body", "204 carries no body", rule);
+}
+
+function announcedBody(
+  headers: Record<string, string>,
+): { header: string; value: string; rfc: string } | undefined {
+  const length = headers["content-length"];
+  if (length !== undefined && length.trim() !== "0")
+    return { header: "content-length", value: length, rfc: "RFC 9110 §8.6" };
+  const coding = headers["transfer-encoding"];
+  return coding === undefined
+    ? undefined
+    : { header: "transfer-encoding", value: coding, rfc: "RFC 9112 §6.1" };
 }
 
 function checkContentType(list: CheckList, response: Response): void {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { describe, it } from "node:test";
 import { runProxy } from "../proxy/run-proxy.ts";
 import { gateExitCode } from "../reports/outcome.ts";
@@ -186,5 +186,76 @@ describe("an answer that is no list, past the 1 MiB read of such answers", { tim
     const body = `{"code":"not_found","message":"${"x".repeat(MiB - 31)}${"é".repeat(MiB)}","status":404}`;
     const { suite, proxy } = await cancelBodies(body);
     for (const check of [...suite, ...proxy]) assert.equal(check.status, "skipped", check.message);
+  });
+});
+
+/** A raw server: GET lists nothing, DELETE answers `cancelAnswer` (bytes as they go on the wire), then closes. */
+async function withRawUpstream<T>(cancelAnswer: string, body: (url: string) => Promise<T>): Promise<T> {
+  const server = createTcpServer((socket) => {
+    let buffered = "";
+    socket.on("error", () => {});
+    socket.on("data", (data) => {
+      buffered += data.toString("latin1");
+      for (let end = buffered.indexOf("\r\n\r\n"); end !== -1; end = buffered.indexOf("\r\n\r\n")) {
+        const head = buffered.slice(0, end);
+        buffered = buffered.slice(end + 4);
+        const json = (status: number, text: string) =>
+          `HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\ncontent-length: ${text.length}\r\n\r\n${text}`;
+        if (!head.toLowerCase().includes(`authorization: bearer ${KEY}`))
+          socket.write(json(401, '{"code":"unauthorized","message":"a key is needed","status":401}'));
+        else if (head.startsWith("GET ")) socket.write(json(200, "[]"));
+        else socket.end(cancelAnswer);
+      }
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** The no-body checks of the suite and the proxy, on a server whose every cancel answers `cancelAnswer`. */
+async function noBodyChecks(cancelAnswer: string): Promise<CheckResult[]> {
+  return withRawUpstream(cancelAnswer, async (upstream) => {
+    const suite = await runConformance({ baseUrl: upstream, apiKey: KEY, env: {} });
+    const proxy = await runProxy({ upstream, port: 0, env: {} });
+    await send(`${proxy.url}/store/orders/5`, "DELETE");
+    const live = await proxy.close(JUDGED_WHOLE);
+    const suiteChecks = checksOf(suite, "no-body");
+    const proxyChecks = checksOf(live, "no-body");
+    assert.ok(suiteChecks.length >= 1 && proxyChecks.length >= 1, "both judged a 204");
+    return [...suiteChecks, ...proxyChecks];
+  });
+}
+
+describe("a 204 whose head announces a body", { timeout: 120_000 }, () => {
+  // HTTP reads no body after a 204's head: the bytes a server sends there reach no client as one.
+  it("fails, naming the header, whether a length or a chunked coding announces it", async () => {
+    const announcing = {
+      "content-length: 2": "HTTP/1.1 204 X\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}",
+      "transfer-encoding: chunked":
+        "HTTP/1.1 204 X\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    };
+    for (const [header, answer] of Object.entries(announcing))
+      for (const check of await noBodyChecks(answer)) {
+        assert.equal(check.status, "failed", `${header}: ${check.id}: ${check.message}`);
+        assert.match(
+          check.message ?? "",
+          new RegExp(
+            `204 must carry no body, yet its head announces one \\(${header}\\), which RFC 911[02] §\\d\\.\\d forbids on a 204`,
+          ),
+        );
+      }
+  });
+
+  it("a 204 with none, or a length of 0, passes", async () => {
+    for (const answer of [
+      "HTTP/1.1 204 X\r\nconnection: close\r\n\r\n",
+      "HTTP/1.1 204 X\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+    ])
+      for (const check of await noBodyChecks(answer)) assert.equal(check.status, "passed", check.message);
   });
 });

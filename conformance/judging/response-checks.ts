@@ -109,11 +109,19 @@ export function checkResponse(
   const list = new CheckList(checkId, exchange, validators.names ?? RUN_OPTION_NAMES);
   const { response } = exchange;
   if (!response) {
-    list.fail(
-      "status",
-      `expected ${expected.join(" or ")}, but no response came back: ${exchange.error}`,
-      because,
-    );
+    // The run's own --deadline ended it: the spec sets no time, so that is no failure of the target.
+    if (exchange.limit === "deadline")
+      list.notJudged(
+        "status",
+        `not judged: no answer came within the run's limit (${exchange.error}); raise ${list.names.deadline} to judge it`,
+        because,
+      );
+    else
+      list.fail(
+        "status",
+        `expected ${expected.join(" or ")}, but no response came back: ${exchange.error}`,
+        because,
+      );
     return { checks: list.checks };
   }
   const { status } = response;
@@ -179,13 +187,7 @@ function checkBody(
   // An answer read in its start only is judged on what that start proves, past its head's checks.
   const startOnly = response.startOnly === true && status !== 204;
   if (response.cut !== undefined && !startOnly) {
-    const payloads = "§1, §7: successful and error payloads are JSON";
-    // The spec sets no size limit: a body past the run's own --max-body is not judged, never failed. A 204
-    // carries no body at all, so one long enough to reach the limit fails all the same.
-    // A body this tool could not read (a coding it does not know) says nothing of the target either.
-    if ((exchange.limit === "max-body" || exchange.limit === "not-read") && status !== 204)
-      list.notJudged("body", `not judged: ${response.cut}`, payloads);
-    else list.fail(status === 204 ? "no-body" : "body", response.cut, payloads);
+    checkCutBody(list, exchange, documented);
     return {};
   }
   if (status === 204) {
@@ -348,6 +350,26 @@ function checkList(
   else list.pass("body", `an array of ${verdict.count} Order records`, schemaSpec);
   checkListInvariants(verdict, list);
   return { list: verdict };
+}
+
+/**
+ * A body that did not arrive whole: its head's Content-Type is judged all the same. The spec sets no size
+ * limit and no time, so a body past the run's own --max-body or --deadline is not judged, never failed; a
+ * 204 carries no body at all, so one long enough to reach a limit fails all the same. A body this tool
+ * could not read (a coding it does not know) says nothing of the target either. A body the target broke
+ * off fails.
+ */
+function checkCutBody(list: CheckList, exchange: Exchange, documented: DocumentedResponse): void {
+  const response = exchange.response as Response;
+  const payloads = "§1, §7: successful and error payloads are JSON";
+  if (response.status === 204) {
+    list.fail("no-body", response.cut as string, payloads);
+    return;
+  }
+  if (documented.body) checkContentType(list, response);
+  const raise = exchange.limit === "deadline" ? `; raise ${list.names.deadline} to judge it` : "";
+  if (exchange.limit !== undefined) list.notJudged("body", `not judged: ${response.cut}${raise}`, payloads);
+  else list.fail("body", response.cut as string, payloads);
 }
 
 /**

@@ -259,3 +259,60 @@ describe("a 204 whose head announces a body", { timeout: 120_000 }, () => {
       for (const check of await noBodyChecks(answer)) assert.equal(check.status, "passed", check.message);
   });
 });
+
+/** Answers as the spec says, but for the listing: `list` writes it. */
+function listAnswering(list: (response: ServerResponse) => void): Answer {
+  return (incoming, response) => {
+    if (incoming.headers.authorization !== `Bearer ${KEY}`)
+      response
+        .writeHead(401, { "content-type": "application/json" })
+        .end('{"code":"unauthorized","message":"a key is needed","status":401}');
+    else if (incoming.method === "GET") list(response);
+    else
+      response
+        .writeHead(404, { "content-type": "application/json" })
+        .end('{"code":"not_found","message":"no such order","status":404}');
+  };
+}
+
+const listChecks = (report: Report) =>
+  report.scenarios.find((scenario) => scenario.id === "list-orders")?.checks ?? [];
+
+describe("a body the run's own limits cut", { timeout: 120_000 }, () => {
+  it("a list still coming at --deadline is not judged, saying which limit to raise: the spec sets no time", async () => {
+    const dripping = listAnswering((response) => {
+      response.writeHead(200, { "content-type": "application/json" }).write("[");
+      const drip = setInterval(() => response.write(" "), 50);
+      response.on("close", () => clearInterval(drip));
+    });
+    const report = await withUpstream(dripping, (baseUrl) =>
+      runConformance({ baseUrl, apiKey: KEY, env: {}, deadlineMs: 500 }),
+    );
+    const body = listChecks(report).find((check) => check.id === "list-orders.list.body");
+    assert.equal(body?.status, "skipped", body?.message);
+    assert.equal(body?.notJudged, true);
+    assert.match(body?.message ?? "", /; raise deadlineMs to judge it$/);
+    assert.equal(
+      report.summary.failed,
+      0,
+      JSON.stringify(report.scenarios.flatMap((s) => s.checks).filter((c) => c.status === "failed")),
+    );
+    assert.equal(gateExitCode(report), 2);
+  });
+
+  it("the Content-Type of a list past --max-body is judged all the same: its head came whole", async () => {
+    const orders = Array.from({ length: 100 }, (_, at) => `{"id":${at + 1},"petId":1,"quantity":1}`);
+    const html = listAnswering((response) =>
+      response.writeHead(200, { "content-type": "text/html" }).end(`[${orders.join(",")}]`),
+    );
+    const report = await withUpstream(html, (baseUrl) =>
+      runConformance({ baseUrl, apiKey: KEY, env: {}, maxBodyBytes: 1024 }),
+    );
+    const checks = listChecks(report);
+    const contentType = checks.find((check) => check.id === "list-orders.list.content-type");
+    assert.equal(contentType?.status, "failed");
+    assert.equal(contentType?.message, 'a JSON body needs a JSON Content-Type, got "text/html"');
+    assert.equal(checks.find((check) => check.id === "list-orders.list.body")?.notJudged, true);
+    assert.equal(gateExitCode(report), 1);
+  });
+});

@@ -35,8 +35,16 @@ export interface ExchangeResponse {
   readonly bodyBytes?: Uint8Array;
   /** A listOrders body judged order by order as it arrived. */
   list?: ListVerdict;
-  /** The body did not arrive whole: why, with the bytes received. Its checks fail; it is never judged. */
+  /**
+   * The body did not arrive whole: why, with the bytes received. It is never judged whole: its check fails
+   * when the target cut it, and is not judged when a limit of the run's did (`Exchange.limit`).
+   */
   cut?: string;
+  /**
+   * The body is no list and longer than what is read of such answers: `cut` says so, `body` and `bodyBytes`
+   * hold its start, and the checks judge what that start proves, nothing more.
+   */
+  readonly startOnly?: true;
   /** Why a body that is not a list is not UTF-8, naming the byte; undefined when it is. */
   readonly notUtf8?: string | undefined;
 }

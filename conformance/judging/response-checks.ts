@@ -1,12 +1,21 @@
 import type { ValidateFunction } from "ajv";
 import { formatBytes } from "../../common/byte-size.ts";
+import { notUtf8 } from "../../common/utf8.ts";
+import { Utf8Stream } from "../../common/utf8-stream.ts";
 import { isJsonNumber, isRecord, numberText, parseExact } from "../../contract/exact-json.ts";
 import { validateExact } from "../../contract/exact-validate.ts";
 import type { FlatRecordPlan } from "../../contract/flat-record.ts";
+import { JsonStream, JsonStreamError } from "../../contract/json-stream.ts";
 import type { DocumentedResponse, Operation } from "../../contract/operations.ts";
 import { type Exchange, recordResponse } from "../judging/exchange.ts";
 import type { CheckResult } from "../reports/report.ts";
-import { judgeListBody, type ListVerdict, type ProblemTally, type ReaderLimits } from "./list-judge.ts";
+import {
+  judgeListBody,
+  type ListVerdict,
+  type ProblemTally,
+  type ReaderLimits,
+  rootNotArray,
+} from "./list-judge.ts";
 import { isListOperation } from "./operation-traits.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "./setting-names.ts";
 
@@ -100,11 +109,19 @@ export function checkResponse(
   const list = new CheckList(checkId, exchange, validators.names ?? RUN_OPTION_NAMES);
   const { response } = exchange;
   if (!response) {
-    list.fail(
-      "status",
-      `expected ${expected.join(" or ")}, but no response came back: ${exchange.error}`,
-      because,
-    );
+    // The run's own --deadline ended it: the spec sets no time, so that is no failure of the target.
+    if (exchange.limit === "deadline")
+      list.notJudged(
+        "status",
+        `not judged: no answer came within the run's limit (${exchange.error}); raise ${list.names.deadline} to judge it`,
+        because,
+      );
+    else
+      list.fail(
+        "status",
+        `expected ${expected.join(" or ")}, but no response came back: ${exchange.error}`,
+        because,
+      );
     return { checks: list.checks };
   }
   const { status } = response;
@@ -167,24 +184,14 @@ function checkBody(
 ): Omit<CheckedResponse, "checks" | "status"> {
   const response = exchange.response as Response;
   const { status } = response;
-  if (response.cut !== undefined) {
-    const payloads = "§1, §7: successful and error payloads are JSON";
-    // The spec sets no size limit: a body past the run's own --max-body is not judged, never failed. A 204
-    // carries no body at all, so one long enough to reach the limit fails all the same.
-    // A body this tool could not read (a coding it does not know) says nothing of the target either.
-    if ((exchange.limit === "max-body" || exchange.limit === "not-read") && status !== 204)
-      list.notJudged("body", `not judged: ${response.cut}`, payloads);
-    else list.fail(status === 204 ? "no-body" : "body", response.cut, payloads);
+  // An answer read in its start only is judged on what that start proves, past its head's checks.
+  const startOnly = response.startOnly === true && status !== 204;
+  if (response.cut !== undefined && !startOnly) {
+    checkCutBody(list, exchange, documented);
     return {};
   }
   if (status === 204) {
-    if (response.body.length === 0) list.pass("no-body", "204 carries no body", "§4.2: 204 body: none");
-    else
-      list.fail(
-        "no-body",
-        `204 must carry no body, got ${response.received ?? response.body.length} bytes`,
-        "§4.2: 204 body: none",
-      );
+    checkNoBody(list, response);
     return {};
   }
   const validate = documented.body;
@@ -209,15 +216,57 @@ function checkBody(
     status === 200
       ? "§2 Order, §4.1: a JSON array of Order records"
       : "§2 Error, §7: error responses use the Error record";
+  if (startOnly) return checkStart(list, response, validate, schemaSpec);
   if (status === 200 && isListOperation(operation) && validators.orderRecord)
     return checkList(list, response, validate, schemaSpec, validators);
   return checkJson(list, response, validate, schemaSpec);
 }
 
+/**
+ * HTTP reads a 204 as ending with its head (RFC 9112 §6.3), so no client sees the body a server sends
+ * after one: its head announcing a body is what shows it.
+ */
+function checkNoBody(list: CheckList, response: Response): void {
+  const rule = "§4.2: 204 body: none";
+  const announced = announcedBody(response.headers);
+  if (response.body.length > 0)
+    list.fail(
+      "no-body",
+      `204 must carry no body, got ${response.received ?? response.body.length} bytes`,
+      rule,
+    );
+  else if (announced !== undefined)
+    list.fail(
+      "no-body",
+      `204 must carry no body, yet its head announces one (${announced.header}: ${announced.value}), which ${announced.rfc} forbids on a 204`,
+      rule,
+    );
+  else list.pass("no-body", "204 carries no body", rule);
+}
+
+function announcedBody(
+  headers: Record<string, string>,
+): { header: string; value: string; rfc: string } | undefined {
+  const length = headers["content-length"];
+  if (length !== undefined && length.trim() !== "0")
+    return { header: "content-length", value: length, rfc: "RFC 9110 §8.6" };
+  const coding = headers["transfer-encoding"];
+  return coding === undefined
+    ? undefined
+    : { header: "transfer-encoding", value: coding, rfc: "RFC 9112 §6.1" };
+}
+
 function checkContentType(list: CheckList, response: Response): void {
   const contentType = response.headers["content-type"] ?? "";
   const jsonPayloads = "§1, §7: successful and error payloads are JSON";
-  if (JSON_CONTENT_TYPE.test(contentType))
+  const named = mediaTypesNamed(contentType);
+  if (named.length > 1)
+    list.fail(
+      "content-type",
+      `a JSON body needs one JSON Content-Type, got ${named.length} media types (${named.map((type) => `"${type}"`).join(", ")}): Content-Type carries one (RFC 9110 §8.3), so the body's media type is unknown`,
+      jsonPayloads,
+    );
+  else if (JSON_CONTENT_TYPE.test(named[0] ?? ""))
     list.pass("content-type", `JSON Content-Type (${contentType})`, jsonPayloads);
   else
     list.fail(
@@ -225,6 +274,32 @@ function checkContentType(list: CheckList, response: Response): void {
       `a JSON body needs a JSON Content-Type, got ${contentType ? `"${contentType}"` : "none"}`,
       jsonPayloads,
     );
+}
+
+/**
+ * The distinct media types a Content-Type value names: one, or several when repeated lines were combined
+ * with commas (RFC 9110 §5.3), the same one repeated counting once. A comma inside a quoted parameter value
+ * separates nothing.
+ */
+export function mediaTypesNamed(value: string): string[] {
+  const named = new Map<string, string>();
+  const add = (type: string) => {
+    const trimmed = type.trim();
+    if (trimmed !== "" && !named.has(trimmed.toLowerCase())) named.set(trimmed.toLowerCase(), trimmed);
+  };
+  let quoted = false;
+  let from = 0;
+  for (let at = 0; at < value.length; at++) {
+    const char = value[at];
+    if (quoted && char === "\\") at++;
+    else if (char === '"') quoted = !quoted;
+    else if (char === "," && !quoted) {
+      add(value.slice(from, at));
+      from = at + 1;
+    }
+  }
+  add(value.slice(from));
+  return [...named.values()];
 }
 
 /** A listOrders 200: judged order by order (or taken as the stream already judged it). */
@@ -275,6 +350,70 @@ function checkList(
   else list.pass("body", `an array of ${verdict.count} Order records`, schemaSpec);
   checkListInvariants(verdict, list);
   return { list: verdict };
+}
+
+/**
+ * A body that did not arrive whole: its head's Content-Type is judged all the same. The spec sets no size
+ * limit and no time, so a body past the run's own --max-body or --deadline is not judged, never failed; a
+ * 204 carries no body at all, so one long enough to reach a limit fails all the same. A body this tool
+ * could not read (a coding it does not know) says nothing of the target either. A body the target broke
+ * off fails.
+ */
+function checkCutBody(list: CheckList, exchange: Exchange, documented: DocumentedResponse): void {
+  const response = exchange.response as Response;
+  const payloads = "§1, §7: successful and error payloads are JSON";
+  if (response.status === 204) {
+    list.fail("no-body", response.cut as string, payloads);
+    return;
+  }
+  if (documented.body) checkContentType(list, response);
+  const raise = exchange.limit === "deadline" ? `; raise ${list.names.deadline} to judge it` : "";
+  if (exchange.limit !== undefined) list.notJudged("body", `not judged: ${response.cut}${raise}`, payloads);
+  else list.fail("body", response.cut as string, payloads);
+}
+
+/**
+ * An answer that is no list, read only in its start (the spec sets no size limit, so its size is no
+ * failure): failed for what the start already proves (not UTF-8, not JSON, a value of a kind the schema
+ * refuses), else not judged, which a gate does not pass.
+ */
+function checkStart(
+  list: CheckList,
+  response: Response,
+  validate: ValidateFunction,
+  schemaSpec: string,
+): Omit<CheckedResponse, "checks" | "status"> {
+  const start = response.bodyBytes ?? Buffer.from(response.body, "utf8");
+  const proof = startProof(start, validate);
+  if (proof !== undefined)
+    list.fail("body", `${proof} (judged on its first ${start.length} bytes: ${response.cut})`, schemaSpec);
+  else
+    list.notJudged(
+      "body",
+      `not judged: ${response.cut}; its first ${start.length} bytes break nothing the spec says, and no setting reads more of such an answer`,
+      schemaSpec,
+    );
+  return {};
+}
+
+/** What the start of a body proves wrong with it, whatever follows: undefined when it proves nothing. */
+function startProof(start: Uint8Array, validate: ValidateFunction): string | undefined {
+  const notText = new Utf8Stream().write(start);
+  if (notText !== -1) return `the body is not valid JSON: ${notUtf8(notText, start[notText])}`;
+  const reader = new JsonStream({ onElement: () => {} });
+  try {
+    reader.write(start);
+  } catch (error) {
+    if (!(error instanceof JsonStreamError)) throw error;
+    // Past a bound of the reader, the text may well be JSON.
+    return error.limit === undefined ? `the body is not valid JSON: ${error.message}` : undefined;
+  }
+  const first = reader.rootFirstByte;
+  // An object may yet be anything its schema asks; another kind of value is that kind however it ends.
+  if (first === undefined || first === 0x7b) return undefined;
+  const standIn = first === 0x5b ? [] : rootNotArray(first).notArray?.value;
+  if (validateExact(validate, standIn)) return undefined;
+  return `does not match openapi.yaml: ${schemaProblems(validate)}`;
 }
 
 /** Any other JSON body: parsed exactly, validated, and an Error record's status compared with the HTTP one. */

@@ -12,6 +12,7 @@ import { isListOperation } from "../judging/operation-traits.ts";
 import type { SettingNames } from "../judging/setting-names.ts";
 import type { RecordedRequest } from "../reports/report.ts";
 import { maskedTarget, requestSecrets } from "../target/credentials.ts";
+import { contentTypeOfRaw } from "../target/http-attempt.ts";
 import { flattenHeaders, maskHeaders } from "../target/http-client.ts";
 import type { CancelsInFlight } from "./cancels-in-flight.ts";
 import type { DeadlineSweep } from "./deadline-sweep.ts";
@@ -700,6 +701,7 @@ export class LazyResponse {
   readonly list?: ListVerdict;
   readonly cut?: string;
   readonly undecodable?: true;
+  readonly startOnly?: true;
   #headers: Record<string, string> | undefined;
   #body: string | undefined;
 
@@ -708,16 +710,17 @@ export class LazyResponse {
     private readonly incoming: IncomingMessage,
     outcome: BodyOutcome,
   ) {
-    this.contentType = headerText(incoming.headers["content-type"]) ?? "";
+    this.contentType = contentTypeOfRaw(incoming.rawHeaders) ?? "";
     this.bytes = outcome.decoded;
     this.received = outcome.received;
     if (outcome.list) this.list = outcome.list;
     if (outcome.cut !== undefined) this.cut = outcome.cut;
     if (outcome.undecodable) this.undecodable = true;
+    if (outcome.startOnly) this.startOnly = true;
   }
 
   get headers(): Record<string, string> {
-    this.#headers ??= flattenHeaders(this.incoming.headers);
+    this.#headers ??= flattenHeaders(this.incoming.headersDistinct);
     return this.#headers;
   }
 

@@ -5,6 +5,7 @@ import type { ListFeed, ListJudges } from "../judging/list-feed.ts";
 import { judgeFault, type ListVerdict } from "../judging/list-judge.ts";
 import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget.ts";
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import { PAST_WHOLE_ANSWER } from "../target/answer-body.ts";
 import { type CodingFailure, DecoderChain, readCodings, unreadCoding } from "../target/content-coding.ts";
 import { formSecrets } from "../target/credentials.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
@@ -33,6 +34,8 @@ export interface BodyOutcome {
   notJudged?: string;
   /** Why the body cannot be judged as the answer it should be: it does not decode, or is too large for one. */
   cut?: string;
+  /** Too large for an answer that is no list: `decoded` is its start, judged for what that proves. */
+  startOnly?: true;
   /**
    * The body failed to decode on bytes that came, before its end: so whatever ended it, even an answer
    * broken off, was no body of its Content-Encoding (a decoder that fails only at the end may just have
@@ -98,6 +101,7 @@ export class ForwardedBody {
   #list: ListVerdict | undefined;
   #notJudged: string | undefined;
   #cut: string | undefined;
+  #startOnly = false;
   readonly #decoder: DecoderChain | undefined;
   #ended: Promise<void> | undefined;
   readonly #options: ForwardedBodyOptions;
@@ -160,6 +164,7 @@ export class ForwardedBody {
     };
     if (this.#notJudged !== undefined) outcome.notJudged = this.#notJudged;
     else if (this.#cut !== undefined) outcome.cut = this.#cut;
+    if (this.#startOnly && outcome.cut !== undefined) outcome.startOnly = true;
     if (this.#undecodable) outcome.undecodable = true;
     else if (this.#list) outcome.list = this.#list;
     return outcome;
@@ -261,9 +266,11 @@ export class ForwardedBody {
       this.#keepStart(chunk);
       return;
     }
-    if (!fits)
-      this.#cut = `the body is larger than ${formatBytes(KEPT_BYTES)}, more than any answer but a list of orders needs (stopped reading at ${this.#received} bytes)`;
-    else
+    if (!fits) {
+      this.#cut = `${PAST_WHOLE_ANSWER} (stopped reading at ${this.#received} bytes)`;
+      this.#startOnly = true;
+      this.#keepStart(chunk);
+    } else
       this.#notJudged = `the proxy held ${formatBytes(held.limit)} of answers in flight together: forwarded unchanged, not judged`;
     this.#stopReading();
   }

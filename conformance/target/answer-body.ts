@@ -12,15 +12,17 @@ import { DecoderChain, type DecoderRoom, readCodings, unreadCoding } from "./con
  * far less, and this bounds what every request in flight can hold together.
  */
 export const WHOLE_ANSWER_BYTES = 1024 * 1024;
+/** Why an answer that is no list is read only in its start, in the words of the suite and the proxy alike. */
+export const PAST_WHOLE_ANSWER = `the body is larger than the ${formatBytes(WHOLE_ANSWER_BYTES)} read of an answer that is not a list`;
 // Kept of a judged list for reports: enough for the excerpt, whatever its characters' width.
 const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 
 const NO_CODINGS = { codings: [] };
 
 /**
- * Why a BodyReader read no more: past --max-body, an answer too large for what it is, a list that cannot be
- * judged, or a body this tool cannot read (a coding it does not know, decoders past their room), which
- * says nothing of the target.
+ * Why a BodyReader read no more: past --max-body, an answer that is no list past WHOLE_ANSWER_BYTES (its
+ * start kept, to judge what it proves), a list that cannot be judged, or a body this tool cannot read (a
+ * coding it does not know, decoders past their room), which says nothing of the target.
  */
 export type ReadingStop = "max-body" | "not-a-list" | { unjudgeable: string } | { notRead: string };
 
@@ -122,11 +124,14 @@ export class BodyReader {
     this.decoded += chunk.length;
     const stop = this.#stopAt(chunk);
     if (stop !== undefined) {
+      // What fits of the chunk completes the start an answer that is no list is judged on.
+      if (stop === "not-a-list") this.#chunks.push(chunk.subarray(0, WHOLE_ANSWER_BYTES - this.#kept));
       this.#stopWith(stop);
       return;
     }
     if (this.judge === undefined) {
       this.#chunks.push(chunk);
+      this.#kept += chunk.length;
       return;
     }
     if (this.#kept < EXCERPT_BYTES) {
@@ -165,21 +170,23 @@ export class BodyReader {
       : `${this.bytes} bytes`;
     if (stop === "max-body")
       return `the body is larger than the ${formatBytes(maxBodyBytes)} ${names.maxBody} allows${decoding} (stopped reading at ${at}); raise ${names.maxBody} to judge it`;
-    if (stop === "not-a-list")
-      return `the body is larger than ${formatBytes(WHOLE_ANSWER_BYTES)}${decoding}, more than any answer but a list of orders needs (stopped reading at ${at})`;
+    if (stop === "not-a-list") return `${PAST_WHOLE_ANSWER}${decoding} (stopped reading at ${at})`;
     return "notRead" in stop ? stop.notRead : stop.unjudgeable;
   }
 
   response(status: number, headers: Record<string, string>, cut: string | undefined): ExchangeResponse {
     if (cut !== undefined) this.#decoder?.destroy();
     const bytes = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
-    const notText = this.judge ? undefined : utf8Problem(bytes);
+    const startOnly = this.#stop === "not-a-list";
+    const notText = this.judge || startOnly ? undefined : utf8Problem(bytes);
     const response: ExchangeResponse = {
       status,
       headers,
       body: bytes.toString("utf8"),
       received: this.decoded,
       ...(notText !== undefined ? { notUtf8: notText } : {}),
+      // The start's bytes, for the checks to read as they came: a character may be cut at its end.
+      ...(startOnly ? { startOnly, bodyBytes: bytes } : {}),
     };
     if (cut !== undefined) {
       response.cut = cut;

@@ -174,7 +174,7 @@ export class HttpAttempt {
       if (this.#settled) return;
       this.#finish({
         request: this.request.recorded,
-        response: reader.response(status, flattenHeaders(incoming.headers), cut),
+        response: reader.response(status, flattenHeaders(incoming.headersDistinct), cut),
         ...(this.#proxyRefused !== undefined ? { proxyRefused: this.#proxyRefused } : {}),
         ...(this.#sentAt !== undefined ? { sentAt: this.#sentAt } : {}),
         ...(this.#limit !== undefined ? { limit: this.#limit } : {}),
@@ -203,10 +203,54 @@ export class HttpAttempt {
   }
 }
 
-export function flattenHeaders(headers: IncomingMessage["headers"]): Record<string, string> {
+// Node keeps the first of a repeated header it knows to carry one value (a second Retry-After, say), and
+// joins the others: answers read by either client then say the same.
+const ONE_VALUED = new Set([
+  "age",
+  "authorization",
+  "content-length",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
+]);
+
+/**
+ * Headers as every client and the proxy read them, each name once: given as node:http's `headersDistinct`
+ * or undici's parse (a repeated header as the list of its values), or as node:http's own reading. Repeated
+ * lines are combined as RFC 9110 §5.3 combines them, joined with commas, but for the one-valued headers
+ * above. Content-Type is one-valued too (RFC 9110 §8.3), yet kept whole: a second media type must be seen
+ * by the checks, never dropped as node:http drops it.
+ */
+export function flattenHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    flat[lower] =
+      typeof value === "string" ? value : ONE_VALUED.has(lower) ? (value[0] ?? "") : value.join(", ");
   }
   return flat;
+}
+
+/** The Content-Type of an answer's raw header lines, read as `flattenHeaders` reads it; undefined for none. */
+export function contentTypeOfRaw(rawHeaders: readonly string[]): string | undefined {
+  const values: string[] = [];
+  for (let at = 0; at + 1 < rawHeaders.length; at += 2)
+    if ((rawHeaders[at] as string).toLowerCase() === "content-type")
+      values.push(rawHeaders[at + 1] as string);
+  return values.length > 0 ? values.join(", ") : undefined;
 }

@@ -6,7 +6,7 @@ import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts
 import type { RecordedRequest } from "../reports/report.ts";
 import { BodyReader, cutShort, oneLine, runLimitOf, unsent } from "./answer-body.ts";
 import { CLIENT_DECODERS_ROOM_BYTES, type DecoderRoom } from "./content-coding.ts";
-import type { RequestToSend } from "./http-attempt.ts";
+import { flattenHeaders, type RequestToSend } from "./http-attempt.ts";
 import {
   type ClientOptions,
   DEFAULT_DEADLINE_MS,
@@ -46,42 +46,6 @@ const UNDICI_REFUSES = new Set([
   "proxy-connection",
   "content-length",
 ]);
-
-// Node keeps the first of a repeated header it knows to carry one value (a second Retry-After, say), and
-// joins the others: answers read by either client then say the same.
-const ONE_VALUED = new Set([
-  "age",
-  "authorization",
-  "content-length",
-  "content-type",
-  "etag",
-  "expires",
-  "from",
-  "host",
-  "if-modified-since",
-  "if-unmodified-since",
-  "last-modified",
-  "location",
-  "max-forwards",
-  "proxy-authorization",
-  "referer",
-  "retry-after",
-  "server",
-  "user-agent",
-]);
-
-/** An answer's headers as node:http's client reads them, in one pass: every answer has them read. */
-function asNodeReadsThem(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const read: Record<string, string> = {};
-  for (const name of Object.keys(headers)) {
-    const value = headers[name];
-    if (value === undefined) continue;
-    const lower = name.toLowerCase();
-    read[lower] =
-      typeof value === "string" ? value : ONE_VALUED.has(lower) ? (value[0] ?? "") : value.join(", ");
-  }
-  return read;
-}
 
 /**
  * The HttpClient on undici's pool of kept-alive connections, for a caller that sends many small requests
@@ -290,7 +254,7 @@ function dispatched(
         onRequestStart: () => {},
         onResponseStart: (_controller, code, got) => {
           status = code;
-          if (code >= 200) answerHeaders = asNodeReadsThem(got);
+          if (code >= 200) answerHeaders = flattenHeaders(got);
         },
         onResponseData: (_controller, chunk) => {
           if (status >= 200) chunks.push(chunk);
@@ -356,7 +320,7 @@ class UndiciAttempt implements Dispatcher.DispatchHandler {
   ): void {
     if (status < 200) return;
     const judge = status === 200 ? this.request.listJudge?.() : undefined;
-    const read = asNodeReadsThem(headers);
+    const read = flattenHeaders(headers);
     const reader: BodyReader = new BodyReader(this.target.maxBodyBytes, judge, read["content-encoding"], {
       stopped: (stop) => {
         this.#limit = runLimitOf(stop) ?? this.#limit;

@@ -44,6 +44,25 @@ describe("createHttpClient", () => {
     }
   });
 
+  it("reads every Content-Type line of an answer, joined, where node:http keeps the first only", async () => {
+    const server = createServer((_request, response) => {
+      response.setHeader("content-type", ["application/json", "text/html"]);
+      response.setHeader("retry-after", ["5", "7"]);
+      response.end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = await createHttpClient(new URL(`http://127.0.0.1:${port}/v1`), { timeoutMs: 10_000 });
+    try {
+      const { response } = await client.send("GET", "/orders", {});
+      assert.equal(response?.headers["content-type"], "application/json, text/html");
+      assert.equal(response?.headers["retry-after"], "5");
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
   it("waits out a 429 and sends again, counting each; a fresh request is sent once, never retried", async () => {
     let answered = 0;
     const server = createServer((_request, response) => {

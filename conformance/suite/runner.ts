@@ -210,6 +210,7 @@ async function prepareRun(options: ConformanceOptions): Promise<PreparedRun> {
     missing: id(names.missingOrderId, options.missingOrderId, "missingOrderId"),
     race: id(names.raceOrderId, options.raceOrderId, "raceOrderId"),
   };
+  refuseSharedIds(ids, names);
   const session = sessionOfRun(options.session, provided, names);
   const warnings = [
     ...ignoredProxyVariables(env),
@@ -1007,6 +1008,29 @@ function absentId(initial: ListSnapshot, given: ReadonlySet<string>): string | u
     for (let id = (orders.largest ?? 0n) + 1n; id <= INT64_MAX; id++) if (free(id)) return String(id);
   }
   for (let id = 1n; ; id++) if (free(id)) return String(id);
+}
+
+/**
+ * Each order plays one part: an order given as both the pending one and the race's would be cancelled by
+ * the one scenario and found not pending by the other, a false failure. Ids are compared as int64 values.
+ */
+function refuseSharedIds(ids: OrderIds, names: SettingNames): void {
+  const parts = [
+    [names.pendingOrderId, ids.pending],
+    [names.shippedOrderId, ids.shipped],
+    [names.missingOrderId, ids.missing],
+    [names.raceOrderId, ids.race],
+  ] as const;
+  const seen = new Map<string, string>();
+  for (const [name, id] of parts) {
+    if (id === undefined) continue;
+    const other = seen.get(id);
+    if (other !== undefined)
+      throw new ConformanceUsageError(
+        `${other} and ${name} name the same order (${id}): each part needs an order of its own`,
+      );
+    seen.set(id, name);
+  }
 }
 
 function parseOrderIdOption(flag: string, text: string | undefined): string | undefined {

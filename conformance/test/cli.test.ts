@@ -299,6 +299,22 @@ describe("petstore-conformance (the CLI, end to end)", () => {
     ]);
     assert.equal(badId.code, 2);
     assert.match(badId.stderr, /--pending-order-id must be an int64 integer/);
+    // One order in two parts: the race would find the pending scenario's cancel done, a false failure.
+    const shared = await cli([
+      "--base-url",
+      mock.url,
+      "--api-key",
+      MOCK_KEY,
+      "--pending-order-id",
+      "2",
+      "--race-order-id",
+      "02",
+    ]);
+    assert.equal(shared.code, 2, shared.stderr);
+    assert.match(
+      shared.stderr,
+      /^error: --pending-order-id and --race-order-id name the same order \(2\): each part needs an order of its own/,
+    );
     const badReporter = await cli(["--base-url", mock.url, "--api-key", "k", "--reporter", "xml"]);
     assert.equal(badReporter.code, 2);
     const closed = await startTarget();

@@ -5,6 +5,7 @@ import {
   parseReporters,
   ReportedUsageError,
   type ReporterTarget,
+  refuseSharedFiles,
   reportersAskedFor,
 } from "../reports/reporter-options.ts";
 import {
@@ -158,6 +159,13 @@ function readProxyOptions(
   env: NodeJS.ProcessEnv,
 ): ProxyCliOptions {
   const reporters = parseReporters(values.reporter ?? ["pretty"], undefined);
+  if (values.har !== undefined)
+    refuseSharedFiles([
+      ...reporters.flatMap((reporter) =>
+        reporter.file ? [[`--reporter ${reporter.name}`, reporter.file] as const] : [],
+      ),
+      ["--har", values.har],
+    ]);
   const upstream = values.upstream ?? (env.PETSTORE_UPSTREAM || undefined);
   if (values.help)
     return { proxy: { upstream: "" }, reporters, failOnViolation: false, flushEveryMs: 0, help: true };

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { UsageError } from "../../common/command-line.ts";
 
@@ -23,6 +24,9 @@ export function parseReporters(specs: readonly string[], output: string | undefi
     if (file === "") throw new UsageError(`--reporter ${name}: needs a file name after the colon`);
     return { name: name as ReporterName, ...(file ? { file } : {}) };
   });
+  refuseSharedFiles(
+    reporters.flatMap((reporter) => (reporter.file ? [[`--reporter ${reporter.name}`, reporter.file]] : [])),
+  );
   const toStdout = reporters.filter((reporter) => reporter.file === undefined);
   if (output !== undefined) {
     if (reporters.length !== 1 || toStdout.length !== 1) {
@@ -36,6 +40,21 @@ export function parseReporters(specs: readonly string[], output: string | undefi
     );
   }
   return reporters;
+}
+
+/**
+ * Files the run writes, each named by its flag: two that name one file would leave only the last one
+ * written, the other lost without a word. Compared as resolved paths.
+ */
+export function refuseSharedFiles(files: ReadonlyArray<readonly [string, string]>): void {
+  const seen = new Map<string, string>();
+  for (const [flag, file] of files) {
+    const path = resolve(file);
+    const other = seen.get(path);
+    if (other !== undefined)
+      throw new UsageError(`${other} and ${flag} name the same file ${file}: give each its own`);
+    seen.set(path, flag);
+  }
 }
 
 /** Bad usage found once the reports asked for are known: they are written with it (exit 2). */

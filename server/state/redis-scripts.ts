@@ -6,9 +6,12 @@
  *   s:K  its status, when not the seed's;       r:K  its record's JSON, when not the seed's;
  *   a:K  its place among orders added after the seed's;   x:K  set when a seed order was removed;
  *   g:K  the place an added order had when it was removed (kept so that a control page after K goes on
- *        from there), until K is added again.
- * `q:N` is the key added at place N (places count from 1; `n` is the last), `na` how many added orders
- * are there and `nx` how many seed orders were removed: a control page reads only its own places' fields.
+ *        from there), until K is added again or it is among the oldest of too many removed (see TIDY).
+ * Places count from 1 and are never reused (`n` is the last given). Beside the hash, the sorted set
+ * `<hash>:added` holds the added orders there now by place, and `<hash>:gone` the ids with a g:K field
+ * by place: a control page reads the added orders after a place without passing removed ones, and the
+ * oldest removed ids are let go, so a world's keys hold what it holds now, not its history. `na` is how
+ * many added orders are there and `nx` how many seed orders were removed.
  * `nc` counts the differences from the seed as memory mode does (see `differences`), so that a session's
  * summary reads a few fields, never the hash.
  * `v` changes whenever a record is added, replaced or removed (not on a status change, which no list body
@@ -33,7 +36,11 @@ local function lookup(world, key, seedStatus)
   return redis.call('HGET', world, 's:' .. key) or seedStatus, added
 end
 local function keep(world, ttl)
-  if tonumber(ttl) > 0 then redis.call('PEXPIRE', world, ttl) end
+  if tonumber(ttl) > 0 then
+    redis.call('PEXPIRE', world, ttl)
+    redis.call('PEXPIRE', world .. ':added', ttl)
+    redis.call('PEXPIRE', world .. ':gone', ttl)
+  end
 end
 -- How many differences from the seed an order makes, as memory mode counts them: its seed place changed or
 -- removed, and its place among the added (a seed order removed and added again makes two).
@@ -70,6 +77,8 @@ local ttl = tonumber(ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[4], 0, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[1] .. ':added', ttl)
+redis.call('PEXPIRE', KEYS[1] .. ':gone', ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
 forget(KEYS[2], KEYS[4], redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[2]) - ttl)))
 local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
@@ -77,7 +86,8 @@ if over > 0 then
   local gone = redis.call('ZPOPMIN', KEYS[2], over)
   for i = 1, #gone, 2 do
     redis.call('ZREM', KEYS[4], gone[i])
-    redis.call('DEL', ARGV[5] .. 'w:s:' .. gone[i], ARGV[5] .. 'j:s:' .. gone[i])
+    local world = ARGV[5] .. 'w:s:' .. gone[i]
+    redis.call('DEL', world, world .. ':added', world .. ':gone', ARGV[5] .. 'j:s:' .. gone[i])
   end
 end
 return 1
@@ -188,8 +198,10 @@ local outcome = 'replaced'
 if not status then
   outcome = 'created'
   local place = redis.call('HINCRBY', KEYS[1], 'n', 1)
-  redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], place, 'q:' .. place, ARGV[1])
+  redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], place)
+  redis.call('ZADD', KEYS[1] .. ':added', place, ARGV[1])
   redis.call('HDEL', KEYS[1], 'g:' .. ARGV[1])
+  redis.call('ZREM', KEYS[1] .. ':gone', ARGV[1])
   redis.call('HINCRBY', KEYS[1], 'na', 1)
 end
 redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[4], 'r:' .. ARGV[1], ARGV[5], 'v', redis.call('INCR', KEYS[2]))
@@ -198,14 +210,31 @@ keep(KEYS[1], ARGV[3])
 return outcome
 `;
 
+/**
+ * Removed ids remembered as cursors (g:K) are let go oldest first once they outnumber the added orders
+ * there (and 64): a few per removal, so each removal pays a bounded step and they stay within a bounded
+ * multiple of what the world holds, as in memory (store.ts). A page after a forgotten id asks to start again.
+ */
+const TIDY = `
+local function tidy(world, added)
+  local over = redis.call('ZCARD', world .. ':gone') - math.max(64, added)
+  if over <= 0 then return end
+  local forgotten = redis.call('ZPOPMIN', world .. ':gone', math.min(over, 8))
+  for i = 1, #forgotten, 2 do redis.call('HDEL', world, 'g:' .. forgotten[i]) end
+end
+`;
+
 /** KEYS: world, clock. ARGV: key, seed status, ttl. Returns 1, or 0 when there is no such order. */
-export const REMOVE_ORDER = `${LOOKUP}
+export const REMOVE_ORDER = `${LOOKUP}${TIDY}
 local status, added = lookup(KEYS[1], ARGV[1], ARGV[2])
 if not status then return 0 end
 local before = differences(KEYS[1], ARGV[1])
 if added then
-  redis.call('HSET', KEYS[1], 'g:' .. ARGV[1], redis.call('HGET', KEYS[1], 'a:' .. ARGV[1]))
-  redis.call('HINCRBY', KEYS[1], 'na', -1)
+  local place = redis.call('HGET', KEYS[1], 'a:' .. ARGV[1])
+  redis.call('HSET', KEYS[1], 'g:' .. ARGV[1], place)
+  redis.call('ZREM', KEYS[1] .. ':added', ARGV[1])
+  redis.call('ZADD', KEYS[1] .. ':gone', place, ARGV[1])
+  tidy(KEYS[1], redis.call('HINCRBY', KEYS[1], 'na', -1))
 else
   redis.call('HSET', KEYS[1], 'x:' .. ARGV[1], 1)
   redis.call('HINCRBY', KEYS[1], 'nx', 1)
@@ -219,7 +248,7 @@ return 1
 
 /** KEYS: world, clock. ARGV: ttl. Back to the seed with no rules, under a version never used before. */
 export const RESET = `
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[1] .. ':added', KEYS[1] .. ':gone')
 redis.call('HSET', KEYS[1], 'v', redis.call('INCR', KEYS[2]))
 if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 1

@@ -199,7 +199,11 @@ describe("redis-list", () => {
     }
     const leftOver = new Redis(redis.url);
     try {
-      assert.deepEqual(await leftOver.keys(`${hash}:*`), [], "each copy a list was read from is gone");
+      assert.deepEqual(
+        await leftOver.keys(`${hash}:list-snapshot:*`),
+        [],
+        "each copy a list was read from is gone",
+      );
     } finally {
       leftOver.disconnect();
     }

@@ -36,6 +36,12 @@ export interface Store {
    */
   putOrder(order: SeedOrder, maxBytes?: number): PutOutcome;
   removeOrder(id: bigint): boolean;
+  /**
+   * Creates the orders whose id has no order here (the first of an id given twice), all or none: "full",
+   * nothing done, when together they would make what the world's orders hold grow past `maxBytes`.
+   * Returns the ids created.
+   */
+  createOrders(orders: readonly SeedOrder[], maxBytes?: number): string[] | "full";
   /** Forgets every change and starts again from a seed (the same or a newly loaded one). */
   reset(seed: Seed): void;
   /**
@@ -137,6 +143,23 @@ class SeedStore implements Store {
     }
     this.#addOrder(order);
     return "created";
+  }
+
+  createOrders(seedOrders: readonly SeedOrder[], maxBytes = Number.POSITIVE_INFINITY): string[] | "full" {
+    const fresh = new Map<string, StoredOrder>();
+    let growth = 0;
+    for (const seedOrder of seedOrders) {
+      const order = storedOrder(seedOrder);
+      if (fresh.has(order.key) || this.#find(order.key)) continue;
+      fresh.set(order.key, order);
+      growth += this.#growthOf(order, undefined);
+      // A step per order, as a put takes: what tidying lets go is not counted against the batch.
+      this.#tidyStep();
+    }
+    if (this.#ordersBytes + growth > maxBytes) return "full";
+    if (fresh.size > 0) this.#ownList = undefined;
+    for (const order of fresh.values()) this.#addOrder(order);
+    return [...fresh.keys()];
   }
 
   removeOrder(id: bigint): boolean {

@@ -24,6 +24,7 @@ export interface Commands {
   petstoreSetStatus: Script;
   petstorePutOrder: Script;
   petstoreRemoveOrder: Script;
+  petstoreBatch: Script;
   petstoreReset: Script;
   petstoreSetBehaviour: Script;
   petstoreRecord: Script;

@@ -56,10 +56,10 @@ local function recount(world, key, before)
   if now ~= before then redis.call('HINCRBY', world, 'nc', now - before) end
 end
 -- What a record costs a world, about, as memory mode counts an order (store.ts): its key and JSON as
--- strings, and the entry. A record that is not there costs nothing.
+-- strings, the entry, and its bytes in a replica's list body. A record that is not there costs nothing.
 local function weight(key, json)
   if not json then return 0 end
-  return 2 * (#key + #json) + 120
+  return 2 * (#key + #json) + #json + 320
 end
 -- How much more the world's records would hold with this record in place of the one it has for key.
 local function growth(world, key, json)

@@ -25,6 +25,7 @@ export interface Commands {
   petstorePutOrder: Script;
   petstoreRemoveOrder: Script;
   petstoreBatch: Script;
+  petstoreListBegin: Script;
   petstoreReset: Script;
   petstoreSetBehaviour: Script;
   petstoreRecord: Script;

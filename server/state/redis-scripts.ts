@@ -208,11 +208,51 @@ return 1
 `;
 
 /**
+ * Shared by the scripts that change what a list shows. A list read under way on some replica
+ * (redis-list.ts) registers a key of its own in `<hash>:readers` (score: when it expires, in Redis's clock);
+ * before a write changes a field a list shows, it saves the field's value in each reader's key unless saved
+ * already ('' for none), so that each read sees the world as it was when it began without a copy of it.
+ */
+const LIST_READERS = `
+local function readers(world)
+  local list = world .. ':readers'
+  local now = redis.call('TIME')
+  redis.call('ZREMRANGEBYSCORE', list, '-inf', '(' .. (now[1] * 1000 + math.floor(now[2] / 1000)))
+  return redis.call('ZRANGE', list, 0, -1, 'WITHSCORES')
+end
+local function saving(world, key)
+  local keys = readers(world)
+  if #keys == 0 then return end
+  local fields = {'a:' .. key, 'r:' .. key, 'x:' .. key}
+  local values = redis.call('HMGET', world, unpack(fields))
+  for at = 1, #keys, 2 do
+    for i, field in ipairs(fields) do redis.call('HSETNX', keys[at], field, values[i] or '') end
+    -- Gone when its read would be, were its replica to end during it.
+    redis.call('PEXPIREAT', keys[at], keys[at + 1])
+  end
+end
+`;
+
+/**
+ * KEYS: world, the reader's key. ARGV: how long the read may take (ms). Registers a list read, its key
+ * emptied; returns the world's version it will show.
+ */
+export const LIST_BEGIN = `
+local now = redis.call('TIME')
+local ms = now[1] * 1000 + math.floor(now[2] / 1000)
+redis.call('DEL', KEYS[2])
+redis.call('ZADD', KEYS[1] .. ':readers', ms + tonumber(ARGV[1]), KEYS[2])
+redis.call('PEXPIRE', KEYS[1] .. ':readers', ARGV[1])
+return redis.call('HGET', KEYS[1], 'v') or '0'
+`;
+
+/**
  * Shared by the scripts that write orders: `put` replaces an order where it stands or appends it, `drop`
  * removes it (1, or 0 when there is no such order). Neither checks the room; neither renews the expiry.
  */
-const WRITE = `${LOOKUP}
+const WRITE = `${LOOKUP}${LIST_READERS}
 local function put(world, clock, key, seedStatus, status, json)
+  saving(world, key)
   local found = lookup(world, key, seedStatus)
   local before = differences(world, key)
   local outcome = 'replaced'
@@ -242,6 +282,7 @@ end
 local function drop(world, clock, key, seedStatus)
   local status, added = lookup(world, key, seedStatus)
   if not status then return 0 end
+  saving(world, key)
   local before = differences(world, key)
   if added then
     local place = redis.call('HGET', world, 'a:' .. key)
@@ -311,8 +352,16 @@ keep(KEYS[1], ARGV[1])
 return answer
 `;
 
-/** KEYS: world, clock. ARGV: ttl. Back to the seed with no rules, under a version never used before. */
-export const RESET = `
+/**
+ * KEYS: world, clock. ARGV: ttl. Back to the seed with no rules, under a version never used before. A list
+ * read under way is told to start again: a reset changes more at once than is worth saving.
+ */
+export const RESET = `${LIST_READERS}
+local list = readers(KEYS[1])
+for at = 1, #list, 2 do
+  redis.call('HSET', list[at], '!reset', 1)
+  redis.call('PEXPIREAT', list[at], list[at + 1])
+end
 redis.call('DEL', KEYS[1], KEYS[1] .. ':added', KEYS[1] .. ':gone')
 redis.call('HSET', KEYS[1], 'v', redis.call('INCR', KEYS[2]))
 if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end

@@ -48,6 +48,7 @@ export class RedisState implements StateStore, RedisBackend {
     script("petstorePutOrder", scripts.PUT_ORDER, 2);
     script("petstoreRemoveOrder", scripts.REMOVE_ORDER, 2);
     script("petstoreBatch", scripts.BATCH, 2);
+    script("petstoreListBegin", scripts.LIST_BEGIN, 2);
     script("petstoreReset", scripts.RESET, 2);
     script("petstoreSetBehaviour", scripts.SET_BEHAVIOUR, 1);
     script("petstoreRecord", scripts.RECORD, 1);

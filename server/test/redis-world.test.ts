@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { type RedisService, startRedis } from "../../test-support/services.ts";
 import { generateOrders } from "../core/generate.ts";
 import type { OrdersPage } from "../core/order-page.ts";
-import type { SeedOrder } from "../core/order-record.ts";
+import { type SeedOrder, serializeRecord } from "../core/order-record.ts";
 import { createSeed } from "../core/seed.ts";
 import { createStore, type Store } from "../core/store.ts";
 import type { World } from "../core/world.ts";
@@ -95,6 +95,33 @@ describe("redis-world: a session in Redis costs what it holds now", () => {
     // The id removed last is still a cursor: the page after it is the one after its last place.
     const last = (await world.page({ limit: 5, after: String(churned.at(-1)) })) as OrdersPage;
     assert.deepEqual(last.orders, []);
+  });
+
+  it("a write saves for a list read under way the fields it changes, as they were; a reset tells it to begin again", async () => {
+    const name = `reading${++sessions}`;
+    const hash = `${prefix}w:s:${name}`;
+    const world = state.session(name, Date.now());
+    await world.putOrder(added(ADDED));
+    const saved = `${hash}:list-snapshot:test`;
+    const version = await state.commands.petstoreListBegin(hash, saved, 60_000);
+    assert.equal(version, await client.hget(hash, "v"), "the read shows the version it began at");
+    await world.putOrder(added(ADDED + 1n));
+    await world.removeOrder(ADDED);
+    const key = String(ADDED);
+    assert.deepEqual(await client.hgetall(saved), {
+      [`a:${ADDED + 1n}`]: "",
+      [`r:${ADDED + 1n}`]: "",
+      [`x:${ADDED + 1n}`]: "",
+      [`a:${key}`]: "1",
+      [`r:${key}`]: serializeRecord(added(ADDED).record),
+      [`x:${key}`]: "",
+    });
+    assert.ok((await client.pttl(saved)) > 0, "gone in a minute, were this reader to end");
+    await world.reset();
+    assert.equal(await client.hget(saved, "!reset"), "1");
+    assert.equal(await client.zrem(`${hash}:readers`, saved), 1, "still registered until the reader ends");
+    await world.putOrder(added(ADDED + 2n));
+    assert.equal(await client.hexists(saved, `a:${ADDED + 2n}`), 0, "a read ended is told nothing more");
   });
 
   it("control pages in Redis are the memory world's pages, removed ids as cursors included", async () => {

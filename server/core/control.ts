@@ -367,13 +367,14 @@ function orderBatch(
     if ("problem" in stored) return invalid(`field "remove[${at}]": ${stored.problem}`, cors);
     ids.push(stored.value as bigint);
   }
-  return applyBatch(world, orders, ids).then(({ created, removed, full }) =>
-    full
-      ? worldFull(
-          ` This batch created ${created.length} of its orders before it stopped${created.length > 0 ? ` (${created.slice(0, 100).join(", ")}${created.length > 100 ? ", …" : ""})` : ""}, and removed none.`,
+  return then(world.applyBatch(orders, ids), (done) =>
+    done === "full"
+      ? worldFull(" Nothing of this batch was done: its orders would not all fit.", cors)
+      : jsonResponse(
+          200,
+          `{"created":[${done.created.join(",")}],"removed":[${done.removed.join(",")}]}`,
           cors,
-        )
-      : jsonResponse(200, `{"created":[${created.join(",")}],"removed":[${removed.join(",")}]}`, cors),
+        ),
   );
 }
 
@@ -384,24 +385,6 @@ function worldFull(more: string, cors: Readonly<Record<string, string>>): MockRe
     `This world holds as much as --max-memory lets it: remove orders or reset it to add more.${more}`,
     cors,
   );
-}
-
-/** One step at a time, as the world's own steps: a shared store makes each one atomic, not the batch. */
-async function applyBatch(
-  world: World,
-  orders: readonly SeedOrder[],
-  ids: readonly bigint[],
-): Promise<{ created: bigint[]; removed: bigint[]; full?: true }> {
-  const created: bigint[] = [];
-  const removed: bigint[] = [];
-  for (const order of orders) {
-    const id = order.record.id as bigint;
-    if ((await world.controlOrderJson(id)) !== undefined) continue;
-    if ((await world.putOrder(order)) === "full") return { created, removed, full: true };
-    created.push(id);
-  }
-  for (const id of ids) if (await world.removeOrder(id)) removed.push(id);
-  return { created, removed };
 }
 
 function orderJson(

@@ -7,7 +7,7 @@ import type { SeedOrder } from "./order-record.ts";
 import type { CancelOutcome, OrderStatus } from "./order-status.ts";
 import type { Seed } from "./seed.ts";
 import { createStore, type PutOutcome, type Store } from "./store.ts";
-import type { Arrangement, World } from "./world.ts";
+import type { Arrangement, BatchOutcome, World } from "./world.ts";
 
 /** Told of every change to a world's orders or rules, and of each journal entry, so a state file knows when to write. */
 export type ChangeListener = (what: "state" | "journal") => void;
@@ -71,6 +71,13 @@ export class MemoryWorld implements World {
   }
   removeOrder(id: bigint): boolean {
     return this.noting(this.store.removeOrder(id));
+  }
+  applyBatch(create: readonly SeedOrder[], remove: readonly bigint[]): BatchOutcome {
+    const created = this.store.createOrders(create, this.maxBytes);
+    if (created === "full") return "full";
+    const removed = remove.filter((id) => this.store.removeOrder(id)).map(String);
+    this.noting(created.length + removed.length > 0);
+    return { created, removed };
   }
   reset(): void {
     this.store.reset(this.currentSeed());

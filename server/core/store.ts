@@ -36,6 +36,12 @@ export interface Store {
    */
   putOrder(order: SeedOrder, maxBytes?: number): PutOutcome;
   removeOrder(id: bigint): boolean;
+  /**
+   * Creates the orders whose id has no order here (the first of an id given twice), all or none: "full",
+   * nothing done, when together they would make what the world's orders hold grow past `maxBytes`.
+   * Returns the ids created.
+   */
+  createOrders(orders: readonly SeedOrder[], maxBytes?: number): string[] | "full";
   /** Forgets every change and starts again from a seed (the same or a newly loaded one). */
   reset(seed: Seed): void;
   /**
@@ -72,8 +78,11 @@ class SeedStore implements Store {
   // Otherwise the world's own list, made at the first list after a change to what the list shows: a status
   // is not part of it, so cancels keep it.
   #ownList: ListPieces | undefined;
-  // What the changed and added orders hold, about (heldBytes): a world costs what it changed.
+  // What the changed and added orders hold, about (heldBytes): a world costs what it changed. It counts the
+  // bytes each one's JSON takes in the world's own list body too, reserved before the list is made.
   #ordersBytes = 0;
+  // Of those, the bytes reserved for the list body: a list made is counted once, in them.
+  #listedBytes = 0;
 
   constructor(seed: Seed) {
     this.#seed = seed;
@@ -84,7 +93,8 @@ class SeedStore implements Store {
   }
 
   get heldBytes(): number {
-    return this.#ordersBytes + (this.#ownList?.ownBytes ?? 0);
+    const ownList = this.#ownList?.ownBytes ?? 0;
+    return this.#ordersBytes + Math.max(0, ownList - this.#listedBytes);
   }
 
   get changes(): number {
@@ -139,13 +149,30 @@ class SeedStore implements Store {
     return "created";
   }
 
+  createOrders(seedOrders: readonly SeedOrder[], maxBytes = Number.POSITIVE_INFINITY): string[] | "full" {
+    const fresh = new Map<string, StoredOrder>();
+    let growth = 0;
+    for (const seedOrder of seedOrders) {
+      const order = storedOrder(seedOrder);
+      if (fresh.has(order.key) || this.#find(order.key)) continue;
+      fresh.set(order.key, order);
+      growth += this.#growthOf(order, undefined);
+      // A step per order, as a put takes: what tidying lets go is not counted against the batch.
+      this.#tidyStep();
+    }
+    if (this.#ordersBytes + growth > maxBytes) return "full";
+    if (fresh.size > 0) this.#ownList = undefined;
+    for (const order of fresh.values()) this.#addOrder(order);
+    return [...fresh.keys()];
+  }
+
   removeOrder(id: bigint): boolean {
     const key = orderKey(id);
     this.#ownList = undefined;
     this.#tidyStep();
     const own = this.#added.get(key);
     if (own) {
-      this.#ordersBytes -= entryBytes(key, own);
+      this.#count(key, own, -1);
       this.#added.delete(key);
       return true;
     }
@@ -174,17 +201,21 @@ class SeedStore implements Store {
     this.#addedPlace.clear();
     this.#tidy = undefined;
     this.#ordersBytes = 0;
+    this.#listedBytes = 0;
     this.#removedCount = 0;
     this.#rewritten = 0;
   }
 
   /** How much more the world's orders would hold with this one put in place of `before` (0 when not more). */
   #growthOf(order: StoredOrder, before: StoredOrder | undefined): number {
-    const after = entryBytes(order.key, order);
+    const after = entryBytes(order.key, order) + listedBytes(order);
     if (!before) return after + placeBytes(order.key);
     const seedPlace = this.#added.has(order.key) ? undefined : this.#seed.placeOf(order.key);
     // A seed order not yet changed costs the world nothing until it is.
-    const held = seedPlace !== undefined && !this.#changed.has(seedPlace) ? 0 : entryBytes(order.key, before);
+    const held =
+      seedPlace !== undefined && !this.#changed.has(seedPlace)
+        ? 0
+        : entryBytes(order.key, before) + listedBytes(before);
     return Math.max(0, after - held);
   }
 
@@ -206,21 +237,28 @@ class SeedStore implements Store {
     if (before !== undefined && before?.json !== original.json) this.#rewritten--;
     if (next === null) this.#removedCount++;
     if (next?.json !== original.json) this.#rewritten++;
-    if (before !== undefined) this.#ordersBytes -= entryBytes(key, before);
-    this.#ordersBytes += entryBytes(key, next);
+    if (before !== undefined) this.#count(key, before, -1);
+    this.#count(key, next, 1);
     this.#changed.set(place, next);
   }
 
   #addOrder(order: StoredOrder): void {
     const before = this.#added.get(order.key);
-    if (before) this.#ordersBytes -= entryBytes(order.key, before);
+    if (before) this.#count(order.key, before, -1);
     else {
       this.#addedPlace.set(order.key, this.#addedKeys.length);
       this.#addedKeys.push(order.key);
       this.#ordersBytes += placeBytes(order.key);
     }
-    this.#ordersBytes += entryBytes(order.key, order);
+    this.#count(order.key, order, 1);
     this.#added.set(order.key, order);
+  }
+
+  /** Counts an order in (1) or out (-1) of what the world holds, its list body's bytes with it. */
+  #count(key: string, order: StoredOrder | null, sign: 1 | -1): void {
+    const listed = listedBytes(order);
+    this.#ordersBytes += sign * (entryBytes(key, order) + listed);
+    this.#listedBytes += sign * listed;
   }
 
   /**
@@ -302,12 +340,31 @@ function entryBytes(key: string, order: StoredOrder | null): number {
   return 2 * (key.length + (order?.json.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
 }
 
+/**
+ * What an order takes in the world's own list body, about: its JSON as UTF-8, and the views of the seed's
+ * body around it (list-pieces.ts). Reserved with the order, so that a list made later fits in the room.
+ */
+function listedBytes(order: StoredOrder | null): number {
+  return order === null ? 0 : utf8Length(order.json) + LISTED_OVERHEAD_BYTES;
+}
+
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let at = 0; at < text.length; at++) {
+    const unit = text.charCodeAt(at);
+    // A surrogate pair is two units and four bytes; any other unit past 0x7f takes two or three bytes.
+    if (unit > 0x7f) bytes += unit > 0x7ff && (unit < 0xd800 || unit > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}
+
 /** What an added id's place costs a world, about, kept after the order is removed until tidied: the key and two entries. */
 function placeBytes(key: string): number {
   return 2 * key.length + PLACE_OVERHEAD_BYTES;
 }
 
 const ENTRY_OVERHEAD_BYTES = 120;
+const LISTED_OVERHEAD_BYTES = 200;
 // Places let go at most per write, and fewest let-go places that start tidying (see #tidyStep).
 const TIDY_STEP = 8;
 const TIDY_FLOOR = 64;

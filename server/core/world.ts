@@ -42,6 +42,12 @@ export interface World {
    */
   putOrder(order: SeedOrder): SyncOrAsync<"created" | "replaced" | "full">;
   removeOrder(id: bigint): SyncOrAsync<boolean>;
+  /**
+   * A control batch as one step: the orders of `create` made where no order has their id (the first of an
+   * id given twice; one that has it is left as it is), then the ids of `remove` removed. All or nothing:
+   * "full", nothing done, when the orders to create would not all fit (--max-memory).
+   */
+  applyBatch(create: readonly SeedOrder[], remove: readonly bigint[]): SyncOrAsync<BatchOutcome>;
   /** Back to the fixtures as loaded now, rules cleared; the journal stays, since it records what happened. */
   reset(): SyncOrAsync<void>;
   behaviour(): SyncOrAsync<BehaviourState>;
@@ -51,6 +57,9 @@ export interface World {
   journal(): SyncOrAsync<JournalRecord[]>;
   clearJournal(): SyncOrAsync<void>;
 }
+
+/** What a control batch did: the ids (their digits) it created and removed; "full" when it did nothing. */
+export type BatchOutcome = { created: string[]; removed: string[] } | "full";
 
 /** A live session as the control API lists it. */
 export interface SessionSummary {

@@ -24,6 +24,8 @@ export interface Commands {
   petstoreSetStatus: Script;
   petstorePutOrder: Script;
   petstoreRemoveOrder: Script;
+  petstoreBatch: Script;
+  petstoreListBegin: Script;
   petstoreReset: Script;
   petstoreSetBehaviour: Script;
   petstoreRecord: Script;

@@ -13,8 +13,10 @@ export const REDIS_PAGE_SCAN = 10_000;
 const FILTERED_BATCH = 1_000;
 /** Fewest places read in one command: removed orders cost a page no more than a few round trips. */
 const SMALLEST_BATCH = 64;
-/** An order's fields in a world's hash (redis-scripts.ts), read together for each place of a page. */
-const ORDER_FIELDS = ["a:", "g:", "x:", "s:", "r:"] as const;
+/** A seed order's fields in a world's hash (redis-scripts.ts), read together for each seed place of a page. */
+const SEED_FIELDS = ["a:", "g:", "x:", "s:", "r:"] as const;
+/** An added order's fields: its place there now (to check the sorted set's), its status and record. */
+const ADDED_FIELDS = ["a:", "s:", "r:"] as const;
 
 /** One place of a world's list as read back: its key, its order unless removed, whether a cursor may name it. */
 interface Place {
@@ -26,8 +28,10 @@ interface Place {
 
 /**
  * A page of a world kept in Redis, over this replica's seed (order-page.ts tells the places): one read
- * of the world's counts and the cursor's place, then one or two reads per batch of the page's places
- * (HMGET of their fields only). Undefined when `after` names an id the world's list never held.
+ * of the world's counts and the cursor's place, then one or two reads per batch of the page's places: the
+ * seed's by their fields (HMGET), then the added orders after the cursor from the world's sorted set of
+ * them, which holds no removed order to pass. Undefined when `after` names an id the world's list never
+ * held (or no longer remembers as removed).
  */
 export async function redisPage(
   client: Redis,
@@ -37,65 +41,123 @@ export async function redisPage(
 ): Promise<OrdersPage | undefined> {
   const { after, limit, status } = query;
   const cursorFields = after === undefined ? [] : [`a:${after}`, `g:${after}`];
-  const [last, added, removed, addedAt, goneAt] = await client.hmget(hash, "n", "na", "nx", ...cursorFields);
-  const length = seed.size + Number(last ?? 0);
+  const [added, removed, addedAt, goneAt] = await client.hmget(hash, "na", "nx", ...cursorFields);
   const total = seed.size - Number(removed ?? 0) + Number(added ?? 0);
-  let cursor: number | undefined = -1;
-  if (after !== undefined) {
-    const own = addedAt ?? goneAt;
-    cursor = own === null || own === undefined ? seed.placeOf(after) : seed.size + Number(own) - 1;
-    if (cursor === undefined) return undefined;
+  const own = addedAt ?? goneAt;
+  const cursor = after === undefined ? -1 : own == null ? seed.placeOf(after) : seed.size;
+  if (cursor === undefined) return undefined;
+  const walk: Walk = { orders: [], looked: 0, limit, ...(status !== undefined ? { status } : {}) };
+  if (cursor < seed.size && (await walkSeed(client, hash, seed, cursor + 1, walk))) {
+    return { orders: walk.orders, next: walk.last as string, total };
   }
-  const orders: StoredOrder[] = [];
-  let place = cursor + 1;
-  const end = place + REDIS_PAGE_SCAN;
-  let lastRead: Place | undefined;
-  while (place < length && orders.length < limit) {
-    if (place >= end && lastRead?.resumable) break;
-    const wanted = status === undefined ? Math.max(limit - orders.length, SMALLEST_BATCH) : FILTERED_BATCH;
-    const batch = await readPlaces(client, hash, seed, place, Math.min(length, place + wanted));
-    for (const read of batch) {
-      place++;
-      lastRead = read;
-      if (read.order && (status === undefined || read.order.status === status)) orders.push(read.order);
-      if (orders.length === limit) break;
-    }
-  }
-  return place < length && lastRead ? { orders, next: lastRead.key, total } : { orders, total };
+  const more = await walkAdded(client, hash, own == null ? "-inf" : `(${own}`, walk);
+  return more && walk.last !== undefined
+    ? { orders: walk.orders, next: walk.last, total }
+    : { orders: walk.orders, total };
 }
 
-/** The places from `from` up to `to`, as the world's hash has them: its fields for those keys only. */
-async function readPlaces(
+/** A page being gathered: its orders, the places looked at, and the last place a cursor may name. */
+interface Walk {
+  orders: StoredOrder[];
+  looked: number;
+  last?: string;
+  readonly limit: number;
+  readonly status?: OrderStatus;
+}
+
+/** Whether the walk has its page, or has looked at as many places as a page may and may end here. */
+function done(walk: Walk, resumable: boolean): boolean {
+  return walk.orders.length === walk.limit || (walk.looked >= REDIS_PAGE_SCAN && resumable);
+}
+
+function take(walk: Walk, order: StoredOrder | undefined): void {
+  if (order && (walk.status === undefined || order.status === walk.status)) walk.orders.push(order);
+}
+
+/** The seed's places from `from` on, in batches; true when the page ended among them. */
+async function walkSeed(client: Redis, hash: string, seed: Seed, from: number, walk: Walk): Promise<boolean> {
+  let place = from;
+  while (place < seed.size) {
+    const wanted =
+      walk.status === undefined ? Math.max(walk.limit - walk.orders.length, SMALLEST_BATCH) : FILTERED_BATCH;
+    const to = Math.min(seed.size, place + wanted);
+    const batch = await readSeedPlaces(client, hash, seed, place, to);
+    for (const read of batch) {
+      place++;
+      walk.looked++;
+      if (read.resumable) walk.last = read.key;
+      take(walk, read.order);
+      if (done(walk, read.resumable)) return place < seed.size || (await anyAdded(client, hash));
+    }
+  }
+  return false;
+}
+
+/**
+ * The added orders after `from` (a place, exclusive, as ZRANGEBYSCORE takes it), in batches; true when
+ * more follow the page. An order removed or added again between a batch's two reads is passed over.
+ */
+async function walkAdded(client: Redis, hash: string, from: string, walk: Walk): Promise<boolean> {
+  let start = from;
+  for (;;) {
+    const wanted =
+      walk.status === undefined ? Math.max(walk.limit - walk.orders.length, SMALLEST_BATCH) : FILTERED_BATCH;
+    // One more than wanted says whether any follow, without another read.
+    const found = await client.zrangebyscore(
+      `${hash}:added`,
+      start,
+      "+inf",
+      "WITHSCORES",
+      "LIMIT",
+      0,
+      wanted + 1,
+    );
+    const keys: string[] = [];
+    const places: string[] = [];
+    for (let at = 0; at < found.length && keys.length < wanted; at += 2) {
+      keys.push(found[at] as string);
+      places.push(found[at + 1] as string);
+    }
+    if (keys.length === 0) return false;
+    const fields = await client.hmget(hash, ...keys.flatMap((key) => ADDED_FIELDS.map((kind) => kind + key)));
+    for (const [index, key] of keys.entries()) {
+      const [addedAt, status, json] = fields.slice(index * 3, index * 3 + 3);
+      start = `(${places[index]}`;
+      walk.looked++;
+      const here = addedAt === places[index];
+      if (here) walk.last = key;
+      take(walk, here ? changed(undefined, json, status, key) : undefined);
+      if (done(walk, here)) return index < keys.length - 1 || found.length > keys.length * 2;
+    }
+    if (found.length <= keys.length * 2) return false;
+  }
+}
+
+/** Whether the world has any added order: a page that ends with the seed's last place says whether more follow. */
+async function anyAdded(client: Redis, hash: string): Promise<boolean> {
+  return (await client.zcard(`${hash}:added`)) > 0;
+}
+
+/** The seed's places from `from` up to `to`, as the world's hash has them: its fields for those keys only. */
+async function readSeedPlaces(
   client: Redis,
   hash: string,
   seed: Seed,
   from: number,
   to: number,
 ): Promise<Place[]> {
-  const seedEnd = Math.min(to, seed.size);
   const seedOrders: StoredOrder[] = [];
-  for (let place = from; place < seedEnd; place++) seedOrders.push(seed.orderAt(place));
-  const firstAdded = Math.max(from, seed.size) - seed.size + 1;
-  const addedPlaces: string[] = [];
-  for (let number = firstAdded; number <= to - seed.size; number++) addedPlaces.push(`q:${number}`);
-  const addedKeys = addedPlaces.length === 0 ? [] : await client.hmget(hash, ...addedPlaces);
-  const keys = [...seedOrders.map((order) => order.key), ...addedKeys.map((key) => key ?? "")];
-  const fields = await client.hmget(hash, ...keys.flatMap((key) => ORDER_FIELDS.map((kind) => kind + key)));
-  return keys.map((key, index) => {
+  for (let place = from; place < to; place++) seedOrders.push(seed.orderAt(place));
+  const fields = await client.hmget(
+    hash,
+    ...seedOrders.flatMap((order) => SEED_FIELDS.map((kind) => kind + order.key)),
+  );
+  return seedOrders.map((seedOrder, index) => {
     const [addedAt, goneAt, removed, status, json] = fields.slice(index * 5, index * 5 + 5);
-    const seedOrder = seedOrders[index];
-    if (seedOrder) {
-      return {
-        key,
-        resumable: addedAt === null && goneAt === null,
-        ...(removed !== null ? {} : { order: changed(seedOrder, json, status) }),
-      };
-    }
-    const own = String(firstAdded + index - seedOrders.length);
     return {
-      key,
-      resumable: key !== "" && (addedAt === own || goneAt === own),
-      ...(key !== "" && addedAt === own ? { order: changed(undefined, json, status, key) } : {}),
+      key: seedOrder.key,
+      resumable: addedAt === null && goneAt === null,
+      ...(removed !== null ? {} : { order: changed(seedOrder, json, status) }),
     };
   });
 }

@@ -47,6 +47,8 @@ export class RedisState implements StateStore, RedisBackend {
     script("petstoreSetStatus", scripts.SET_STATUS, 1);
     script("petstorePutOrder", scripts.PUT_ORDER, 2);
     script("petstoreRemoveOrder", scripts.REMOVE_ORDER, 2);
+    script("petstoreBatch", scripts.BATCH, 2);
+    script("petstoreListBegin", scripts.LIST_BEGIN, 2);
     script("petstoreReset", scripts.RESET, 2);
     script("petstoreSetBehaviour", scripts.SET_BEHAVIOUR, 1);
     script("petstoreRecord", scripts.RECORD, 1);

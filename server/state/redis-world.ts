@@ -11,7 +11,7 @@ import {
 } from "../core/order-status.ts";
 import type { Seed } from "../core/seed.ts";
 import type { SyncOrAsync } from "../core/sync-or-async.ts";
-import type { Arrangement, World } from "../core/world.ts";
+import type { Arrangement, BatchOutcome, World } from "../core/world.ts";
 import type { Commands, RedisBackend } from "./redis-backend.ts";
 import { type RedisListBody, readListBody } from "./redis-list.ts";
 import { redisPage } from "./redis-page.ts";
@@ -30,6 +30,8 @@ export class RedisWorld implements World {
   readonly #journal: string;
   // Milliseconds a session's keys live after each use; 0 for the default world, which never expires.
   readonly #ttl: number;
+  // What the world's records may hold at most (--max-memory), as memory mode bounds a world; -1: no bound.
+  readonly #mostBytes: number;
   #seenVersion = "";
   #unrecorded: string[] = [];
   #pendingRead: Promise<(string | null)[]> | undefined;
@@ -56,6 +58,7 @@ export class RedisWorld implements World {
     this.#hash = state.key(`w:${id}`);
     this.#journal = state.key(`j:${id}`);
     this.#ttl = session === null ? 0 : state.options.limits.idleMs;
+    this.#mostBytes = state.options.limits.maxBytes ?? -1;
     this.#touchEveryMs = Math.min(1_000, this.#ttl / 10);
   }
 
@@ -224,7 +227,7 @@ export class RedisWorld implements World {
     return (await this.#run("petstoreSetStatus", id, [], status)) === 1;
   }
 
-  async putOrder(order: SeedOrder): Promise<"created" | "replaced"> {
+  async putOrder(order: SeedOrder): Promise<"created" | "replaced" | "full"> {
     const json = serializeRecord(order.record);
     return (await this.#run(
       "petstorePutOrder",
@@ -232,7 +235,29 @@ export class RedisWorld implements World {
       [this.state.key("clock")],
       order.status,
       json,
-    )) as "created" | "replaced";
+      this.#mostBytes,
+    )) as "created" | "replaced" | "full";
+  }
+
+  async applyBatch(create: readonly SeedOrder[], remove: readonly bigint[]): Promise<BatchOutcome> {
+    const { state } = this;
+    const seedStatus = (key: string) => {
+      const place = state.seed.placeOf(key);
+      return place === undefined ? "" : state.seed.orderAt(place).status;
+    };
+    const args: (string | number)[] = [this.#ttl, this.#mostBytes, create.length];
+    for (const { record, status } of create) {
+      const key = orderKey(record.id as bigint);
+      args.push(key, seedStatus(key), status, serializeRecord(record));
+    }
+    for (const id of remove) args.push(orderKey(id), seedStatus(orderKey(id)));
+    const answer = (await state.commands.petstoreBatch(this.#hash, state.key("clock"), ...args)) as unknown[];
+    if (answer[0] === "full") return "full";
+    const created = Number(answer[1]);
+    return {
+      created: answer.slice(2, 2 + created).map(String),
+      removed: answer.slice(2 + created).map(String),
+    };
   }
 
   async removeOrder(id: bigint): Promise<boolean> {
@@ -282,7 +307,7 @@ export class RedisWorld implements World {
   }
 
   /** Runs an order script: KEYS are the world's hash and `keys`; ARGV starts with the order's key, seed status and ttl. */
-  #run(name: keyof Commands, id: bigint, keys: string[], ...rest: string[]): Promise<unknown> {
+  #run(name: keyof Commands, id: bigint, keys: string[], ...rest: (string | number)[]): Promise<unknown> {
     const { state } = this;
     const key = orderKey(id);
     const place = state.seed.placeOf(key);

@@ -142,7 +142,7 @@ describe("redis-list", () => {
       `the session holds its own orders, not the list (${held})`,
     );
   });
-  it("a list read while another replica adds and removes orders is the world at one moment, every order whole", async () => {
+  it("a list read while another replica adds and removes orders is the world at one moment, every order whole, and copies nothing", async () => {
     const name = `churn${++sessions}`;
     const hash = `list-${process.pid}:w:s:${name}`;
     // Many changed seed orders: a hash Redis keeps as a table, so a list body is read in several slices.
@@ -176,6 +176,14 @@ describe("redis-list", () => {
     })();
     const problems: string[] = [];
     const lists = 40;
+    // What Redis ran meanwhile: no COPY, which is one step as long as the hash.
+    const watcher = new Redis(redis.url);
+    const calls = async (command: string) =>
+      Number(
+        /calls=(\d+)/.exec((await watcher.info("commandstats")).split(`cmdstat_${command}:`)[1] ?? "")?.[1] ??
+          0,
+      );
+    const [copies, saves] = [await calls("copy"), await calls("hsetnx")];
     try {
       for (let read = 0; read < lists; read++) {
         await reader.arrange(undefined);
@@ -197,9 +205,19 @@ describe("redis-list", () => {
       await churn;
       await other.close();
     }
+    try {
+      assert.equal(await calls("copy"), copies, "no list read copied the hash");
+      assert.ok((await calls("hsetnx")) > saves, "writes saved what they changed for a read under way");
+    } finally {
+      watcher.disconnect();
+    }
     const leftOver = new Redis(redis.url);
     try {
-      assert.deepEqual(await leftOver.keys(`${hash}:*`), [], "each copy a list was read from is gone");
+      assert.deepEqual(
+        await leftOver.keys(`${hash}:list-snapshot:*`),
+        [],
+        "each copy a list was read from is gone",
+      );
     } finally {
       leftOver.disconnect();
     }

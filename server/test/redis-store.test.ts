@@ -378,6 +378,60 @@ describe("state in Redis, shared by replicas (a real redis-server and real mock 
     }
   });
 
+  it("a world in Redis holds at most --max-memory of orders, as in memory: a batch that does not all fit does nothing", async () => {
+    const [a, b] = (await replicas(redis, freshPrefix(), 2, ["--max-memory", "64KiB"])) as [
+      MockProcess,
+      MockProcess,
+    ];
+    const session = { "x-mock-session": "room" };
+    const total = async (mock: MockProcess) =>
+      Number((await send(mock, "GET", "/__control/orders?limit=1", session)).headers["x-total-count"]);
+    const batch = (mock: MockProcess, create: bigint[], remove: bigint[] = []) =>
+      send(
+        mock,
+        "POST",
+        "/__control/orders",
+        session,
+        `{"create":[${create.map((id) => `{"id":${id},"status":"pending"}`).join(",")}],"remove":[${remove.join(",")}]}`,
+      );
+    try {
+      let next = 1_000_000n;
+      let refused: Awaited<ReturnType<typeof batch>> | undefined;
+      let before = 0;
+      for (let tries = 0; tries < 100 && !refused; tries++) {
+        before = await total(b);
+        const answer = await batch(
+          a,
+          Array.from({ length: 100 }, () => next++),
+          [1n],
+        );
+        if (answer.status !== 200) refused = answer;
+      }
+      assert.ok(refused, "a 64 KiB world is full before 10,000 new orders");
+      assertError(refused, 409, "world_full", /Nothing of this batch/);
+      assert.equal(await total(b), before, "the other replica sees none of the refused batch");
+      let put = await send(a, "PUT", `/__control/orders/${next}`, session, '{"petId":1,"status":"pending"}');
+      for (let tries = 0; tries < 100 && put.status === 201; tries++) {
+        put = await send(a, "PUT", `/__control/orders/${++next}`, session, '{"petId":1,"status":"pending"}');
+      }
+      assertError(put, 409, "world_full");
+      const held = await total(b);
+      const removed = await batch(b, [], [1_000_000n, 1_000_001n]);
+      assert.equal(removed.status, 200, removed.text);
+      const again = await send(
+        a,
+        "PUT",
+        `/__control/orders/${next}`,
+        session,
+        '{"petId":1,"status":"pending"}',
+      );
+      assert.equal(again.status, 201, again.text);
+      assert.equal(await total(a), held - 1);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
   it("sessions' own list bodies count against --max-memory: past it the least recently used is let go here, its orders kept in Redis", async () => {
     const address = parseStoreUrl(redis.url) as StoreAddress;
     const seed = createSeed(generateOrders(2_000));

@@ -150,6 +150,24 @@ describe("store", () => {
     assert.deepEqual([second?.orders.map((order) => order.key), second?.next], [[String(size)], undefined]);
   });
 
+  it("a world at its bound holds no more than it with its list made, however wide its orders", () => {
+    const maxBytes = 4 * 1024 * 1024;
+    // The widest a control request makes (its body is at most 16 KiB), in one-byte and in three-byte characters.
+    for (const character of ["0", "\u20ac"]) {
+      const wide = `2026-11-02T10:00:00.${character.repeat(5_000)}Z`;
+      const store = createStore(seed());
+      let next = 1_000n;
+      const order = () => ({ record: { id: next++, shipDate: wide }, status: "pending" as const });
+      while (store.putOrder(order(), maxBytes) !== "full");
+      assert.equal(store.createOrders([order()], maxBytes), "full");
+      assert.ok(store.size > 50, `${store.size} orders`);
+      text(store.listBody());
+      // What its list's last buffer has not filled yet, at most, beside what the orders reserved.
+      const slack = 256 * 1024;
+      assert.ok(store.heldBytes <= maxBytes + slack, `${store.heldBytes} bytes held, ${maxBytes} allowed`);
+    }
+  });
+
   it("holds what it has now, not its history: adding and removing the same ids again and again", () => {
     const store = createStore(seed());
     const ids = Array.from({ length: 100 }, (_, index) => BigInt(1_000 + index));

@@ -382,7 +382,7 @@ function orderBatch(
 function worldFull(more: string, cors: Readonly<Record<string, string>>): MockResponse {
   return errorResponse(
     "world_full",
-    `This world holds as much as --max-memory lets it: remove orders or reset it to add more.${more}`,
+    `This world of the mock holds as much as the mock's --max-memory lets it: remove orders or reset it to add more, or start the mock with a larger --max-memory.${more}`,
     cors,
   );
 }

@@ -6,7 +6,8 @@ import { BASIC_PROBE_USER } from "./credentials.ts";
  * references (`&#45;`, `&#x2d;`, `&amp;`), base64 and base64url with or without padding, inside any base64
  * text at any offset (Basic credentials of any user: the part that depends on the secret alone), in hex, and (for a binary body read as Latin-1) as UTF-8 bytes;
  * in a text with a line break, its base64 in lines of 60 characters or more and its quoted-printable with
- * soft breaks; in a text with a NUL, as UTF-16 in either byte order (as given, JSON-escaped, in base64).
+ * soft breaks; in a text with a NUL, as UTF-16 in either byte order (as given, JSON-escaped, in base64),
+ * each in the same one pass as the others.
  *
  * Every form is one alternative of one regular expression, but a large alternation makes the regular
  * expression engine try each alternative at each place, so the text is scanned for the forms' anchors
@@ -15,36 +16,42 @@ import { BASIC_PROBE_USER } from "./credentials.ts";
  * secret: hiding every prefix would hide every text.
  */
 export function secretHider(secrets: Iterable<string>): SecretHider {
-  const each = [...new Set(secrets)].map(formsOf);
+  const each = [...new Set(secrets)].filter((secret) => secret !== "").map(formsOf);
+  // Nothing to hide: no text is read at all.
+  if (each.length === 0) return Object.assign((text: string) => text, { reach: 0 });
   const reach = Math.max(0, ...each.map((forms) => forms.reach));
   const usual = formsHider(spelledForms(each, "usual"));
-  const lines = lazyHider(each, "base64 lines");
-  const soft = lazyHider(each, "quoted-printable");
-  const wide = lazyHider(each, "UTF-16");
-  // Which passes a text needs is read from it as given: hiding only puts `***` in it.
+  // Made when first needed, by the kinds of forms they hide besides the usual ones.
+  const withOthers = new Map<string, (text: string) => string>();
   return Object.assign(
     (text: string) => {
-      let hidden = usual(text);
-      if (text.includes("\n")) {
-        hidden = lines(hidden);
-        if (text.includes("=\n") || text.includes("=\r\n")) hidden = soft(hidden);
+      const kinds = otherKindsIn(text);
+      if (kinds.length === 0) return usual(text);
+      const key = kinds.join();
+      let hide = withOthers.get(key);
+      if (hide === undefined) {
+        hide = formsHider(["usual" as const, ...kinds].flatMap((kind) => spelledForms(each, kind)));
+        withOthers.set(key, hide);
       }
-      return text.includes("\0") ? wide(hidden) : hidden;
+      return hide(text);
     },
     { reach },
   );
 }
 
 /**
- * The forms of one kind hidden by a pass of their own, made when first needed: only a text with a line
- * break may hold a form broken into lines, only one with a NUL a UTF-16 one, and most texts hold neither.
+ * The kinds of forms besides the usual ones a text may hold: only a text with a line break a form broken
+ * into lines (a soft break `=` CRLF for quoted-printable), only one with a NUL a UTF-16 one. Most texts
+ * hold neither, and are read once for the usual forms alone; the others join that one reading.
  */
-function lazyHider(secrets: readonly SecretForms[], kind: FormKind): (text: string) => string {
-  let hide: ((text: string) => string) | undefined;
-  return (text) => {
-    hide ??= formsHider(spelledForms(secrets, kind));
-    return hide(text);
-  };
+function otherKindsIn(text: string): FormKind[] {
+  const kinds: FormKind[] = [];
+  if (text.includes("\n")) {
+    kinds.push("base64 lines");
+    if (text.includes("=\n") || text.includes("=\r\n")) kinds.push("quoted-printable");
+  }
+  if (text.includes("\0")) kinds.push("UTF-16");
+  return kinds;
 }
 
 type FormKind = "usual" | "base64 lines" | "quoted-printable" | "UTF-16";

@@ -460,7 +460,8 @@ const QUOTED_PRINTABLE: LineBreaks = {
     );
     return character === "=" ? bytes.join("") : `(?:${escapeRegExp(character)}|${bytes.join("")})`;
   },
-  spelledLength: (character) => Math.max(character.length, 3 * Buffer.byteLength(character)),
+  spelledLength: (character) =>
+    QUOTED_AS_ITSELF.test(character) ? 1 : Math.max(character.length, 3 * Buffer.byteLength(character)),
   anchorOf: (region) => longestMatch(region, /[!-<>-~]+/g),
   tail: "",
   tailLength: 0,

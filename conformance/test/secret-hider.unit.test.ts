@@ -304,8 +304,10 @@ describe("secretHider, forms a body carries in other shapes", () => {
         fc.constantFrom<"latin1" | "utf8">("latin1", "utf8"),
         (one, spell, before, after, bigEndian, bom, reading) => {
           const body = `${bom ? "\ufeff" : ""}{"a":"${before}","token":"${spell(one)}","b":"${after}"}`;
-          const hidden = secretHider([one])(utf16Read(body, bigEndian, reading));
+          const hide = secretHider([one]);
+          const hidden = hide(utf16Read(body, bigEndian, reading));
           const shown = core(utf16Read(spell(one), bigEndian, reading));
+          assert.ok(shown.length <= hide.reach, `${JSON.stringify(shown)} is longer than ${hide.reach}`);
           assert.ok(
             !hidden.includes(shown),
             `${JSON.stringify(shown)} survives in ${JSON.stringify(hidden)}`,
@@ -369,7 +371,9 @@ describe("secretHider, forms a body carries in other shapes", () => {
           for (const [at, unit] of units.entries())
             encoded += (at > 0 && (at - (first % width)) % width === 0 ? soft : "") + unit;
           const text = `${around}${soft}${encoded}${soft}${around}`;
-          const hidden = secretHider([one])(text).replaceAll(/=\r?\n/g, "");
+          const hide = secretHider([one]);
+          const hidden = hide(text).replaceAll(/=\r?\n/g, "");
+          assert.ok(encoded.length <= hide.reach, `${JSON.stringify(encoded)} is longer than ${hide.reach}`);
           assert.ok(
             !hidden.includes(units.join("")),
             `${units.join("")} survives in ${JSON.stringify(hidden)}`,

@@ -102,28 +102,88 @@ function expressionHider(forms: readonly SpelledForm[]): (text: string) => strin
   // A longer form may start before a shorter one it holds, whose anchor comes first in the text: where a
   // form matched, a match is looked for as far back as any form may start, so the longer one is hidden
   // whole. Only when one form holds another's anchor: secrets apart from each other need no second look.
+  const lowered = forms.map((form) => (form.pattern ?? "").toLowerCase());
   const nested = forms.some((inner) =>
     forms.some(
-      (outer) =>
-        outer.length > inner.length &&
-        (outer.pattern ?? "").toLowerCase().includes(inner.anchor.toLowerCase()),
+      (outer, at) => outer.length > inner.length && (lowered[at] ?? "").includes(inner.anchor.toLowerCase()),
     ),
   );
   const before = nested ? Math.max(...forms.map((form) => form.before)) : 0;
   // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
-  let here: RegExp | undefined;
+  let here: Alternatives | undefined;
   let literal: ((text: string) => string) | undefined;
   return (text) => {
     if (literal) return literal(text);
     scan.reset(text);
     const first = scan.next(text, 0);
     if (first === -1) return text;
-    here ??= whenCompiled(() => new RegExp(alternation(forms), "yi"));
+    here ??= Alternatives.of(forms);
     if (here) return hideFound(text, scan, here, first, before);
     literal = literalHider(forms);
     return literal(text);
   };
 }
+
+/**
+ * The forms as two expressions, the usual ones and the rest (UTF-16, broken into lines), each compiled
+ * when first needed: an expression of forms broken into lines takes the engine tens of milliseconds to
+ * compile, and most places where an anchor is found hold a usual form or none, which the first one says.
+ */
+class Alternatives {
+  /** Where the last match ended. */
+  end = 0;
+  #rest: RegExp | undefined | null = null;
+  /** Which of the two hold a form of each anchor, by its start (as long as the shortest anchor). */
+  readonly #kinds = new Map<string, number>();
+  readonly #keyLength: number;
+
+  private constructor(
+    private readonly usual: RegExp | undefined,
+    private readonly restForms: readonly SpelledForm[],
+    forms: readonly SpelledForm[],
+  ) {
+    this.#keyLength = Math.min(...forms.map((form) => form.anchor.length));
+    for (const form of forms) {
+      const key = form.anchor.slice(0, this.#keyLength).toLowerCase();
+      this.#kinds.set(key, (this.#kinds.get(key) ?? 0) | (form.late ? REST : USUAL));
+    }
+  }
+
+  /** Undefined when the usual forms' expression is too large for the engine. */
+  static of(forms: readonly SpelledForm[]): Alternatives | undefined {
+    const usualForms = forms.filter((form) => !form.late);
+    const usual =
+      usualForms.length === 0 ? undefined : whenCompiled(() => new RegExp(alternation(usualForms), "yi"));
+    if (usualForms.length > 0 && usual === undefined) return undefined;
+    return new Alternatives(
+      usual,
+      forms.filter((form) => form.late),
+      forms,
+    );
+  }
+
+  /**
+   * Where a form first matches at one place from `from` to `to`, of those whose anchor starts at `anchor`
+   * (the usual ones first); -1 if none.
+   */
+  startIn(text: string, from: number, to: number, anchor: number): number {
+    const kinds = this.#kinds.get(text.slice(anchor, anchor + this.#keyLength).toLowerCase()) ?? USUAL | REST;
+    const usual = this.usual !== undefined && kinds & USUAL ? matchStart(text, this.usual, from, to) : -1;
+    if (usual !== -1) {
+      this.end = this.usual?.lastIndex ?? usual;
+      return usual;
+    }
+    if (this.restForms.length === 0 || (kinds & REST) === 0) return -1;
+    if (this.#rest === null) this.#rest = whenCompiled(() => new RegExp(alternation(this.restForms), "yi"));
+    const rest = this.#rest === undefined ? -1 : matchStart(text, this.#rest, from, to);
+    if (rest !== -1) this.end = this.#rest?.lastIndex ?? rest;
+    return rest;
+  }
+}
+
+/** An anchor's forms among the usual ones, among the rest. */
+const USUAL = 1;
+const REST = 2;
 
 const PATTERN_UP_TO = 16_384;
 
@@ -214,6 +274,8 @@ export function hideSecrets(text: string, secrets: Iterable<string>): string {
 const MAX_ANCHOR = 32;
 
 interface SpelledForm {
+  /** Looked for only where no usual form is (UTF-16, broken into lines). */
+  late?: true;
   /** The length of the form as given. */
   length: number;
   /** Every spelling of the form, as a regular expression; undefined when too long to be one. */
@@ -396,6 +458,7 @@ function wideForms(secret: string): string[] {
 function literalForm(text: string): SpelledForm {
   const anchor = longestRun(text);
   return {
+    late: true,
     length: text.length,
     pattern: text.length > PATTERN_UP_TO ? undefined : escapeRegExp(text),
     anchor,
@@ -501,6 +564,7 @@ function brokenForms(text: string, breaks: LineBreaks): SpelledForm[] {
     let before = breaks.length * Math.ceil(ahead / breaks.width);
     for (const character of characters.slice(0, ahead)) before += breaks.spelledLength(character);
     forms.push({
+      late: true,
       length: text.length,
       get pattern() {
         return spelledOnce();
@@ -682,23 +746,29 @@ function escapeRegExp(text: string): string {
  * from as far ahead of it as a form of that anchor may start to the anchor itself, the first that matches
  * taken.
  */
-function hideFound(text: string, scan: AnchorFinder, here: RegExp, first: number, before: number): string {
+function hideFound(
+  text: string,
+  scan: AnchorFinder,
+  here: Alternatives,
+  first: number,
+  before: number,
+): string {
   let hidden = "";
   let copied = 0;
   let found = false;
   for (let at = first; at !== -1; ) {
-    let start = matchStart(text, here, Math.max(copied, at - scan.before), at);
+    let start = here.startIn(text, Math.max(copied, at - scan.before), at, at);
     if (start === -1) {
       at = scan.next(text, at + 1);
       continue;
     }
     if (before > scan.before) {
-      const earlier = matchStart(text, here, Math.max(copied, at - before), start - 1);
+      const earlier = here.startIn(text, Math.max(copied, at - before), start - 1, at);
       if (earlier !== -1) start = earlier;
-      else matchStart(text, here, start, start);
+      else here.startIn(text, start, start, at);
     }
     hidden += `${text.slice(copied, start)}***`;
-    copied = here.lastIndex;
+    copied = here.end;
     found = true;
     at = scan.next(text, copied);
   }

@@ -7,7 +7,7 @@ import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { PAST_WHOLE_ANSWER } from "../target/answer-body.ts";
 import { type CodingFailure, DecoderChain, readCodings, unreadCoding } from "../target/content-coding.ts";
-import { formSecrets } from "../target/credentials.ts";
+import { formSecrets, jsonSecrets } from "../target/credentials.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
 import {
   type Exchange,
@@ -416,12 +416,13 @@ export class JudgedBodyTap implements ExchangeTap {
   }
 }
 
-/** Bytes of a form body read at most for its credentials: past them, the exchange's texts are hidden whole. */
+/** Bytes of a form or JSON body read at most for its credentials: past them, the exchange's texts are hidden whole. */
 export const FORM_READ_BYTES = 64 * 1024;
 /** Bytes of a request body the HAR keeps at most. */
 const HAR_REQUEST_BYTES = 1024 * 1024;
 
 const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\b/i;
+const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\b/i;
 
 /**
  * Whether a request carries an `application/x-www-form-urlencoded` body (as RFC 6750 §2.2 sends a bearer
@@ -429,18 +430,28 @@ const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\b/i;
  * its own). A request with no body is answered no before any header is read.
  */
 export function carriesForm(request: IncomingMessage): boolean {
+  return carriesBodyOf(request, FORM_TYPE);
+}
+
+/** Whether a request carries a JSON body (`password`, `client_secret` members), read as carriesForm reads a form. */
+export function carriesJson(request: IncomingMessage): boolean {
+  return carriesBodyOf(request, JSON_TYPE);
+}
+
+function carriesBodyOf(request: IncomingMessage, type: RegExp): boolean {
   const { "content-length": length, "transfer-encoding": chunked } = request.headers;
   if ((length === undefined || length === "0") && chunked === undefined) return false;
   const raw = request.rawHeaders;
   for (let at = 0; at + 1 < raw.length; at += 2)
-    if ((raw[at] as string).toLowerCase() === "content-type" && FORM_TYPE.test(raw[at + 1] as string))
-      return true;
+    if ((raw[at] as string).toLowerCase() === "content-type" && type.test(raw[at + 1] as string)) return true;
   return false;
 }
 
 export interface RequestBodySettings {
   /** The request carries a form body: its credentials are among the exchange's own secrets. */
   form: boolean;
+  /** The request carries a JSON body (and no form): its credential members' values are, as a form's. */
+  json?: boolean;
   /** The HAR keeps the body (its first mebibyte). */
   forHar: boolean;
   held: MemoryBudget;
@@ -469,6 +480,11 @@ export class RequestBodyTap implements ExchangeTap {
 
   constructor(readonly settings: RequestBodySettings) {}
 
+  /** Which body's credentials are read, if any. */
+  get #read(): "form" | "JSON" | undefined {
+    return this.settings.form ? "form" : this.settings.json ? "JSON" : undefined;
+  }
+
   /** The body as kept for the HAR: its first mebibyte. */
   get chunks(): readonly Buffer[] {
     return this.#chunks;
@@ -482,8 +498,8 @@ export class RequestBodyTap implements ExchangeTap {
   onRequest(exchange: Exchange): void {
     const { request } = exchange;
     const encoding = headerText(request.headers["content-encoding"])?.trim().toLowerCase();
-    if (this.settings.form && encoding !== undefined && encoding !== "" && encoding !== "identity")
-      this.#unread = `its form body has a Content-Encoding (${encoding}) the proxy does not read`;
+    if (this.#read !== undefined && encoding !== undefined && encoding !== "" && encoding !== "identity")
+      this.#unread = `its ${this.#read} body has a Content-Encoding (${encoding}) the proxy does not read`;
     request.on(
       "data",
       exchange.guard((chunk: Buffer) => this.#take(chunk)),
@@ -497,13 +513,16 @@ export class RequestBodyTap implements ExchangeTap {
     // The body may go on after its exchange is over (an answer that came first): nothing more is kept.
     if (this.#released) return;
     this.#size += chunk.length;
-    const { form, forHar, held, names } = this.settings;
-    if (form && this.#unread === undefined) {
+    const { forHar, held, names } = this.settings;
+    const read = this.#read;
+    if (read !== undefined && this.#unread === undefined) {
       if (this.#size > FORM_READ_BYTES)
-        this.#stopReading(`its form body is larger than the ${formatBytes(FORM_READ_BYTES)} the proxy reads`);
+        this.#stopReading(
+          `its ${read} body is larger than the ${formatBytes(FORM_READ_BYTES)} the proxy reads`,
+        );
       else if (!held.tryTake(chunk.length))
         this.#stopReading(
-          `its form body came when the proxy held all ${names.maxMemory} allows (${formatBytes(held.limit)})`,
+          `its ${read} body came when the proxy held all ${names.maxMemory} allows (${formatBytes(held.limit)})`,
         );
       else this.#charged += chunk.length;
     }
@@ -519,18 +538,20 @@ export class RequestBodyTap implements ExchangeTap {
     if (!this.settings.forHar) this.#chunks = [];
   }
 
-  /** The form's credentials join the exchange's own secrets, before anything of the exchange is written. */
+  /** The body's credentials join the exchange's own secrets, before anything of the exchange is written. */
   onFinish(end: ExchangeEnd, outcome: ExchangeOutcome): void {
-    if (!this.settings.form || end.fault !== undefined) return;
+    const read = this.#read;
+    if (read === undefined || end.fault !== undefined) return;
     const { secrets } = outcome.forwarded;
     if (this.#unread === undefined && !this.#ended)
-      this.#unread = "its answer came before its form body ended, so the proxy could not read all of it";
+      this.#unread = `its answer came before its ${read} body ended, so the proxy could not read all of it`;
     if (this.#unread !== undefined) {
       secrets.push(hiddenWhole(`the request's credentials could not all be read: ${this.#unread}`));
       return;
     }
     const text = Buffer.concat(this.#chunks).toString("utf8");
-    for (const secret of formSecrets(text, this.settings.secretNames)) secrets.push(secret);
+    const found = read === "form" ? formSecrets : jsonSecrets;
+    for (const secret of found(text, this.settings.secretNames)) secrets.push(secret);
   }
 
   onRelease(): void {

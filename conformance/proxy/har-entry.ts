@@ -1,4 +1,10 @@
-import { isSecretName, maskedHeaderValue, maskedPairs, maskedTarget } from "../target/credentials.ts";
+import {
+  isSecretName,
+  maskedHeaderValue,
+  maskedJsonMembers,
+  maskedPairs,
+  maskedTarget,
+} from "../target/credentials.ts";
 import type { HarEntry } from "./har-writer.ts";
 
 /** What the HAR keeps of one exchange; headers as [name, value] pairs in the order they came. */
@@ -142,74 +148,6 @@ function postData(
       ? maskedJsonMembers(body, secretHeaders)
       : body;
   return { postData: { mimeType, text: source.requestBodyCut ? beforeCut(text, reach) : text } };
-}
-
-/**
- * JSON text with the values of its credential members (`password`, `client_secret`…) as `"***"`, read in
- * one pass: each string is scanned once, so no text makes it slower than its length. A credential's value
- * cut short at the body's end (a string never closed) is masked too.
- */
-function maskedJsonMembers(text: string, secretHeaders: ReadonlySet<string>): string {
-  const parts: string[] = [];
-  let copied = 0;
-  let at = 0;
-  for (;;) {
-    const quote = text.indexOf('"', at);
-    if (quote === -1) break;
-    const nameEnd = stringEnd(text, quote);
-    if (nameEnd === -1) break;
-    const colon = afterSpace(text, nameEnd);
-    if (text[colon] !== ":") {
-      at = nameEnd;
-      continue;
-    }
-    const valueStart = afterSpace(text, colon + 1);
-    const valueEnd = scalarEnd(text, valueStart);
-    at = valueStart;
-    if (valueEnd === valueStart || !isSecretName(jsonName(text.slice(quote + 1, nameEnd - 1)), secretHeaders))
-      continue;
-    parts.push(text.slice(copied, valueStart), '"***"');
-    copied = valueEnd;
-    at = valueEnd;
-  }
-  parts.push(text.slice(copied));
-  return parts.join("");
-}
-
-/** Where the JSON string opened at `quote` ends (after its closing quote); -1 when it never closes. */
-function stringEnd(text: string, quote: number): number {
-  for (let at = quote + 1; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code === 0x5c) at++;
-    else if (code === 0x22) return at + 1;
-  }
-  return -1;
-}
-
-function afterSpace(text: string, at: number): number {
-  let next = at;
-  while (next < text.length && /\s/.test(text[next] as string)) next++;
-  return next;
-}
-
-/** Where a string (to the text's end when never closed) or a number starting at `at` ends; `at` for other values. */
-function scalarEnd(text: string, at: number): number {
-  if (text[at] === '"') {
-    const end = stringEnd(text, at);
-    return end === -1 ? text.length : end;
-  }
-  let end = at;
-  while (end < text.length && /[-0-9.eE+]/.test(text[end] as string)) end++;
-  return end;
-}
-
-/** A member's name as JSON spells it, read; as written when it does not read. */
-function jsonName(spelled: string): string {
-  try {
-    return JSON.parse(`"${spelled}"`) as string;
-  } catch {
-    return spelled;
-  }
 }
 
 /** Every text of the entry hidden, in one walk: no field is left out because it was not thought of. */

@@ -166,6 +166,101 @@ function pairSecrets(pairs: readonly string[], alsoSecret?: ReadonlySet<string>)
 }
 
 /**
+ * JSON text with the values of its credential members (`password`, `client_secret`…) as `"***"`. A
+ * credential's value cut short at the body's end (a string never closed) is masked too.
+ */
+export function maskedJsonMembers(text: string, alsoSecret?: ReadonlySet<string>): string {
+  const parts: string[] = [];
+  let copied = 0;
+  for (const [start, end] of jsonCredentialValues(text, alsoSecret)) {
+    parts.push(text.slice(copied, start), '"***"');
+    copied = end;
+  }
+  parts.push(text.slice(copied));
+  return parts.join("");
+}
+
+/**
+ * The values of a JSON body's credential members (`password`, `client_secret`, `refresh_token`…) as a
+ * server reads them, with their parts: to be hidden wherever it echoes them, as a form's are.
+ */
+export function jsonSecrets(text: string, alsoSecret?: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (const [start, end] of jsonCredentialValues(text, alsoSecret)) {
+    const spelled = text.slice(start, end);
+    const value = spelled.startsWith('"') ? jsonString(spelled) : spelled;
+    found.push(value, ...valueParts(value));
+  }
+  return worthHiding(found);
+}
+
+/**
+ * Where the scalar values of a JSON text's credential members start and end, read in one pass: each string
+ * is scanned once, so no text makes it slower than its length. Text that is no JSON is read as far as it
+ * looks like it.
+ */
+function jsonCredentialValues(text: string, alsoSecret?: ReadonlySet<string>): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  let at = 0;
+  for (;;) {
+    const quote = text.indexOf('"', at);
+    if (quote === -1) break;
+    const nameEnd = stringEnd(text, quote);
+    if (nameEnd === -1) break;
+    const colon = afterSpace(text, nameEnd);
+    if (text[colon] !== ":") {
+      at = nameEnd;
+      continue;
+    }
+    const valueStart = afterSpace(text, colon + 1);
+    const valueEnd = scalarEnd(text, valueStart);
+    at = valueStart;
+    if (valueEnd === valueStart || !isSecretName(jsonString(text.slice(quote, nameEnd)), alsoSecret))
+      continue;
+    found.push([valueStart, valueEnd]);
+    at = valueEnd;
+  }
+  return found;
+}
+
+/** Where the JSON string opened at `quote` ends (after its closing quote); -1 when it never closes. */
+function stringEnd(text: string, quote: number): number {
+  for (let at = quote + 1; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x5c) at++;
+    else if (code === 0x22) return at + 1;
+  }
+  return -1;
+}
+
+function afterSpace(text: string, at: number): number {
+  let next = at;
+  while (next < text.length && /\s/.test(text[next] as string)) next++;
+  return next;
+}
+
+/** Where a string (to the text's end when never closed) or a number starting at `at` ends; `at` for other values. */
+function scalarEnd(text: string, at: number): number {
+  if (text[at] === '"') {
+    const end = stringEnd(text, at);
+    return end === -1 ? text.length : end;
+  }
+  let end = at;
+  while (end < text.length && /[-0-9.eE+]/.test(text[end] as string)) end++;
+  return end;
+}
+
+/** A JSON string (quotes included; a string cut short lacks its closing one) read; as written when it does not read. */
+function jsonString(spelled: string): string {
+  const closed = spelled.length > 1 && stringEnd(spelled, 0) === spelled.length ? spelled : `${spelled}"`;
+  try {
+    return JSON.parse(closed) as string;
+  } catch {
+    return spelled.slice(1, closed === spelled ? -1 : undefined);
+  }
+}
+
+/**
  * A credential header's value and every part of it a server may echo alone (see valueParts); for
  * Authorization, the credential after the scheme too, and for Basic, the decoded pair, its password and its
  * user, decoded as UTF-8 and as Latin-1. The value itself is always one, however short: a configured

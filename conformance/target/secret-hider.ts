@@ -4,15 +4,61 @@ import { BASIC_PROBE_USER } from "./credentials.ts";
  * Secrets replaced by `***` wherever a server echoes them, in one pass over a text whatever their number,
  * in any ASCII case (a token echoed in upper case still shows it): as given, JSON-escaped (`\/`, `\uXXXX`, `\n`…), percent-encoded in either case (once or twice), as HTML
  * references (`&#45;`, `&#x2d;`, `&amp;`), base64 and base64url with or without padding, inside any base64
- * text at any offset (Basic credentials of any user: the part that depends on the secret alone), in hex, and (for a binary body read as Latin-1) as UTF-8 bytes.
+ * text at any offset (Basic credentials of any user: the part that depends on the secret alone), in hex, and (for a binary body read as Latin-1) as UTF-8 bytes;
+ * in a text with a line break, its base64 in lines of 60 characters or more and its quoted-printable with
+ * soft breaks; in a text with a NUL, as UTF-16 in either byte order (as given, JSON-escaped, in base64),
+ * each in the same one pass as the others.
  *
  * Every form is one alternative of one regular expression, but a large alternation makes the regular
  * expression engine try each alternative at each place, so the text is scanned for the forms' anchors
  * first (each form's longest run of letters and digits, spelled the same in every encoding), in strides
- * (Wu–Manber), and the expression is tried only where an anchor is.
+ * (Wu–Manber), and the expression is tried only where an anchor is. A prefix of a secret is not the
+ * secret: hiding every prefix would hide every text.
  */
 export function secretHider(secrets: Iterable<string>): SecretHider {
-  const forms = spelledForms(secrets).sort(
+  const each = [...new Set(secrets)].filter((secret) => secret !== "").map(formsOf);
+  // Nothing to hide: no text is read at all.
+  if (each.length === 0) return Object.assign((text: string) => text, { reach: 0 });
+  const reach = Math.max(0, ...each.map((forms) => forms.reach));
+  const usual = formsHider(spelledForms(each, "usual"));
+  // Made when first needed, by the kinds of forms they hide besides the usual ones.
+  const withOthers = new Map<string, (text: string) => string>();
+  return Object.assign(
+    (text: string) => {
+      const kinds = otherKindsIn(text);
+      if (kinds.length === 0) return usual(text);
+      const key = kinds.join();
+      let hide = withOthers.get(key);
+      if (hide === undefined) {
+        hide = formsHider(["usual" as const, ...kinds].flatMap((kind) => spelledForms(each, kind)));
+        withOthers.set(key, hide);
+      }
+      return hide(text);
+    },
+    { reach },
+  );
+}
+
+/**
+ * The kinds of forms besides the usual ones a text may hold: only a text with a line break a form broken
+ * into lines (a soft break `=` CRLF for quoted-printable), only one with a NUL a UTF-16 one. Most texts
+ * hold neither, and are read once for the usual forms alone; the others join that one reading.
+ */
+function otherKindsIn(text: string): FormKind[] {
+  const kinds: FormKind[] = [];
+  if (text.includes("\n")) {
+    kinds.push("base64 lines");
+    if (text.includes("=\n") || text.includes("=\r\n")) kinds.push("quoted-printable");
+  }
+  if (text.includes("\0")) kinds.push("UTF-16");
+  return kinds;
+}
+
+type FormKind = "usual" | "base64 lines" | "quoted-printable" | "UTF-16";
+
+/** Hides the forms, in one scan for their anchors. */
+function formsHider(unsorted: readonly SpelledForm[]): (text: string) => string {
+  const forms = [...unsorted].sort(
     (a, b) => (a.pattern?.length ?? a.length) - (b.pattern?.length ?? b.length),
   );
   // Past this size an expression takes the engine long to compile, if it can at all (secrets of many
@@ -20,16 +66,22 @@ export function secretHider(secrets: Iterable<string>): SecretHider {
   // one after the other, the rest stay in the expression. The largest go first: a shorter form hidden
   // inside one would leave the rest of it shown.
   let size = 0;
-  const within = forms.filter((form) => {
-    size += form.pattern?.length ?? Number.POSITIVE_INFINITY;
-    return size <= PATTERN_UP_TO;
-  });
-  const beyond = forms.slice(within.length);
+  const counted = new Set<string>();
+  const within: SpelledForm[] = [];
+  const beyond: SpelledForm[] = [];
+  for (const form of forms) {
+    // A form found by several anchors is one pattern: counted once, and on the side of its first.
+    const pattern = form.pattern;
+    if (pattern !== undefined && !counted.has(pattern)) {
+      size += pattern.length;
+      if (size <= PATTERN_UP_TO) counted.add(pattern);
+    }
+    (pattern !== undefined && counted.has(pattern) ? within : beyond).push(form);
+  }
   const hide = expressionHider(within);
-  const reach = Math.max(0, ...forms.map((form) => form.reach));
-  if (beyond.length === 0) return Object.assign(hide, { reach });
+  if (beyond.length === 0) return hide;
   const literal = literalHider(beyond);
-  return Object.assign((text: string) => hide(literal(text)), { reach });
+  return (text: string) => hide(literal(text));
 }
 
 /**
@@ -50,28 +102,88 @@ function expressionHider(forms: readonly SpelledForm[]): (text: string) => strin
   // A longer form may start before a shorter one it holds, whose anchor comes first in the text: where a
   // form matched, a match is looked for as far back as any form may start, so the longer one is hidden
   // whole. Only when one form holds another's anchor: secrets apart from each other need no second look.
+  const lowered = forms.map((form) => (form.pattern ?? "").toLowerCase());
   const nested = forms.some((inner) =>
     forms.some(
-      (outer) =>
-        outer.length > inner.length &&
-        (outer.pattern ?? "").toLowerCase().includes(inner.anchor.toLowerCase()),
+      (outer, at) => outer.length > inner.length && (lowered[at] ?? "").includes(inner.anchor.toLowerCase()),
     ),
   );
   const before = nested ? Math.max(...forms.map((form) => form.before)) : 0;
   // Made when first needed: most texts hold no anchor, and an exchange's hider may see no echo at all.
-  let here: RegExp | undefined;
+  let here: Alternatives | undefined;
   let literal: ((text: string) => string) | undefined;
   return (text) => {
     if (literal) return literal(text);
     scan.reset(text);
     const first = scan.next(text, 0);
     if (first === -1) return text;
-    here ??= whenCompiled(() => new RegExp(alternation(forms), "yi"));
+    here ??= Alternatives.of(forms);
     if (here) return hideFound(text, scan, here, first, before);
     literal = literalHider(forms);
     return literal(text);
   };
 }
+
+/**
+ * The forms as two expressions, the usual ones and the rest (UTF-16, broken into lines), each compiled
+ * when first needed: an expression of forms broken into lines takes the engine tens of milliseconds to
+ * compile, and most places where an anchor is found hold a usual form or none, which the first one says.
+ */
+class Alternatives {
+  /** Where the last match ended. */
+  end = 0;
+  #rest: RegExp | undefined | null = null;
+  /** Which of the two hold a form of each anchor, by its start (as long as the shortest anchor). */
+  readonly #kinds = new Map<string, number>();
+  readonly #keyLength: number;
+
+  private constructor(
+    private readonly usual: RegExp | undefined,
+    private readonly restForms: readonly SpelledForm[],
+    forms: readonly SpelledForm[],
+  ) {
+    this.#keyLength = Math.min(...forms.map((form) => form.anchor.length));
+    for (const form of forms) {
+      const key = form.anchor.slice(0, this.#keyLength).toLowerCase();
+      this.#kinds.set(key, (this.#kinds.get(key) ?? 0) | (form.late ? REST : USUAL));
+    }
+  }
+
+  /** Undefined when the usual forms' expression is too large for the engine. */
+  static of(forms: readonly SpelledForm[]): Alternatives | undefined {
+    const usualForms = forms.filter((form) => !form.late);
+    const usual =
+      usualForms.length === 0 ? undefined : whenCompiled(() => new RegExp(alternation(usualForms), "yi"));
+    if (usualForms.length > 0 && usual === undefined) return undefined;
+    return new Alternatives(
+      usual,
+      forms.filter((form) => form.late),
+      forms,
+    );
+  }
+
+  /**
+   * Where a form first matches at one place from `from` to `to`, of those whose anchor starts at `anchor`
+   * (the usual ones first); -1 if none.
+   */
+  startIn(text: string, from: number, to: number, anchor: number): number {
+    const kinds = this.#kinds.get(text.slice(anchor, anchor + this.#keyLength).toLowerCase()) ?? USUAL | REST;
+    const usual = this.usual !== undefined && kinds & USUAL ? matchStart(text, this.usual, from, to) : -1;
+    if (usual !== -1) {
+      this.end = this.usual?.lastIndex ?? usual;
+      return usual;
+    }
+    if (this.restForms.length === 0 || (kinds & REST) === 0) return -1;
+    if (this.#rest === null) this.#rest = whenCompiled(() => new RegExp(alternation(this.restForms), "yi"));
+    const rest = this.#rest === undefined ? -1 : matchStart(text, this.#rest, from, to);
+    if (rest !== -1) this.end = this.#rest?.lastIndex ?? rest;
+    return rest;
+  }
+}
+
+/** An anchor's forms among the usual ones, among the rest. */
+const USUAL = 1;
+const REST = 2;
 
 const PATTERN_UP_TO = 16_384;
 
@@ -98,7 +210,7 @@ function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
   const spellings = [...new Set(forms.flatMap((form) => form.spellings()))].sort(
     (a, b) => b.length - a.length,
   );
-  const anchored = spellings.filter((spelling) => longestAlphanumericRun(spelling).length >= 2);
+  const anchored = spellings.filter((spelling) => longestRun(spelling).length >= 2);
   const unanchored = spellings.filter((spelling) => !anchored.includes(spelling));
   const hideAnchored = anchored.length === 0 ? (text: string) => text : spellingsAtAnchors(anchored);
   return (text) =>
@@ -110,7 +222,7 @@ function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
 
 /** Hides the spellings (longest first, each with two letters or digits in a row) where their anchors are. */
 function spellingsAtAnchors(spellings: readonly string[]): (text: string) => string {
-  const anchors = spellings.map((spelling) => longestAlphanumericRun(spelling));
+  const anchors = spellings.map((spelling) => longestRun(spelling));
   const length = Math.min(MAX_ANCHOR, ...anchors.map((anchor) => anchor.length));
   // Each anchor's start, with the spellings holding it and where in them it starts, longest first.
   const candidates = new Map<string, Array<[string, number]>>();
@@ -149,10 +261,8 @@ function spellingsAtAnchors(spellings: readonly string[]): (text: string) => str
 
 /** Every form as one alternative, longest first: where two start at one place, the longer one (holding the other) wins. */
 function alternation(forms: readonly SpelledForm[]): string {
-  return [...forms]
-    .sort((a, b) => b.length - a.length)
-    .map((form) => form.pattern ?? "")
-    .join("|");
+  const patterns = [...forms].sort((a, b) => b.length - a.length).map((form) => form.pattern ?? "");
+  return [...new Set(patterns)].join("|");
 }
 
 /** The text with every secret hidden (see secretHider); for one text, or a few. */
@@ -164,6 +274,8 @@ export function hideSecrets(text: string, secrets: Iterable<string>): string {
 const MAX_ANCHOR = 32;
 
 interface SpelledForm {
+  /** Looked for only where no usual form is (UTF-16, broken into lines). */
+  late?: true;
   /** The length of the form as given. */
   length: number;
   /** Every spelling of the form, as a regular expression; undefined when too long to be one. */
@@ -178,37 +290,92 @@ interface SpelledForm {
   spellings: () => string[];
 }
 
-/** Every form of the secrets, each once. */
-function spelledForms(secrets: Iterable<string>): SpelledForm[] {
+/** Every form of one kind of the secrets, each once. */
+function spelledForms(secrets: readonly SecretForms[], kind: FormKind): SpelledForm[] {
   const forms = new Map<string, SpelledForm>();
-  for (const secret of secrets) for (const [form, spelled] of formsOf(secret)) forms.set(form, spelled);
+  for (const secret of secrets) for (const [form, spelled] of secret.ofKind(kind)) forms.set(form, spelled);
   return [...forms.values()];
 }
 
+/**
+ * A secret's forms by kind, each by its canonical text (none for an empty secret), made when first asked
+ * for; and the most characters any of them spans, known at once.
+ */
+interface SecretForms {
+  ofKind(kind: FormKind): ReadonlyArray<[string, SpelledForm]>;
+  reach: number;
+}
+
 /** Forms spelled lately, by secret: an exchange's hider is made of the configured ones and its own. */
-const spelledLately = new Map<string, ReadonlyArray<[string, SpelledForm]>>();
+const spelledLately = new Map<string, SecretForms>();
 const SPELLED_KEPT = 256;
 
-/** A secret's forms, each by its canonical text; none for an empty one. */
-function formsOf(secret: string): ReadonlyArray<[string, SpelledForm]> {
+function formsOf(secret: string): SecretForms {
   const kept = spelledLately.get(secret);
   if (kept) return kept;
-  const forms = new Map<string, SpelledForm>();
-  if (secret !== "") {
-    // Keyed in lower case: forms told apart only by case are one form to a hider blind to case.
-    const add = (form: string, padding: string) => {
-      const key = form.toLowerCase();
-      if (!forms.has(key)) forms.set(key, spelledForm(form, padding));
-    };
-    for (const form of literalForms(secret)) add(form, "");
-    for (const [body, padding] of base64Forms(secret)) add(body, padding);
-    for (const middle of base64Middles(secret)) add(middle, "");
-    for (const hex of hexForms(secret)) add(hex, "");
-  }
-  const spelled = [...forms];
+  const made = new Map<FormKind, ReadonlyArray<[string, SpelledForm]>>();
+  const usual = secret === "" ? [] : usualForms(secret);
+  made.set("usual", usual);
+  const forms: SecretForms = {
+    ofKind: (kind) => {
+      let ofKind = made.get(kind);
+      if (ofKind === undefined) {
+        ofKind = secret === "" ? [] : otherForms(secret, kind);
+        made.set(kind, ofKind);
+      }
+      return ofKind;
+    },
+    reach: Math.max(0, ...usual.map(([, form]) => form.reach), secret === "" ? 0 : otherReach(secret)),
+  };
   if (spelledLately.size >= SPELLED_KEPT) spelledLately.delete(spelledLately.keys().next().value ?? "");
-  spelledLately.set(secret, spelled);
-  return spelled;
+  spelledLately.set(secret, forms);
+  return forms;
+}
+
+/** The forms every text is searched for. */
+function usualForms(secret: string): Array<[string, SpelledForm]> {
+  // Keyed in lower case: forms told apart only by case are one form to a hider blind to case.
+  const forms = new Map<string, SpelledForm>();
+  const add = (form: string, padding: string) => {
+    const key = form.toLowerCase();
+    if (!forms.has(key)) forms.set(key, spelledForm(form, padding));
+  };
+  for (const form of literalForms(secret)) add(form, "");
+  for (const [body, padding] of base64Forms(secret)) add(body, padding);
+  for (const middle of base64Middles(secret)) add(middle, "");
+  for (const hex of hexForms(secret)) add(hex, "");
+  return [...forms];
+}
+
+/** The forms only a text with a line break or a NUL may hold, keyed apart from the usual ones. */
+function otherForms(secret: string, kind: FormKind): Array<[string, SpelledForm]> {
+  const forms: Array<[string, SpelledForm]> = [];
+  const add = (text: string, made: readonly SpelledForm[]) => {
+    for (const [at, form] of made.entries()) forms.push([`\u0000${kind} ${at} ${text}`.toLowerCase(), form]);
+  };
+  if (kind === "UTF-16") for (const wide of wideForms(secret)) add(wide, [literalForm(wide)]);
+  if (kind === "base64 lines")
+    for (const wrapped of wrappedBase64(secret)) add(wrapped, brokenForms(wrapped, BASE64_LINES));
+  if (kind === "quoted-printable") add(secret, brokenForms(secret, QUOTED_PRINTABLE));
+  return forms;
+}
+
+/**
+ * The most characters the forms of otherForms span, reckoned without making them: a UTF-16 form takes
+ * two characters a code unit, a form broken into lines its breaks besides.
+ */
+function otherReach(secret: string): number {
+  const json = JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/");
+  const bytes = Buffer.byteLength(secret);
+  const basic = Math.ceil(((Buffer.byteLength(BASIC_PROBE_USER) + 1 + bytes) * 4) / 3);
+  const characters = [...secret];
+  let quoted = QUOTED_PRINTABLE.length * Math.ceil(characters.length / QUOTED_PRINTABLE.width);
+  for (const character of characters) quoted += QUOTED_PRINTABLE.spelledLength(character);
+  return Math.max(
+    2 * Math.max(json.length, Math.ceil((bytes * 4) / 3)),
+    basic + BASE64_LINES.length * Math.ceil(basic / BASE64_LINES.width) + BASE64_LINES.tailLength,
+    quoted,
+  );
 }
 
 /** The secret as given, and as a binary body read as Latin-1 shows its UTF-8 bytes. */
@@ -266,6 +433,163 @@ function hexForms(secret: string): string[] {
   const hex = Buffer.from(secret).toString("hex");
   return /[a-f]/.test(hex) ? [hex, hex.toUpperCase()] : [hex];
 }
+
+/**
+ * The secret as a body in UTF-16 holds it, little- or big-endian, read as Latin-1 (a binary body) or as
+ * UTF-8 (a text one): as given, JSON-escaped and in base64. Each code unit is two bytes; the NUL that
+ * begins or ends the run in one byte order is left out, so an ASCII secret has one form for both.
+ */
+function wideForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const base64 = Buffer.from(secret).toString("base64").replace(/=+$/, "");
+  const forms = new Set<string>();
+  for (const text of new Set([secret, json, json.replaceAll("/", "\\/"), base64])) {
+    const little = Buffer.from(text, "utf16le");
+    const big = Buffer.from(little).swap16();
+    for (const bytes of [little, big])
+      for (const reading of [bytes.toString("latin1"), bytes.toString("utf8")])
+        forms.add(reading.replace(/^\0|\0$/g, ""));
+  }
+  forms.delete("");
+  return [...forms];
+}
+
+/** A form matched only as it is (in any ASCII case). */
+function literalForm(text: string): SpelledForm {
+  const anchor = longestRun(text);
+  return {
+    late: true,
+    length: text.length,
+    pattern: text.length > PATTERN_UP_TO ? undefined : escapeRegExp(text),
+    anchor,
+    before: text.indexOf(anchor),
+    reach: text.length,
+    spellings: () => [text],
+  };
+}
+
+/** The secret's base64 forms that are wrapped in lines (MIME, PEM): the whole secret, Basic, inside a text. */
+function wrappedBase64(secret: string): string[] {
+  const whole = [Buffer.from(secret), Buffer.from(`${BASIC_PROBE_USER}:${secret}`)].map((bytes) =>
+    bytes.toString("base64").replace(/=+$/, ""),
+  );
+  const middles = base64Middles(secret).filter((middle) => !/[-_]/.test(middle));
+  return [...new Set([...whole, ...middles])].filter((form) => form.length >= BASE64_MIDDLE_FROM);
+}
+
+/** How a form is broken into lines: what a break is, how far apart two are at least, how characters are spelled. */
+interface LineBreaks {
+  /** A break, as a pattern, and its length. */
+  pattern: string;
+  length: number;
+  /** The fewest characters of the form from one break to the next. */
+  width: number;
+  /** A character of the form as a pattern, and the most characters that takes. */
+  spell(character: string): string;
+  spelledLength(character: string): number;
+  /** The longest run of a region spelled only one way. */
+  anchorOf(region: string): string;
+  /** What may follow the form (its padding), as a pattern, and its length at most. */
+  tail: string;
+  tailLength: number;
+}
+
+/** MIME's 76 and PEM's 64 columns, CRLF or LF: lines of 60 characters or more. */
+const BASE64_LINES: LineBreaks = {
+  pattern: "\\r?\\n?",
+  length: 2,
+  width: 60,
+  spell: escapeRegExp,
+  spelledLength: () => 1,
+  // Every character of base64 in lines is written as itself: the whole region is the anchor.
+  anchorOf: (region) => region,
+  tail: "(?:\\r?\\n?=){0,2}",
+  tailLength: 6,
+};
+
+/**
+ * Quoted-printable: a soft break `=` CRLF (or LF) between any two characters; printable ASCII as itself
+ * but `=`, as `=3D`; any other character as itself or `=XX` per UTF-8 byte. A line holds 75 characters,
+ * so two breaks are at least 24 characters of the secret apart when every one of them is encoded (ASCII).
+ */
+const QUOTED_PRINTABLE: LineBreaks = {
+  pattern: "(?:=\\r?\\n)?",
+  length: 3,
+  width: 24,
+  spell: (character) => {
+    if (QUOTED_AS_ITSELF.test(character)) return escapeRegExp(character);
+    const bytes = [...Buffer.from(character)].map(
+      (byte) => `=${anyCaseHex(byte.toString(16).padStart(2, "0"))}`,
+    );
+    return character === "=" ? bytes.join("") : `(?:${escapeRegExp(character)}|${bytes.join("")})`;
+  },
+  spelledLength: (character) =>
+    QUOTED_AS_ITSELF.test(character) ? 1 : Math.max(character.length, 3 * Buffer.byteLength(character)),
+  anchorOf: (region) => longestMatch(region, /[!-<>-~]+/g),
+  tail: "",
+  tailLength: 0,
+};
+
+/** The characters quoted-printable writes only as themselves: printable ASCII but `=` (and the space). */
+const QUOTED_AS_ITSELF = /^[!-<>-~]$/;
+
+/**
+ * A form with a line break allowed between any two of its characters, as one pattern found by several
+ * anchors: the form is cut into one region more than the breaks it may hold, so one region at least holds
+ * no break and its anchor is found whole. A region with no two characters in a row spelled only one way
+ * has no anchor.
+ */
+function brokenForms(text: string, breaks: LineBreaks): SpelledForm[] {
+  const characters = [...text];
+  if (characters.length < BROKEN_FROM) return [];
+  let reach = 0;
+  for (const character of characters) reach += breaks.spelledLength(character);
+  // Spelled when the pass is first made: most texts never need it.
+  let pattern: string | undefined;
+  let spelled = false;
+  const spelledOnce = () => {
+    if (!spelled) pattern = brokenPattern(characters, breaks);
+    spelled = true;
+    return pattern;
+  };
+  const most = Math.ceil((characters.length - 1) / breaks.width);
+  const size = Math.ceil(characters.length / (most + 1));
+  const forms: SpelledForm[] = [];
+  for (let start = 0; start < characters.length; start += size) {
+    const region = characters.slice(start, start + size).join("");
+    const anchor = breaks.anchorOf(region);
+    if (anchor.length < 2) continue;
+    // Characters of the form ahead of the anchor, each of which may be spelled long, and breaks among them.
+    const ahead = start + [...region.slice(0, region.indexOf(anchor))].length;
+    let before = breaks.length * Math.ceil(ahead / breaks.width);
+    for (const character of characters.slice(0, ahead)) before += breaks.spelledLength(character);
+    forms.push({
+      late: true,
+      length: text.length,
+      get pattern() {
+        return spelledOnce();
+      },
+      anchor,
+      before,
+      reach: reach + breaks.length * most + breaks.tailLength,
+      spellings: () => [],
+    });
+  }
+  return forms;
+}
+
+/** A form's characters with a break allowed between any two; undefined when too long for the expression. */
+function brokenPattern(characters: readonly string[], breaks: LineBreaks): string | undefined {
+  let pattern = "";
+  for (const [at, character] of characters.entries()) {
+    pattern += (at === 0 ? "" : breaks.pattern) + breaks.spell(character);
+    if (pattern.length > PATTERN_UP_TO) return undefined;
+  }
+  return pattern + breaks.tail;
+}
+
+/** Forms shorter than this have no broken spelling: theirs would hide ordinary words cut by a line's end. */
+const BROKEN_FROM = 8;
 
 /**
  * A form in every spelling a JSON or URL encoder may give it, character by character: a letter or digit as
@@ -328,8 +652,20 @@ function spelledCharacter(character: string): string {
 const ALPHANUMERIC = /^[A-Za-z0-9]$/;
 
 function longestAlphanumericRun(form: string): string {
+  return longestMatch(form, /[A-Za-z0-9]+/g);
+}
+
+/**
+ * The longest run of letters and digits in a text matched as it is, where a NUL may stand between two
+ * of them: a UTF-16 spelling's letters are each one byte apart.
+ */
+function longestRun(text: string): string {
+  return longestMatch(text, /[A-Za-z0-9](?:\0?[A-Za-z0-9])*/g);
+}
+
+function longestMatch(text: string, runs: RegExp): string {
   let longest = "";
-  for (const run of form.match(/[A-Za-z0-9]+/g) ?? []) if (run.length > longest.length) longest = run;
+  for (const run of text.match(runs) ?? []) if (run.length > longest.length) longest = run;
   return longest;
 }
 
@@ -410,23 +746,29 @@ function escapeRegExp(text: string): string {
  * from as far ahead of it as a form of that anchor may start to the anchor itself, the first that matches
  * taken.
  */
-function hideFound(text: string, scan: AnchorFinder, here: RegExp, first: number, before: number): string {
+function hideFound(
+  text: string,
+  scan: AnchorFinder,
+  here: Alternatives,
+  first: number,
+  before: number,
+): string {
   let hidden = "";
   let copied = 0;
   let found = false;
   for (let at = first; at !== -1; ) {
-    let start = matchStart(text, here, Math.max(copied, at - scan.before), at);
+    let start = here.startIn(text, Math.max(copied, at - scan.before), at, at);
     if (start === -1) {
       at = scan.next(text, at + 1);
       continue;
     }
     if (before > scan.before) {
-      const earlier = matchStart(text, here, Math.max(copied, at - before), start - 1);
+      const earlier = here.startIn(text, Math.max(copied, at - before), start - 1, at);
       if (earlier !== -1) start = earlier;
-      else matchStart(text, here, start, start);
+      else here.startIn(text, start, start, at);
     }
     hidden += `${text.slice(copied, start)}***`;
-    copied = here.lastIndex;
+    copied = here.end;
     found = true;
     at = scan.next(text, copied);
   }
@@ -489,8 +831,8 @@ class NativeSearch implements AnchorFinder {
     anchor: string,
     readonly before: number,
   ) {
-    // Letters and digits only: nothing in it to escape.
-    this.#anchor = new RegExp(anchor, "gi");
+    // Letters and digits mostly; a broken base64 form's anchor may hold `+` or `/`.
+    this.#anchor = new RegExp(escapeRegExp(anchor), "gi");
     this.#length = anchor.length;
   }
   reset(): void {}
@@ -593,7 +935,8 @@ class AnchorScan implements AnchorFinder {
 
 function pairSlot(first: number, second: number): number {
   // Every pair of ASCII characters a slot of its own, but for case: a letter's two cases share their slots
-  // (so do a few other pairs of characters, which only shortens a stride).
+  // (so do a few other pairs of characters, which only shortens a stride: a NUL shares a space's, which
+  // only a UTF-16 text, scanned for UTF-16 forms alone, holds).
   return (((first | 0x20) << 7) ^ (second | 0x20)) & 0x3fff;
 }
 

@@ -8,6 +8,8 @@ import {
   formSecrets,
   headerSecrets,
   isSecretName,
+  jsonSecrets,
+  maskedJsonMembers,
   maskedTarget,
   percentReadings,
   requestSecrets,
@@ -551,3 +553,64 @@ describe("credentials with a broken percent-encoding, read as lenient servers re
     assert.deepEqual(percentReadings("plain-token"), ["plain-token"]);
   });
 });
+
+describe("jsonSecrets", () => {
+  const credentialName = fc.constantFrom(
+    "password",
+    "client_secret",
+    "refresh_token",
+    "api_key",
+    "auth[token]",
+  );
+  const plainName = fc.constantFrom("id", "scope", "grant_type", "note");
+
+  it("reads every credential member's value at any depth, as JSON.parse does, and masks it alike", () => {
+    const member = fc.tuple(
+      fc.oneof(credentialName, plainName),
+      fc.oneof(fc.string({ minLength: 4, maxLength: 20 }), fc.integer({ min: 1000, max: 2 ** 40 })),
+    );
+    const body = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        fc.array(member, { maxLength: 4 }),
+        fc.array(fc.tuple(fc.oneof(plainName, fc.constant("data")), tie("node")), { maxLength: 3 }),
+        fc.array(tie("node"), { maxLength: 3 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(body, fc.boolean(), (tree, pretty) => {
+        const value = toJson(tree);
+        const text = JSON.stringify(value, null, pretty ? 2 : undefined);
+        const secrets = jsonSecrets(text);
+        const masked = maskedJsonMembers(text);
+        JSON.parse(text, (name, read: unknown) => {
+          if (!isSecretName(name) || typeof read === "object") return read;
+          assert.ok(
+            secrets.includes(String(read)),
+            `${JSON.stringify(read)} of ${name} not among ${secrets}`,
+          );
+          return read;
+        });
+        JSON.parse(masked, (name, read: unknown) => {
+          if (isSecretName(name) && typeof read !== "object") assert.equal(read, "***", name);
+          return read;
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("reads a value cut short at the body's end, and none of a body with no credential member", () => {
+    assert.ok(jsonSecrets('{"user":"ann","password":"s3cr\\u00e9t-cut').includes("s3cr\u00e9t-cut"));
+    assert.deepEqual(jsonSecrets('{"password":"hunter2 two","id":1}'), ["hunter2 two", "hunter2"]);
+    assert.deepEqual(jsonSecrets('{"note":"password","id":12345}'), []);
+  });
+});
+
+/** A generated tree as JSON: arrays of [name, value] pairs become objects, other arrays stay arrays. */
+function toJson(tree: unknown): unknown {
+  if (!Array.isArray(tree)) return tree;
+  if (tree.every((item) => Array.isArray(item) && item.length === 2 && typeof item[0] === "string"))
+    return Object.fromEntries(tree.map(([name, value]) => [name, toJson(value)]));
+  return tree.map(toJson);
+}

@@ -55,7 +55,19 @@ function echoedBy(received: ReceivedRequest): string[] {
     (_, at) => received.rawHeaders[at - 1]?.toLowerCase() === "content-type",
   );
   const form = type?.startsWith("application/x-www-form-urlencoded") ? received.body.toString("latin1") : "";
-  return [...readingsOf(query), ...readingsOf(form)];
+  const json = type?.startsWith("application/json") ? jsonCredentials(received.body.toString()) : [];
+  return [...readingsOf(query), ...readingsOf(form), ...json];
+}
+
+/** The values of a JSON body's members named as credentials, at any depth, as a server reads them. */
+function jsonCredentials(body: string): string[] {
+  const found: string[] = [];
+  JSON.parse(body, (name, value: unknown) => {
+    if (CREDENTIAL_NAMES.includes(name) && (typeof value === "string" || typeof value === "number"))
+      found.push(String(value));
+    return value;
+  });
+  return found;
 }
 
 /** Each form a server may quote a value in, as it would stand inside a JSON string. */
@@ -104,11 +116,16 @@ function startEchoingUpstream(): Promise<ScriptedUpstream> {
 }
 
 /** A request sent as given (a GET with a body too, which fetch refuses): its status once its answer ended. */
-function send(url: string, method: string, body?: string): Promise<number> {
+function send(
+  url: string,
+  method: string,
+  body?: string,
+  type = "application/x-www-form-urlencoded",
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (body !== undefined) {
-      headers["content-type"] = "application/x-www-form-urlencoded";
+      headers["content-type"] = type;
       headers["content-length"] = String(Buffer.byteLength(body));
     }
     const sent = request(url, { method, headers }, (response) => {
@@ -208,6 +225,52 @@ describe("the proxy hides credentials of a form body and of broken percent-encod
     for (const form of quotedForms(secret)) assertNowhere(outputs, form, JSON.stringify(form));
   });
 
+  it("a JSON body's credential members echoed by the upstream, and in the HAR", async () => {
+    const files = reportFiles("json");
+    const har = join(folder, "json.har");
+    const proxy = await startSourceProxy(["--upstream", upstream.url, "--har", har, ...reporterArgs(files)]);
+    const secrets = ["json/password+value=5", "refresh/Token-0123456789", "2718281828"];
+    const body = JSON.stringify({
+      grant_type: "password",
+      password: secrets[0],
+      nested: { access_token: secrets[1], pin: 1234, private_token: Number(secrets[2]) },
+    });
+    assert.equal(await send(`${proxy.url}/store/orders/5`, "DELETE", body, "application/json"), 401);
+    assert.equal(
+      await send(`${proxy.url}/store/orders`, "GET", body, "application/json; charset=utf-8"),
+      401,
+    );
+    const lines = await liveLines(proxy, 2);
+    const stopped = await proxy.stop("SIGTERM");
+    for (const line of lines) assert.match(line, /echo=\\"\*\*\*/, "the echo is in the line, hidden");
+    const outputs = [["HAR", readFileSync(har, "utf8")], ...outputsOf(stopped, files)];
+    for (const secret of secrets)
+      for (const form of quotedForms(secret)) assertNowhere(outputs, form, JSON.stringify(form));
+  });
+
+  it("generated JSON bodies: every credential member's value hidden wherever the upstream echoes it", {
+    timeout: 120_000,
+  }, async () => {
+    const files = reportFiles("json-generated");
+    const proxy = await startSourceProxy(["--upstream", upstream.url, ...reporterArgs(files)]);
+    const cores: string[] = [];
+    try {
+      await fc.assert(
+        fc.asyncProperty(jsonCredential, async ({ body, core }) => {
+          cores.push(core);
+          assert.equal(await send(`${proxy.url}/store/orders/9`, "DELETE", body, "application/json"), 401);
+          const lines = await liveLines(proxy, cores.length);
+          assertNowhere([["its live line", lines[cores.length - 1] ?? ""]], core, JSON.stringify(core));
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      const stopped = await proxy.stop("SIGTERM");
+      const outputs = outputsOf(stopped, files);
+      for (const core of cores) assertNowhere(outputs, core, JSON.stringify(core));
+    }
+  });
+
   it("a form body past what the proxy reads: the exchange's texts hidden whole, and said so", async () => {
     const files = reportFiles("large-form");
     const proxy = await startSourceProxy(["--upstream", upstream.url, ...reporterArgs(files)]);
@@ -272,6 +335,27 @@ describe("the proxy hides credentials of a form body and of broken percent-encod
     }
   });
 });
+
+/**
+ * A JSON body with a credential member at some depth, its value a run of letters and digits (its core,
+ * which every form of it holds) between other characters, beside members that hold no credential.
+ */
+const jsonCredential = fc
+  .record({
+    name: fc.constantFrom(...CREDENTIAL_NAMES),
+    core: fc.stringMatching(/^[A-Za-z0-9]{10,16}$/),
+    // Characters JSON writes as themselves: the upstream quotes each form inside JSON again, and a form
+    // escaped twice over is an encoding nested further than any promise.
+    before: fc.stringMatching(/^[A-Za-z0-9 +=.~_-]{0,6}$/),
+    after: fc.stringMatching(/^[A-Za-z0-9 +=.~_-]{0,6}$/),
+    depth: fc.nat(3),
+    other: fc.dictionary(fc.constantFrom("id", "note", "scope", "user"), fc.string({ maxLength: 12 })),
+  })
+  .map(({ name, core, before, after, depth, other }) => {
+    let value: unknown = { ...other, [name]: `${before}${core}${after}` };
+    for (let level = 0; level < depth; level++) value = level % 2 === 0 ? { data: value } : [value, 1];
+    return { body: JSON.stringify(value), core };
+  });
 
 const pieces = brokenPiece(true);
 

@@ -196,4 +196,75 @@ describe("the proxy hides every credential an upstream echoes", () => {
       await upstream.close();
     }
   });
+
+  it("in a UTF-16 answer and in base64 wrapped in lines, in the HAR, the reports and the live lines", async () => {
+    const token = "utf16/bearer+token=7";
+    // 50 bytes ahead of the token: its base64 (characters 67 to 93) is broken by the line's end at 76.
+    const mime = Buffer.from(`${"m".repeat(50)}${token}${"n".repeat(40)}`).toString("base64");
+    const lines = mime.match(/.{1,76}/g)?.join("\r\n") ?? "";
+    const upstream = await startScriptedUpstream((received) =>
+      received.url.includes("wrapped")
+        ? { status: 401, headers: [["Content-Type", "text/plain"]], body: lines }
+        : {
+            status: 401,
+            headers: [["Content-Type", "application/json; charset=utf-16"]],
+            body: Buffer.concat([
+              Buffer.from([0xff, 0xfe]),
+              Buffer.from(
+                JSON.stringify({ code: "unauthorized", message: `no ${token}`, status: 401 }),
+                "utf16le",
+              ),
+            ]),
+          },
+    );
+    const har = join(folder, "wide.har");
+    const report = join(folder, "wide.json");
+    try {
+      const proxy = await startProxy([
+        "--upstream",
+        upstream.url,
+        "--har",
+        har,
+        "--reporter",
+        `json:${report}`,
+      ]);
+      for (const path of ["/store/orders", "/store/orders?wrapped=1"]) {
+        const answer = await fetch(`${proxy.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        await answer.arrayBuffer();
+      }
+      const { stdout } = await proxy.stop("SIGTERM");
+      const wide = [...token].join("\0");
+      // The characters that depend on the token alone.
+      const revealing = mime.slice(67, 93);
+      const entries = JSON.parse(readFileSync(har, "utf8")).log.entries;
+      assert.equal(entries.length, 2);
+      const texts = [
+        ...stdout.split("\n").map((line) => [line]),
+        ...entries.map((entry: unknown) => stringsOf(entry)),
+        stringsOf(JSON.parse(readFileSync(report, "utf8"))),
+      ].flat();
+      assert.ok(
+        texts.some((text) => text.includes("\0***")),
+        "the UTF-16 echo is kept, hidden",
+      );
+      assert.ok(
+        texts.some((text) => text.startsWith(mime.slice(0, 60)) && text.includes("***")),
+        "the wrapped echo is kept, hidden",
+      );
+      for (const text of texts) {
+        assert.ok(!text.includes(wide), `the UTF-16 token is in ${JSON.stringify(text)}`);
+        const unwrapped = text.replaceAll(/\r?\n/g, "");
+        assert.ok(!unwrapped.includes(revealing), `the wrapped token is in ${JSON.stringify(text)}`);
+      }
+    } finally {
+      await upstream.close();
+    }
+  });
 });
+
+/** Every string in a JSON value, a base64 HAR body as its bytes read as Latin-1. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value, Buffer.from(value, "base64").toString("latin1")];
+  if (typeof value !== "object" || value === null) return [];
+  return Object.values(value).flatMap(stringsOf);
+}

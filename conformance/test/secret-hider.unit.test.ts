@@ -256,3 +256,151 @@ describe("secretHider", () => {
     assert.equal(hide("x 'AAAA'AAATA y"), "x *** y");
   });
 });
+
+/** A text as a body in UTF-16 carries it, in one byte order, read as a binary body (Latin-1) or a text one (UTF-8). */
+function utf16Read(text: string, bigEndian: boolean, reading: "latin1" | "utf8"): string {
+  const bytes = Buffer.from(text, "utf16le");
+  return (bigEndian ? bytes.swap16() : bytes).toString(reading);
+}
+
+/** What a reading shows of a secret whatever comes before and after: a NUL at either end belongs to its neighbour's unit too. */
+function core(reading: string): string {
+  return reading.replace(/^\0|\0$/g, "");
+}
+
+/** Base64 in lines of `width` characters, the first one `first` characters long (a blob begun mid-line). */
+function inLines(base64: string, width: number, first: number, newline: string): string {
+  const lines = [base64.slice(0, first)];
+  for (let at = first; at < base64.length; at += width) lines.push(base64.slice(at, at + width));
+  return lines.filter((line) => line !== "").join(newline);
+}
+
+/** Quoted-printable as encoders write it: printable ASCII and the space as themselves but `=`, the rest `=XX`. */
+function quotedPrintable(text: string): string[] {
+  return [...text].map((character) =>
+    /^[ -<>-~]$/.test(character)
+      ? character
+      : [...Buffer.from(character)]
+          .map((byte) => `=${byte.toString(16).toUpperCase().padStart(2, "0")}`)
+          .join(""),
+  );
+}
+
+describe("secretHider, forms a body carries in other shapes", () => {
+  it("hides a secret in a UTF-16 body, either byte order, with or without BOM, read as Latin-1 or UTF-8", () => {
+    fc.assert(
+      fc.property(
+        secret,
+        fc.constantFrom<Array<(one: string) => string>>(
+          (one) => one,
+          (one) => JSON.stringify(one).slice(1, -1),
+          (one) => JSON.stringify(one).slice(1, -1).replaceAll("/", "\\/"),
+          (one) => Buffer.from(one).toString("base64"),
+        ),
+        filler,
+        filler,
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom<"latin1" | "utf8">("latin1", "utf8"),
+        (one, spell, before, after, bigEndian, bom, reading) => {
+          const body = `${bom ? "\ufeff" : ""}{"a":"${before}","token":"${spell(one)}","b":"${after}"}`;
+          const hide = secretHider([one]);
+          const hidden = hide(utf16Read(body, bigEndian, reading));
+          const shown = core(utf16Read(spell(one), bigEndian, reading));
+          assert.ok(shown.length <= hide.reach, `${JSON.stringify(shown)} is longer than ${hide.reach}`);
+          assert.ok(
+            !hidden.includes(shown),
+            `${JSON.stringify(shown)} survives in ${JSON.stringify(hidden)}`,
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("hides an ASCII secret in a UTF-16 JSON answer read as UTF-8, and leaves the rest of it", () => {
+    const answer = utf16Read('\ufeff{"token":"sk_live-Tok3n/value"}', false, "utf8");
+    const hidden = hideSecrets(answer, ["sk_live-Tok3n/value"]);
+    assert.equal(hidden.replaceAll("\0", ""), '\ufffd\ufffd{"token":"***"}');
+    const big = utf16Read('{"token":"SK_LIVE-TOK3N\\/VALUE"}', true, "latin1");
+    assert.equal(hideSecrets(big, ["sk_live-Tok3n/value"]).replaceAll("\0", ""), '{"token":"***"}');
+  });
+
+  it("hides base64 of a secret in lines of 60 characters or more, CRLF or LF, wherever the secret starts", () => {
+    fc.assert(
+      fc.property(
+        secret,
+        fc.uint8Array({ maxLength: 80 }),
+        fc.uint8Array({ maxLength: 80 }),
+        fc.integer({ min: 60, max: 96 }),
+        fc.nat(95),
+        fc.constantFrom("\r\n", "\n"),
+        (one, before, after, width, first, newline) => {
+          const bytes = Buffer.from(one);
+          const encoded = Buffer.concat([before, bytes, after]).toString("base64");
+          const from = Math.ceil((before.length * 8) / 6);
+          const revealing = encoded.slice(from, Math.floor(((before.length + bytes.length) * 8) / 6));
+          fc.pre(revealing.length >= 8);
+          const text = `Content-Transfer-Encoding: base64${newline}${newline}${inLines(encoded, width, first % width, newline)}${newline}`;
+          const hidden = secretHider([one])(text).replaceAll(/\r?\n/g, "");
+          assert.ok(!hidden.includes(revealing), `${revealing} survives in ${hidden}`);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("hides a secret in quoted-printable with soft breaks 24 characters of it apart or more", () => {
+    const tokenCharacter = fc.constantFrom(...[..."abcXYZ0189/+=%_-.~ é"]);
+    fc.assert(
+      fc.property(
+        fc.array(tokenCharacter, { minLength: 8, maxLength: 60 }).map((parts) => parts.join("")),
+        fc.integer({ min: 24, max: 76 }),
+        fc.nat(75),
+        fc.constantFrom("=\r\n", "=\n"),
+        filler,
+        (one, width, first, soft, around) => {
+          // Every four characters hold two in a row that quoted-printable writes only as themselves.
+          fc.pre(
+            [...one].every(
+              (_, at, all) => at + 4 > all.length || /[!-<>-~]{2}/.test(all.slice(at, at + 4).join("")),
+            ),
+          );
+          const units = quotedPrintable(one);
+          let encoded = "";
+          for (const [at, unit] of units.entries())
+            encoded += (at > 0 && (at - (first % width)) % width === 0 ? soft : "") + unit;
+          const text = `${around}${soft}${encoded}${soft}${around}`;
+          const hide = secretHider([one]);
+          const hidden = hide(text).replaceAll(/=\r?\n/g, "");
+          assert.ok(encoded.length <= hide.reach, `${JSON.stringify(encoded)} is longer than ${hide.reach}`);
+          assert.ok(
+            !hidden.includes(units.join("")),
+            `${units.join("")} survives in ${JSON.stringify(hidden)}`,
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("hides base64 broken by a line inside it and a quoted-printable soft break inside a secret", () => {
+    const key = "sk_live_0123456789abcdefghijklmnopqrstuvwxyz";
+    const base64 = Buffer.from(key).toString("base64");
+    assert.equal(hideSecrets(`${base64.slice(0, 30)}\r\n${base64.slice(30)}`, [key]), "***");
+    assert.equal(hideSecrets(`${base64.slice(0, 30)}\n${base64.slice(30)}`, [key]), "***");
+    assert.equal(hideSecrets(`a=3D${key.slice(0, 20)}=\r\n${key.slice(20)} b`, [key]), "a=3D*** b");
+    assert.equal(hideSecrets(`p=3Dsk=3Dv1=\n/key-0001 z`, ["p=sk=v1/key-0001"]), "*** z");
+  });
+
+  it("hides no prefix of a secret alone: all but its last character is no secret", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{8,40}$/), fc.boolean(), (key, wide) => {
+        const prefix = key.slice(0, -1);
+        const text = `a ${wide ? [...prefix].join("\0") : prefix} b\n`;
+        assert.equal(secretHider([key])(text), text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type IncomingMessage, request, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
 import { tempFolder } from "../../common/temp-folder.ts";
+import { withHttpServer } from "../../test-support/http-server.ts";
 import { runProxy } from "../proxy/run-proxy.ts";
 import type { Report } from "../reports/report.ts";
 import { runConformance } from "../suite/runner.ts";
@@ -23,7 +23,7 @@ async function withUpstream<T>(
   answer: (request: IncomingMessage, response: ServerResponse) => void,
   body: (url: string) => Promise<T>,
 ): Promise<T> {
-  const server = createServer((request, response) => {
+  return withHttpServer((request, response) => {
     if (request.headers.authorization === undefined) {
       response
         .writeHead(401, { "content-type": "application/json" })
@@ -31,15 +31,7 @@ async function withUpstream<T>(
       return;
     }
     answer(request, response);
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  try {
-    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
-  } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  }, body);
 }
 
 /** The answer's status and its body's bytes as they came (node:http, which decodes nothing, unlike fetch). */

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { type IncomingMessage, request, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { describe, it } from "node:test";
+import { type Answer, withHttpServer } from "../../test-support/http-server.ts";
 import { runProxy } from "../proxy/run-proxy.ts";
 import { gateExitCode } from "../reports/outcome.ts";
 import type { CheckResult, Report } from "../reports/report.ts";
@@ -13,20 +14,6 @@ import { runConformance } from "../suite/runner.ts";
 const KEY = "checks-key-4711";
 // The verdicts come after the client's last byte: the proxy's stop waits for them.
 const JUDGED_WHOLE = { graceMs: 60_000 };
-
-type Answer = (request: IncomingMessage, response: ServerResponse) => void;
-
-async function withUpstream<T>(answer: Answer, body: (url: string) => Promise<T>): Promise<T> {
-  const server = createServer(answer);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  try {
-    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
-  } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-}
 
 /** Answers as the spec says, but for the Content-Type lines each answer carries (an array: one line each). */
 function answeringWith(contentType: string | string[]): Answer {
@@ -56,7 +43,7 @@ const checksOf = (report: Report, kind: string): CheckResult[] =>
 
 /** The suite's and the proxy's checks of this kind, on answers to a listing and a cancel, keyed and not. */
 async function judgedBoth(answer: Answer, kind: string): Promise<Judged> {
-  return withUpstream(answer, async (upstream) => {
+  return withHttpServer(answer, async (upstream) => {
     const suite = await runConformance({ baseUrl: upstream, apiKey: KEY, env: {} });
     const proxy = await runProxy({ upstream, port: 0, env: {} });
     await send(`${proxy.url}/store/orders`);
@@ -285,7 +272,7 @@ describe("a body the run's own limits cut", { timeout: 120_000 }, () => {
       const drip = setInterval(() => response.write(" "), 50);
       response.on("close", () => clearInterval(drip));
     });
-    const report = await withUpstream(dripping, (baseUrl) =>
+    const report = await withHttpServer(dripping, (baseUrl) =>
       runConformance({ baseUrl, apiKey: KEY, env: {}, deadlineMs: 500 }),
     );
     const body = listChecks(report).find((check) => check.id === "list-orders.list.body");
@@ -305,7 +292,7 @@ describe("a body the run's own limits cut", { timeout: 120_000 }, () => {
     const html = listAnswering((response) =>
       response.writeHead(200, { "content-type": "text/html" }).end(`[${orders.join(",")}]`),
     );
-    const report = await withUpstream(html, (baseUrl) =>
+    const report = await withHttpServer(html, (baseUrl) =>
       runConformance({ baseUrl, apiKey: KEY, env: {}, maxBodyBytes: 1024 }),
     );
     const checks = listChecks(report);

@@ -215,24 +215,6 @@ export class Player {
   }
 
   /**
-   * Up to `times` runs, `parallel` at once, stopping at the first round with a failure; undefined when the
-   * orders ran out first.
-   */
-  async firstFailure(
-    program: Program,
-    times: number,
-    until: number,
-  ): Promise<PlayedHistory | "passed" | undefined> {
-    for (let run = 0; run < times; run += this.settings.parallel) {
-      const round = await this.playMany(program, Math.min(this.settings.parallel, times - run), until);
-      const failed = round.find((played) => played !== undefined && !played.verdict.ok);
-      if (failed !== undefined) return failed;
-      if (round.includes(undefined)) return undefined;
-    }
-    return "passed";
-  }
-
-  /**
    * The program played `times` times at once, each run on orders of its own; the error that halted one
    * is thrown once all are over.
    */

@@ -16,24 +16,35 @@ const shape = { clients: 4, steps: 4, maxWaitMs: 5, slots: slotPlan(false, false
  */
 class ScriptedPlayer {
   readonly plays = new Map<string, number>();
-  constructor(private readonly fails: (program: Program, nth: number) => boolean) {}
+  /** Every program in the order its runs began. */
+  readonly began: string[] = [];
+  /** The most runs under way at once. */
+  mostAtOnce = 0;
+  #underWay = 0;
+  constructor(
+    private readonly fails: (program: Program, nth: number) => boolean,
+    /** Which runs `mostAtOnce` counts. */
+    private readonly counted: (program: Program) => boolean = () => true,
+  ) {}
   throwFailure(): void {}
   get choices() {
     return { possible: ALL_RUN_CHOICES, ruledOut: [] };
   }
   async playMany(program: Program, times: number): Promise<PlayedHistory[]> {
-    return Array.from({ length: times }, () => this.#playOnce(program));
+    return Promise.all(Array.from({ length: times }, () => this.play(program)));
   }
-  async firstFailure(program: Program, times: number): Promise<PlayedHistory | "passed"> {
-    for (let run = 0; run < times; run += PARALLEL) {
-      const round = await this.playMany(program, Math.min(PARALLEL, times - run));
-      const failed = round.find((played) => !played.verdict.ok);
-      if (failed !== undefined) return failed;
-    }
-    return "passed";
+  /** Each run ends a turn of the event loop after it began, so that the runs begun together overlap. */
+  async play(program: Program): Promise<PlayedHistory> {
+    const outcome = this.#playOnce(program);
+    const counted = this.counted(program);
+    if (counted) this.mostAtOnce = Math.max(this.mostAtOnce, ++this.#underWay);
+    await new Promise(setImmediate);
+    if (counted) this.#underWay--;
+    return outcome;
   }
   #playOnce(program: Program): PlayedHistory {
     const key = JSON.stringify(program);
+    this.began.push(key);
     const nth = (this.plays.get(key) ?? 0) + 1;
     this.plays.set(key, nth);
     return played(program, !this.fails(program, nth));
@@ -135,5 +146,55 @@ describe("shrink", () => {
     });
     const { finding } = await shrinkFailing(player, bigProgram);
     assert.deepEqual(finding.reproduced, { failed: 0, of: 40 });
+  });
+
+  it("keeps --parallel runs under way across smaller programs, not one program's tries at a time", async () => {
+    const isBig = (program: Program) => JSON.stringify(program) === JSON.stringify(bigProgram);
+    const player = new ScriptedPlayer(isBig, (program) => !isBig(program));
+    const { finding } = await shrinkFailing(player, bigProgram);
+    assert.equal(finding.triesPerCandidate, 5);
+    assert.equal(finding.shrinkEnded, "minimal");
+    assert.equal(player.mostAtOnce, PARALLEL);
+  });
+
+  it("first tries the program without the steps sent after the failing operations were answered", async () => {
+    const twoCancelsOfSlotZero = (program: Program) =>
+      program.flat().filter((step) => step.action.op === "cancel" && step.action.slot === 0).length >= 2;
+    const player = new ScriptedPlayer(twoCancelsOfSlotZero);
+    const at = (client: number, sentAt: number, orderId?: string) => ({
+      client,
+      sentAt,
+      answeredAt: sentAt + 1,
+      status: 204,
+      ...(orderId === undefined
+        ? { op: "list" as const, shown: new Map() }
+        : { op: "cancel" as const, orderId }),
+    });
+    // bigProgram's steps as they were sent: the two cancels of slot 0 (order "10") were answered by 4.
+    const operations = [
+      at(0, 0),
+      at(1, 0.5, "10"),
+      at(2, 1, "12"),
+      at(0, 2, "11"),
+      at(2, 3, "10"),
+      at(0, 4),
+      at(1, 6),
+      at(2, 8),
+    ];
+    const history = {
+      given: { pending: [], shipped: [], missing: [], unknown: [] },
+      records: [],
+      operations,
+    };
+    const finding = { kind: "violation", rule: "cancel-once", orderId: "10", operations: [1, 4], spec: "" };
+    const verdict = { ok: false, findings: [finding] } as unknown as HistoryVerdict;
+    const original = { program: bigProgram, history: history as History, verdict };
+    await shrink(player as unknown as Player, programArbitrary(shape), original, settings(5));
+    const firstSmaller = player.began.find((key) => key !== JSON.stringify(bigProgram));
+    assert.deepEqual(JSON.parse(firstSmaller ?? "null"), [
+      [list, cancel(1), list],
+      [cancel(0)],
+      [cancel(2), cancel(0)],
+    ]);
   });
 });

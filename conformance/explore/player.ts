@@ -215,6 +215,35 @@ export class Player {
   }
 
   /**
+   * Up to `times` runs of one program, `parallel` under way at once: each run that ends makes way for the
+   * next, so that none waits on a round's slowest; the first that fails starts no more, and is returned
+   * once those under way are over. Only this program's runs are under way meanwhile: a defect that
+   * crosses histories (a list shifted by another history's cancel) is then one this program shows.
+   * Undefined when the orders ran out first.
+   */
+  async firstFailure(
+    program: Program,
+    times: number,
+    until: number,
+  ): Promise<PlayedHistory | "passed" | undefined> {
+    let started = 0;
+    let failed: PlayedHistory | undefined;
+    let starved = false;
+    const worker = async () => {
+      while (started < times && failed === undefined && !starved && !this.halted) {
+        started++;
+        const played = await this.play(program, until);
+        if (played === undefined) starved = true;
+        else if (!played.verdict.ok) failed ??= played;
+      }
+    };
+    await Promise.allSettled(Array.from({ length: Math.min(this.settings.parallel, times) }, worker));
+    this.throwFailure();
+    if (failed !== undefined) return failed;
+    return starved ? undefined : "passed";
+  }
+
+  /**
    * The program played `times` times at once, each run on orders of its own; the error that halted one
    * is thrown once all are over.
    */

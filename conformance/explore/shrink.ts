@@ -151,10 +151,6 @@ function stillShrinking(shrinking: Shrinking, settings: SearchSettings, deadline
   return false;
 }
 
-/**
- * Smaller programs tried side by side until one fails, which is then shrunk in turn, until every smaller
- * program passed all its tries: removing any one step then let every try pass.
- */
 async function shrinkFurther(
   player: Player,
   arbitrary: fc.Arbitrary<Program>,
@@ -162,90 +158,28 @@ async function shrinkFurther(
   settings: SearchSettings,
   deadline: number,
 ): Promise<void> {
-  // The runs each candidate passed so far: one cut short by another's failure resumes if it comes again.
-  const passes = new Map<string, number>();
-  for (;;) {
-    const candidates = candidatesOf(arbitrary, shrinking.minimal);
-    const outcome = await firstFailingCandidate(player, candidates, passes, shrinking, settings, deadline);
-    if (outcome === "orders") {
-      shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
-      return;
+  const tried = new Set<string>();
+  smaller: for (;;) {
+    for (const candidate of candidatesOf(arbitrary, shrinking.minimal)) {
+      const key = JSON.stringify(candidate);
+      if (tried.has(key) || stepCount(candidate) === 0) continue;
+      tried.add(key);
+      if (!stillShrinking(shrinking, settings, deadline)) return;
+      shrinking.candidatesTried++;
+      const outcome = await player.firstFailure(candidate, shrinking.triesPerCandidate, deadline);
+      if (outcome === undefined) {
+        shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
+        return;
+      }
+      if (outcome !== "passed") {
+        shrinking.minimal = outcome;
+        continue smaller;
+      }
+      // Runs cut short by the deadline may pass for want of steps: no 1-minimal claim rests on them.
+      if (!stillShrinking(shrinking, settings, deadline)) return;
     }
-    // Runs cut short by the deadline may pass for want of steps: no 1-minimal claim rests on them.
-    if (outcome === "passed" || !stillShrinking(shrinking, settings, deadline)) return;
-    shrinking.minimal = outcome;
+    return;
   }
-}
-
-/** A smaller program being tried: its runs started and those ended, none of which has failed. */
-interface Trial {
-  program: Program;
-  key: string;
-  started: number;
-  ended: number;
-}
-
-/**
- * Candidates played side by side, `parallel` runs in flight across them: the next candidate's runs start
- * in the places the one before leaves free, so that no round waits on its slowest run. The first run that
- * fails ends it: no run starts after it, those under way are awaited and counted into `passes`.
- * "passed" when every candidate passed (or the budget or stop came); "orders" when they ran out.
- */
-async function firstFailingCandidate(
-  player: Player,
-  candidates: Iterator<Program>,
-  passes: Map<string, number>,
-  shrinking: Shrinking,
-  settings: SearchSettings,
-  deadline: number,
-): Promise<PlayedHistory | "passed" | "orders"> {
-  const tries = shrinking.triesPerCandidate;
-  const open: Trial[] = [];
-  let failed: { trial: Trial; played: PlayedHistory } | undefined;
-  let starved = false;
-  const nextRun = (): Trial | undefined => {
-    const waiting = open.find((trial) => trial.started < tries);
-    if (waiting !== undefined) return waiting;
-    const next = nextUntried(candidates, passes, tries);
-    if (next === undefined) return undefined;
-    if (next.passed === 0) shrinking.candidatesTried++;
-    const trial = { program: next.program, key: next.key, started: next.passed, ended: next.passed };
-    open.push(trial);
-    return trial;
-  };
-  const worker = async () => {
-    while (failed === undefined && !starved && stillShrinking(shrinking, settings, deadline)) {
-      const trial = nextRun();
-      if (trial === undefined) return;
-      trial.started++;
-      const played = await player.play(trial.program, deadline);
-      if (played === undefined) starved = true;
-      else if (!played.verdict.ok) failed ??= { trial, played };
-      else if (++trial.ended === tries) open.splice(open.indexOf(trial), 1);
-    }
-  };
-  const ended = await Promise.allSettled(Array.from({ length: Math.max(1, settings.parallel) }, worker));
-  player.throwFailure();
-  for (const worked of ended) if (worked.status === "rejected") throw worked.reason;
-  for (const trial of open) if (trial !== failed?.trial) passes.set(trial.key, trial.ended);
-  if (failed !== undefined) return failed.played;
-  return starved ? "orders" : "passed";
-}
-
-/** The next candidate that is not empty and has not passed all its tries yet, with the runs it passed. */
-function nextUntried(
-  candidates: Iterator<Program>,
-  passes: Map<string, number>,
-  tries: number,
-): { program: Program; key: string; passed: number } | undefined {
-  for (let next = candidates.next(); !next.done; next = candidates.next()) {
-    const key = JSON.stringify(next.value);
-    const passed = passes.get(key) ?? 0;
-    if (passed >= tries || stepCount(next.value) === 0) continue;
-    passes.set(key, tries);
-    return { program: next.value, key, passed };
-  }
-  return undefined;
 }
 
 /**

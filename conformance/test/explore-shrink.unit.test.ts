@@ -18,29 +18,21 @@ class ScriptedPlayer {
   readonly plays = new Map<string, number>();
   /** Every program in the order its runs began. */
   readonly began: string[] = [];
-  /** The most runs under way at once. */
-  mostAtOnce = 0;
-  #underWay = 0;
-  constructor(
-    private readonly fails: (program: Program, nth: number) => boolean,
-    /** Which runs `mostAtOnce` counts. */
-    private readonly counted: (program: Program) => boolean = () => true,
-  ) {}
+  constructor(private readonly fails: (program: Program, nth: number) => boolean) {}
   throwFailure(): void {}
   get choices() {
     return { possible: ALL_RUN_CHOICES, ruledOut: [] };
   }
   async playMany(program: Program, times: number): Promise<PlayedHistory[]> {
-    return Promise.all(Array.from({ length: times }, () => this.play(program)));
+    return Array.from({ length: times }, () => this.#playOnce(program));
   }
-  /** Each run ends a turn of the event loop after it began, so that the runs begun together overlap. */
-  async play(program: Program): Promise<PlayedHistory> {
-    const outcome = this.#playOnce(program);
-    const counted = this.counted(program);
-    if (counted) this.mostAtOnce = Math.max(this.mostAtOnce, ++this.#underWay);
-    await new Promise(setImmediate);
-    if (counted) this.#underWay--;
-    return outcome;
+  async firstFailure(program: Program, times: number): Promise<PlayedHistory | "passed"> {
+    for (let run = 0; run < times; run += PARALLEL) {
+      const round = await this.playMany(program, Math.min(PARALLEL, times - run));
+      const failed = round.find((played) => !played.verdict.ok);
+      if (failed !== undefined) return failed;
+    }
+    return "passed";
   }
   #playOnce(program: Program): PlayedHistory {
     const key = JSON.stringify(program);
@@ -146,15 +138,6 @@ describe("shrink", () => {
     });
     const { finding } = await shrinkFailing(player, bigProgram);
     assert.deepEqual(finding.reproduced, { failed: 0, of: 40 });
-  });
-
-  it("keeps --parallel runs under way across smaller programs, not one program's tries at a time", async () => {
-    const isBig = (program: Program) => JSON.stringify(program) === JSON.stringify(bigProgram);
-    const player = new ScriptedPlayer(isBig, (program) => !isBig(program));
-    const { finding } = await shrinkFailing(player, bigProgram);
-    assert.equal(finding.triesPerCandidate, 5);
-    assert.equal(finding.shrinkEnded, "minimal");
-    assert.equal(player.mostAtOnce, PARALLEL);
   });
 
   it("first tries the program without the steps sent after the failing operations were answered", async () => {

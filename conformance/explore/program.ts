@@ -100,8 +100,9 @@ export function* withoutOneStep(program: Program): Iterable<Program> {
 /**
  * The program as far as it had been sent when every operation the findings name was answered: a step sent
  * later, in the same history, cannot have caused them. Each client's operations are its steps in order,
- * so each lane keeps as many as it had sent. Undefined when that is every step, or when an operation
- * named was never answered (its effect may lie anywhere).
+ * less the cancels of a slot the run had no order for (never sent), so each operation is matched to the
+ * next step of its kind. Undefined when every step stays, or when an operation named was never answered
+ * (its effect may lie anywhere).
  */
 export function withoutLaterSteps(
   program: Program,
@@ -116,11 +117,19 @@ export function withoutLaterSteps(
       answeredBy = Math.max(answeredBy, answeredAt);
     }
   if (answeredBy === Number.NEGATIVE_INFINITY) return undefined;
-  const sent = program.map(() => 0);
-  for (const operation of history.operations)
-    if (operation.sentAt <= answeredBy) sent[operation.client] = (sent[operation.client] ?? 0) + 1;
-  const kept = program.map((steps, lane) => steps.slice(0, sent[lane])).filter((steps) => steps.length > 0);
-  return stepCount(kept) < stepCount(program) ? kept : undefined;
+  const matched = program.map(() => 0);
+  const kept = program.map(() => 0);
+  for (const operation of history.operations) {
+    const steps = program[operation.client] ?? [];
+    let at = matched[operation.client] ?? 0;
+    while (at < steps.length && steps[at]?.action.op !== operation.op) at++;
+    matched[operation.client] = at + 1;
+    if (operation.sentAt <= answeredBy) kept[operation.client] = Math.min(at + 1, steps.length);
+  }
+  const shorter = program
+    .map((steps, lane) => steps.slice(0, kept[lane]))
+    .filter((steps) => steps.length > 0);
+  return stepCount(shorter) < stepCount(program) ? shorter : undefined;
 }
 
 export function stepCount(program: Program): number {

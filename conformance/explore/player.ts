@@ -217,8 +217,8 @@ export class Player {
   /**
    * Up to `times` runs of one program, `parallel` under way at once: each run that ends makes way for the
    * next, so that none waits on a round's slowest; the first that fails starts no more, and is returned
-   * once those under way are over. Only this program's runs are under way meanwhile: a defect that
-   * crosses histories (a list shifted by another history's cancel) is then one this program shows.
+   * once those under way are over. Shrinking plays nothing else meanwhile: a defect that crosses
+   * histories (a list shifted by another history's cancel) is then one this program shows.
    * Undefined when the orders ran out first.
    */
   async firstFailure(

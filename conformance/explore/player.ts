@@ -215,21 +215,32 @@ export class Player {
   }
 
   /**
-   * Up to `times` runs, `parallel` at once, stopping at the first round with a failure; undefined when the
-   * orders ran out first.
+   * Up to `times` runs of one program, `parallel` under way at once: each run that ends makes way for the
+   * next, so that none waits on a round's slowest; the first that fails starts no more, and is returned
+   * once those under way are over. Shrinking plays nothing else meanwhile: a defect that crosses
+   * histories (a list shifted by another history's cancel) is then one this program shows.
+   * Undefined when the orders ran out first.
    */
   async firstFailure(
     program: Program,
     times: number,
     until: number,
   ): Promise<PlayedHistory | "passed" | undefined> {
-    for (let run = 0; run < times; run += this.settings.parallel) {
-      const round = await this.playMany(program, Math.min(this.settings.parallel, times - run), until);
-      const failed = round.find((played) => played !== undefined && !played.verdict.ok);
-      if (failed !== undefined) return failed;
-      if (round.includes(undefined)) return undefined;
-    }
-    return "passed";
+    let started = 0;
+    let failed: PlayedHistory | undefined;
+    let starved = false;
+    const worker = async () => {
+      while (started < times && failed === undefined && !starved && !this.halted) {
+        started++;
+        const played = await this.play(program, until);
+        if (played === undefined) starved = true;
+        else if (!played.verdict.ok) failed ??= played;
+      }
+    };
+    await Promise.allSettled(Array.from({ length: Math.min(this.settings.parallel, times) }, worker));
+    this.throwFailure();
+    if (failed !== undefined) return failed;
+    return starved ? undefined : "passed";
   }
 
   /**

@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import type { History } from "../model/history.ts";
+import type { HistoryFinding } from "../model/linearizability.ts";
 
 /**
  * What explore sends, before it is sent: each client's steps in order, each after a pause. A cancel names a
@@ -93,6 +95,41 @@ export function* withoutOneStep(program: Program): Iterable<Program> {
       yield program.map((other, at) => (at === lane ? shorter : other)).filter((other) => other.length > 0);
     }
   }
+}
+
+/**
+ * The program as far as it had been sent when every operation the findings name was answered: a step sent
+ * later, in the same history, cannot have caused them. Each client's operations are its steps in order,
+ * less the cancels of a slot the run had no order for (never sent), so each operation is matched to the
+ * next step of its kind. Undefined when every step stays, or when an operation named was never answered
+ * (its effect may lie anywhere).
+ */
+export function withoutLaterSteps(
+  program: Program,
+  history: History,
+  findings: readonly HistoryFinding[],
+): Program | undefined {
+  let answeredBy = Number.NEGATIVE_INFINITY;
+  for (const finding of findings)
+    for (const index of finding.operations) {
+      const answeredAt = history.operations[index]?.answeredAt;
+      if (answeredAt === null || answeredAt === undefined) return undefined;
+      answeredBy = Math.max(answeredBy, answeredAt);
+    }
+  if (answeredBy === Number.NEGATIVE_INFINITY) return undefined;
+  const matched = program.map(() => 0);
+  const kept = program.map(() => 0);
+  for (const operation of history.operations) {
+    const steps = program[operation.client] ?? [];
+    let at = matched[operation.client] ?? 0;
+    while (at < steps.length && steps[at]?.action.op !== operation.op) at++;
+    matched[operation.client] = at + 1;
+    if (operation.sentAt <= answeredBy) kept[operation.client] = Math.min(at + 1, steps.length);
+  }
+  const shorter = program
+    .map((steps, lane) => steps.slice(0, kept[lane]))
+    .filter((steps) => steps.length > 0);
+  return stepCount(shorter) < stepCount(program) ? shorter : undefined;
 }
 
 export function stepCount(program: Program): number {

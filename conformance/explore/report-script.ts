@@ -2,6 +2,7 @@ import type { History } from "../model/history.ts";
 import { API_KEY_VARIABLE, headerVariable, type ReplayValue, replayValue } from "../reports/reproduction.ts";
 import type { ExploreOptions, ExploreResult } from "./explore.ts";
 import { type Program, type SlotKind, slotsUsed } from "./program.ts";
+import { coverageLine } from "./report-pretty.ts";
 
 /** What the run sent on every request besides the key, as far as playing it again needs it. */
 export type ScriptReach = Partial<Pick<ExploreOptions, "apiKey">> &
@@ -17,7 +18,8 @@ export type ScriptReach = Partial<Pick<ExploreOptions, "apiKey">> &
  */
 export function renderExploreScript(result: ExploreResult, reach: ScriptReach = {}): string {
   const finding = result.finding;
-  if (!finding) return "// explore found nothing: there is no program to play again.\n";
+  if (!finding)
+    return `// explore found nothing (${coverageLine(result)}): there is no program to play again.\n`;
   const program: Program = finding.minimal.program;
   const kinds = kindsOf(result.slotKinds, program);
   const given = finding.minimal.history.given;

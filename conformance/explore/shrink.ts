@@ -2,7 +2,7 @@ import type fc from "fast-check";
 import type { RunChoices } from "../model/spec-model.ts";
 import { HookError } from "../target/hooks.ts";
 import { type ChoiceRuledOut, outOf, type PlayedHistory, type Player } from "./player.ts";
-import { type Program, smallerPrograms, stepCount, withoutOneStep } from "./program.ts";
+import { type Program, smallerPrograms, stepCount, withoutLaterSteps, withoutOneStep } from "./program.ts";
 import type { SearchSettings } from "./search.ts";
 
 export interface ShrunkFinding {
@@ -160,7 +160,7 @@ async function shrinkFurther(
 ): Promise<void> {
   const tried = new Set<string>();
   smaller: for (;;) {
-    for (const candidate of candidatesOf(arbitrary, shrinking.minimal.program)) {
+    for (const candidate of candidatesOf(arbitrary, shrinking.minimal)) {
       const key = JSON.stringify(candidate);
       if (tried.has(key) || stepCount(candidate) === 0) continue;
       tried.add(key);
@@ -182,9 +182,15 @@ async function shrinkFurther(
   }
 }
 
-function* candidatesOf(arbitrary: fc.Arbitrary<Program>, program: Program): Iterable<Program> {
-  yield* smallerPrograms(arbitrary, program);
-  yield* withoutOneStep(program);
+/**
+ * The likeliest removal first: every step sent after the failing operations were all answered, which
+ * cannot have caused them; then fast-check's candidates, then the program less one step.
+ */
+function* candidatesOf(arbitrary: fc.Arbitrary<Program>, failing: PlayedHistory): Generator<Program> {
+  const cause = withoutLaterSteps(failing.program, failing.history, failing.verdict.findings);
+  if (cause !== undefined) yield cause;
+  yield* smallerPrograms(arbitrary, failing.program);
+  yield* withoutOneStep(failing.program);
 }
 
 /**

@@ -9,8 +9,11 @@ import {
   slotsUsed,
   smallerPrograms,
   stepCount,
+  withoutLaterSteps,
   withoutOneStep,
 } from "../explore/program.ts";
+import type { History, HistoryOperation } from "../model/history.ts";
+import type { HistoryFinding } from "../model/linearizability.ts";
 
 const shape = { clients: 8, steps: 6, maxWaitMs: 20, slots: slotPlan(true, true) };
 
@@ -72,5 +75,37 @@ describe("explore's programs", () => {
       ],
     ];
     assert.deepEqual(slotsUsed(program), [0, 3]);
+  });
+
+  it("without the steps sent after the failing operations were answered, past a cancel never sent", () => {
+    const list = { wait: 0, action: { op: "list" as const } };
+    const cancel = (slot: number) => ({ wait: 0, action: { op: "cancel" as const, slot } });
+    // Client 0's cancel of slot 4 had no order, so it was not sent: its list is its first operation.
+    const program: Program = [
+      [cancel(4), list, list],
+      [cancel(0), cancel(0), list],
+    ];
+    const op = (client: number, sentAt: number, orderId?: string): HistoryOperation =>
+      orderId === undefined
+        ? { op: "list", client, sentAt, answeredAt: sentAt + 1, status: 200, shown: new Map() }
+        : { op: "cancel", client, orderId, sentAt, answeredAt: sentAt + 1, status: 204 };
+    const operations = [op(1, 0, "10"), op(0, 1), op(1, 2, "10"), op(0, 5), op(1, 6)];
+    const history = {
+      given: { pending: ["10"], shipped: [], missing: [], unknown: [] },
+      records: [],
+      operations,
+    };
+    const twoCancels = { operations: [0, 2] } as unknown as HistoryFinding;
+    assert.deepEqual(withoutLaterSteps(program, history as History, [twoCancels]), [
+      [cancel(4), list],
+      [cancel(0), cancel(0)],
+    ]);
+    const unanswered = {
+      ...history,
+      operations: operations.map((one, at) => (at === 2 ? { ...one, answeredAt: null } : one)),
+    };
+    assert.equal(withoutLaterSteps(program, unanswered as History, [twoCancels]), undefined);
+    const lastOne = { operations: [4] } as unknown as HistoryFinding;
+    assert.equal(withoutLaterSteps(program, history as History, [lastOne]), undefined);
   });
 });

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { renderExplorePretty } from "../explore/report-pretty.ts";
+import { renderExploreHtml } from "../explore/report-html.ts";
+import { renderExploreJson } from "../explore/report-json.ts";
+import { renderExploreJunit } from "../explore/report-junit.ts";
+import { renderExploreMarkdown } from "../explore/report-markdown.ts";
+import { coverageLine, renderExplorePretty } from "../explore/report-pretty.ts";
+import { renderExploreScript } from "../explore/report-script.ts";
 import { recordedResult, twoCancelsHistory } from "./explore-recorded-result.ts";
 
 describe("explore's terminal report", () => {
@@ -61,5 +66,29 @@ describe("explore's terminal report", () => {
     const text = renderExplorePretty(result, { color: false });
     assert.match(text, /minimal history: .*; not replayed/);
     assert.doesNotMatch(text, /0 of 0/);
+  });
+
+  it("is not alone: every report of a pass says what it covered, overlap included", () => {
+    const { finding: _, ...run } = recordedResult({ ended: "budget" });
+    const coverage = {
+      ...run.coverage,
+      ...{ histories: 31, operations: 257, orders: 73, clients: 8 },
+      ...{ concurrentPairs: 19, listsConcurrentWithCancels: 11 },
+    };
+    const passed = { ...run, coverage };
+    const line = coverageLine(passed);
+    assert.match(
+      line,
+      /31 histories, 257 operations, 73 orders, up to 8 clients; overlap: 19 pairs .*, 11 lists/,
+    );
+    const reports = {
+      pretty: renderExplorePretty(passed, { color: false }),
+      markdown: renderExploreMarkdown(passed),
+      junit: renderExploreJunit(passed),
+      html: renderExploreHtml(passed),
+      script: renderExploreScript(passed),
+    };
+    for (const [name, text] of Object.entries(reports)) assert.ok(text.includes(line), name);
+    assert.deepEqual(JSON.parse(renderExploreJson(passed)).coverage, coverage);
   });
 });

@@ -44,4 +44,13 @@ describe("explore's reproduction script", () => {
       }),
     );
   });
+
+  it("says what a run that found nothing covered, overlap included", () => {
+    const { finding: _, ...passed } = recordedResult({ ended: "budget" });
+    const text = renderExploreScript(passed);
+    assert.match(
+      text,
+      /^\/\/ explore found nothing \(covered \d+ histories, \d+ operations, \d+ orders, up to \d+ clients; overlap: \d+ pairs of concurrent operations on one order, \d+ lists concurrent with a cancel\): there is no program to play again\.\n$/,
+    );
+  });
 });

@@ -16,6 +16,8 @@ const shape = { clients: 4, steps: 4, maxWaitMs: 5, slots: slotPlan(false, false
  */
 class ScriptedPlayer {
   readonly plays = new Map<string, number>();
+  /** Every program in the order its runs began. */
+  readonly began: string[] = [];
   constructor(private readonly fails: (program: Program, nth: number) => boolean) {}
   throwFailure(): void {}
   get choices() {
@@ -34,6 +36,7 @@ class ScriptedPlayer {
   }
   #playOnce(program: Program): PlayedHistory {
     const key = JSON.stringify(program);
+    this.began.push(key);
     const nth = (this.plays.get(key) ?? 0) + 1;
     this.plays.set(key, nth);
     return played(program, !this.fails(program, nth));
@@ -135,5 +138,46 @@ describe("shrink", () => {
     });
     const { finding } = await shrinkFailing(player, bigProgram);
     assert.deepEqual(finding.reproduced, { failed: 0, of: 40 });
+  });
+
+  it("first tries the program without the steps sent after the failing operations were answered", async () => {
+    const twoCancelsOfSlotZero = (program: Program) =>
+      program.flat().filter((step) => step.action.op === "cancel" && step.action.slot === 0).length >= 2;
+    const player = new ScriptedPlayer(twoCancelsOfSlotZero);
+    const at = (client: number, sentAt: number, orderId?: string) => ({
+      client,
+      sentAt,
+      answeredAt: sentAt + 1,
+      status: 204,
+      ...(orderId === undefined
+        ? { op: "list" as const, shown: new Map() }
+        : { op: "cancel" as const, orderId }),
+    });
+    // bigProgram's steps as they were sent: the two cancels of slot 0 (order "10") were answered by 4.
+    const operations = [
+      at(0, 0),
+      at(1, 0.5, "10"),
+      at(2, 1, "12"),
+      at(0, 2, "11"),
+      at(2, 3, "10"),
+      at(0, 4),
+      at(1, 6),
+      at(2, 8),
+    ];
+    const history = {
+      given: { pending: [], shipped: [], missing: [], unknown: [] },
+      records: [],
+      operations,
+    };
+    const finding = { kind: "violation", rule: "cancel-once", orderId: "10", operations: [1, 4], spec: "" };
+    const verdict = { ok: false, findings: [finding] } as unknown as HistoryVerdict;
+    const original = { program: bigProgram, history: history as History, verdict };
+    await shrink(player as unknown as Player, programArbitrary(shape), original, settings(5));
+    const firstSmaller = player.began.find((key) => key !== JSON.stringify(bigProgram));
+    assert.deepEqual(JSON.parse(firstSmaller ?? "null"), [
+      [list, cancel(1), list],
+      [cancel(0)],
+      [cancel(2), cancel(0)],
+    ]);
   });
 });

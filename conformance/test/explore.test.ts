@@ -239,10 +239,7 @@ describe("explore against backends with one concurrency defect", () => {
           hooks: provisionFrom(target),
           clients: 4,
           steps: 5,
-          // Fewer histories at once and longer pauses than the defaults: a rare defect (shifted pages) is
-          // then found on smaller programs, whose shrinking the bound below holds.
-          parallel: 4,
-          maxWaitMs: 20,
+          // The default histories at once (16): replays crowd the target as the search did.
           budgetMs: SEARCH_MS,
           shrinkBudgetMs: 30_000,
           replays: 3,

@@ -609,6 +609,16 @@ function collapse(results: ReadonlyArray<{ checks: CheckResult[] }>): CheckResul
   return [...byId.entries()].flatMap(([id, checks]) => {
     const failed = checks.filter((check) => check.status === "failed");
     if (failed.length > 0) return failed.slice(0, 5);
+    // One answer not judged whole leaves the check not judged whole, whatever the others showed.
+    const notJudged = checks.filter((check) => check.notJudged);
+    if (notJudged.length > 0)
+      return [
+        {
+          ...(notJudged[0] as CheckResult),
+          id,
+          message: `${notJudged.length} of ${checks.length} answers ${notJudged[0]?.message}`,
+        },
+      ];
     return [
       {
         ...(checks[0] as CheckResult),
@@ -619,8 +629,16 @@ function collapse(results: ReadonlyArray<{ checks: CheckResult[] }>): CheckResul
   });
 }
 
-/** Exactly one of the concurrent cancels may be 204; and how close together they went out. */
-function raceVerdict(cancels: readonly Exchange[], checkId: string, because: string): CheckResult {
+/**
+ * Exactly one of the concurrent cancels may be 204; and how close together they went out. A cancel the
+ * run's own --deadline cut may have been a 204: with one, the race is judged only when two 204s came.
+ */
+function raceVerdict(
+  cancels: readonly Exchange[],
+  checkId: string,
+  because: string,
+  names: SettingNames,
+): CheckResult {
   const statuses = new Map<string, number>();
   for (const exchange of cancels) {
     const status = exchange.response ? String(exchange.response.status) : "no answer";
@@ -632,6 +650,15 @@ function raceVerdict(cancels: readonly Exchange[], checkId: string, because: str
   const went = `${cancels.length} cancels sent within ${spread.toFixed(1)} ms of each other (${tally})`;
   const cancelled = statuses.get("204") ?? 0;
   const id = `${checkId}.one-204`;
+  const cut = cancels.filter((exchange) => !exchange.response && exchange.limit === "deadline").length;
+  if (cut > 0 && cancelled < 2)
+    return {
+      id,
+      status: "skipped",
+      message: `not judged: ${cut === 1 ? "1 cancel" : `${cut} cancels`} got no answer within the run's limit and may have been a 204; raise ${names.deadline} to judge it: ${went}`,
+      spec: because,
+      notJudged: true,
+    };
   if (cancelled === 1) return { id, status: "passed", message: `exactly one 204: ${went}`, spec: because };
   const winner = cancels.find((exchange) => exchange.response?.status === 204) ?? cancels[0];
   const failed: CheckResult = {
@@ -945,7 +972,7 @@ class Session {
           ]
         : []),
     ];
-    checks.push(raceVerdict(cancels, checkId, step.because));
+    checks.push(raceVerdict(cancels, checkId, step.because, this.#names));
     return checks;
   }
 

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { withHttpServer } from "../../test-support/http-server.ts";
 import { type MockProcess, startMockProcess } from "../../test-support/spawn-mock.ts";
 import { RACE_ID, TARGET_KEY, type TargetBehaviour, withTarget } from "../../test-support/target-server.ts";
+import { gateExitCode } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import { runConformance } from "../suite/runner.ts";
 import { MOCK_KEY } from "./mock-ids.ts";
@@ -70,6 +72,52 @@ describe("the race scenario: concurrent cancels of one pending order", () => {
       /got 503: a 5xx is never an acceptable answer/,
     );
   });
+
+  for (const held of ["a 409", "the 204"] as const)
+    it(`leaves the race not judged when ${held} is held past the run's --deadline: it may have been a 204`, async () => {
+      const order = '{"id":3,"petId":2,"quantity":1,"shipDate":"2026-01-01T00:00:00Z","complete":false}';
+      let arrivals = 0;
+      const report = await withHttpServer(
+        (request, response) => {
+          if (request.headers.authorization !== "Bearer k") {
+            response.writeHead(401, { "content-type": "application/json" });
+            response.end('{"code":"unauthorized","message":"no key","status":401}');
+          } else if (request.method === "GET") {
+            response.writeHead(200, { "content-type": "application/json" }).end(`[${order}]`);
+          } else if (++arrivals === (held === "the 204" ? 1 : 5)) {
+            // Never answered while the run lasts: the server closes it when the test ends.
+          } else if (arrivals === (held === "the 204" ? 2 : 1)) {
+            response.writeHead(204).end();
+          } else {
+            response.writeHead(409, { "content-type": "application/json" });
+            response.end('{"code":"conflict","message":"not pending","status":409}');
+          }
+        },
+        (url) =>
+          runConformance({
+            baseUrl: url,
+            apiKey: "k",
+            raceOrderId: "3",
+            raceConcurrency: 5,
+            deadlineMs: 1_000,
+            only: ["cancel-race"],
+            env: {},
+          }),
+      );
+      const checks = race(report)?.checks ?? [];
+      assert.deepEqual(
+        checks.filter((check) => check.status === "failed").map((check) => check.message),
+        [],
+      );
+      const verdict = checks.find((check) => check.id === "cancel-race.cancel.one-204");
+      assert.equal(verdict?.notJudged, true, verdict?.message);
+      assert.match(
+        verdict?.message ?? "",
+        /^not judged: 1 cancel got no answer within the run's limit and may have been a 204; raise deadlineMs to judge it: 5 cancels sent/,
+      );
+      assert.equal(checks.find((check) => check.id === "cancel-race.cancel.status")?.notJudged, true);
+      assert.equal(gateExitCode(report), 2, "not everything checked: neither a pass nor a failure");
+    });
 
   it("is skipped, with the reason, when no race order is given", async () => {
     const report = await withTarget({}, (url) =>

@@ -8,6 +8,7 @@ import {
   refuseSharedFiles,
   reportersAskedFor,
 } from "../reports/reporter-options.ts";
+import { hideUrlCredentials } from "../target/credentials.ts";
 import {
   REACH_FLAGS,
   REACH_SETTING_FLAGS,
@@ -148,9 +149,9 @@ export function parseProxyOptions(argv: readonly string[], env: NodeJS.ProcessEn
   }
 }
 
-/** What the proxy's reports name as their target. */
+/** What the proxy's reports name as their target; an upstream refused for its credentials without them. */
 export function observed(upstream: string): string {
-  return `${upstream} (observed through the proxy)`;
+  return `${hideUrlCredentials(upstream)} (observed through the proxy)`;
 }
 
 function readProxyOptions(

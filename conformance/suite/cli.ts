@@ -4,6 +4,7 @@ import { gateExitCode, outcomeOf } from "../reports/outcome.ts";
 import type { Report } from "../reports/report.ts";
 import type { ReporterTarget } from "../reports/reporter-options.ts";
 import { refuseUnwritable, writeErrorReports, writeReports } from "../reports/write-reports.ts";
+import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
 import type { CliOptions } from "./options.ts";
 import { errorReport, interruptedReport, type RunProgress } from "./run-end.ts";
@@ -63,9 +64,18 @@ function verdictCode(report: Report): number {
   return gateExitCode(report, outcome);
 }
 
-/** The start of a run's progress, for a report of a run stopped short. */
+/**
+ * The start of a run's progress, for a report of a run stopped short; a target refused for the credentials
+ * in it is named without them.
+ */
 export function startProgress(target: string): RunProgress {
-  return { target, startedAt: new Date().toISOString(), started: performance.now(), requests: 0, played: [] };
+  return {
+    target: hideUrlCredentials(target),
+    startedAt: new Date().toISOString(),
+    started: performance.now(),
+    requests: 0,
+    played: [],
+  };
 }
 
 /** A run that could not judge: its one line, every report asked for with that line, exit 2. */

@@ -10,6 +10,7 @@ import {
   reportersAskedFor,
 } from "../reports/reporter-options.ts";
 import type { ReproduceAs } from "../reports/reproduction.ts";
+import { hideUrlCredentials } from "../target/credentials.ts";
 import { DEFAULT_DEADLINE_MS } from "../target/http-client.ts";
 import {
   REACH_FLAGS,
@@ -131,7 +132,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv)
     return readRunOptions(values, parseReporters(values.reporter ?? ["pretty"], values.output), env);
   } catch (error) {
     if (!(error instanceof UsageError) || values?.help || values?.list) throw error;
-    const target = values?.["base-url"] ?? env.PETSTORE_BASE_URL ?? "";
+    const target = hideUrlCredentials(values?.["base-url"] ?? env.PETSTORE_BASE_URL ?? "");
     throw new ReportedUsageError(error.message, reportersAskedFor(argv), target);
   }
 }

@@ -108,9 +108,13 @@ export function parseHeaders(specs: readonly string[]): Record<string, string> {
   for (const spec of specs) {
     const colon = spec.indexOf(":");
     const name = colon === -1 ? "" : spec.slice(0, colon).trim();
-    if (!HEADER_NAME.test(name)) {
-      throw new UsageError(`--header takes 'Name: value' (got "${printable(spec.split(":")[0] ?? "")}…")`);
-    }
+    // Without a colon the text may be the credential itself: it is not repeated.
+    if (colon === -1)
+      throw new UsageError(
+        "--header takes 'Name: value' (the one given has no colon; its text is not shown)",
+      );
+    if (!HEADER_NAME.test(name))
+      throw new UsageError(`--header takes 'Name: value' (got "${printable(name)}: …")`);
     Object.assign(headers, checkedHeader("--header", name, spec.slice(colon + 1).trim()));
   }
   return headers;

@@ -18,11 +18,9 @@ export class ConformanceUsageError extends Error {
 
 /**
  * The target cannot be judged: no answer, an untrusted certificate, a redirect of the base address, a proxy
- * that refuses (exit code 2 on the command line). The message says how to fix it.
- */
-/**
- * A target the run cannot judge, said in one line. Its message may quote what the target sent (a
- * redirect's Location that echoes the key): the run's secrets are hidden in it before anything prints it.
+ * that refuses (exit code 2 on the command line). The message says how to fix it in one line; it may quote
+ * what the target sent (a redirect's Location that echoes the key), so the run's secrets are hidden in it
+ * before anything prints it.
  */
 export class TargetUnreachableError extends Error {
   override name = "TargetUnreachableError";

@@ -86,6 +86,12 @@ describe("petstore-conformance proxy (the command)", () => {
         args: ["--upstreem", "http://127.0.0.1:9/v1"],
         line: /unknown option --upstreem: did you mean --upstream\?/,
       },
+      // Refused for what they hold: neither is repeated anywhere.
+      {
+        args: ["--upstream", "http://127.0.0.1:9/v1", "--header", "X-Api-Key=topsecret4"],
+        line: /--header takes 'Name: value' \(the one given has no colon; its text is not shown\)/,
+      },
+      { args: ["--upstream", "http://user:secretpw@127.0.0.1:9/v1"], line: /holds credentials/ },
     ];
     for (const { args, line } of cases) {
       const files = tempFolder("conformance-proxy-usage-");
@@ -107,6 +113,10 @@ describe("petstore-conformance proxy (the command)", () => {
       assert.match(report.ended?.message ?? "", line);
       assert.match(report.target, /\(observed through the proxy\)$/);
       assert.match(readFileSync(join(files, "usage.markdown"), "utf8"), /conformance: ❌ error$/m);
+      const reports = ["junit", "json", "markdown"].map((name) =>
+        readFileSync(join(files, `usage.${name}`), "utf8"),
+      );
+      for (const text of [result.stderr, ...reports]) assert.doesNotMatch(text, /topsecret4|secretpw/);
     }
   });
 

@@ -20,12 +20,11 @@ export function defaultMaxConnections(): number {
 }
 
 /**
- * Keeps at most `max` connections open: past it, each new connection closes the oldest one that has no
- * answer in progress (kept alive between requests, or still sending its first request head). Without it,
- * a thousand idle connections use up the file descriptors and every new client waits until keep-alive
- * times them out. A connection that is being answered is never closed for another; when every one is
- * busy (a slow body still coming in counts), the new one is closed at once, unread, so that clients that
- * never finish cannot use up the file descriptors either: the request-read timeout frees their places.
+ * Keeps at most `max` connections open: past it, each new connection closes the oldest idle one (kept
+ * alive between requests, or still sending a request head). Without it, a thousand idle connections use up
+ * the file descriptors and every new client waits until keep-alive times them out. A busy connection is
+ * never closed for another; when every one is busy, the new one is closed at once, unread, so that clients
+ * that never finish cannot use up the file descriptors either: the request-read timeout frees their places.
  * The work is done only when a connection opens past the cap, never per request.
  */
 export function capConnections(server: Server, max: number): void {
@@ -44,8 +43,7 @@ export function capConnections(server: Server, max: number): void {
         if (open.size <= max) return;
         continue;
       }
-      // Node's server sets _httpMessage to the response a connection is answering, and clears it after.
-      if ((candidate as Socket & { _httpMessage?: unknown })._httpMessage) continue;
+      if (busy(candidate)) continue;
       open.delete(candidate);
       candidate.destroy();
       return;
@@ -53,4 +51,23 @@ export function capConnections(server: Server, max: number): void {
     open.delete(socket);
     socket.destroy();
   });
+}
+
+/** What Node's server keeps on a connection's socket of the exchange it is in. */
+interface ServerSocket extends Socket {
+  /** The response being answered, cleared once it is sent. */
+  _httpMessage?: unknown;
+  /** The request being read, cleared once its body has ended; no parser once the socket is freed. */
+  parser?: { incoming?: { complete: boolean } | null } | null;
+}
+
+/**
+ * Whether a connection is in an exchange: being answered, or sending a request body, answered or not (an
+ * upstream may answer before it has read the body, as Node's own server does). Taking such a connection
+ * for idle would let dripping bodies gather past the cap, each holding what its request started.
+ */
+function busy(socket: ServerSocket): boolean {
+  if (socket._httpMessage) return true;
+  const incoming = socket.parser?.incoming;
+  return incoming !== undefined && incoming !== null && !incoming.complete;
 }

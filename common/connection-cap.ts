@@ -1,22 +1,25 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 
 /**
- * Connections a server keeps open at most by default: four fifths of the process's file-descriptor limit
- * (the rest for files, Redis and upstream connections), 1,000 where the limit cannot be read.
+ * Connections a server keeps open at most by default: four fifths of the file descriptors the process has
+ * left (its limit, less those open now: the rest for files, Redis and the like), each connection taking
+ * `descriptorsEach` (a proxy's client may hold a connection to its upstream too), one at least; 1,000
+ * descriptors' worth where the limit cannot be read. Never more than the limit allows, however low it is.
  */
-export function defaultMaxConnections(): number {
+export function defaultMaxConnections(descriptorsEach = 1): number {
+  let left = 1_000 / 0.8;
   try {
     const line = readFileSync("/proc/self/limits", "utf8")
       .split("\n")
       .find((text) => text.startsWith("Max open files"));
     const soft = Number(line?.split(/\s{2,}/)[1]);
-    if (Number.isSafeInteger(soft) && soft > 0) return Math.max(64, Math.floor(soft * 0.8));
+    if (Number.isSafeInteger(soft) && soft > 0) left = soft - readdirSync("/proc/self/fd").length;
   } catch {
     // Not Linux: fall through to a figure under the common default limit of 1,024.
   }
-  return 1_000;
+  return Math.max(1, Math.floor((left * 0.8) / descriptorsEach));
 }
 
 /**

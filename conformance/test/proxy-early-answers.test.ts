@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { EventEmitter, once } from "node:events";
+import { readdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
@@ -98,6 +99,40 @@ describe("requests the upstream answers before their body has ended", () => {
       await upstream.allClosed();
       assert.equal(upstream.open(), 0);
     } finally {
+      await proxy.stop("SIGTERM");
+      await upstream.close();
+    }
+  });
+
+  it("under a low file-descriptor limit, the default cap leaves descriptors free: a client past it is closed, then served", {
+    timeout: 60_000,
+  }, async () => {
+    const upstream = await startEarlyAnswering();
+    const proxy = await startSourceProxy(["--upstream", upstream.url], { shellPrefix: "ulimit -n 64" });
+    const dripping: ReturnType<typeof drippingClient>[] = [];
+    try {
+      // Each is answered or closed unread; one the proxy could not take for want of a descriptor is neither.
+      for (let count = 0; count < 80; count++) {
+        const client = drippingClient(proxy);
+        dripping.push(client);
+        await Promise.race([client.answered, client.ended]);
+      }
+      // What the proxy holds, each client's connection and its upstream one: spent whole, it could open no
+      // file, no upstream connection for anyone.
+      const held = readdirSync(`/proc/${proxy.child.pid}/fd`).length;
+      assert.ok(held <= 59, `${held} of 64 descriptors held: some stay free`);
+      const crowded = drippingClient(proxy);
+      assert.equal(
+        await crowded.ended,
+        "",
+        "past the cap, every connection busy, a new one is closed unread",
+      );
+      for (const client of dripping) client.socket.resetAndDestroy();
+      await upstream.allClosed();
+      const served = await fetch(`${proxy.url}/store/orders`);
+      assert.equal(served.status, 404, "the upstream's answer");
+    } finally {
+      for (const client of dripping) client.socket.destroy();
       await proxy.stop("SIGTERM");
       await upstream.close();
     }

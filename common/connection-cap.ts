@@ -1,31 +1,33 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 
 /**
- * Connections a server keeps open at most by default: four fifths of the process's file-descriptor limit
- * (the rest for files, Redis and upstream connections), 1,000 where the limit cannot be read.
+ * Connections a server keeps open at most by default: four fifths of the file descriptors the process has
+ * left (its limit, less those open now: the rest for files, Redis and the like), each connection taking
+ * `descriptorsEach` (a proxy's client may hold a connection to its upstream too), one at least; 1,000
+ * descriptors' worth where the limit cannot be read. Never more than the limit allows, however low it is.
  */
-export function defaultMaxConnections(): number {
+export function defaultMaxConnections(descriptorsEach = 1): number {
+  let left = 1_000 / 0.8;
   try {
     const line = readFileSync("/proc/self/limits", "utf8")
       .split("\n")
       .find((text) => text.startsWith("Max open files"));
     const soft = Number(line?.split(/\s{2,}/)[1]);
-    if (Number.isSafeInteger(soft) && soft > 0) return Math.max(64, Math.floor(soft * 0.8));
+    if (Number.isSafeInteger(soft) && soft > 0) left = soft - readdirSync("/proc/self/fd").length;
   } catch {
     // Not Linux: fall through to a figure under the common default limit of 1,024.
   }
-  return 1_000;
+  return Math.max(1, Math.floor((left * 0.8) / descriptorsEach));
 }
 
 /**
- * Keeps at most `max` connections open: past it, each new connection closes the oldest one that has no
- * answer in progress (kept alive between requests, or still sending its first request head). Without it,
- * a thousand idle connections use up the file descriptors and every new client waits until keep-alive
- * times them out. A connection that is being answered is never closed for another; when every one is
- * busy (a slow body still coming in counts), the new one is closed at once, unread, so that clients that
- * never finish cannot use up the file descriptors either: the request-read timeout frees their places.
+ * Keeps at most `max` connections open: past it, each new connection closes the oldest idle one (kept
+ * alive between requests, or still sending a request head). Without it, a thousand idle connections use up
+ * the file descriptors and every new client waits until keep-alive times them out. A busy connection is
+ * never closed for another; when every one is busy, the new one is closed at once, unread, so that clients
+ * that never finish cannot use up the file descriptors either: the request-read timeout frees their places.
  * The work is done only when a connection opens past the cap, never per request.
  */
 export function capConnections(server: Server, max: number): void {
@@ -44,8 +46,7 @@ export function capConnections(server: Server, max: number): void {
         if (open.size <= max) return;
         continue;
       }
-      // Node's server sets _httpMessage to the response a connection is answering, and clears it after.
-      if ((candidate as Socket & { _httpMessage?: unknown })._httpMessage) continue;
+      if (busy(candidate)) continue;
       open.delete(candidate);
       candidate.destroy();
       return;
@@ -53,4 +54,23 @@ export function capConnections(server: Server, max: number): void {
     open.delete(socket);
     socket.destroy();
   });
+}
+
+/** What Node's server keeps on a connection's socket of the exchange it is in. */
+interface ServerSocket extends Socket {
+  /** The response being answered, cleared once it is sent. */
+  _httpMessage?: unknown;
+  /** The request being read, cleared once its body has ended; no parser once the socket is freed. */
+  parser?: { incoming?: { complete: boolean } | null } | null;
+}
+
+/**
+ * Whether a connection is in an exchange: being answered, or sending a request body, answered or not (an
+ * upstream may answer before it has read the body, as Node's own server does). Taking such a connection
+ * for idle would let dripping bodies gather past the cap, each holding what its request started.
+ */
+function busy(socket: ServerSocket): boolean {
+  if (socket._httpMessage) return true;
+  const incoming = socket.parser?.incoming;
+  return incoming !== undefined && incoming !== null && !incoming.complete;
 }

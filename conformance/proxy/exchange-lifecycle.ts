@@ -1,5 +1,5 @@
 import type http from "node:http";
-import type { Agent, IncomingMessage, ServerResponse } from "node:http";
+import type { Agent, ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { bearerToken } from "../../common/bearer.ts";
 import { utf8Problem } from "../../common/utf8-stream.ts";
@@ -466,7 +466,7 @@ export class Exchange {
     deadlines.waitFor(sent, this.begun);
     this.#watch(sent);
     const { "content-length": length, "transfer-encoding": chunked } = request.headers;
-    if ((length !== undefined && length !== "0") || chunked !== undefined) request.pipe(sent);
+    if ((length !== undefined && length !== "0") || chunked !== undefined) forwardBody(request, sent);
     else {
       // No body to stream: the upstream request ends at once, as most of this API's requests do.
       request.resume();
@@ -652,6 +652,25 @@ export class Exchange {
     };
     return this.#recorded;
   }
+}
+
+/**
+ * A request's body streamed on to the upstream. Cut by its client, even once answered (an upstream may
+ * answer before it reads a body), the upstream request is ended too: it would wait for the rest, holding its
+ * connection past the client's, where no cap on client connections counts it.
+ */
+function forwardBody(request: IncomingMessage, sent: ClientRequest): void {
+  request.pipe(sent);
+  // Node's server tells an answered request nothing of its connection's end: the socket says it.
+  const { socket } = request;
+  const cut = () => {
+    if (!request.complete) sent.destroy();
+  };
+  socket.once("close", cut);
+  // A kept-alive connection carries many requests: each one's listener goes with it.
+  const forget = () => socket.off("close", cut);
+  request.once("end", forget);
+  sent.once("close", forget);
 }
 
 /** Whether a target is under the proxy's base path, which is forwarded under the upstream's. */

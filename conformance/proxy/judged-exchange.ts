@@ -303,6 +303,20 @@ function judgedShell(forwarded: ForwardedExchange, pathname: string): JudgedExch
   return judged;
 }
 
+const NOT_MODIFIED = "a 304 to a conditional request: the client reads its cached copy";
+
+/**
+ * A 304 to a conditional GET or HEAD (If-None-Match, If-Modified-Since, which browsers send on their own):
+ * HTTP lets any server answer one so whatever the API documents (RFC 9110 §13.1, §15.4.5), and it shows no
+ * list. A 304 to a request that asked for none is the upstream's own and is judged.
+ */
+function notModifiedAsAsked(forwarded: ForwardedExchange): boolean {
+  if (statusOf(forwarded) !== 304 || (forwarded.method !== "GET" && forwarded.method !== "HEAD"))
+    return false;
+  const { headers } = forwarded.recorded();
+  return headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined;
+}
+
 /**
  * Why the exchange is not judged at all (a fault, outside /v1, a preflight, a body past a limit…); an
  * upstream error and a cut-off are noted, and an answer broken off is left to `judgeBrokenOff`.
@@ -324,6 +338,7 @@ function unjudgeable(
   if (!forwarded.routed && pathname !== PROXY_BASE_PATH && !pathname.startsWith(`${PROXY_BASE_PATH}/`))
     return forwarded.cutOff ?? `outside ${PROXY_BASE_PATH}`;
   if (forwarded.method === "OPTIONS") return forwarded.cutOff ?? "CORS preflight";
+  if (notModifiedAsAsked(forwarded)) return forwarded.cutOff ?? NOT_MODIFIED;
   if (forwarded.overLimit) judged.overLimit = true;
   if (forwarded.notJudged !== undefined) {
     // Not judged at all, broken off or not: a body past a limit, or one the proxy could not judge.

@@ -8,7 +8,12 @@ import type { IncomingHttpHeaders } from "node:http";
  * each method named, whichever the upstream followed.
  */
 
-const OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"] as const;
+/** The header names, as servers compare them: lower case, `_` read as `-` (WSGI and CGI servers do). */
+const OVERRIDE_HEADERS: ReadonlySet<string> = new Set([
+  "x-http-method-override",
+  "x-http-method",
+  "x-method-override",
+]);
 
 /** A method as RFC 9110 spells one (a token), short enough to show; anything else is named by this. */
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Z-]{1,16}$/;
@@ -27,16 +32,17 @@ export function methodOverrides(
   method: string,
   target: string,
 ): readonly string[] {
-  const queryAt = target.indexOf("?");
-  // `_method` or an encoding of it: the parameters are parsed only when one may be there.
-  const inQuery = queryAt !== -1 && /method/i.test(target.slice(queryAt));
-  if (!inQuery && OVERRIDE_HEADERS.every((name) => headers[name] === undefined)) return NONE;
   const named: string[] = [];
-  for (const name of OVERRIDE_HEADERS) {
-    const value = headers[name];
-    if (value !== undefined) named.push(...String(value).split(","));
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && OVERRIDE_HEADERS.has(name.toLowerCase().replaceAll("_", "-")))
+      named.push(...String(value).split(","));
   }
-  if (inQuery) named.push(...new URLSearchParams(target.slice(queryAt + 1)).getAll("_method"));
+  const queryAt = target.indexOf("?");
+  // Every name decoded, as the server reads it: no test of the raw text can tell an encoding of `_method`.
+  if (queryAt !== -1)
+    for (const [name, value] of new URLSearchParams(target.slice(queryAt + 1)))
+      if (namesMethodParameter(name)) named.push(value);
+  if (named.length === 0) return NONE;
   const own = method.toUpperCase();
   const methods = new Set<string>();
   for (const text of named) {
@@ -45,4 +51,12 @@ export function methodOverrides(
     methods.add(METHOD.test(upper) ? upper : UNREADABLE_METHOD);
   }
   return methods.size === 0 ? NONE : [...methods];
+}
+
+/**
+ * A decoded query name some server reads as `_method`: PHP drops leading spaces and makes spaces, dots and
+ * an open bracket underscores (`.method`, `+_method`); the case is kept by some, so it is read in any.
+ */
+function namesMethodParameter(name: string): boolean {
+  return name.trimStart().replace(/[ .[]/g, "_").toLowerCase() === "_method";
 }

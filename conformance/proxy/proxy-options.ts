@@ -54,8 +54,9 @@ to stderr. The exit code is COMMAND's when it failed, else as below.
   --strict                  accept only statuses openapi.yaml documents, even for input it has no case for
   --errors                  answer an exchange that breaks a rule with 502 and an Error record naming it
                             (off by default: the proxy changes nothing)
-  --max-connections N       client connections open at once (default 4/5 of the file-descriptor limit);
-                            past it a new one closes the oldest idle one, or is closed when all are busy
+  --max-connections N       client connections open at once (default 2/5 of the file descriptors left,
+                            each may hold an upstream one too); past it a new one closes the oldest idle
+                            one, or is closed when all are busy
   --request-timeout TIME    how long a client may take to send a whole request, head and body (default
                             30s): past it, 408 and the connection closed
   --not-orders PATH         a path prefix of another API whose writes never touch orders (repeatable):

@@ -77,7 +77,7 @@ export interface ProxyOptions {
   /** A proxy URL to reach the upstream through, over the proxy environment variables. */
   proxy?: string;
   /**
-   * Client connections kept open at once (default 4/5 of the file-descriptor limit); past it a new one
+   * Client connections kept open at once (default 2/5 of the file descriptors left); past it a new one
    * closes the oldest idle one, or is closed itself when every one is busy.
    */
   maxConnections?: number;
@@ -658,7 +658,8 @@ async function upstreamAgent(upstream: URL, route: ProxyChoice, options: ProxyOp
  * in time with 408; a port in use is a usage error.
  */
 async function listen(server: http.Server, options: ProxyOptions, host: string): Promise<number> {
-  capConnections(server, options.maxConnections ?? defaultMaxConnections());
+  // Each client's exchange may hold a connection to the upstream as well as its own.
+  capConnections(server, options.maxConnections ?? defaultMaxConnections(2));
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   server.requestTimeout = requestTimeoutMs;
   server.headersTimeout = requestTimeoutMs;

@@ -54,7 +54,7 @@ export class BodyReader {
   decoded = 0;
   readonly #chunks: Buffer[] = [];
   #kept = 0;
-  readonly #codings: { codings: string[] } | { unread: string };
+  readonly #codings: ReturnType<typeof readCodings>;
   #decoder: DecoderChain | undefined;
   #stop: ReadingStop | undefined;
   /** The connection is paused until the decoders take in what they were given. */

@@ -13,22 +13,44 @@ const DECODERS: Readonly<Record<string, () => Duplex & Zlib>> = {
 /** The codings read, as messages list them. */
 const READ_CODINGS = "gzip, x-gzip, deflate, br";
 
+/**
+ * The most codings read in a row, as curl reads them: a body is rarely coded twice, and a chain of
+ * thousands would cost a decoder each before one byte is read.
+ */
+export const MOST_CODINGS = 5;
+
+/** What a Content-Encoding names that is not read: a coding, or more codings than are read in a row. */
+export type UnreadCoding = { coding: string } | { tooMany: true };
+
 /** Why a body in a coding not read says nothing: named with the codings that are. */
-export function unreadCoding(unread: string): string {
-  return `Content-Encoding "${unread}" is not one petstore-conformance reads (${READ_CODINGS})`;
+export function unreadCoding(unread: UnreadCoding): string {
+  if ("tooMany" in unread)
+    return `Content-Encoding names more than ${MOST_CODINGS} codings in a row, more than petstore-conformance reads (as curl)`;
+  return `Content-Encoding "${unread.coding}" is not one petstore-conformance reads (${READ_CODINGS})`;
 }
 
 /**
  * A Content-Encoding read: the codings in the order they were applied (RFC 9110 §8.4: `gzip, br` is br of
- * gzip), `identity` left out, so none for a body as it is; or the first coding not read.
+ * gzip), `identity` left out, so none for a body as it is; or the first coding not read. Read no further
+ * than one coding past the most read, so that what it costs is bounded by them, not by the header.
  */
-export function readCodings(contentEncoding: string | undefined): { codings: string[] } | { unread: string } {
-  const codings = (contentEncoding ?? "")
-    .split(",")
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== "" && coding !== "identity");
-  const unread = codings.find((coding) => !(coding in DECODERS));
-  return unread === undefined ? { codings } : { unread };
+export function readCodings(
+  contentEncoding: string | undefined,
+): { codings: string[] } | { unread: UnreadCoding } {
+  const text = contentEncoding ?? "";
+  const codings: string[] = [];
+  let from = 0;
+  while (from <= text.length) {
+    const comma = text.indexOf(",", from);
+    const to = comma === -1 ? text.length : comma;
+    const coding = text.slice(from, to).trim().toLowerCase();
+    from = to + 1;
+    if (coding === "" || coding === "identity") continue;
+    if (!Object.hasOwn(DECODERS, coding)) return { unread: { coding } };
+    if (codings.length === MOST_CODINGS) return { unread: { tooMany: true } };
+    codings.push(coding);
+  }
+  return { codings };
 }
 
 /** Why a body is not what its Content-Encoding says. */
@@ -116,6 +138,8 @@ export class DecoderChain {
     private readonly events: DecodedEvents,
     private readonly room?: DecoderRoom,
   ) {
+    // Each coding costs a decoder at once: readCodings never gives more, and no other caller may.
+    if (codings.length > MOST_CODINGS) throw new RangeError(`more than ${MOST_CODINGS} codings in a row`);
     this.#codings = [...codings].reverse();
     this.#decoders = this.#codings.map((coding) => (DECODERS[coding] as () => Duplex & Zlib)());
     this.#given = this.#decoders.map(() => 0);

@@ -8,7 +8,9 @@ import {
   type CodingFailure,
   DecoderChain,
   decoderStateBytes,
+  MOST_CODINGS,
   readCodings,
+  unreadCoding,
 } from "../target/content-coding.ts";
 
 const CODERS: Readonly<Record<string, (body: Buffer) => Buffer>> = {
@@ -69,7 +71,43 @@ describe("a body's content codings decoded", () => {
     assert.deepEqual(readCodings(" GZIP , identity,br"), { codings: ["gzip", "br"] });
     assert.deepEqual(readCodings(undefined), { codings: [] });
     assert.deepEqual(readCodings("identity"), { codings: [] });
-    assert.deepEqual(readCodings("gzip, zstd, compress"), { unread: "zstd" });
+    assert.deepEqual(readCodings("gzip, zstd, compress"), { unread: { coding: "zstd" } });
+  });
+
+  it("reads no name an object inherits as a coding", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"])
+      assert.deepEqual(readCodings(`gzip, ${name}`), { unread: { coding: name.toLowerCase() } }, name);
+  });
+
+  it("reads up to five codings in a row, as curl does, and says a longer chain is not read", () => {
+    const spelled = fc.constantFrom("gzip", "GZIP", "x-gzip", "deflate", "br", " gzip ");
+    const fillers = fc.array(fc.constantFrom("", " ", "identity"), { maxLength: 2 });
+    const chain = (count: { min: number; max: number }) =>
+      fc.array(fc.tuple(spelled, fillers), { minLength: count.min, maxLength: count.max });
+    const header = (links: [string, string[]][]) =>
+      links.flatMap(([coding, more]) => [coding, ...more]).join(",");
+    fc.assert(
+      fc.property(chain({ min: 1, max: MOST_CODINGS }), (links) => {
+        const read = readCodings(header(links));
+        assert.ok("codings" in read);
+        assert.equal(read.codings.length, links.length);
+      }),
+    );
+    fc.assert(
+      fc.property(chain({ min: MOST_CODINGS + 1, max: 3000 }), (links) => {
+        const read = readCodings(header(links));
+        assert.ok("unread" in read);
+        assert.deepEqual(read.unread, { tooMany: true });
+        assert.match(unreadCoding(read.unread), /more than 5 codings in a row/);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("never sets up a decoder for each of more codings than are read", () => {
+    const events = { data: () => {}, failed: () => {} };
+    assert.throws(() => new DecoderChain(Array(MOST_CODINGS + 1).fill("gzip"), events), RangeError);
+    new DecoderChain(Array(MOST_CODINGS).fill("gzip"), events).destroy();
   });
 
   it("gives back any body coded in any chain, in any chunks, and fails nothing", async () => {

@@ -18,7 +18,7 @@ export function parseFlags<Options extends NonNullable<ParseArgsConfig["options"
   argv: readonly string[],
   options: Options,
   wraps?: { command: string },
-) {
+): FlagValuesOf<Options> {
   try {
     return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options }).values;
   } catch (error) {
@@ -69,10 +69,10 @@ export function printedVersion(args: readonly string[]): boolean {
   return true;
 }
 
-/** The values a `parseArgs` table gives, by flag. */
+/** The values a `parseArgs` table gives, by flag, read strictly with no positionals. */
 export type FlagValuesOf<Options extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<
-  typeof parseFlags<Options>
->;
+  typeof parseArgs<{ args: string[]; strict: true; allowPositionals: false; options: Options }>
+>["values"];
 
 /**
  * A command line cut at its first `--`: the options before it, and the COMMAND after it that the command runs

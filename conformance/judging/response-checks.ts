@@ -260,7 +260,10 @@ function checkContentType(list: CheckList, response: Response): void {
   const contentType = response.headers["content-type"] ?? "";
   const jsonPayloads = "§1, §7: successful and error payloads are JSON";
   const named = mediaTypesNamed(contentType);
-  if (named.length > 1)
+  // One media type repeated with other parameters (`application/json; charset=utf-8`, `application/json`)
+  // is still one: a browser reads it so (Fetch's "extract a MIME type").
+  const essences = new Set(named.map((type) => (type.split(";")[0] ?? "").trim().toLowerCase()));
+  if (essences.size > 1)
     list.fail(
       "content-type",
       `a JSON body needs one JSON Content-Type, got ${named.length} media types (${named.map((type) => `"${type}"`).join(", ")}): Content-Type carries one (RFC 9110 §8.3), so the body's media type is unknown`,

@@ -20,7 +20,8 @@ export function renderJunit(shown: Report): string {
       report.scenarios.filter((scenario) => scenario.status === "failed").length +
       runCases.filter((element) => element.failure !== undefined).length,
     "@_errors": runCases.filter((element) => element.error !== undefined).length,
-    "@_skipped": report.scenarios.filter((scenario) => scenario.status === "skipped").length,
+    "@_skipped": report.scenarios.filter((scenario) => scenario.status === "skipped" || notWhole(scenario))
+      .length,
     "@_time": (report.durationMs / 1000).toFixed(3),
   };
   const xml = junitXml({
@@ -109,9 +110,24 @@ function testcase(scenario: Report["scenarios"][number]): Element {
       "@_type": "ConformanceFailure",
       "#text": failed.map((check) => describeCheck(check).join("\n")).join("\n\n"),
     };
+  } else if (notWhole(scenario)) {
+    // No failure, but not judged whole: skipped, so that CI's test tab does not show it passed.
+    const notJudged = scenario.checks.filter((check) => check.notJudged);
+    element.skipped = {
+      "@_message": `${notJudged.length === 1 ? "1 check" : `${notJudged.length} checks`} not judged whole, the first ${notJudged[0]?.id} (${notJudged[0]?.message})`,
+    };
   }
   element["system-out"] = { "#text": scenario.checks.map(checkLine).join("\n") };
   return element;
+}
+
+/** A scenario nothing failed in that has checks a limit or an unread answer kept from being judged whole. */
+function notWhole(scenario: Report["scenarios"][number]): boolean {
+  return (
+    scenario.status === "passed" &&
+    scenario.checks.some((check) => check.notJudged) &&
+    !scenario.checks.some((check) => check.status === "failed")
+  );
 }
 
 function checkLine(check: CheckResult): string {

@@ -22,8 +22,14 @@ export function renderPretty(shown: Report, options: { color: boolean }): string
   lines.push("");
   for (const scenario of report.scenarios.map(oneLinePerCheck)) {
     const counts = scenario.checks.length === 1 ? "1 check" : `${scenario.checks.length} checks`;
-    const detail = scenario.status === "skipped" ? `skipped: ${scenario.reason}` : counts;
-    lines.push(`${mark[scenario.status]} ${scenario.id}  ${scenario.title} ${paint("dim", `(${detail})`)}`);
+    const notWhole = scenario.checks.filter((check) => check.notJudged).length;
+    const detail =
+      scenario.status === "skipped"
+        ? `skipped: ${scenario.reason}`
+        : `${counts}${notWhole > 0 ? `, ${notWhole} not judged whole` : ""}`;
+    // Nothing failed but not everything was judged: not the pass mark.
+    const shownAs = scenario.status === "passed" && notWhole > 0 ? "skipped" : scenario.status;
+    lines.push(`${mark[shownAs]} ${scenario.id}  ${scenario.title} ${paint("dim", `(${detail})`)}`);
     for (const check of scenario.checks) {
       if (check.status === "failed") {
         const [first = "", ...rest] = describeCheck(check);

@@ -1054,7 +1054,7 @@ function refuseSharedIds(ids: OrderIds, names: SettingNames): void {
     const other = seen.get(id);
     if (other !== undefined)
       throw new ConformanceUsageError(
-        `${other} and ${name} name the same order (${id}): each part needs an order of its own`,
+        `${other} and ${name} (or the ids the beforeRun hook gave) name the same order (${id}): each part needs an order of its own`,
       );
     seen.set(id, name);
   }

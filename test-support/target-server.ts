@@ -43,8 +43,11 @@ export interface TargetBehaviour {
   requireHeader?: { name: string; value: string };
   /** Answers the first N requests of each path and method with 429 and this Retry-After. */
   rateLimited?: { times: number; retryAfter: string };
-  /** Every answer a 503 HTML page, as a gateway gives when the service behind it is down. */
-  down?: boolean;
+  /**
+   * Every answer an HTML error page: 503 as a gateway gives when the service behind it is down, or the
+   * status given (a 500 from a backend that fails every request).
+   */
+  down?: true | number;
   /** Serve HTTPS with this key and certificate; `ca` set means a client certificate signed by it is required. */
   tls?: { key: string; cert: string; ca?: string };
   /** Counts the requests that reached the target. */
@@ -138,7 +141,7 @@ export async function startTarget(behaviour: TargetBehaviour = {}): Promise<Runn
   const serve = (request: IncomingMessage, response: ServerResponse) => {
     if (behaviour.down) {
       response
-        .writeHead(503, { "content-type": "text/html" })
+        .writeHead(behaviour.down === true ? 503 : behaviour.down, { "content-type": "text/html" })
         .end("<html><body>Service Unavailable</body></html>");
       return;
     }

@@ -544,8 +544,9 @@ describe("choosing what runs", () => {
 });
 
 describe("reports people read", () => {
-  it("a target that answers only 5xx pages is judged, and the report's first line says it looks down", async () => {
-    await withTarget({ down: true }, async (url) => {
+  it("a target that answers only 500 pages is judged, and the report's first line says it looks down", async () => {
+    // A 502, 503 or 504 to the first list stops the run instead (cli.test.ts): a gateway with nothing behind it.
+    await withTarget({ down: 500 }, async (url) => {
       const result = await cli(
         ["--base-url", url, "--reporter", "pretty", "--reporter", `markdown:${join(folder, "down.md")}`],
         {

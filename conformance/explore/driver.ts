@@ -271,6 +271,10 @@ function whyNotRead(exchange: Exchange | undefined, verdict: ListVerdict | undef
   const bodySays = (reason: string, detail = reason) => ({ reason, detail, limit: false, showBody: true });
   if (exchange === undefined) return as("stopped before their answer");
   const response = exchange.response;
+  // A coding this tool does not read, or more bodies decoding at once than the client's room holds: no
+  // flag of the run's raises either, so they count as lists not read, not as a limit to raise.
+  if (exchange.limit === "not-read")
+    return as("not read (its Content-Encoding)", response?.cut ?? exchange.error ?? "not read");
   if (exchange.limit !== undefined)
     return as(
       `cut by ${exchange.limit}`,

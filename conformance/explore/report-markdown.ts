@@ -7,6 +7,7 @@ import { stepCount } from "./program.ts";
 import {
   count,
   coverageLine,
+  findingEndText,
   reproducedText,
   shrinkEndText,
   timelineLines,
@@ -43,7 +44,7 @@ function endedText(result: ExploreResult): string {
   if (result.ended === "budget") return `the budget, ${formatMs(result.budgetMs)}, was spent`;
   if (result.ended === "orders") return "the orders given were used up";
   if (result.ended === "interrupted") return `interrupted by ${result.interruptedBy}`;
-  return "stopped at a finding, then shrank it";
+  return findingEndText(result);
 }
 
 function listsNotJudgedTable(result: ExploreResult): string[] {

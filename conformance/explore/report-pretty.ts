@@ -71,7 +71,13 @@ function endedLine(result: ExploreResult): string {
     return `${searched}: the orders given were used up before the budget was spent`;
   if (result.ended === "interrupted") return `${searched}: interrupted by ${result.interruptedBy}`;
   // The run's time holds the shrinking after the search (bounded by --shrink-budget, not --budget).
-  return `ran ${formatMs(result.durationMs)}: stopped at a finding, then shrank it`;
+  return `ran ${formatMs(result.durationMs)}: ${findingEndText(result)}`;
+}
+
+/** How a run that found something went on: "then shrank it" only when a smaller program was tried. */
+export function findingEndText(result: ExploreResult): string {
+  if ((result.finding?.candidatesTried ?? 0) > 0) return "stopped at a finding, then shrank it";
+  return "stopped at a finding; no smaller program was tried";
 }
 
 export function coverageLine(result: ExploreResult): string {

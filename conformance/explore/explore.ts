@@ -90,6 +90,8 @@ export interface ExploreResult extends SearchResult {
   interruptedBy?: string;
   /** The lists that said nothing of which orders exist, by reason, most first (`outcomeOf` reads them). */
   listsNotJudged: ListsNotJudged[];
+  /** What the run could not look for (`outcomeOf` reads it: not a pass). */
+  notChecked: string[];
 }
 
 export const EXPLORE_DEFAULTS = {
@@ -167,6 +169,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       allowStaleMs: settings.allowStaleMs,
       slotKinds: settings.shape.slots.kinds,
       listsNotJudged: listsNotJudgedOf(driver, prepared.secrets),
+      notChecked: interrupted ? [] : notCheckedOf(result, options),
       ...(interrupted ? { interruptedBy: String(options.stop?.reason ?? "a stop") } : {}),
     };
   } finally {
@@ -461,6 +464,17 @@ function answersUnjudged(result: SearchResult, driver: Driver, names: SettingNam
     return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite's report says what is wrong with the cancel`;
   }
   return undefined;
+}
+
+/**
+ * A race shows only where operations on one order overlap: a run in which none did (one client, a slow
+ * link, `--max-rate`) could not have found one, and a pass would say more than it looked at.
+ */
+function notCheckedOf(result: SearchResult, options: ExploreOptions): string[] {
+  if (result.finding !== undefined || result.coverage.concurrentPairs > 0) return [];
+  return [
+    `no two operations on one order overlapped in time, so no race could be found: give more ${options.clientsName ?? "clients"} (at least 2), a longer ${options.budgetName ?? "budgetMs"}, or a higher rate`,
+  ];
 }
 
 /** By reason, most first; an example's body comes from the target, which may echo a secret. */

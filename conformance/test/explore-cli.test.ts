@@ -206,7 +206,8 @@ describe("petstore-conformance explore", () => {
         [...args, "--order-ids", ids, "--budget", "1s", "--clients", "2"],
         NO_PROXY_ENV,
       );
-      assert.equal(code, 0, stdout + stderr);
+      // Four orders may give no overlap, which is not a pass.
+      assert.equal(code, /overlap: 0 pairs/.test(stdout) ? 2 : 0, stdout + stderr);
       assert.match(
         stdout,
         /^warning: 1 of the orders given as pending are not in the list \(cancelled or removed already, or of another deployment\), so they were skipped: 9223372036854775807; check --order-ids FILE$/m,
@@ -470,6 +471,39 @@ export async function release(context) {
         /covered \d+ histories, \d+ operations, \d+ orders, up to \d+ clients; overlap: \d+ pairs/,
       );
       assert.match(stdout, /the budget \(1000 ms\) was spent|the orders given were used up/);
+    } finally {
+      await correct.close();
+    }
+  });
+
+  it("exits 2, not 0, when no two operations on one order overlapped: it could not have found a race", async () => {
+    const correct = await startExploreTarget();
+    try {
+      const ids = idsFile("one-client.json", correct.create(20, 1));
+      const json = join(folder, "one-client-report.json");
+      const { code, stdout } = await cli(
+        ["explore", "--base-url", correct.url, "--api-key", correct.key, "--order-ids", ids].concat([
+          "--budget",
+          "1s",
+          "--clients",
+          "1",
+          "--reporter",
+          "pretty",
+          "--reporter",
+          `json:${json}`,
+        ]),
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 2, stdout);
+      assert.match(stdout, /overlap: 0 pairs/);
+      assert.match(stdout, /NOT A PASS: not everything checked/);
+      assert.match(
+        stdout,
+        /no two operations on one order overlapped in time, so no race could be found: give more --clients/,
+      );
+      assert.doesNotMatch(stdout, /PASS: no history/);
+      const outcome = JSON.parse(readFileSync(json, "utf8")).outcome;
+      assert.equal(outcome.verdict, "partial");
     } finally {
       await correct.close();
     }

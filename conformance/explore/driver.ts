@@ -45,6 +45,21 @@ export class InFlight {
     this.stop?.removeEventListener("abort", this.#giveUp);
   }
 
+  /**
+   * Gives up, `ms` from now, on the answers then awaited (a 429 waited out past the budget), not on later
+   * ones; the returned function calls it off.
+   */
+  giveUpAfter(ms: number): () => void {
+    const timer = setTimeout(
+      () => {
+        for (const give of this.#waiting) give();
+        this.#waiting.clear();
+      },
+      Math.max(0, ms),
+    );
+    return () => clearTimeout(timer);
+  }
+
   /** The exchange, or undefined when the stop came first (the request is left to the client's close). */
   until(sending: Promise<Exchange>): Promise<Exchange | undefined> {
     if (this.#stopped) return Promise.resolve(undefined);

@@ -63,7 +63,10 @@ export async function search(
   const arbitrary = programArbitrary(settings.shape);
   const coverage = noCoverage();
   const player = new Player(driver, supply, settings, coverage);
-  const found = await firstFailing(player, arbitrary, settings);
+  // An answer still awaited a request's timeout past the budget (a 429 whose Retry-After is far off) is
+  // given up on, as none: the budget bounds the search, not the target's waits.
+  const callOff = driver.inFlight.giveUpAfter(settings.budgetMs + settings.hookGraceMs);
+  const found = await firstFailing(player, arbitrary, settings).finally(callOff);
   const largestStaleMs = player.largestStaleMs;
   if (found === "budget" || found === "orders" || found === "interrupted")
     return { seed: settings.seed, ended: found, coverage, largestStaleMs };

@@ -17,7 +17,7 @@ import { type ClientOptions, createHttpClient, type HttpClient } from "../target
 import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
-import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
+import { hookUnreached, keyRefused, runProblem, targetUnavailable } from "../target/run-problems.ts";
 import { hookSessionWarning, sessionOfRun } from "../target/run-session.ts";
 import { secretHider } from "../target/secret-hider.ts";
 import {
@@ -324,11 +324,15 @@ function startBudgetText(options: ExploreOptions): string {
   return `the run's ${options.budgetName ?? "budgetMs"} and request timeout (${budgetMs + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS)} ms)`;
 }
 
-/** One list before anything else: a target that cannot be reached or refuses the key stops the run (exit 2). */
+/**
+ * One list before anything else: a target that cannot be reached, is not serving (502, 503, 504) or refuses
+ * the key stops the run (exit 2).
+ */
 async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<Exchange> {
   const exchange = await firstAnswer(client, apiKey, run);
   const problem =
     runProblem(exchange, run.baseUrl, run.route, run.names) ??
+    targetUnavailable(exchange, run.baseUrl) ??
     keyRefused(exchange, run.baseUrl, run.names) ??
     listNotFound(exchange, run);
   if (problem) throw new TargetUnreachableError(problem, run.secrets);

@@ -120,6 +120,72 @@ describe("petstore-conformance explore", () => {
     assert.equal(replay.status, 2);
   });
 
+  it("a refused command line still writes the reports asked for, saying why (bad usage)", async () => {
+    const reports = join(folder, "refused-line");
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k", "--clients", "many"]
+        .concat(["--reporter", `json:${reports}.json`, "--reporter", `junit:${reports}.xml`])
+        .concat(["--reporter", `markdown:${reports}.md`, "--reporter", `html:${reports}.html`]),
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    assert.equal(stderr.split("\n").filter((line) => line.startsWith("error:")).length, 1, stderr);
+    const json = JSON.parse(readFileSync(`${reports}.json`, "utf8"));
+    assert.equal(json.outcome.verdict, "error");
+    assert.match(json.outcome.reasons[0], /--clients.*\(bad usage\)$/);
+    assert.equal(json.target, "http://127.0.0.1:9/v1");
+    assert.equal(json.passed, false);
+    assert.match(readFileSync(`${reports}.xml`, "utf8"), /errors="1"[\s\S]*--clients/);
+    assert.match(readFileSync(`${reports}.md`, "utf8"), /error: .*--clients/);
+    assert.match(readFileSync(`${reports}.html`, "utf8"), /explore: error/);
+  });
+
+  it("refuses two reports that name one file, naming both, before any request", async () => {
+    const file = join(folder, "shared-report");
+    const { code, stderr } = await cli(
+      ["explore", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k", "--order-ids", "none.json"].concat(
+        ["--reporter", `json:${file}`, "--reporter", `junit:${folder}/./shared-report`],
+      ),
+      NO_PROXY_ENV,
+    );
+    assert.equal(code, 2, stderr);
+    assert.match(
+      stderr,
+      /^error: --reporter json:.*shared-report and --reporter junit:.*shared-report name the same file .*: give each its own/m,
+    );
+  });
+
+  it("stops with one line, exit 2, when the first list is answered 503: the target is not serving", async () => {
+    const down = await startExploreTarget({ listStatus: () => 503 });
+    try {
+      const ids = idsFile("down.json", down.create(4, 0));
+      const json = join(folder, "down-report.json");
+      const { code, stderr } = await cli(
+        [
+          "explore",
+          "--base-url",
+          down.url,
+          "--api-key",
+          down.key,
+          "--order-ids",
+          ids,
+          "--budget",
+          "1s",
+        ].concat(["--reporter", `json:${json}`]),
+        NO_PROXY_ENV,
+      );
+      assert.equal(code, 2, stderr);
+      assert.match(
+        stderr,
+        /^error: the target is not serving: GET .*\/v1\/store\/orders was answered 503, .* Run again once it serves; nothing was judged$/m,
+      );
+      assert.equal(down.deletes.length, 0);
+      assert.equal(JSON.parse(readFileSync(json, "utf8")).outcome.verdict, "error");
+    } finally {
+      await down.close();
+    }
+  });
+
   it("an error report never shows credentials the base address held", async () => {
     const reports = join(folder, "credentialed");
     const { code, stderr } = await cli(

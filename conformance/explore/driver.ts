@@ -266,7 +266,10 @@ function exampleOf(exchange: Exchange | undefined, why: NotRead): string {
     why.showBody && response.body.length > 0
       ? `; its body began ${JSON.stringify(response.body.slice(0, EXAMPLE_BODY_CHARS))}`
       : "";
-  return `${exchange.request.method} ${exchange.request.path} answered ${response.status}: ${why.detail}${body}`;
+  const answered = `answered ${response.status}`;
+  // A status alone is said once: "answered 503", not "answered 503: answered 503".
+  const detail = why.detail === answered ? "" : `: ${why.detail}`;
+  return `${exchange.request.method} ${exchange.request.path} ${answered}${detail}${body}`;
 }
 
 interface NotRead {

@@ -42,8 +42,8 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
     ),
   );
   if (refused !== undefined) return refused;
-  // Said first, so that a run stopped half-way can still be repeated.
-  process.stderr.write(`explore: seed ${seed}\n`);
+  // Said first, so that a run stopped half-way can still be repeated; once: the pretty report says it.
+  if (stdoutReporter(options) !== "pretty") process.stderr.write(`explore: seed ${seed}\n`);
   let result: ExploreResult;
   const startedAt = new Date().toISOString();
   const started = performance.now();
@@ -125,10 +125,15 @@ async function writeExploreReports(
     unwritten++;
     process.stderr.write(`error: ${why}\n`);
   }
-  const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
+  const toStdout = stdoutReporter(options);
   const color = process.stdout.isTTY === true && !env.NO_COLOR;
   const shown = await writeToStdout(await render(result, toStdout, color, options));
   return shown ? unwritten : unwritten + 1;
+}
+
+/** The report on standard output: the one without a file, or the pretty one when all have files. */
+function stdoutReporter(options: { reporters: readonly ExploreReporterTarget[] }): ExploreReporterName {
+  return options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
 }
 
 async function render(

@@ -334,7 +334,8 @@ async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise
     runProblem(exchange, run.baseUrl, run.route, run.names) ??
     targetUnavailable(exchange, run.baseUrl) ??
     keyRefused(exchange, run.baseUrl, run.names) ??
-    listNotFound(exchange, run);
+    listNotFound(exchange, run) ??
+    firstListTooLarge(exchange, run);
   if (problem) throw new TargetUnreachableError(problem, run.secrets);
   return exchange;
 }
@@ -378,6 +379,16 @@ async function openProbedClient(
     client.close();
     throw error;
   }
+}
+
+/**
+ * A first list `--max-body` cut: every list after it would be cut the same and judge nothing, so the run
+ * ends at once (exit 2) rather than spend its budget on them.
+ */
+function firstListTooLarge(exchange: Exchange, run: Prepared): string | undefined {
+  if (exchange.limit !== "max-body" || exchange.response?.status !== 200) return undefined;
+  const why = exchange.response.cut ?? exchange.error ?? "the body is larger than --max-body allows";
+  return `the first list (GET ${new URL(exchange.request.path, run.baseUrl).href}) was not read whole: ${why}; every list would be cut the same, so nothing was judged`;
 }
 
 /** The list is at every deployment's base: a 404 for it says the address is wrong (no /v1), not the target. */
@@ -509,12 +520,12 @@ function answersUnjudged(result: SearchResult, driver: Driver, names: SettingNam
   if (c.keyRefused > 0)
     return `the target refused the run's API key (401) in ${c.keyRefused} of ${sent} requests after accepting it at the start: a deployment that refuses the key it accepted cannot be judged; check ${names.apiKey}, and that nothing revokes it or limits it by answering 401`;
   if (c.lists > 0 && c.listsReadWhole === 0)
-    return `explore judged nothing: none of its ${c.lists} lists was read whole (the first: ${driver.unjudged.firstUnreadList ?? "not read whole"}), so none said which orders exist; the suite's report says what is wrong with the list`;
+    return `explore judged nothing: none of its ${c.lists} lists was read whole (the first: ${driver.unjudged.firstUnreadList ?? "not read whole"}), so none said which orders exist; the suite (petstore-conformance) run against the target says what is wrong with the list`;
   if (c.cancels > 0 && c.cancelsDecided === 0) {
     const answers = [...driver.unjudged.cancelAnswers]
       .map(([status, count]) => `${status} ×${count}`)
       .join(", ");
-    return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite's report says what is wrong with the cancel`;
+    return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite (petstore-conformance) run against the target says what is wrong with the cancel`;
   }
   return undefined;
 }

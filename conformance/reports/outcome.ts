@@ -159,7 +159,7 @@ function listReasons(run: ExploredRun): string[] {
   if (reasons.length === 0 && listsReadWhole < lists * MIN_JUDGED_LIST_SHARE) {
     const why = run.listsNotJudged.map((not) => `${not.count} ${not.reason}`).join(", ");
     reasons.push(
-      `only ${listsReadWhole} of ${lists} lists were judged (${why}), fewer than half: a pass would rest on too little; the suite's report says what is wrong with the list`,
+      `only ${listsReadWhole} of ${lists} lists were judged (${why}), fewer than half: a pass would rest on too little; the suite run against the target says what is wrong with the list`,
     );
   }
   return reasons;

@@ -49,6 +49,27 @@ describe("explore's terminal report", () => {
     assert.deepEqual(json.finding.linearization[0].choices, json.finding.choices[0]);
   });
 
+  it("says how to replay a finding in every report, and for a stale read, how to allow staleness", () => {
+    const result = recordedResult();
+    const findings = result.finding?.minimal.verdict.findings ?? [];
+    const replay = /to replay: --seed 7 plays the same programs; --reporter script:FILE/i;
+    for (const text of [
+      renderExplorePretty(result, { color: false }),
+      renderExploreJunit(result),
+      renderExploreHtml(result),
+    ]) {
+      assert.match(text, replay);
+      assert.doesNotMatch(text, /--allow-stale/);
+    }
+    (findings[0] as { rule: string }).rule = "stale-read";
+    for (const text of [
+      renderExplorePretty(result, { color: false }),
+      renderExploreJunit(result),
+      renderExploreHtml(result),
+    ])
+      assert.match(text, /a stale read: .* is accepted with --allow-stale DURATION/i);
+  });
+
   it("says no smaller program was tried rather than that it shrank the finding", () => {
     const result = recordedResult();
     if (result.finding) {

@@ -314,7 +314,7 @@ async function beforeRunOf(
   return call;
 }
 
-/** The instant a wait of the run is given up: a request's timeout past the budget's end. */
+/** The instant the beforeRun hook is given up: a request's timeout past the budget's end. */
 function waitEnds(options: ExploreOptions, ends: number): number {
   return ends + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 }
@@ -322,6 +322,26 @@ function waitEnds(options: ExploreOptions, ends: number): number {
 function startBudgetText(options: ExploreOptions): string {
   const budgetMs = options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs;
   return `the run's ${options.budgetName ?? "budgetMs"} and request timeout (${budgetMs + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS)} ms)`;
+}
+
+/**
+ * How long past the budget an answer is still awaited: one under way is near its end (a list takes
+ * milliseconds), while a 429's Retry-After may ask for years.
+ */
+function answerGraceMs(options: { timeoutMs?: number | undefined }): number {
+  return Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, ANSWER_GRACE_MS);
+}
+
+const ANSWER_GRACE_MS = 1000;
+
+/** The instant an answer of the run is given up on. */
+function answersEnd(options: ExploreOptions, ends: number): number {
+  return ends + answerGraceMs(options);
+}
+
+function answerBudgetText(options: ExploreOptions): string {
+  const budgetMs = options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs;
+  return `the run's ${options.budgetName ?? "budgetMs"} (${budgetMs} ms) and ${answerGraceMs(options)} ms of grace`;
 }
 
 /**
@@ -347,12 +367,12 @@ async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise
 async function firstAnswer(client: HttpClient, apiKey: string, run: Prepared): Promise<Exchange> {
   const sending = client.send("GET", "/store/orders", { authorization: `Bearer ${apiKey}` });
   sending.catch(() => {});
-  if ((await settledWithin(sending, waitEnds(run.options, run.ends), run.options.stop)) === "settled")
+  if ((await settledWithin(sending, answersEnd(run.options, run.ends), run.options.stop)) === "settled")
     return sending;
   throw new TargetUnreachableError(
     run.options.stop?.aborted
       ? "the first list had no answer when the run was stopped; nothing was judged"
-      : `the first list (GET ${new URL("store/orders", `${run.baseUrl.href}/`).href}) had no answer within ${startBudgetText(run.options)}, its 429s waited out included: nothing was judged; give a longer ${run.options.budgetName ?? "budgetMs"}, or a lower ${run.names.maxRetryWait}`,
+      : `the first list (GET ${new URL("store/orders", `${run.baseUrl.href}/`).href}) had no answer within ${answerBudgetText(run.options)}, its 429s waited out included: nothing was judged; give a longer ${run.options.budgetName ?? "budgetMs"}, or a lower ${run.names.maxRetryWait}`,
     run.secrets,
   );
 }
@@ -440,14 +460,14 @@ async function listedPending(
   if (pending.length === 0) return pending;
   let listed: Set<string> | string = "not read";
   let tries = 0;
-  const callOff = driver.inFlight.giveUpAfter(waitEnds(options, run.ends) - performance.now());
+  const callOff = driver.inFlight.giveUpAfter(answersEnd(options, run.ends) - performance.now());
   while (typeof listed === "string" && tries < GIVEN_CHECK_TRIES) {
     if (options.stop?.aborted || performance.now() >= run.ends) break;
     tries++;
     listed = await listedOf(driver, pending);
   }
   callOff();
-  const triedText = `${tries === 0 ? "no" : tries} ${tries === 1 ? "try" : "tries"}${tries < GIVEN_CHECK_TRIES ? ` before ${startBudgetText(options)} ran out` : ""}`;
+  const triedText = `${tries === 0 ? "no" : tries} ${tries === 1 ? "try" : "tries"}${tries < GIVEN_CHECK_TRIES ? ` before ${answerBudgetText(options)} ran out` : ""}`;
   if (typeof listed === "string" && run.hooks.provision !== undefined) {
     run.warnings.push(
       `the ${pending.length} orders given as pending could not be checked against the list, which was not read whole in ${triedText} (the last: ${listed}), so only the provision hook's orders were used`,
@@ -495,6 +515,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply, ends: numb
     parallel: options.parallel ?? EXPLORE_DEFAULTS.parallel,
     stop: options.stop,
     hookGraceMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    answerGraceMs: answerGraceMs(options),
   };
 }
 

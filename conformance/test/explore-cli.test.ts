@@ -617,7 +617,7 @@ export async function release(context) {
         assert.match(
           errors[0] as string,
           free === 0
-            ? /the first list .* had no answer within the run's --budget and request timeout \(2000 ms\), its 429s waited out included: nothing was judged/
+            ? /the first list .* had no answer within the run's --budget \(1000 ms\) and 1000 ms of grace, its 429s waited out included: nothing was judged/
             : /explore judged nothing: none of its \d+ lists was read whole \(the first: stopped before their answer\)/,
         );
       } finally {

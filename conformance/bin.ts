@@ -23,14 +23,27 @@ async function start(): Promise<number> {
     return exitWhenWritten(await proxyMain(options, process.env));
   }
   if (process.argv[2] === "explore") {
-    const { EXPLORE_USAGE, parseExploreOptions } = await import("./explore/explore-options.ts");
+    const { EXPLORE_USAGE, ExploreReportedUsageError, parseExploreOptions } = await import(
+      "./explore/explore-options.ts"
+    );
+    let refused: InstanceType<typeof ExploreReportedUsageError> | undefined;
     const options = readCommandLine(
-      () => parseExploreOptions(process.argv.slice(3), process.env),
+      () => {
+        try {
+          return parseExploreOptions(process.argv.slice(3), process.env);
+        } catch (error) {
+          if (error instanceof ExploreReportedUsageError) refused = error;
+          throw error;
+        }
+      },
       EXPLORE_USAGE,
       "petstore-conformance explore",
     );
-    if (typeof options === "number") return options;
-    const { exploreMain } = await import("./explore/explore-cli.ts");
+    const { exploreMain, writeRefusedReports } = await import("./explore/explore-cli.ts");
+    if (typeof options === "number") {
+      if (refused !== undefined) await writeRefusedReports(refused);
+      return options;
+    }
     // Out once written: a hook call given up on (hung, or failed while others were out) may hold the loop.
     return exitWhenWritten(await exploreMain(options, process.env));
   }

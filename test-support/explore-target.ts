@@ -34,6 +34,8 @@ export interface ExploreTargetOptions {
   idlessOrderInList?: (n: number) => boolean;
   /** The status the nth list served (from 1) answers, an error record its body when not 200. */
   listStatus?: (n: number) => number;
+  /** Retry-After of a list answered 429: an HTTP date far off asks the client to come back in years. */
+  retryAfter?: string;
 }
 
 export interface ExploreTarget {
@@ -159,6 +161,8 @@ class Store {
   async #list(response: ServerResponse): Promise<void> {
     const n = ++this.#listsAnswered;
     const status = this.options.listStatus?.(n) ?? 200;
+    if (status === 429 && this.options.retryAfter !== undefined)
+      response.setHeader("retry-after", this.options.retryAfter);
     if (status !== 200) return error(response, status, "unavailable", "The list is not available.");
     const rows = await this.#listedRows();
     const idless = this.options.idlessOrderInList?.(n) ? ["{}"] : [];

@@ -45,6 +45,21 @@ export class InFlight {
     this.stop?.removeEventListener("abort", this.#giveUp);
   }
 
+  /**
+   * Gives up, `ms` from now, on the answers then awaited (a 429 waited out past the budget), not on later
+   * ones; the returned function calls it off.
+   */
+  giveUpAfter(ms: number): () => void {
+    const timer = setTimeout(
+      () => {
+        for (const give of this.#waiting) give();
+        this.#waiting.clear();
+      },
+      Math.max(0, ms),
+    );
+    return () => clearTimeout(timer);
+  }
+
   /** The exchange, or undefined when the stop came first (the request is left to the client's close). */
   until(sending: Promise<Exchange>): Promise<Exchange | undefined> {
     if (this.#stopped) return Promise.resolve(undefined);
@@ -251,7 +266,10 @@ function exampleOf(exchange: Exchange | undefined, why: NotRead): string {
     why.showBody && response.body.length > 0
       ? `; its body began ${JSON.stringify(response.body.slice(0, EXAMPLE_BODY_CHARS))}`
       : "";
-  return `${exchange.request.method} ${exchange.request.path} answered ${response.status}: ${why.detail}${body}`;
+  const answered = `answered ${response.status}`;
+  // A status alone is said once: "answered 503", not "answered 503: answered 503".
+  const detail = why.detail === answered ? "" : `: ${why.detail}`;
+  return `${exchange.request.method} ${exchange.request.path} ${answered}${detail}${body}`;
 }
 
 interface NotRead {

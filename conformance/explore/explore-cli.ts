@@ -7,7 +7,12 @@ import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { type ExploreResult, explore } from "./explore.ts";
-import type { ExploreCliOptions, ExploreReporterName } from "./explore-options.ts";
+import type {
+  ExploreCliOptions,
+  ExploreReportedUsageError,
+  ExploreReporterName,
+  ExploreReporterTarget,
+} from "./explore-options.ts";
 import { type ExploreError, renderExploreError } from "./report-error.ts";
 
 /**
@@ -37,8 +42,8 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
     ),
   );
   if (refused !== undefined) return refused;
-  // Said first, so that a run stopped half-way can still be repeated.
-  process.stderr.write(`explore: seed ${seed}\n`);
+  // Said first, so that a run stopped half-way can still be repeated; once: the pretty report says it.
+  if (stdoutReporter(options) !== "pretty") process.stderr.write(`explore: seed ${seed}\n`);
   let result: ExploreResult;
   const startedAt = new Date().toISOString();
   const started = performance.now();
@@ -75,8 +80,25 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
   return gateExitCode(result);
 }
 
+/**
+ * A command line refused: the reports it asks for say so, as a run's error (the pretty one is the stderr
+ * line already written), so that a CI step's next steps find their files.
+ */
+export async function writeRefusedReports(refused: ExploreReportedUsageError): Promise<void> {
+  const error = {
+    target: hideUrlCredentials(refused.target),
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    message: `${printable(refused.message)} (bad usage)`,
+  };
+  await writeErrorReports(error, refused);
+}
+
 /** A run that could not explore: every report asked for says the error (the pretty one is the stderr line). */
-async function writeErrorReports(error: ExploreError, options: ExploreCliOptions): Promise<void> {
+async function writeErrorReports(
+  error: ExploreError,
+  options: { reporters: readonly ExploreReporterTarget[] },
+): Promise<void> {
   for (const reporter of options.reporters) {
     const text = renderExploreError(error, reporter.name);
     if (text === undefined) continue;
@@ -103,10 +125,15 @@ async function writeExploreReports(
     unwritten++;
     process.stderr.write(`error: ${why}\n`);
   }
-  const toStdout = options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
+  const toStdout = stdoutReporter(options);
   const color = process.stdout.isTTY === true && !env.NO_COLOR;
   const shown = await writeToStdout(await render(result, toStdout, color, options));
   return shown ? unwritten : unwritten + 1;
+}
+
+/** The report on standard output: the one without a file, or the pretty one when all have files. */
+function stdoutReporter(options: { reporters: readonly ExploreReporterTarget[] }): ExploreReporterName {
+  return options.reporters.find((reporter) => reporter.file === undefined)?.name ?? "pretty";
 }
 
 async function render(

@@ -1,8 +1,9 @@
-import type { ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { apiKeyProblem } from "../../common/bearer.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../../common/option-values.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
+import { refuseSharedFiles } from "../reports/reporter-options.ts";
 import { DEFAULT_DEADLINE_MS } from "../target/http-client.ts";
 import {
   REACH_FLAGS,
@@ -121,7 +122,62 @@ export const EXPLORE_FLAGS = {
 
 type ExploreFlagValues = FlagValuesOf<typeof EXPLORE_FLAGS>;
 
+/** Bad usage found with the reports it asks for known: they are written with it (exit 2). */
+export class ExploreReportedUsageError extends UsageError {
+  constructor(
+    message: string,
+    readonly reporters: ExploreReporterTarget[],
+    readonly target: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The run's options; a command line refused (a mistyped flag, a bad value) is thrown with the reports it
+ * asks for, read leniently, so that a CI step's report files say why.
+ */
 export function parseExploreOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ExploreCliOptions {
+  try {
+    return readExploreOptions(argv, env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const asked = reportersAskedFor(argv);
+    if (asked === undefined) throw error;
+    throw new ExploreReportedUsageError(
+      error.message,
+      asked.reporters,
+      asked.target ?? env.PETSTORE_BASE_URL ?? "",
+    );
+  }
+}
+
+/** The reports a command line asks for and its target, read leniently; none for --help or a bad --reporter. */
+function reportersAskedFor(
+  argv: readonly string[],
+): { reporters: ExploreReporterTarget[]; target: string | undefined } | undefined {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: false,
+    allowPositionals: true,
+    options: {
+      reporter: { type: "string", multiple: true },
+      "base-url": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help === true) return undefined;
+  const specs = (values.reporter ?? []).filter((spec): spec is string => typeof spec === "string");
+  try {
+    const reporters = parseExploreReporters(specs.length > 0 ? specs : ["pretty"]);
+    const target = typeof values["base-url"] === "string" ? values["base-url"] : undefined;
+    return { reporters, target };
+  } catch {
+    return undefined;
+  }
+}
+
+function readExploreOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ExploreCliOptions {
   const values = parseFlags(argv, EXPLORE_FLAGS);
   const reporters = parseExploreReporters(values.reporter ?? ["pretty"]);
   if (values.help) return { run: { baseUrl: "", apiKey: "" }, reporters, help: true };
@@ -225,5 +281,10 @@ function parseExploreReporters(specs: readonly string[]): ExploreReporterTarget[
     throw new UsageError(
       "only one report can go to standard output; give the others a file (--reporter NAME:FILE)",
     );
+  refuseSharedFiles(
+    reporters.flatMap(({ name, file }) =>
+      file === undefined ? [] : [[`--reporter ${name}:${file}`, file] as const],
+    ),
+  );
   return reporters;
 }

@@ -17,7 +17,7 @@ import { type ClientOptions, createHttpClient, type HttpClient } from "../target
 import type { maskedHeaders } from "../target/masked-headers.ts";
 import { ignoredProxyVariables } from "../target/proxy-env.ts";
 import { checkCaller, reachTarget } from "../target/reached-target.ts";
-import { hookUnreached, keyRefused, runProblem } from "../target/run-problems.ts";
+import { hookUnreached, keyRefused, runProblem, targetUnavailable } from "../target/run-problems.ts";
 import { hookSessionWarning, sessionOfRun } from "../target/run-session.ts";
 import { secretHider } from "../target/secret-hider.ts";
 import {
@@ -90,6 +90,8 @@ export interface ExploreResult extends SearchResult {
   interruptedBy?: string;
   /** The lists that said nothing of which orders exist, by reason, most first (`outcomeOf` reads them). */
   listsNotJudged: ListsNotJudged[];
+  /** What the run could not look for (`outcomeOf` reads it: not a pass). */
+  notChecked: string[];
 }
 
 export const EXPLORE_DEFAULTS = {
@@ -118,7 +120,10 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const names = options.settingNames ?? RUN_OPTION_NAMES;
-  const prepared = await prepare(options, names);
+  // Every wait counts against the budget, the start's too (a hook, a 429 waited out): the search gets
+  // what is left, and a wait goes on at most a request's timeout past it.
+  const ends = started + (options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs);
+  const prepared = await prepare(options, names, ends);
   const client = await openProbedClient(options, prepared);
   // The hooks' fetch shares the client's connections when it has them (undici's pool).
   if (client.fetch !== undefined) prepared.hookContext.fetch = client.fetch;
@@ -140,7 +145,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       inFlight,
     };
     const supply = await supplyOf(options, prepared, driver);
-    const settings = searchSettings(options, supply);
+    const settings = searchSettings(options, supply, ends);
     const grace = { ms: settings.hookGraceMs, name: "the run's request timeout" };
     const result = await search(driver, supply, settings).catch(async (error: unknown) => {
       await supply.settle(grace).catch(() => {});
@@ -163,10 +168,11 @@ export async function explore(options: ExploreOptions): Promise<ExploreResult> {
       durationMs: Math.round(performance.now() - started),
       warnings: [...prepared.warnings, ...hookWarnings],
       clients: settings.shape.clients,
-      budgetMs: settings.budgetMs,
+      budgetMs: options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs,
       allowStaleMs: settings.allowStaleMs,
       slotKinds: settings.shape.slots.kinds,
       listsNotJudged: listsNotJudgedOf(driver, prepared.secrets),
+      notChecked: interrupted ? [] : notCheckedOf(result, options),
       ...(interrupted ? { interruptedBy: String(options.stop?.reason ?? "a stop") } : {}),
     };
   } finally {
@@ -197,6 +203,9 @@ async function settleAfter(
 }
 
 interface Prepared {
+  /** When the run's budget ends (a performance.now() instant). */
+  ends: number;
+  options: ExploreOptions;
   /** What the beforeRun hook returned. */
   provided: Awaited<ReturnType<NonNullable<ConformanceHooks["beforeRun"]>>> | undefined;
   /** The mock session the run is sent in: the one given, or the one the beforeRun hook made. */
@@ -211,11 +220,11 @@ interface Prepared {
   names: SettingNames;
 }
 
-async function prepare(options: ExploreOptions, names: SettingNames): Promise<Prepared> {
+async function prepare(options: ExploreOptions, names: SettingNames, ends: number): Promise<Prepared> {
   const baseUrl = parseTargetUrl(options.baseUrl, names);
   checkCaller(options, names);
   const { env, route, masked, hooks, hookContext, secrets } = await reachTarget(baseUrl, options, names);
-  const provided = await beforeRunOf(hooks, hookContext, secrets, options, (error) =>
+  const provided = await beforeRunOf(hooks, hookContext, secrets, options, ends, (error) =>
     hookUnreached(error, baseUrl, names),
   );
   const session = sessionOfRun(options.session, provided, names);
@@ -225,7 +234,20 @@ async function prepare(options: ExploreOptions, names: SettingNames): Promise<Pr
     ...targetWarnings(baseUrl, options.tls?.insecure, names, { role: "the base URL", who: "the run" }),
     ...(session !== options.session ? [hookSessionWarning(session, names)] : []),
   ];
-  return { provided, session, baseUrl, route, masked, hooks, hookContext, secrets, warnings, names };
+  return {
+    ends,
+    options,
+    provided,
+    session,
+    baseUrl,
+    route,
+    masked,
+    hooks,
+    hookContext,
+    secrets,
+    warnings,
+    names,
+  };
 }
 
 /**
@@ -267,25 +289,23 @@ function clientOptions(options: ExploreOptions, run: Prepared): ClientOptions {
 }
 
 /**
- * What the beforeRun hook provided, waited for no longer than the run's budget, and not past a stop: a hook
- * that never returns ends the run (exit 2), never holds it forever.
+ * What the beforeRun hook provided, waited for no longer than the run's budget and a request's timeout, and
+ * not past a stop: a hook that never returns ends the run (exit 2), never holds it forever.
  */
 async function beforeRunOf(
   hooks: ConformanceHooks,
   context: HookContext,
   secrets: readonly string[],
   options: ExploreOptions,
+  ends: number,
   diagnose: (error: unknown) => string | undefined,
 ): Promise<ProvidedIds | undefined> {
   if (hooks.beforeRun === undefined) return undefined;
   const call = runHook("beforeRun", () => hooks.beforeRun?.(context), secrets, diagnose);
   // Its failure after it was given up on is not the run's any more.
   call.catch(() => {});
-  // The search's budget and one request's timeout on top: setting up may take longer than a short search.
-  const budgetMs =
-    (options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs) + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const budget = `the run's ${options.budgetName ?? "budgetMs"} and request timeout (${budgetMs} ms)`;
-  if ((await settledWithin(call, performance.now() + budgetMs, options.stop)) === "late")
+  const budget = startBudgetText(options);
+  if ((await settledWithin(call, waitEnds(options, ends), options.stop)) === "late")
     throw new HookError(
       options.stop?.aborted
         ? "the beforeRun hook had not returned when the run was stopped"
@@ -294,15 +314,67 @@ async function beforeRunOf(
   return call;
 }
 
-/** One list before anything else: a target that cannot be reached or refuses the key stops the run (exit 2). */
+/** The instant the beforeRun hook is given up: a request's timeout past the budget's end. */
+function waitEnds(options: ExploreOptions, ends: number): number {
+  return ends + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+}
+
+function startBudgetText(options: ExploreOptions): string {
+  const budgetMs = options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs;
+  return `the run's ${options.budgetName ?? "budgetMs"} and request timeout (${budgetMs + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS)} ms)`;
+}
+
+/**
+ * How long past the budget an answer is still awaited: one under way is near its end (a list takes
+ * milliseconds), while a 429's Retry-After may ask for years.
+ */
+function answerGraceMs(options: { timeoutMs?: number | undefined }): number {
+  return Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, ANSWER_GRACE_MS);
+}
+
+const ANSWER_GRACE_MS = 1000;
+
+/** The instant an answer of the run is given up on. */
+function answersEnd(options: ExploreOptions, ends: number): number {
+  return ends + answerGraceMs(options);
+}
+
+function answerBudgetText(options: ExploreOptions): string {
+  const budgetMs = options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs;
+  return `the run's ${options.budgetName ?? "budgetMs"} (${budgetMs} ms) and ${answerGraceMs(options)} ms of grace`;
+}
+
+/**
+ * One list before anything else: a target that cannot be reached, is not serving (502, 503, 504) or refuses
+ * the key stops the run (exit 2).
+ */
 async function probe(client: HttpClient, apiKey: string, run: Prepared): Promise<Exchange> {
-  const exchange = await client.send("GET", "/store/orders", { authorization: `Bearer ${apiKey}` });
+  const exchange = await firstAnswer(client, apiKey, run);
   const problem =
     runProblem(exchange, run.baseUrl, run.route, run.names) ??
+    targetUnavailable(exchange, run.baseUrl) ??
     keyRefused(exchange, run.baseUrl, run.names) ??
-    listNotFound(exchange, run);
+    listNotFound(exchange, run) ??
+    firstListTooLarge(exchange, run);
   if (problem) throw new TargetUnreachableError(problem, run.secrets);
   return exchange;
+}
+
+/**
+ * The first list's answer, waited for (its 429s retried) no longer than the budget allows: a target that
+ * asks to be retried in a year ends the run (exit 2) instead of holding it.
+ */
+async function firstAnswer(client: HttpClient, apiKey: string, run: Prepared): Promise<Exchange> {
+  const sending = client.send("GET", "/store/orders", { authorization: `Bearer ${apiKey}` });
+  sending.catch(() => {});
+  if ((await settledWithin(sending, answersEnd(run.options, run.ends), run.options.stop)) === "settled")
+    return sending;
+  throw new TargetUnreachableError(
+    run.options.stop?.aborted
+      ? "the first list had no answer when the run was stopped; nothing was judged"
+      : `the first list (GET ${new URL("store/orders", `${run.baseUrl.href}/`).href}) had no answer within ${answerBudgetText(run.options)}, its 429s waited out included: nothing was judged; give a longer ${run.options.budgetName ?? "budgetMs"}, or a lower ${run.names.maxRetryWait}`,
+    run.secrets,
+  );
 }
 
 /**
@@ -327,6 +399,16 @@ async function openProbedClient(
     client.close();
     throw error;
   }
+}
+
+/**
+ * A first list `--max-body` cut: every list after it would be cut the same and judge nothing, so the run
+ * ends at once (exit 2) rather than spend its budget on them.
+ */
+function firstListTooLarge(exchange: Exchange, run: Prepared): string | undefined {
+  if (exchange.limit !== "max-body" || exchange.response?.status !== 200) return undefined;
+  const why = exchange.response.cut ?? exchange.error ?? "the body is larger than --max-body allows";
+  return `the first list (GET ${new URL(exchange.request.path, run.baseUrl).href}) was not read whole: ${why}; every list would be cut the same, so nothing was judged`;
 }
 
 /** The list is at every deployment's base: a 404 for it says the address is wrong (no /v1), not the target. */
@@ -377,19 +459,24 @@ async function listedPending(
 ): Promise<readonly string[]> {
   if (pending.length === 0) return pending;
   let listed: Set<string> | string = "not read";
-  for (let tries = 0; typeof listed === "string" && tries < GIVEN_CHECK_TRIES; tries++) {
-    if (options.stop?.aborted) break;
+  let tries = 0;
+  const callOff = driver.inFlight.giveUpAfter(answersEnd(options, run.ends) - performance.now());
+  while (typeof listed === "string" && tries < GIVEN_CHECK_TRIES) {
+    if (options.stop?.aborted || performance.now() >= run.ends) break;
+    tries++;
     listed = await listedOf(driver, pending);
   }
+  callOff();
+  const triedText = `${tries === 0 ? "no" : tries} ${tries === 1 ? "try" : "tries"}${tries < GIVEN_CHECK_TRIES ? ` before ${answerBudgetText(options)} ran out` : ""}`;
   if (typeof listed === "string" && run.hooks.provision !== undefined) {
     run.warnings.push(
-      `the ${pending.length} orders given as pending could not be checked against the list, which was not read whole in ${GIVEN_CHECK_TRIES} tries (the last: ${listed}), so only the provision hook's orders were used`,
+      `the ${pending.length} orders given as pending could not be checked against the list, which was not read whole in ${triedText} (the last: ${listed}), so only the provision hook's orders were used`,
     );
     return [];
   }
   if (typeof listed === "string")
     throw new ConformanceUsageError(
-      `the orders given as pending could not be checked against the list, which was not read whole in ${GIVEN_CHECK_TRIES} tries (the last: ${listed}): an order that is not there would be blamed on the target; nothing was judged`,
+      `the orders given as pending could not be checked against the list, which was not read whole in ${triedText} (the last: ${listed}): an order that is not there would be blamed on the target; nothing was judged`,
     );
   const shows = listed;
   if (shows.size === pending.length) return pending;
@@ -411,7 +498,7 @@ function sourceOf(ids: readonly string[], options: ExploreOptions): string {
     : "the beforeRun hook's pending ids";
 }
 
-function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSettings {
+function searchSettings(options: ExploreOptions, supply: OrderSupply, ends: number): SearchSettings {
   return {
     seed: options.seed ?? randomInt(2 ** 31),
     shape: {
@@ -420,7 +507,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
       maxWaitMs: options.maxWaitMs ?? EXPLORE_DEFAULTS.maxWaitMs,
       slots: slotPlan(supply.hasShipped, supply.missing.length > 0, supply.pendingLimit),
     },
-    budgetMs: options.budgetMs ?? EXPLORE_DEFAULTS.budgetMs,
+    budgetMs: Math.max(0, ends - performance.now()),
     shrinkBudgetMs: options.shrinkBudgetMs ?? EXPLORE_DEFAULTS.shrinkBudgetMs,
     replays: options.replays ?? EXPLORE_DEFAULTS.replays,
     finalReplays: options.finalReplays ?? EXPLORE_DEFAULTS.finalReplays,
@@ -428,6 +515,7 @@ function searchSettings(options: ExploreOptions, supply: OrderSupply): SearchSet
     parallel: options.parallel ?? EXPLORE_DEFAULTS.parallel,
     stop: options.stop,
     hookGraceMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    answerGraceMs: answerGraceMs(options),
   };
 }
 
@@ -453,14 +541,25 @@ function answersUnjudged(result: SearchResult, driver: Driver, names: SettingNam
   if (c.keyRefused > 0)
     return `the target refused the run's API key (401) in ${c.keyRefused} of ${sent} requests after accepting it at the start: a deployment that refuses the key it accepted cannot be judged; check ${names.apiKey}, and that nothing revokes it or limits it by answering 401`;
   if (c.lists > 0 && c.listsReadWhole === 0)
-    return `explore judged nothing: none of its ${c.lists} lists was read whole (the first: ${driver.unjudged.firstUnreadList ?? "not read whole"}), so none said which orders exist; the suite's report says what is wrong with the list`;
+    return `explore judged nothing: none of its ${c.lists} lists was read whole (the first: ${driver.unjudged.firstUnreadList ?? "not read whole"}), so none said which orders exist; the suite (petstore-conformance) run against the target says what is wrong with the list`;
   if (c.cancels > 0 && c.cancelsDecided === 0) {
     const answers = [...driver.unjudged.cancelAnswers]
       .map(([status, count]) => `${status} ×${count}`)
       .join(", ");
-    return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite's report says what is wrong with the cancel`;
+    return `explore judged nothing: none of its ${c.cancels} cancels got an answer the model decides by (204, 404 or 409; got ${answers}); the suite (petstore-conformance) run against the target says what is wrong with the cancel`;
   }
   return undefined;
+}
+
+/**
+ * A race shows only where operations on one order overlap: a run in which none did (one client, a slow
+ * link, `--max-rate`) could not have found one, and a pass would say more than it looked at.
+ */
+function notCheckedOf(result: SearchResult, options: ExploreOptions): string[] {
+  if (result.finding !== undefined || result.coverage.concurrentPairs > 0) return [];
+  return [
+    `no two operations on one order overlapped in time, so no race could be found: give more ${options.clientsName ?? "clients"} (at least 2), a longer ${options.budgetName ?? "budgetMs"}, or a higher rate`,
+  ];
 }
 
 /** By reason, most first; an example's body comes from the target, which may echo a secret. */

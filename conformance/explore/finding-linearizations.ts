@@ -18,9 +18,25 @@ export function findingLinearizations(
   allowStaleMs: number,
 ): OrderLinearizationDrawing[] {
   const { history, verdict } = finding.minimal;
-  const choices: RunChoices = verdict.choices[0] ?? finding.choices[0] ?? (ALL_RUN_CHOICES[0] as RunChoices);
+  const choices = drawnChoices(finding);
   const orders = [...new Set(verdict.findings.map((one) => one.orderId))];
   return orders.map((orderId) => partialLinearization(history, orderId, choices, allowStaleMs));
+}
+
+/**
+ * The choices the finding's headline names (`finding.choices`, what the whole run left possible), the
+ * first of them the minimal history was also judged under when there is one: one story in every report.
+ */
+export function drawnChoices(finding: ShrunkFinding): RunChoices {
+  const judged = finding.minimal.verdict.choices;
+  const same = (a: RunChoices, b: RunChoices) =>
+    a.cancelledOrdersListed === b.cancelledOrdersListed && a.secondCancelStatus === b.secondCancelStatus;
+  return (
+    finding.choices.find((choices) => judged.some((other) => same(choices, other))) ??
+    finding.choices[0] ??
+    judged[0] ??
+    (ALL_RUN_CHOICES[0] as RunChoices)
+  );
 }
 
 /** An operation as the timeline labels it: "#1 list → 200: shows A". */

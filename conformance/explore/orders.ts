@@ -62,7 +62,10 @@ const SHIPPED_AHEAD = 2;
 // Orders of ended histories held back until this many, so that a release call carries several histories'
 // orders: each control request costs the target and the run about as much as several operations.
 export const RELEASE_BATCH = 16;
-const MAX_IDS_FILE_BYTES = 64 * 1024 * 1024;
+// A run uses each pending order once: at the local mock's fastest, a few hundred thousand orders take
+// minutes. More ids would only hold memory (a string, a slot and a check entry each), so they are refused.
+const MAX_IDS_FILE_BYTES = 16 * 1024 * 1024;
+export const MAX_ORDER_IDS = 250_000;
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /** The ids of `--order-ids FILE`: `{ "pending": [...], "shipped": [...], "missing": [...] }`. */
@@ -75,9 +78,10 @@ export function readOrderIdsFile(path: string, flag: string): OrderIds {
     throw error;
   }
   let value: unknown;
+  // A byte-order mark is how some editors begin a UTF-8 file: no part of the JSON.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    // A byte-order mark is how some editors begin a UTF-8 file: no part of the JSON.
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    value = JSON.parse(json);
   } catch (error) {
     throw new ConformanceUsageError(`${flag} ${path} is not JSON: ${(error as Error).message}`);
   }
@@ -85,14 +89,66 @@ export function readOrderIdsFile(path: string, flag: string): OrderIds {
     throw new ConformanceUsageError(
       `${flag} ${path} must hold { "pending": [...], "shipped": [...], "missing": [...] }`,
     );
+  // JSON.parse keeps the last of a repeated key: the lists before it would be dropped without a word.
+  const repeated = repeatedTopLevelKey(json);
+  if (repeated !== undefined)
+    throw new ConformanceUsageError(
+      `${flag} ${path} names ${JSON.stringify(repeated)} twice: JSON keeps only the last, so give each list once`,
+    );
   const record = value as Record<string, unknown>;
   // The arrays are this parse's own: checked in place, so that a file of a million ids is not copied.
   const field = (name: keyof OrderIds) =>
     checkedIds(record[name], `${flag} ${path}: ${name}`, ConformanceUsageError, true);
+  const lengthOf = (name: keyof OrderIds) =>
+    Array.isArray(record[name]) ? (record[name] as unknown[]).length : 0;
+  const total = lengthOf("pending") + lengthOf("shipped") + lengthOf("missing");
+  if (total > MAX_ORDER_IDS)
+    throw new ConformanceUsageError(
+      `${flag} ${path} holds ${total} ids, more than the ${MAX_ORDER_IDS} a run keeps: give fewer (a run uses each pending order once), or a --hooks module whose provision() makes them as the run needs`,
+    );
   const ids = { pending: field("pending"), shipped: field("shipped"), missing: field("missing") };
   const twice = idListedTwice(ids);
   if (twice !== undefined) throw new ConformanceUsageError(`${flag} ${path}: ${twice}`);
   return ids;
+}
+
+/**
+ * The first key the top-level object of `text` (valid JSON, an object) names twice, decoded; undefined
+ * when none does.
+ * Read by its characters: strings skipped whole, only keys at depth one kept.
+ */
+export function repeatedTopLevelKey(text: string): string | undefined {
+  const keys = new Set<string>();
+  let depth = 0;
+  let expectKey = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) {
+      const end = stringEnd(text, at);
+      if (depth === 1 && expectKey) {
+        const key = JSON.parse(text.slice(at, end + 1)) as string;
+        if (keys.has(key)) return key;
+        keys.add(key);
+        expectKey = false;
+      }
+      at = end;
+    } else if (code === 0x7b || code === 0x5b) {
+      depth++;
+      expectKey = code === 0x7b && depth === 1;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+    else if (code === 0x2c && depth === 1) expectKey = true;
+  }
+  return undefined;
+}
+
+/** Where the JSON string opened by the quote at `start` closes. */
+function stringEnd(text: string, start: number): number {
+  for (let at = start + 1; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x5c) at++;
+    else if (code === 0x22) return at;
+  }
+  return text.length - 1;
 }
 
 /** An id the file names twice (an order is in one state), said with both places; undefined when none is. */

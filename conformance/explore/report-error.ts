@@ -10,7 +10,8 @@ export interface ExploreError {
   target: string;
   startedAt: string;
   durationMs: number;
-  seed: number;
+  /** None for a command line refused before a seed was chosen: nothing was played. */
+  seed?: number;
   message: string;
   /** The stop signal that came while it ended so: the run's exit code is the signal's, and so the verdict. */
   interruptedBy?: NodeJS.Signals;
@@ -34,7 +35,7 @@ export function renderExploreError(error: ExploreError, reporter: ExploreReporte
     case "html":
       return errorHtml(error);
     case "markdown":
-      return `\n> **${cell(`error: ${printable(error.message)}`)}**\n\n### Petstore Store Orders explore: ${MARK[verdict]} ${verdict}\n\n**Target:** ${target(printable(error.target))} · **Seed:** ${error.seed}\n\n`;
+      return `\n> **${cell(`error: ${printable(error.message)}`)}**\n\n### Petstore Store Orders explore: ${MARK[verdict]} ${verdict}\n\n**Target:** ${target(printable(error.target))}${error.seed === undefined ? "" : ` · **Seed:** ${error.seed}`}\n\n`;
     case "script":
       // Nothing was played, so nothing can be replayed: the script says so and fails as the run did.
       return `// ${TOOL}: nothing to replay\nconsole.error(${JSON.stringify(`nothing to replay: the run ended in an error: ${printable(error.message)}`)});\nprocess.exitCode = 2;\n`;
@@ -61,7 +62,7 @@ function errorJunit(error: ExploreError): string {
         properties: {
           property: [
             { "@_name": "target", "@_value": printable(error.target) },
-            { "@_name": "seed", "@_value": String(error.seed) },
+            ...(error.seed === undefined ? [] : [{ "@_name": "seed", "@_value": String(error.seed) }]),
           ],
         },
         testcase: [
@@ -96,8 +97,7 @@ function errorHtml(error: ExploreError): string {
 <dl>
 <dt>Target</dt><dd>${escapeHtml(error.target)}</dd>
 <dt>Started</dt><dd>${escapeHtml(error.startedAt)}</dd>
-<dt>Seed</dt><dd>${error.seed}</dd>
-</dl>
+${error.seed === undefined ? "" : `<dt>Seed</dt><dd>${error.seed}</dd>\n`}</dl>
 </main>
 </body>
 </html>

@@ -8,6 +8,7 @@ import {
   count,
   coverageLine,
   listsNotJudgedLines,
+  replayLines,
   reproducedText,
   shrinkEndText,
   triedText,
@@ -46,7 +47,7 @@ ${listsNotJudgedLines(result)
   .join("\n")}
 ${result.warnings.map((warning) => `<p class="warning">warning: ${escapeHtml(warning)}</p>`).join("\n")}
 </section>
-${result.finding ? findingSection(result.finding, result.allowStaleMs) : noFindingSection(result, outcome)}
+${result.finding ? findingSection(result.finding, result.seed, result.allowStaleMs) : noFindingSection(result, outcome)}
 </main>
 </body>
 </html>
@@ -74,7 +75,7 @@ function endedText(result: ExploreResult): string {
   return "stopped at a finding";
 }
 
-function findingSection(finding: ShrunkFinding, allowStaleMs: number): string {
+function findingSection(finding: ShrunkFinding, seed: number, allowStaleMs: number): string {
   const { minimal } = finding;
   const involved = new Set(minimal.verdict.findings.flatMap((one) => one.operations));
   const timeline = timelineOf(minimal.history, involved);
@@ -86,6 +87,9 @@ function findingSection(finding: ShrunkFinding, allowStaleMs: number): string {
 <h2>A history the spec's model cannot explain</h2>
 <ul>${lines.join("")}</ul>
 <p>Minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}; ${escapeHtml(reproducedText(finding))}; ${escapeHtml(triedText(finding))}; ${escapeHtml(shrinkEndText(finding))}.</p>
+${replayLines(seed, finding)
+  .map((line) => `<p>${escapeHtml(line.charAt(0).toUpperCase() + line.slice(1))}.</p>`)
+  .join("\n")}
 ${svgHistory(timeline, drawings)}
 ${HISTORY_DRAWING_LEGEND}
 ${drawings.map((drawing) => linearizationSection(drawing, timeline)).join("\n")}

@@ -4,7 +4,7 @@ import { rulesJudgedBy } from "../model/state-rule-catalogue.ts";
 import { type Element, junitXml } from "../reports/junit-xml.ts";
 import { outcomeOf } from "../reports/outcome.ts";
 import type { ExploreResult } from "./explore.ts";
-import { coverageLine, listsNotJudgedLines, reproducedText } from "./report-pretty.ts";
+import { coverageLine, listsNotJudgedLines, replayLines, reproducedText } from "./report-pretty.ts";
 
 const SUITE = "petstore-conformance explore";
 
@@ -62,7 +62,7 @@ function propertyCases(result: ExploreResult): Element[] {
       element.failure = {
         "@_message": printable(`${lines[0]} (${reproducedText(result.finding)})`),
         "@_type": "HistoryFinding",
-        "#text": printable(lines.join("\n"), true),
+        "#text": printable([...lines, ...replayLines(result.seed, result.finding)].join("\n"), true),
       };
     } else if (result.interruptedBy !== undefined)
       element.skipped = {

@@ -7,6 +7,7 @@ import { stepCount } from "./program.ts";
 import {
   count,
   coverageLine,
+  findingEndText,
   reproducedText,
   shrinkEndText,
   timelineLines,
@@ -43,7 +44,7 @@ function endedText(result: ExploreResult): string {
   if (result.ended === "budget") return `the budget, ${formatMs(result.budgetMs)}, was spent`;
   if (result.ended === "orders") return "the orders given were used up";
   if (result.ended === "interrupted") return `interrupted by ${result.interruptedBy}`;
-  return "stopped at a finding, then shrank it";
+  return findingEndText(result);
 }
 
 function listsNotJudgedTable(result: ExploreResult): string[] {
@@ -80,7 +81,8 @@ function findingSection(finding: ShrunkFinding): string[] {
     "| Rule | What happened |",
     "|---|---|",
     ...minimal.verdict.findings.map(
-      (one) => `| \`${one.rule}\` | ${cell(printable(describeFinding(one, minimal.history)))} |`,
+      (one) =>
+        `| \`${one.rule}\` | ${cell(printable(withoutRule(one.rule, describeFinding(one, minimal.history))))} |`,
     ),
     "",
     `Minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)} (shrunk from ${count(stepCount(finding.original.program), "step")} of ${count(finding.original.program.length, "client")}, ${cell(triedText(finding))}; ${cell(shrinkEndText(finding))}). The JSON and HTML reports have it whole; the script reporter plays it again.`,
@@ -93,4 +95,12 @@ function findingSection(finding: ShrunkFinding): string[] {
     "",
     "</details>",
   ];
+}
+
+/** A finding's words without the rule id the row's first column already names. */
+function withoutRule(rule: string, text: string): string {
+  const close = text.indexOf("): ", rule.length);
+  if (!text.startsWith(`${rule} (`) || close === -1) return text;
+  // "cancel-once (violation): order 7: …" reads "violation: order 7: …".
+  return `${text.slice(rule.length + 2, close)}${text.slice(close + 1)}`;
 }

@@ -24,7 +24,8 @@ export function renderExplorePretty(result: ExploreResult, { color }: { color: b
     lines.push(
       `largest staleness a list needed: ${formatMs(result.largestStaleMs)}${result.allowStaleMs > 0 ? ` (allowed: ${formatMs(result.allowStaleMs)})` : ""}`,
     );
-  if (result.finding) lines.push("", ...findingLines(result.finding, result.allowStaleMs, paint));
+  if (result.finding)
+    lines.push("", ...findingLines(result.finding, result.seed, result.allowStaleMs, paint));
   else if (result.interruptedBy !== undefined)
     lines.push(
       "",
@@ -71,7 +72,13 @@ function endedLine(result: ExploreResult): string {
     return `${searched}: the orders given were used up before the budget was spent`;
   if (result.ended === "interrupted") return `${searched}: interrupted by ${result.interruptedBy}`;
   // The run's time holds the shrinking after the search (bounded by --shrink-budget, not --budget).
-  return `ran ${formatMs(result.durationMs)}: stopped at a finding, then shrank it`;
+  return `ran ${formatMs(result.durationMs)}: ${findingEndText(result)}`;
+}
+
+/** How a run that found something went on: "then shrank it" only when a smaller program was tried. */
+export function findingEndText(result: ExploreResult): string {
+  if ((result.finding?.candidatesTried ?? 0) > 0) return "stopped at a finding, then shrank it";
+  return "stopped at a finding; no smaller program was tried";
 }
 
 export function coverageLine(result: ExploreResult): string {
@@ -85,6 +92,7 @@ export function coverageLine(result: ExploreResult): string {
 
 function findingLines(
   finding: ShrunkFinding,
+  seed: number,
   allowStaleMs: number,
   paint: (code: number, text: string) => string,
 ): string[] {
@@ -96,6 +104,7 @@ function findingLines(
     paint(31, "FAIL: a history the spec's model cannot explain"),
     ...verdict.findings.map((one) => `  ${printable(describeFinding(one, minimal.history))}`),
     ...choicesLines(finding),
+    ...replayLines(seed, finding).map((line) => `  ${line}`),
     "",
     `minimal history: ${count(minimal.history.operations.length, "operation")}, ${count(minimal.program.length, "client")}, ${count(timeline.names.size, "order")}; ${reproducedText(finding)}`,
     `  (shrunk from ${count(stepCount(finding.original.program), "step")} of ${count(finding.original.program.length, "client")}, ${triedText(finding)}; ${shrinkEndText(finding)})`,
@@ -112,6 +121,18 @@ function choicesLines(finding: ShrunkFinding): string[] {
   if (finding.ruledOut.length === 0) return [];
   const left = finding.choices.map(describeChoices).join("; or ");
   return [`  judged under the run's choices as its other histories showed them: ${left}`];
+}
+
+/** How to see the finding again, and for a stale read, how to accept bounded staleness: for every report. */
+export function replayLines(seed: number, finding: ShrunkFinding): string[] {
+  const lines = [
+    `to replay: --seed ${seed} plays the same programs; --reporter script:FILE writes a script that plays the minimal program again (exit 1 when it sees the failure again)`,
+  ];
+  if (finding.minimal.verdict.findings.some((one) => one.rule === "stale-read"))
+    lines.push(
+      "a stale read: a deployment that promises only bounded staleness (read replicas) is accepted with --allow-stale DURATION",
+    );
+  return lines;
 }
 
 export function reproducedText(finding: ShrunkFinding): string {

@@ -34,6 +34,8 @@ export function renderExploreScript(result: ExploreResult, reach: ScriptReach = 
 //
 //   PETSTORE_API_KEY=…${variables.map((variable) => ` ${variable}=…`).join("")} node ${"this-script.mjs"} ['{"pending":["…"],"shipped":["…"],"missing":["…"]}']
 //
+// It exits 1 when every answer it compared is the failing run's (the failure is likely seen again), 0 when
+// one is not, and 2 when it cannot play.
 ${headerComment(headers)}// PETSTORE_BASE_URL overrides the target. Without the argument it uses the orders of the failing run, which
 // that run has cancelled already: give fresh pending orders to see the failure again.
 const target = process.env.PETSTORE_BASE_URL || ${JSON.stringify(result.target)};
@@ -249,11 +251,14 @@ failingRun.forEach((expected, client) => {
     if (!same) differ.push(\`client \${client} step \${at + 1}: \${now}, in the failing run \${then}\`);
   });
 });
+// As a test that fails when the failure is seen again: 1 then, so that a fix is checked by a 0.
+const reproduced = compared > 0 && differ.length === 0;
+process.exitCode = reproduced ? 1 : 0;
 const notCompared = unsent.length > 0 ? \` (not compared: clients \${unsent.join(", ")}, whose steps the failing run did not all send)\` : "";
 console.log(
   compared === 0
     ? \`no answer compared with the failing run's\${notCompared}\`
-    : differ.length === 0
+    : reproduced
       ? \`every answer (\${compared}) is the failing run's: the failure is likely seen again (a stale read also needs its instants)\${notCompared}\`
       : \`\${compared - differ.length} of \${compared} answers are the failing run's; not the same: \${differ.join("; ")}\${notCompared}\`,
 );

@@ -24,6 +24,8 @@ export interface SearchSettings {
   stop?: AbortSignal | undefined;
   /** How long a final replay, which has no budget of its own, waits for the provision hook's orders. */
   hookGraceMs: number;
+  /** How long past the budget an answer the search awaits is waited for (default: hookGraceMs). */
+  answerGraceMs?: number;
 }
 
 export interface SearchResult {
@@ -63,7 +65,11 @@ export async function search(
   const arbitrary = programArbitrary(settings.shape);
   const coverage = noCoverage();
   const player = new Player(driver, supply, settings, coverage);
-  const found = await firstFailing(player, arbitrary, settings);
+  // An answer still awaited past the budget and its grace (a 429 whose Retry-After is far off) is given
+  // up on, as none: the budget bounds the search, not the target's waits.
+  const grace = settings.answerGraceMs ?? settings.hookGraceMs;
+  const callOff = driver.inFlight.giveUpAfter(settings.budgetMs + grace);
+  const found = await firstFailing(player, arbitrary, settings).finally(callOff);
   const largestStaleMs = player.largestStaleMs;
   if (found === "budget" || found === "orders" || found === "interrupted")
     return { seed: settings.seed, ended: found, coverage, largestStaleMs };

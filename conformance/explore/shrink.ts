@@ -135,7 +135,10 @@ async function measureFailing(
   while (rate.failed < RATE_FAILURES && rate.of < MOST_TRIES) {
     if (!stillShrinking(shrinking, settings, deadline)) return false;
     const times = Math.min(settings.parallel, MOST_TRIES - rate.of);
-    if (!(await countedRound(player, shrinking.minimal.program, times, rate, deadline))) {
+    // Played whole, never cut at the deadline: a run cut short passes for want of steps, which would
+    // read as a program that fails less often than it does.
+    const program = shrinking.minimal.program;
+    if (!(await countedRound(player, program, times, rate, undefined, deadline))) {
       shrinking.shrinkEnded = settings.stop?.aborted ? "interrupted" : outOf(deadline);
       return false;
     }

@@ -35,7 +35,7 @@ export interface LinearizedStep {
 export interface FailedOperation {
   /** Index into `history.operations`. */
   operation: number;
-  /** Why the model cannot take it next, in words: "a second 204: the order was no longer pending". */
+  /** Why the model cannot take it next, in words: "a 204 though the order was no longer pending". */
   reason: string;
 }
 
@@ -229,7 +229,7 @@ function refusalFrom(observation: Observation, status: OrderStatus, choices: Run
   if (observation.op !== "cancel") return "a cancel the model cannot place";
   const expected = cancelAnswer(status, choices);
   const got = observation.status;
-  if (got === 204 && status === "cancelled") return "a second 204: the order was no longer pending";
+  if (got === 204 && status === "cancelled") return "a 204 though the order was no longer pending";
   if (got === 204 && status === "shipped")
     return "a 204 for an order that was not pending: the model answers 409";
   if (got === 204) return "a 204 for an absent order: the model answers 404";

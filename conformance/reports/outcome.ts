@@ -56,6 +56,8 @@ export interface ExploredRun {
   /** The stop that cut the run short (a signal's name), when one did. */
   interruptedBy?: string;
   listsNotJudged: readonly ListsNotJudged[];
+  /** What the run could not look for, each in one line: not a pass. */
+  notChecked?: readonly string[];
 }
 
 /** A report of the suite or the proxy, or an explore() result. */
@@ -140,7 +142,7 @@ function exploredOutcome(run: ExploredRun): RunOutcome {
         `no history was judged: ${c.orders} orders used, ${c.listsReadWhole} of ${c.lists} lists read whole, ${c.cancelsDecided} of ${c.cancels} cancels answered as the model decides by`,
       ],
     };
-  const reasons = listReasons(run);
+  const reasons = [...listReasons(run), ...(run.notChecked ?? [])];
   if (reasons.length > 0) return { verdict: "partial", headline: "not everything checked", reasons };
   return { verdict: "passed", headline: "nothing found", reasons: [] };
 }
@@ -157,7 +159,7 @@ function listReasons(run: ExploredRun): string[] {
   if (reasons.length === 0 && listsReadWhole < lists * MIN_JUDGED_LIST_SHARE) {
     const why = run.listsNotJudged.map((not) => `${not.count} ${not.reason}`).join(", ");
     reasons.push(
-      `only ${listsReadWhole} of ${lists} lists were judged (${why}), fewer than half: a pass would rest on too little; the suite's report says what is wrong with the list`,
+      `only ${listsReadWhole} of ${lists} lists were judged (${why}), fewer than half: a pass would rest on too little; the suite run against the target says what is wrong with the list`,
     );
   }
   return reasons;

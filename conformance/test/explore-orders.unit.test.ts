@@ -8,6 +8,7 @@ import {
   canonicalInt64,
   createOrderSupply,
   idsFromHook,
+  MAX_ORDER_IDS,
   RELEASE_BATCH,
   readOrderIdsFile,
 } from "../explore/orders.ts";
@@ -364,6 +365,34 @@ describe("explore's orders", () => {
       () => readOrderIdsFile(file('{"pending":["1","2"],"shipped":["3","02"]}'), "--order-ids"),
       /: id 2 is listed twice, at pending\[1\] and shipped\[1\]: an order is in one state$/,
     );
+  });
+
+  it("refuses a file that names one list twice, whose first JSON would drop without a word", () => {
+    const folder = tempFolder("explore-orders-");
+    const path = join(folder, "twice.json");
+    writeFileSync(path, '{"pending":["1","2"], "shipped":["3"],\n "pend\\u0069ng":["4"]}');
+    assert.throws(
+      () => readOrderIdsFile(path, "--order-ids"),
+      /^ConformanceUsageError: --order-ids .*twice\.json names "pending" twice: JSON keeps only the last, so give each list once$/,
+    );
+    writeFileSync(
+      path,
+      '{"pending":["1"],"shipped":["2"],"missing":["3"],"note":{"pending":"x","a":["pending"]}}',
+    );
+    assert.deepEqual(readOrderIdsFile(path, "--order-ids").pending, ["1"], "keys within a value are its own");
+  });
+
+  it("refuses more ids than a run keeps, saying how many and what to do, before checking them", () => {
+    const folder = tempFolder("explore-orders-");
+    const path = join(folder, "many.json");
+    const ids = Array.from({ length: MAX_ORDER_IDS + 1 }, (_, at) => String(at + 1));
+    writeFileSync(path, JSON.stringify({ pending: ids.slice(0, 10), shipped: ids.slice(10) }));
+    assert.throws(
+      () => readOrderIdsFile(path, "--order-ids"),
+      new RegExp(`holds ${MAX_ORDER_IDS + 1} ids, more than the ${MAX_ORDER_IDS} a run keeps: give fewer`),
+    );
+    writeFileSync(path, JSON.stringify({ pending: ids.slice(1) }));
+    assert.equal(readOrderIdsFile(path, "--order-ids").pending.length, MAX_ORDER_IDS);
   });
 
   it("checks an id by its text as BigInt would: canonical digits within int64, or refused", () => {

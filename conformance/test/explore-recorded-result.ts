@@ -77,6 +77,7 @@ export function recordedResult(
     },
     largestStaleMs: 0,
     listsNotJudged: [],
+    notChecked: [],
     finding,
     target: "http://127.0.0.1:1/v1",
     startedAt: "2026-01-01T00:00:00.000Z",

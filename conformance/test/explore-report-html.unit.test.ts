@@ -12,9 +12,9 @@ describe("explore's HTML report", () => {
     assert.equal(failed.length, 2);
     assert.match(
       svg,
-      /<title>[^<]*every linearization of A fails here: a second 204: the order was no longer pending/,
+      /<title>[^<]*every linearization of A fails here: a 204 though the order was no longer pending/,
     );
-    assert.match(svg, /class="reason">✗ A: a second 204: the order was no longer pending</);
+    assert.match(svg, /class="reason">✗ A: a 204 though the order was no longer pending</);
     // The list, then one cancel, are linearized: points with the status each leaves.
     assert.equal((svg.match(/<circle [^>]*class="point"/g) ?? []).length, 2);
     assert.match(svg, /● A1 → pending/);
@@ -76,6 +76,6 @@ describe("explore's HTML report", () => {
       [...edges].sort((a, b) => a - b),
     );
     assert.match(html, /● A1 → pending/);
-    assert.match(html, /✗ A: a second 204: the order was no longer pending/);
+    assert.match(html, /✗ A: a 204 though the order was no longer pending/);
   });
 });

@@ -35,8 +35,8 @@ describe("explore's JSON report", () => {
           { operation: 1, op: "cancel", atMs: 10, after: ["cancelled"] },
         ],
         failures: [
-          { operation: 1, reason: "a second 204: the order was no longer pending" },
-          { operation: 2, reason: "a second 204: the order was no longer pending" },
+          { operation: 1, reason: "a 204 though the order was no longer pending" },
+          { operation: 2, reason: "a 204 though the order was no longer pending" },
         ],
       },
     ]);

@@ -9,7 +9,7 @@ describe("explore's Markdown report", () => {
   it("gives the verdict, the rule broken and the minimal history, and ends with a blank line", () => {
     const text = renderExploreMarkdown(recordedResult());
     assert.match(text, /^### Petstore Store Orders explore: ❌ a finding$/m);
-    assert.match(text, /^\| `cancel-once` \| cancel-once \(violation\): order 9007199254740993: /m);
+    assert.match(text, /^\| `cancel-once` \| violation: order 9007199254740993: /m, "the rule id once");
     assert.match(
       text,
       /^Minimal history: 3 operations, 2 clients, 1 order; failed 3 of 5 replays \(shrunk from 3 steps of 2 clients, /m,

@@ -17,8 +17,69 @@ describe("explore's terminal report", () => {
     );
     assert.match(
       text,
-      /^ {2}every linearization of A fails at one of: #1 cancel A → 204 \(a second 204: the order was no longer pending\); #2 cancel A → 204 \(a second 204: the order was no longer pending\)$/m,
+      /^ {2}every linearization of A fails at one of: #1 cancel A → 204 \(a 204 though the order was no longer pending\); #2 cancel A → 204 \(a 204 though the order was no longer pending\)$/m,
     );
+  });
+
+  it("calls neither of two 204s the second: either may be the one the model takes first", () => {
+    const result = recordedResult();
+    const reports = [renderExplorePretty(result, { color: false }), renderExploreHtml(result)];
+    for (const text of reports) assert.doesNotMatch(text, /second 204/);
+  });
+
+  it("draws the linearization under the choices its headline names, not the history's first", () => {
+    const result = recordedResult();
+    if (result.finding) {
+      result.finding.choices = [{ cancelledOrdersListed: false, secondCancelStatus: 404 }];
+      result.finding.ruledOut = [
+        {
+          choices: { cancelledOrdersListed: true, secondCancelStatus: 409 },
+          history: result.finding.minimal.history,
+        },
+      ];
+    }
+    const text = renderExplorePretty(result, { color: false });
+    assert.match(
+      text,
+      /judged under the run's choices .*: cancelled orders leave the list, a second cancel answers 404/,
+    );
+    assert.match(text, /then A is cancelled \(not pending; not listed; a cancel answers 404\)/);
+    assert.doesNotMatch(text, /a cancel answers 409/);
+    const json = JSON.parse(renderExploreJson(result));
+    assert.deepEqual(json.finding.linearization[0].choices, json.finding.choices[0]);
+  });
+
+  it("says how to replay a finding in every report, and for a stale read, how to allow staleness", () => {
+    const result = recordedResult();
+    const findings = result.finding?.minimal.verdict.findings ?? [];
+    const replay = /to replay: --seed 7 plays the same programs; --reporter script:FILE/i;
+    for (const text of [
+      renderExplorePretty(result, { color: false }),
+      renderExploreJunit(result),
+      renderExploreHtml(result),
+    ]) {
+      assert.match(text, replay);
+      assert.doesNotMatch(text, /--allow-stale/);
+    }
+    (findings[0] as { rule: string }).rule = "stale-read";
+    for (const text of [
+      renderExplorePretty(result, { color: false }),
+      renderExploreJunit(result),
+      renderExploreHtml(result),
+    ])
+      assert.match(text, /a stale read: .* is accepted with --allow-stale DURATION/i);
+  });
+
+  it("says no smaller program was tried rather than that it shrank the finding", () => {
+    const result = recordedResult();
+    if (result.finding) {
+      result.finding.candidatesTried = 0;
+      result.finding.shrinkEnded = "budget";
+    }
+    for (const text of [renderExplorePretty(result, { color: false }), renderExploreMarkdown(result)]) {
+      assert.match(text, /stopped at a finding; no smaller program was tried/);
+      assert.doesNotMatch(text, /shrank it/);
+    }
   });
 
   it("names only the orders an operation names: a missing id no step used is not among them", () => {

@@ -98,7 +98,8 @@ describe("explore's reproduction script", () => {
       PETSTORE_API_KEY: target.key,
       X_GATEWAY_TOKEN: GATE_TOKEN,
     });
-    assert.equal(replayed.code, 0, replayed.stderr);
+    // 1 when every answer is the failing run's (the failure seen again), 0 when one is not.
+    assert.equal(replayed.code, /^every answer/m.test(replayed.stdout) ? 1 : 0, replayed.stderr);
     assert.match(replayed.stdout, /cancel \d+ -> (204|409)/);
     assert.doesNotMatch(replayed.stdout, /-> 403/);
 
@@ -137,11 +138,12 @@ describe("explore's reproduction script", () => {
     };
     try {
       const again = await runScript(script, { pending: [RECORDED_ORDER] }, env);
-      assert.equal(again.code, 0, again.stderr);
+      assert.equal(again.code, 1, "a failure seen again fails the script, as a test would");
       assert.match(again.stdout, /^every answer \(3\) is the failing run's/m);
       cancels = 0;
       secondCancel = 409;
       const fixed = await runScript(script, { pending: [RECORDED_ORDER] }, env);
+      assert.equal(fixed.code, 0, "an answer not the failing run's passes the script");
       assert.match(
         fixed.stdout,
         /^2 of 3 answers are the failing run's; not the same: client \d step \d: 409, in the failing run 204$/m,

@@ -180,4 +180,18 @@ describe("shrink", () => {
       [cancel(2), cancel(0)],
     ]);
   });
+
+  it("measures the first failing program on whole runs: one the shrinking budget cuts short is not a pass", async () => {
+    // A target that fails every whole run, whose shrinking budget always ends during a round: a run told
+    // to start no step past it is cut short and passes for want of steps, as the real player's would.
+    const player = new ScriptedPlayer(() => true);
+    const playMany = player.playMany.bind(player);
+    player.playMany = async (program: Program, times: number, until?: number) => {
+      const round = await playMany(program, times);
+      return until === undefined ? round : round.map(() => played(program, true));
+    };
+    const { finding } = await shrinkFailing(player, bigProgram);
+    assert.equal(finding.originalReproduced.failed, finding.originalReproduced.of);
+    assert.ok(finding.originalReproduced.of > 0);
+  });
 });

@@ -46,7 +46,7 @@ describe("partialLinearization: where every linearization of an order fails", ()
     assert.deepEqual(drawing.start, ["pending"]);
     assert.deepEqual(drawing.prefix, [{ operation: 0, atMs: 0, after: ["cancelled"] }]);
     assert.deepEqual(drawing.failures, [
-      { operation: 1, reason: "a second 204: the order was no longer pending" },
+      { operation: 1, reason: "a 204 though the order was no longer pending" },
     ]);
   });
 

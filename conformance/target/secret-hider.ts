@@ -217,10 +217,30 @@ function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
   const anchored = spellings.filter((spelling) => longestRun(spelling).length >= 2);
   const unanchored = spellings.filter((spelling) => !anchored.includes(spelling));
   const hideAnchored = anchored.length === 0 ? (text: string) => text : spellingsAtAnchors(anchored);
-  // In any ASCII case, as the expression hides them.
-  const unanchoredCased = unanchored.map((spelling) => new RegExp(escapeRegExp(spelling), "gi"));
-  return (text) =>
-    unanchoredCased.reduce((out, spelling) => out.replace(spelling, "***"), hideAnchored(text));
+  return (text) => unanchored.reduce(hiddenInAnyCase, hideAnchored(text));
+}
+
+/**
+ * The text with every occurrence of `spelling` in any ASCII case hidden, as the expression hides it: by
+ * plain search, as a spelling may be too large for an expression.
+ */
+function hiddenInAnyCase(text: string, spelling: string): string {
+  const lowered = asciiLowerCase(text);
+  const sought = asciiLowerCase(spelling);
+  let at = lowered.indexOf(sought);
+  if (at === -1) return text;
+  let hidden = "";
+  let copied = 0;
+  for (; at !== -1; at = lowered.indexOf(sought, copied)) {
+    hidden += `${text.slice(copied, at)}***`;
+    copied = at + sought.length;
+  }
+  return hidden + text.slice(copied);
+}
+
+/** Lower case for ASCII letters only: every other character, and so every index, stays as it was. */
+function asciiLowerCase(text: string): string {
+  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text;
 }
 
 /** Hides the spellings (longest first, each with two letters or digits in a row) where their anchors are. */

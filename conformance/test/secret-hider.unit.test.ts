@@ -271,6 +271,12 @@ describe("secretHider", () => {
     }
   });
 
+  it("hides in any case a secret too large for an expression with no two letters or digits in a row", () => {
+    const large = "a-".repeat(100_000);
+    const hide = secretHider([large, "x.y.z.w"]);
+    assert.equal(hide(`<${large.toUpperCase()}> <${large}> <X.Y.z.w>`), "<***> <***> <***>");
+  });
+
   it("hides whole a secret past the expression's size that holds one within it", () => {
     // Many characters past ASCII make long expressions: the longest forms are hidden as plain text.
     const inner = "inner-key-1234";

@@ -189,7 +189,12 @@ class Alternatives {
 const USUAL = 1;
 const REST = 2;
 
-const PATTERN_UP_TO = 16_384;
+/**
+ * The most characters of patterns one expression holds: each character past ASCII letters and digits is
+ * spelled a few dozen ways (escapes, percent-encodings, references), so a few secrets of such characters
+ * fill it before any secret of many kilobytes does.
+ */
+const PATTERN_UP_TO = 24_576;
 
 /** The expression, or undefined when it is too large for the engine (secrets of many kilobytes). */
 function whenCompiled(make: () => RegExp): RegExp | undefined {

@@ -13,7 +13,7 @@ import {
   type ForwarderSettings,
 } from "./exchange-lifecycle.ts";
 import { requestHeaderFilter } from "./forward-headers.ts";
-import { carriesForm, carriesJson, JudgedBodyTap, RequestBodyTap } from "./forwarded-body.ts";
+import { carriesForm, carriesReadBody, JudgedBodyTap, RequestBodyTap } from "./forwarded-body.ts";
 import { HarTap } from "./har-tap.ts";
 import { HeldAnswerTap, HeldRoom } from "./held-answer.ts";
 import { SpillFolder } from "./held-spill.ts";
@@ -103,14 +103,14 @@ export class Forwarder {
       ? new HeldAnswerTap(exchange, held, settings.maxBodyBytes, names, this.#room, this.#spills)
       : undefined;
     const taps: ExchangeTap[] = [new CancelTap(this.cancels)];
-    // The request's body is read only for a form's or a JSON body's credentials or the HAR: other requests
+    // The request's body is read only for its credentials (a form, a text body) or the HAR: other requests
     // pass on unread.
     const form = carriesForm(exchange.request);
-    const json = !form && carriesJson(exchange.request);
-    if (form || json || settings.keepForHar) {
+    const text = !form && carriesReadBody(exchange.request);
+    if (form || text || settings.keepForHar) {
       const requestBody = new RequestBodyTap({
         form,
-        json,
+        text,
         forHar: settings.keepForHar,
         held,
         secretNames: settings.secretNames,

@@ -7,7 +7,7 @@ import { INDEXED_ORDER_BYTES, type MemoryBudget } from "../judging/memory-budget
 import { PROXY_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
 import { PAST_WHOLE_ANSWER } from "../target/answer-body.ts";
 import { type CodingFailure, DecoderChain, readCodings, unreadCoding } from "../target/content-coding.ts";
-import { formSecrets, jsonSecrets } from "../target/credentials.ts";
+import { bodySecrets, formSecrets } from "../target/credentials.ts";
 import { WHOLE_ANSWER_BYTES } from "../target/http-client.ts";
 import {
   type Exchange,
@@ -422,7 +422,13 @@ export const FORM_READ_BYTES = 64 * 1024;
 const HAR_REQUEST_BYTES = 1024 * 1024;
 
 const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\b/i;
-const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\b/i;
+/**
+ * Bodies read for credentials besides a form's, by Content-Type: text, JSON (NDJSON too), XML, GraphQL and
+ * multipart forms, each read by what it is (bodySecrets); a body with no Content-Type too. Others (bytes,
+ * images, archives) pass on unread.
+ */
+const READ_TYPE =
+  /^\s*(text\/|multipart\/form-data\b|application\/([\w.+-]*[+-])?(json|ndjson|jsonl|json-seq|xml|graphql)\b)/i;
 
 /**
  * Whether a request carries an `application/x-www-form-urlencoded` body (as RFC 6750 §2.2 sends a bearer
@@ -433,14 +439,19 @@ export function carriesForm(request: IncomingMessage): boolean {
   return carriesBodyOf(request, FORM_TYPE);
 }
 
-/** Whether a request carries a JSON body (`password`, `client_secret` members), read as carriesForm reads a form. */
-export function carriesJson(request: IncomingMessage): boolean {
-  return carriesBodyOf(request, JSON_TYPE);
+/**
+ * Whether a request carries a body read for its credentials (see READ_TYPE), read as carriesForm reads a
+ * form; a body with no Content-Type at all is read too (a client may send JSON so).
+ */
+export function carriesReadBody(request: IncomingMessage): boolean {
+  if (carriesBodyOf(request, READ_TYPE)) return true;
+  return request.headers["content-type"] === undefined && carriesBodyOf(request, /^/, true);
 }
 
-function carriesBodyOf(request: IncomingMessage, type: RegExp): boolean {
+function carriesBodyOf(request: IncomingMessage, type: RegExp, untyped = false): boolean {
   const { "content-length": length, "transfer-encoding": chunked } = request.headers;
   if ((length === undefined || length === "0") && chunked === undefined) return false;
+  if (untyped) return true;
   const raw = request.rawHeaders;
   for (let at = 0; at + 1 < raw.length; at += 2)
     if ((raw[at] as string).toLowerCase() === "content-type" && type.test(raw[at + 1] as string)) return true;
@@ -450,8 +461,11 @@ function carriesBodyOf(request: IncomingMessage, type: RegExp): boolean {
 export interface RequestBodySettings {
   /** The request carries a form body: its credentials are among the exchange's own secrets. */
   form: boolean;
-  /** The request carries a JSON body (and no form): its credential members' values are, as a form's. */
-  json?: boolean;
+  /**
+   * The request carries a body read for credentials (and no form; see carriesReadBody): its credential
+   * values are among the exchange's own secrets, as a form's are.
+   */
+  text?: boolean;
   /** The HAR keeps the body (its first mebibyte). */
   forHar: boolean;
   held: MemoryBudget;
@@ -481,8 +495,8 @@ export class RequestBodyTap implements ExchangeTap {
   constructor(readonly settings: RequestBodySettings) {}
 
   /** Which body's credentials are read, if any. */
-  get #read(): "form" | "JSON" | undefined {
-    return this.settings.form ? "form" : this.settings.json ? "JSON" : undefined;
+  get #read(): "form" | "request" | undefined {
+    return this.settings.form ? "form" : this.settings.text ? "request" : undefined;
   }
 
   /** The body as kept for the HAR: its first mebibyte. */
@@ -550,7 +564,7 @@ export class RequestBodyTap implements ExchangeTap {
       return;
     }
     const text = Buffer.concat(this.#chunks).toString("utf8");
-    const found = read === "form" ? formSecrets : jsonSecrets;
+    const found = read === "form" ? formSecrets : bodySecrets;
     for (const secret of found(text, this.settings.secretNames)) secrets.push(secret);
   }
 

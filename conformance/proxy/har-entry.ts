@@ -1,7 +1,7 @@
 import {
   isSecretName,
+  maskedBody,
   maskedHeaderValue,
-  maskedJsonMembers,
   maskedPairs,
   maskedTarget,
 } from "../target/credentials.ts";
@@ -35,7 +35,8 @@ export interface HarSource {
 /**
  * An exchange as a HAR entry with every credential hidden: Authorization keeps its scheme, credential
  * headers, query and path parameters, the parameters of a form body (a bearer token as RFC 6750 §2.2
- * sends it), a JSON body's credential members and the masked ones become `***`; then every text of the
+ * sends it), the credential values of any other body (JSON members, multipart parts, NDJSON, GraphQL, XML:
+ * see bodySecrets) and the masked ones become `***`; then every text of the
  * entry (names, values, the URL, the reason phrase, the bodies, the comment) goes through `hide`, the
  * exchange's hider, which holds the credentials its request carried, a form body's among them. A body
  * cut short loses its last characters within the hider's reach of the cut: the start of a secret there
@@ -133,7 +134,7 @@ function beforeCut(text: string, reach: number | undefined): string {
   return text.slice(0, Math.max(0, text.length - Math.max(0, reach - 1)));
 }
 
-/** The request body as the HAR keeps it, if any: a form's or a JSON body's credential members masked. */
+/** The request body as the HAR keeps it, if any: a form's credential pairs or another body's credential values masked. */
 function postData(
   source: HarSource,
   mimeType: string,
@@ -142,11 +143,8 @@ function postData(
 ) {
   if (source.requestBody.length === 0) return {};
   const body = source.requestBody.toString("utf8");
-  const text = FORM.test(mimeType)
-    ? maskedPairs(body, secretHeaders)
-    : JSON_TYPE.test(mimeType)
-      ? maskedJsonMembers(body, secretHeaders)
-      : body;
+  // Any other body is read by what it is, whatever its Content-Type says (see bodySecrets).
+  const text = FORM.test(mimeType) ? maskedPairs(body, secretHeaders) : maskedBody(body, secretHeaders);
   return { postData: { mimeType, text: source.requestBodyCut ? beforeCut(text, reach) : text } };
 }
 
@@ -166,6 +164,5 @@ type Hide = (text: string) => string;
 const TEXTUAL = /^(text\/|application\/([\w.+-]*\+)?(json|xml)|application\/javascript)/i;
 
 const FORM = /^\s*application\/x-www-form-urlencoded\b/i;
-const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\b/i;
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;

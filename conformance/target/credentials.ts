@@ -14,12 +14,14 @@ export const BASIC_PROBE_USER = "conformance";
  * parameter's) that says its value is a credential: a part of it says so (`Private-Token`,
  * `X-Goog-Api-Key`, `client_secret`, `csrftoken`, `jsessionid`), or the whole name is a word that does
  * alone (`?code=`, `?key=`, `sid=`) but is a plain word inside a longer name (`X-Mock-Session`,
- * `X-Error-Code`). A name that ends in a word `key` is a credential (`Ocp-Apim-Subscription-Key`,
- * `X-Functions-Key`, `DD-Application-Key`) but for the few that name no secret (`Sec-WebSocket-Key`, a
+ * `X-Error-Code`), but for the codes OAuth and sign-in forms send (`device_code`, `user_code`, `mfa_code`);
+ * OAuth's and OIDC's other names are parts (`client_assertion`, RFC 7523; `code_verifier`, RFC 7636;
+ * `subject_token`, RFC 8693; `DPoP`, RFC 9449). A name that ends in a word `key` is a credential
+ * (`Ocp-Apim-Subscription-Key`, `X-Functions-Key`, `DD-Application-Key`) but for the few that name no secret (`Sec-WebSocket-Key`, a
  * nonce; `Idempotency-Key`). A bracketed name (`auth[token]`) is read key by key.
  */
 const SECRET_PART =
-  /token|secret|passw|pwd|passphrase|apikey|api[^a-z]+key|accesskey|privatekey|credential|signature|authorization|jwt|bearer|cookie|csrf|xsrf|sessid|session[^a-z]*id|[^a-z]key$/;
+  /token|secret|passw|pwd|passphrase|passcode|apikey|api[^a-z]+key|accesskey|privatekey|credential|signature|authorization|assertion|verifier|jwt|bearer|dpop|cookie|csrf|xsrf|sessid|session[^a-z]*id|(?:device|user|auth|otp|totp|mfa|verification|recovery|backup)[^a-z]*code|[^a-z]key$/;
 /** Names ending in the word `key` that hold no secret. */
 const PLAIN_KEYS: ReadonlySet<string> = new Set([
   "sec-websocket-key",
@@ -40,6 +42,7 @@ const SECRET_ALONE: ReadonlySet<string> = new Set([
   "cnonce",
   "pass",
   "otp",
+  "totp",
 ]);
 
 /** Whether a name says its value is a credential (see SECRET_PART), or is named with `alsoSecret`. */
@@ -195,6 +198,135 @@ export function jsonSecrets(text: string, alsoSecret?: ReadonlySet<string>): str
 }
 
 /**
+ * The credential values a request body carries, read by what the body is rather than by its Content-Type
+ * (fetch sends a JSON string as `text/plain`): a multipart form's parts by their names (a part under
+ * another name read as a body of its own), and in any other text the members of JSON (any number of
+ * documents, NDJSON's lines among them, a GraphQL request's variables), a GraphQL query's inline arguments
+ * (`login(password: "…")`, in a JSON string too) and XML elements (`<password>…</password>`). A form
+ * (`application/x-www-form-urlencoded`) is read as pairs, by its Content-Type (formSecrets). Bounded by
+ * the body: each character is read a fixed number of times.
+ */
+export function bodySecrets(text: string, alsoSecret?: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (const [start, end, json] of bodyCredentialValues(text, alsoSecret)) {
+    const spelled = text.slice(start, end);
+    const value = json && spelled.startsWith('"') ? jsonString(spelled) : spelled;
+    found.push(value, ...valueParts(value));
+  }
+  return worthHiding(found);
+}
+
+/** A body with its credential values (see bodySecrets) masked: a JSON value as `"***"`, others as `***`. */
+export function maskedBody(text: string, alsoSecret?: ReadonlySet<string>): string {
+  const parts: string[] = [];
+  let copied = 0;
+  for (const [start, end, json] of bodyCredentialValues(text, alsoSecret)) {
+    parts.push(text.slice(copied, start), json ? '"***"' : "***");
+    copied = end;
+  }
+  parts.push(text.slice(copied));
+  return parts.join("");
+}
+
+/** A credential value's place in a body, and whether it is a JSON value (a string with its quotes). */
+type BodyValue = [start: number, end: number, json: boolean];
+
+/** Where a body's credential values are, in order and apart (see bodySecrets). */
+function bodyCredentialValues(text: string, alsoSecret?: ReadonlySet<string>): BodyValue[] {
+  const boundary = MULTIPART_START.exec(text);
+  if (boundary === null) return textCredentialValues(text, 0, text.length, alsoSecret);
+  const delimiter = `\n--${(boundary[1] as string).trimEnd()}`;
+  const found: BodyValue[] = [];
+  let partAt = text.indexOf("\n", boundary.index + 2) + 1;
+  while (partAt > 0 && partAt < text.length) {
+    const next = text.indexOf(delimiter, partAt);
+    // A part's content ends before the CRLF that begins the next delimiter; the last, cut short, at the end.
+    const partEnd = next === -1 ? text.length : next - (text[next - 1] === "\r" ? 1 : 0);
+    const headersEnd = text.slice(partAt, partEnd).search(/\r?\n\r?\n/);
+    if (headersEnd !== -1) {
+      const contentAt = text.indexOf("\n", text.indexOf("\n", partAt + headersEnd) + 1) + 1;
+      const name = PART_NAME.exec(text.slice(partAt, partAt + headersEnd))?.[1];
+      if (name !== undefined && isSecretName(name, alsoSecret)) {
+        if (partEnd > contentAt) found.push([contentAt, partEnd, false]);
+      } else found.push(...textCredentialValues(text, contentAt, partEnd, alsoSecret));
+    }
+    if (next === -1) break;
+    partAt = text.indexOf("\n", next + 1) + 1;
+  }
+  return found;
+}
+
+/** A multipart body's first delimiter line (RFC 2046 §5.1.1), after any blank lines. */
+const MULTIPART_START = /^(?:\r?\n)*--([!-~][ -~]{0,69})\r?\n/;
+/** A part's name in its Content-Disposition header. */
+const PART_NAME = /^content-disposition:[^\n]*?;\s*name="([^"\r\n]*)"/im;
+
+/**
+ * The credential values of a text that is no multipart form, between `from` and `to`: JSON members,
+ * GraphQL inline arguments, XML elements; where two readings overlap, the one that starts first.
+ */
+function textCredentialValues(
+  whole: string,
+  from: number,
+  to: number,
+  alsoSecret?: ReadonlySet<string>,
+): BodyValue[] {
+  const text = from === 0 && to === whole.length ? whole : whole.slice(from, to);
+  const found: BodyValue[] = [
+    ...jsonCredentialValues(text, alsoSecret).map(([start, end]): BodyValue => [start, end, true]),
+    ...inlineArguments(text, alsoSecret),
+    ...xmlElements(text, alsoSecret),
+  ].sort((a, b) => a[0] - b[0]);
+  const apart: BodyValue[] = [];
+  let last = -1;
+  for (const [start, end, json] of found) {
+    if (start < last) continue;
+    apart.push([start + from, end + from, json]);
+    last = end;
+  }
+  return apart;
+}
+
+/**
+ * GraphQL's inline arguments (and JavaScript's object members) named as credentials: `name: "…"`, its
+ * string also JSON-escaped inside a JSON one (`name: \\"…\\"`), or a number.
+ */
+function inlineArguments(text: string, alsoSecret?: ReadonlySet<string>): BodyValue[] {
+  const found: BodyValue[] = [];
+  for (const match of text.matchAll(INLINE_ARGUMENT)) {
+    if (!isSecretName(match[1] as string, alsoSecret)) continue;
+    const valueAt = (match.index as number) + match[0].length;
+    if (match[2] === '\\"') {
+      const end = text.indexOf('\\"', valueAt);
+      found.push([valueAt, end === -1 ? text.length : end, false]);
+      continue;
+    }
+    const end = scalarEnd(text, valueAt);
+    if (end > valueAt) found.push([valueAt, end, text[valueAt] === '"']);
+  }
+  return found;
+}
+
+/** A name not inside a word or a JSON string's quotes, a colon, and what starts its value. */
+const INLINE_ARGUMENT = /(?<![\w"$\\])([A-Za-z_]\w*)\s*:\s*(\\"|(?=["\d-]))/g;
+
+/** XML elements named as credentials (their local name read, `ns:password` too) with text content. */
+function xmlElements(text: string, alsoSecret?: ReadonlySet<string>): BodyValue[] {
+  const found: BodyValue[] = [];
+  if (!text.includes("</")) return found;
+  for (const match of text.matchAll(XML_ELEMENT)) {
+    const name = (match[1] as string).replace(/^.*:/, "");
+    const content = match[2] as string;
+    if (content === "" || !isSecretName(name, alsoSecret)) continue;
+    const start = (match.index as number) + match[0].indexOf(">") + 1;
+    found.push([start, start + content.length, false]);
+  }
+  return found;
+}
+
+const XML_ELEMENT = /<([A-Za-z_][\w.:-]*)(?:\s[^<>]*)?>([^<]*)<\/\1\s*>/g;
+
+/**
  * Where the scalar values of a JSON text's credential members start and end, read in one pass: each string
  * is scanned once, so no text makes it slower than its length. Text that is no JSON is read as far as it
  * looks like it.
@@ -213,12 +345,46 @@ function jsonCredentialValues(text: string, alsoSecret?: ReadonlySet<string>): A
       continue;
     }
     const valueStart = afterSpace(text, colon + 1);
-    const valueEnd = scalarEnd(text, valueStart);
     at = valueStart;
-    if (valueEnd === valueStart || !isSecretName(jsonString(text.slice(quote, nameEnd)), alsoSecret))
+    const array = text[valueStart] === "[";
+    const valueEnd = array ? valueStart : scalarEnd(text, valueStart);
+    if (
+      (valueEnd === valueStart && !array) ||
+      !isSecretName(jsonString(text.slice(quote, nameEnd)), alsoSecret)
+    )
       continue;
-    found.push([valueStart, valueEnd]);
-    at = valueEnd;
+    if (!array) {
+      found.push([valueStart, valueEnd]);
+      at = valueEnd;
+      continue;
+    }
+    for (const scalar of arrayScalars(text, valueStart)) {
+      found.push(scalar);
+      at = scalar[1];
+    }
+  }
+  return found;
+}
+
+/**
+ * The scalars of the array opened at `open` and of arrays within it (`{"password": ["…"]}`, as PHP and
+ * Rails read `password[]`), up to its end or an object in it, whose members the member scan reads.
+ */
+function arrayScalars(text: string, open: number): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  let depth = 0;
+  for (let at = open; at < text.length; ) {
+    const character = text[at] as string;
+    if (character === "{") break;
+    if (character === "[" || character === "]") {
+      depth += character === "[" ? 1 : -1;
+      at++;
+      if (depth === 0) break;
+      continue;
+    }
+    const end = character === '"' || /[-0-9]/.test(character) ? scalarEnd(text, at) : at;
+    if (end > at) found.push([at, end]);
+    at = Math.max(end, at + 1);
   }
   return found;
 }

@@ -2,9 +2,10 @@ import { BASIC_PROBE_USER } from "./credentials.ts";
 
 /**
  * Secrets replaced by `***` wherever a server echoes them, in one pass over a text whatever their number,
- * in any ASCII case (a token echoed in upper case still shows it): as given, JSON-escaped (`\/`, `\uXXXX`, `\n`…), percent-encoded in either case (once or twice), as HTML
- * references (`&#45;`, `&#x2d;`, `&amp;`), base64 and base64url with or without padding, inside any base64
- * text at any offset (Basic credentials of any user: the part that depends on the secret alone), in hex, and (for a binary body read as Latin-1) as UTF-8 bytes;
+ * in any ASCII case (a token echoed in upper case still shows it): as given, JSON-escaped (`\/`, `\uXXXX`,
+ * `\n`…), percent-encoded in either case (once or twice), as HTML references (`&#45;`, `&#x2d;`, `&#0095;`,
+ * `&#95` with no `;`, `&amp;`, `&lowbar;`, any named one of an ASCII character), base64 and base64url with
+ * or without padding, inside any base64 text at any offset (Basic credentials of any user: the part that depends on the secret alone), in hex, and (for a binary body read as Latin-1) as UTF-8 bytes;
  * in a text with a line break, its base64 in lines of 60 characters or more and its quoted-printable with
  * soft breaks; in a text with a NUL, as UTF-16 in either byte order (as given, JSON-escaped, in base64),
  * each in the same one pass as the others.
@@ -58,8 +59,11 @@ type FormKind = "usual" | "base64 lines" | "quoted-printable" | "UTF-16";
 
 /** Hides the forms, in one scan for their anchors. */
 function formsHider(unsorted: readonly SpelledForm[]): (text: string) => string {
+  // Forms with no anchor first: the plain-text way hides only their usual spellings, and in one case.
   const forms = [...unsorted].sort(
-    (a, b) => (a.pattern?.length ?? a.length) - (b.pattern?.length ?? b.length),
+    (a, b) =>
+      Number(a.anchor.length >= 2) - Number(b.anchor.length >= 2) ||
+      (a.pattern?.length ?? a.length) - (b.pattern?.length ?? b.length),
   );
   // Past this size an expression takes the engine long to compile, if it can at all (secrets of many
   // kilobytes, which only a hostile client sends): the largest forms have their usual spellings hidden
@@ -185,7 +189,12 @@ class Alternatives {
 const USUAL = 1;
 const REST = 2;
 
-const PATTERN_UP_TO = 16_384;
+/**
+ * The most characters of patterns one expression holds: each character past ASCII letters and digits is
+ * spelled a few dozen ways (escapes, percent-encodings, references), so a few secrets of such characters
+ * fill it before any secret of many kilobytes does.
+ */
+const PATTERN_UP_TO = 24_576;
 
 /** The expression, or undefined when it is too large for the engine (secrets of many kilobytes). */
 function whenCompiled(make: () => RegExp): RegExp | undefined {
@@ -213,11 +222,30 @@ function literalHider(forms: readonly SpelledForm[]): (text: string) => string {
   const anchored = spellings.filter((spelling) => longestRun(spelling).length >= 2);
   const unanchored = spellings.filter((spelling) => !anchored.includes(spelling));
   const hideAnchored = anchored.length === 0 ? (text: string) => text : spellingsAtAnchors(anchored);
-  return (text) =>
-    unanchored.reduce(
-      (out, spelling) => (out.includes(spelling) ? out.split(spelling).join("***") : out),
-      hideAnchored(text),
-    );
+  return (text) => unanchored.reduce(hiddenInAnyCase, hideAnchored(text));
+}
+
+/**
+ * The text with every occurrence of `spelling` in any ASCII case hidden, as the expression hides it: by
+ * plain search, as a spelling may be too large for an expression.
+ */
+function hiddenInAnyCase(text: string, spelling: string): string {
+  const lowered = asciiLowerCase(text);
+  const sought = asciiLowerCase(spelling);
+  let at = lowered.indexOf(sought);
+  if (at === -1) return text;
+  let hidden = "";
+  let copied = 0;
+  for (; at !== -1; at = lowered.indexOf(sought, copied)) {
+    hidden += `${text.slice(copied, at)}***`;
+    copied = at + sought.length;
+  }
+  return hidden + text.slice(copied);
+}
+
+/** Lower case for ASCII letters only: every other character, and so every index, stays as it was. */
+function asciiLowerCase(text: string): string {
+  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text;
 }
 
 /** Hides the spellings (longest first, each with two letters or digits in a row) where their anchors are. */
@@ -518,9 +546,7 @@ const QUOTED_PRINTABLE: LineBreaks = {
   width: 24,
   spell: (character) => {
     if (QUOTED_AS_ITSELF.test(character)) return escapeRegExp(character);
-    const bytes = [...Buffer.from(character)].map(
-      (byte) => `=${anyCaseHex(byte.toString(16).padStart(2, "0"))}`,
-    );
+    const bytes = [...Buffer.from(character)].map((byte) => `=${byte.toString(16).padStart(2, "0")}`);
     return character === "=" ? bytes.join("") : `(?:${escapeRegExp(character)}|${bytes.join("")})`;
   },
   spelledLength: (character) =>
@@ -642,7 +668,7 @@ function spelledCharacter(character: string): string {
   if (spelling === undefined) {
     spelling = ALPHANUMERIC.test(character)
       ? character
-      : `(?:${[escapeRegExp(character), ...jsonEscapes(character), ...percentEncoded(character), ...htmlReferences(character)].join("|")})`;
+      : `(?:${[escapeRegExp(character), ...jsonEscapes(character), ...percentEncoded(character), htmlReference(character)].join("|")})`;
     // Bounded: past it, a rare character is spelled again each time.
     if (characterSpellings.size < 4096) characterSpellings.set(character, spelling);
   }
@@ -678,8 +704,11 @@ function longestSpelling(character: string): number {
   return Math.max(6 * character.length, 5 * Buffer.byteLength(character), LONGEST_REFERENCE);
 }
 
-/** `&#x` and four leading zeros, six hex digits, `;`: the longest HTML reference htmlReferences spells. */
-const LONGEST_REFERENCE = 14;
+/**
+ * `&#x`, LEADING_ZEROS zeros, six hex digits and `;` (as long as `&DiacriticalGrave;`): the longest HTML
+ * reference htmlReference spells.
+ */
+const LONGEST_REFERENCE = 18;
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '"': '\\\\"',
@@ -696,46 +725,82 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
 function jsonEscapes(character: string): string[] {
   let unicode = "";
   for (let at = 0; at < character.length; at++)
-    unicode += `\\\\u${anyCaseHex(character.charCodeAt(at).toString(16).padStart(4, "0"))}`;
+    unicode += `\\\\u${character.charCodeAt(at).toString(16).padStart(4, "0")}`;
   const short = SHORT_ESCAPES[character];
   return short === undefined ? [unicode] : [short, unicode];
 }
 
 /**
- * The patterns of a character percent-encoded as UTF-8, either case, and encoded twice (`%252F`, a
- * server that encodes what it received encoded); none for a lone surrogate.
+ * The patterns of a character percent-encoded as UTF-8 (in either case: every expression here ignores
+ * case), and encoded twice (`%252F`, a server that encodes what it received encoded); none for a lone
+ * surrogate.
  */
 function percentEncoded(character: string): string[] {
   if (character.length === 1 && character >= "\ud800" && character <= "\udfff") return [];
   let encoded = "";
   let twice = "";
   for (const byte of Buffer.from(character)) {
-    const hex = anyCaseHex(byte.toString(16).padStart(2, "0"));
+    const hex = byte.toString(16).padStart(2, "0");
     encoded += `%${hex}`;
     twice += `%25${hex}`;
   }
   return character === " " ? [encoded, twice, "\\+"] : [encoded, twice];
 }
 
-const NAMED_REFERENCES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  '"': "&quot;",
-  "<": "&lt;",
-  ">": "&gt;",
-  "'": "&apos;",
+/**
+ * The HTML5 named references of each ASCII character that has one (WHATWG's list; `&fjlig;`, two letters,
+ * aside): matched in any case, as the expression is, which only hides a few spellings no browser reads.
+ */
+const NAMED_REFERENCES: Readonly<Record<string, readonly string[]>> = {
+  "\t": ["Tab"],
+  "\n": ["NewLine"],
+  "!": ["excl"],
+  '"': ["quot"],
+  "#": ["num"],
+  $: ["dollar"],
+  "%": ["percnt"],
+  "&": ["amp"],
+  "'": ["apos"],
+  "(": ["lpar"],
+  ")": ["rpar"],
+  "*": ["ast", "midast"],
+  "+": ["plus"],
+  ",": ["comma"],
+  ".": ["period"],
+  "/": ["sol"],
+  ":": ["colon"],
+  ";": ["semi"],
+  "<": ["lt"],
+  "=": ["equals"],
+  ">": ["gt"],
+  "?": ["quest"],
+  "@": ["commat"],
+  "[": ["lsqb", "lbrack"],
+  "\\": ["bsol"],
+  "]": ["rsqb", "rbrack"],
+  "^": ["Hat"],
+  _: ["lowbar", "UnderBar"],
+  "`": ["grave", "DiacriticalGrave"],
+  "{": ["lcub", "lbrace"],
+  "|": ["verbar", "vert", "VerticalLine"],
+  "}": ["rcub", "rbrace"],
 };
 
-/** The patterns of a character as an HTML reference: decimal, hex in either case, named for the five XML ones. */
-function htmlReferences(character: string): string[] {
+/**
+ * The pattern of a character as an HTML reference, as a browser reads one: decimal or hex with up to
+ * LEADING_ZEROS zeros, or named; with its `;` or without (`&#95live`, `&amp`), where what follows cannot
+ * be read as more of it (a decimal reference ends at the first character that is no digit).
+ */
+function htmlReference(character: string): string {
   const code = character.codePointAt(0) ?? 0;
-  const references = [`&#${code};`, `&#[xX]0{0,4}${anyCaseHex(code.toString(16))};`];
+  const zeros = `0{0,${LEADING_ZEROS}}`;
+  const numeric = `#(?:${zeros}${code}(?!\\d)|x${zeros}${code.toString(16)}(?![\\da-f]))`;
   const named = NAMED_REFERENCES[character];
-  return named === undefined ? references : [...references, named];
+  return `&(?:${named === undefined ? numeric : [numeric, ...named].join("|")});?`;
 }
 
-function anyCaseHex(hex: string): string {
-  return hex.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
-}
+/** Leading zeros of a numeric reference hidden at most: a bound keeps a spelling's reach known. */
+const LEADING_ZEROS = 8;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");

@@ -5,10 +5,12 @@ import fc from "fast-check";
 import { brokenPiece, piecesAround } from "../../test-support/broken-encodings.ts";
 import {
   BASIC_PROBE_USER,
+  bodySecrets,
   formSecrets,
   headerSecrets,
   isSecretName,
   jsonSecrets,
+  maskedBody,
   maskedJsonMembers,
   maskedTarget,
   percentReadings,
@@ -604,6 +606,85 @@ describe("jsonSecrets", () => {
     assert.ok(jsonSecrets('{"user":"ann","password":"s3cr\\u00e9t-cut').includes("s3cr\u00e9t-cut"));
     assert.deepEqual(jsonSecrets('{"password":"hunter2 two","id":1}'), ["hunter2 two", "hunter2"]);
     assert.deepEqual(jsonSecrets('{"note":"password","id":12345}'), []);
+  });
+});
+
+describe("bodySecrets", () => {
+  /** Names OAuth, OIDC and sign-in forms send credentials under. */
+  const credentialName = fc.constantFrom(
+    "password",
+    "passcode",
+    "client_assertion",
+    "code_verifier",
+    "device_code",
+    "subject_token",
+    "ns:password",
+  );
+  const value = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._~+/=-]{5,20}$/).map((core) => `S3-${core}`);
+  const filler = fc.constantFrom("", "note", "username");
+
+  /** Each shape a client sends a credential in, whatever Content-Type it says; `name` has no `:` but XML's. */
+  const SHAPES: Readonly<Record<string, (name: string, value: string, other: string) => string>> = {
+    multipart: (name, value, other) =>
+      [
+        "--b0undary-XyZ",
+        `Content-Disposition: form-data; name="${other || "user"}"`,
+        "",
+        "alice",
+        "--b0undary-XyZ",
+        `Content-Disposition: form-data; name="${name}"`,
+        "Content-Type: text/plain",
+        "",
+        value,
+        "--b0undary-XyZ--",
+        "",
+      ].join("\r\n"),
+    "JSON as text": (name, value, other) => JSON.stringify({ [other || "user"]: "ann", [name]: value }),
+    "JSON array value": (name, value) => JSON.stringify({ [name]: ["first-item", [value]] }),
+    NDJSON: (name, value, other) =>
+      `${JSON.stringify({ [other || "id"]: 1 })}\n${JSON.stringify({ data: { [name]: value } })}\n`,
+    "JSON in a multipart part": (name, value) =>
+      `--b\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify({ [name]: value })}\r\n--b--`,
+    "GraphQL inline": (name, value) =>
+      `mutation { login(user: "ann", ${name.replace(":", "_")}: "${value}") { token } }`,
+    "GraphQL inline in JSON": (name, value) =>
+      JSON.stringify({ query: `mutation { login(${name.replace(":", "_")}: "${value}") { ok } }` }),
+    "GraphQL variables": (name, value) =>
+      JSON.stringify({ query: "mutation($p: String!) { login(p: $p) }", variables: { [name]: value } }),
+    XML: (name, value, other) =>
+      `<?xml version="1.0"?><login><${other || "user"}>ann</${other || "user"}><${name} a="1">${value}</${name}></login>`,
+  };
+
+  it("reads a credential in every shape a body carries it, and masks it there", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.keys(SHAPES)),
+        credentialName,
+        value,
+        filler,
+        (shape, name, secret, other) => {
+          const text = SHAPES[shape]?.(shape === "XML" ? name : name.replace(":", ""), secret, other) ?? "";
+          assert.ok(bodySecrets(text).includes(secret), `${secret} not read in ${JSON.stringify(text)}`);
+          const masked = maskedBody(text);
+          assert.ok(!masked.includes(secret), `${secret} survives in ${JSON.stringify(masked)}`);
+          assert.ok(masked.includes("***"), masked);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("reads nothing where no name says so, and leaves such a body as it is", () => {
+    for (const text of [
+      '{"note":"password","id":12345678}',
+      '--b\r\nContent-Disposition: form-data; name="note"\r\n\r\npassword=hunter22\r\n--b--',
+      'query { orders(status: "placed") { id } }',
+      "<order><status>placed</status><note>my password</note></order>",
+      "just some text: 12345678",
+    ]) {
+      assert.deepEqual(bodySecrets(text), [], text);
+      assert.equal(maskedBody(text), text);
+    }
   });
 });
 

@@ -22,6 +22,25 @@ const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
   "HTML decimal references": (secret) => htmlReferences(secret, (code) => `&#${code};`),
   "HTML hex references": (secret) =>
     htmlReferences(secret, (code) => `&#x${code.toString(16).toUpperCase()};`),
+  "HTML decimal references with leading zeros": (secret) =>
+    htmlReferences(secret, (code) => `&#${"0".repeat(1 + (code % 8))}${code};`),
+  "HTML hex references with leading zeros": (secret) =>
+    htmlReferences(secret, (code) => `&#x${"0".repeat(1 + (code % 8))}${code.toString(16)};`),
+  "HTML decimal references without ;": (secret) =>
+    unterminatedReferences(secret, (code) => `&#${code}`, /[0-9]/),
+  "HTML hex references without ;": (secret) =>
+    unterminatedReferences(secret, (code) => `&#X${code.toString(16)}`, /[0-9a-f]/i),
+  "HTML5 named references": (secret) =>
+    htmlReferences(secret, (code) => {
+      const names = HTML5_NAMES[String.fromCodePoint(code)];
+      return names === undefined ? `&#${code};` : `&${names[code % names.length]};`;
+    }),
+  "HTML legacy named references without ;": (secret) =>
+    unterminatedReferences(
+      secret,
+      (code) => (code === 0x26 ? "&AMP" : code === 0x22 ? "&quot" : `&#${code}`),
+      /[0-9A-Za-z]/,
+    ),
   base64: (secret) => Buffer.from(secret).toString("base64"),
   "base64 unpadded": (secret) => Buffer.from(secret).toString("base64").replace(/=+$/, ""),
   base64url: (secret) => Buffer.from(secret).toString("base64url"),
@@ -45,6 +64,44 @@ function htmlReferences(secret: string, reference: (code: number) => string): st
   return secret.replace(/[^A-Za-z0-9]/gu, (character) => reference(character.codePointAt(0) ?? 0));
 }
 
+/**
+ * Every character but letters and digits as an HTML reference, its `;` left out where what follows
+ * cannot be read as more of it (`following`), as a lax HTML writer may echo it and a browser reads it.
+ */
+function unterminatedReferences(
+  secret: string,
+  reference: (code: number) => string,
+  following: RegExp,
+): string {
+  const characters = [...secret];
+  return characters
+    .map((character, at) => {
+      if (/[A-Za-z0-9]/.test(character)) return character;
+      const next = characters[at + 1] ?? "";
+      const spelled = reference(character.codePointAt(0) ?? 0);
+      // At the secret's end what follows is the text's, which may go on with the reference.
+      return next === "" || next === ";" || following.test(next) ? `${spelled};` : spelled;
+    })
+    .join("");
+}
+
+/** WHATWG's named references of the ASCII characters the secrets here hold. */
+const HTML5_NAMES: Readonly<Record<string, readonly string[]>> = {
+  "\t": ["Tab"],
+  "\n": ["NewLine"],
+  "/": ["sol"],
+  "+": ["plus"],
+  "=": ["equals"],
+  "%": ["percnt"],
+  _: ["lowbar", "UnderBar"],
+  ".": ["period"],
+  '"': ["quot", "QUOT"],
+  "\\": ["bsol"],
+  ":": ["colon"],
+  ";": ["semi"],
+  "&": ["amp", "AMP"],
+};
+
 function lower(triplet: string): string {
   return triplet.toLowerCase();
 }
@@ -63,7 +120,7 @@ function asciiJson(secret: string, hexCase: (hex: string) => string): string {
 // Secrets of the characters encoders treat differently: / + = % space, quotes, backslashes, control
 // characters, non-ASCII (two- and three-byte UTF-8, astral).
 const secretCharacter = fc.constantFrom(
-  ...('abcXYZ0189/+=%_-.~ "\\\n\t\u0001\u007fé中😀'.match(/./gsu) ?? []),
+  ...('abcXYZ0189/+=%_-.~:;& "\\\n\t\u0001\u007fé中😀'.match(/./gsu) ?? []),
 );
 const secret = fc.array(secretCharacter, { minLength: 4, maxLength: 24 }).map((parts) => parts.join(""));
 const filler = fc.string({ maxLength: 40 });
@@ -162,6 +219,20 @@ describe("secretHider", () => {
     );
   });
 
+  it("hides a token spelled with HTML5 named references, zero-padded or unterminated ones", () => {
+    const hide = secretHider(["sk_live.Ab9_Zq:x/Hx3Kp"]);
+    for (const echoed of [
+      "sk&lowbar;live&period;Ab9&UnderBar;Zq&colon;x&sol;Hx3Kp",
+      "sk&#0095;live&#00046;Ab9&#0000095;Zq&#058;x&#047;Hx3Kp",
+      "sk&#95live&#46Ab9&#x5F;Zq&#58x&#47Hx3Kp",
+    ])
+      assert.equal(hide(`<p>${echoed}</p>`), "<p>***</p>");
+    // `&#951` is one character, not `_` and a `1`: a reference goes on as far as its digits do.
+    const digits = secretHider(["ab_1cd"]);
+    assert.equal(digits("ab&#951cd"), "ab&#951cd");
+    assert.equal(digits("ab&#95;1cd"), "***");
+  });
+
   it("hides each named encoding of a secret that has every kind of character", () => {
     const key = 'sk/live+tok=en%20 "é\\\n中😀\u0001';
     const hide = secretHider([key, "other-secret-value"]);
@@ -198,6 +269,12 @@ describe("secretHider", () => {
       const text = `<${ENCODINGS[name]?.(large)}> <${ENCODINGS[name]?.("short/key=1")}>`;
       assert.equal(hide(text), "<***> <***>", name);
     }
+  });
+
+  it("hides in any case a secret too large for an expression with no two letters or digits in a row", () => {
+    const large = "a-".repeat(100_000);
+    const hide = secretHider([large, "x.y.z.w"]);
+    assert.equal(hide(`<${large.toUpperCase()}> <${large}> <X.Y.z.w>`), "<***> <***> <***>");
   });
 
   it("hides whole a secret past the expression's size that holds one within it", () => {

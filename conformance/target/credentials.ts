@@ -169,35 +169,6 @@ function pairSecrets(pairs: readonly string[], alsoSecret?: ReadonlySet<string>)
 }
 
 /**
- * JSON text with the values of its credential members (`password`, `client_secret`…) as `"***"`. A
- * credential's value cut short at the body's end (a string never closed) is masked too.
- */
-export function maskedJsonMembers(text: string, alsoSecret?: ReadonlySet<string>): string {
-  const parts: string[] = [];
-  let copied = 0;
-  for (const [start, end] of jsonCredentialValues(text, alsoSecret)) {
-    parts.push(text.slice(copied, start), '"***"');
-    copied = end;
-  }
-  parts.push(text.slice(copied));
-  return parts.join("");
-}
-
-/**
- * The values of a JSON body's credential members (`password`, `client_secret`, `refresh_token`…) as a
- * server reads them, with their parts: to be hidden wherever it echoes them, as a form's are.
- */
-export function jsonSecrets(text: string, alsoSecret?: ReadonlySet<string>): string[] {
-  const found: string[] = [];
-  for (const [start, end] of jsonCredentialValues(text, alsoSecret)) {
-    const spelled = text.slice(start, end);
-    const value = spelled.startsWith('"') ? jsonString(spelled) : spelled;
-    found.push(value, ...valueParts(value));
-  }
-  return worthHiding(found);
-}
-
-/**
  * The credential values a request body carries, read by what the body is rather than by its Content-Type
  * (fetch sends a JSON string as `text/plain`): a multipart form's parts by their names (a part under
  * another name read as a body of its own), and in any other text the members of JSON (any number of

@@ -9,9 +9,7 @@ import {
   formSecrets,
   headerSecrets,
   isSecretName,
-  jsonSecrets,
   maskedBody,
-  maskedJsonMembers,
   maskedTarget,
   percentReadings,
   requestSecrets,
@@ -556,7 +554,7 @@ describe("credentials with a broken percent-encoding, read as lenient servers re
   });
 });
 
-describe("jsonSecrets", () => {
+describe("bodySecrets, of JSON", () => {
   const credentialName = fc.constantFrom(
     "password",
     "client_secret",
@@ -583,8 +581,8 @@ describe("jsonSecrets", () => {
       fc.property(body, fc.boolean(), (tree, pretty) => {
         const value = toJson(tree);
         const text = JSON.stringify(value, null, pretty ? 2 : undefined);
-        const secrets = jsonSecrets(text);
-        const masked = maskedJsonMembers(text);
+        const secrets = bodySecrets(text);
+        const masked = maskedBody(text);
         JSON.parse(text, (name, read: unknown) => {
           if (!isSecretName(name) || typeof read === "object") return read;
           assert.ok(
@@ -603,9 +601,9 @@ describe("jsonSecrets", () => {
   });
 
   it("reads a value cut short at the body's end, and none of a body with no credential member", () => {
-    assert.ok(jsonSecrets('{"user":"ann","password":"s3cr\\u00e9t-cut').includes("s3cr\u00e9t-cut"));
-    assert.deepEqual(jsonSecrets('{"password":"hunter2 two","id":1}'), ["hunter2 two", "hunter2"]);
-    assert.deepEqual(jsonSecrets('{"note":"password","id":12345}'), []);
+    assert.ok(bodySecrets('{"user":"ann","password":"s3cr\\u00e9t-cut').includes("s3cr\u00e9t-cut"));
+    assert.deepEqual(bodySecrets('{"password":"hunter2 two","id":1}'), ["hunter2 two", "hunter2"]);
+    assert.deepEqual(bodySecrets('{"note":"password","id":12345}'), []);
   });
 });
 

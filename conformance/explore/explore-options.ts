@@ -1,9 +1,9 @@
-import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { ParseArgsConfig } from "node:util";
 import { apiKeyProblem } from "../../common/bearer.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../../common/option-values.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import { refuseSharedFiles } from "../reports/reporter-options.ts";
+import { readLeniently, refuseSharedFiles } from "../reports/reporter-options.ts";
 import { DEFAULT_DEADLINE_MS } from "../target/http-client.ts";
 import {
   REACH_FLAGS,
@@ -156,22 +156,14 @@ export function parseExploreOptions(argv: readonly string[], env: NodeJS.Process
 function reportersAskedFor(
   argv: readonly string[],
 ): { reporters: ExploreReporterTarget[]; target: string | undefined } | undefined {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: false,
-    allowPositionals: true,
-    options: {
-      reporter: { type: "string", multiple: true },
-      "base-url": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help === true) return undefined;
-  const specs = (values.reporter ?? []).filter((spec): spec is string => typeof spec === "string");
+  const asked = readLeniently(argv, ["reporter", "base-url"]);
+  if (asked.help) return undefined;
+  const specs = asked.values.get("reporter") ?? [];
   try {
-    const reporters = parseExploreReporters(specs.length > 0 ? specs : ["pretty"]);
-    const target = typeof values["base-url"] === "string" ? values["base-url"] : undefined;
-    return { reporters, target };
+    return {
+      reporters: parseExploreReporters(specs.length > 0 ? specs : ["pretty"]),
+      target: asked.values.get("base-url")?.at(-1),
+    };
   } catch {
     return undefined;
   }

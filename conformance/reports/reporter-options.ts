@@ -74,24 +74,40 @@ export class ReportedUsageError extends UsageError {
  * `--reporter` itself is what is wrong, or --help was asked for.
  */
 export function reportersAskedFor(argv: readonly string[], takesOutput = true): ReporterTarget[] {
+  const asked = readLeniently(argv, ["reporter", "output"]);
+  if (asked.help) return [];
+  const specs = asked.values.get("reporter") ?? [];
+  try {
+    return parseReporters(
+      specs.length > 0 ? specs : ["pretty"],
+      takesOutput ? asked.values.get("output")?.at(-1) : undefined,
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A refused command line read leniently: the values of the named string flags (unknown flags and
+ * positionals pass unread), and whether --help was asked for.
+ */
+export function readLeniently(
+  argv: readonly string[],
+  names: readonly string[],
+): { help: boolean; values: Map<string, string[]> } {
   const { values } = parseArgs({
     args: [...argv],
     strict: false,
     allowPositionals: true,
     options: {
-      reporter: { type: "string", multiple: true },
-      output: { type: "string" },
+      ...Object.fromEntries(names.map((name) => [name, { type: "string", multiple: true } as const])),
       help: { type: "boolean", short: "h" },
     },
   });
-  if (values.help === true) return [];
-  const specs = (values.reporter ?? []).filter((spec): spec is string => typeof spec === "string");
-  try {
-    return parseReporters(
-      specs.length > 0 ? specs : ["pretty"],
-      takesOutput && typeof values.output === "string" ? values.output : undefined,
-    );
-  } catch {
-    return [];
+  const strings = new Map<string, string[]>();
+  for (const name of names) {
+    const given = [values[name] ?? []].flat().filter((value): value is string => typeof value === "string");
+    if (given.length > 0) strings.set(name, given);
   }
+  return { help: values.help === true, values: strings };
 }

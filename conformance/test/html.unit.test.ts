@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { renderHtml } from "../reports/html.ts";
 import type { Report } from "../reports/report.ts";
+import { reportOfOneScenario } from "./report-fixtures.ts";
 
 function reportWith(passed: number, failed: number): Report {
   return {
@@ -36,22 +37,7 @@ describe("the HTML report's summary", () => {
   });
 
   it("opens a scenario with checks not judged whole, not green, and keeps it with the failures", () => {
-    const report = reportWith(1, 0);
-    report.summary.skipped = 1;
-    report.scenarios.push({
-      id: "cancel-pending",
-      title: "Cancel a pending order",
-      status: "passed",
-      checks: [
-        { id: "cancel-pending.cancel.status", status: "passed", message: "204" },
-        {
-          id: "cancel-pending.pending-order-listed",
-          status: "skipped",
-          message: "not judged: the list has more orders than the suite keeps within --max-memory",
-          notJudged: true,
-        },
-      ],
-    });
+    const report = reportOfOneScenario(true);
     const html = renderHtml(report);
     assert.match(
       html,

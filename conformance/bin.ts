@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { printedVersion, readCommandLine } from "../common/command-line.ts";
 import { printable } from "../common/printable.ts";
+import type { ExploreReporterTarget } from "./explore/explore-options.ts";
 import { PROXY_USAGE, parseProxyOptions } from "./proxy/proxy-options.ts";
 import { ReportedUsageError } from "./reports/reporter-options.ts";
 import { parseCliOptions, USAGE } from "./suite/options.ts";
@@ -15,6 +16,7 @@ async function start(): Promise<number> {
       () => parseProxyOptions(process.argv.slice(3), process.env),
       PROXY_USAGE,
       "petstore-conformance proxy",
+      writeRefusedReports,
     );
     if (typeof options === "number") return options;
     const { proxyMain } = await import("./proxy/proxy-cli.ts");
@@ -23,27 +25,16 @@ async function start(): Promise<number> {
     return exitWhenWritten(await proxyMain(options, process.env));
   }
   if (process.argv[2] === "explore") {
-    const { EXPLORE_USAGE, ExploreReportedUsageError, parseExploreOptions } = await import(
-      "./explore/explore-options.ts"
-    );
-    let refused: InstanceType<typeof ExploreReportedUsageError> | undefined;
-    const options = readCommandLine(
-      () => {
-        try {
-          return parseExploreOptions(process.argv.slice(3), process.env);
-        } catch (error) {
-          if (error instanceof ExploreReportedUsageError) refused = error;
-          throw error;
-        }
-      },
+    const { EXPLORE_USAGE, parseExploreOptions } = await import("./explore/explore-options.ts");
+    const options = await readReportedCommandLine(
+      () => parseExploreOptions(process.argv.slice(3), process.env),
       EXPLORE_USAGE,
       "petstore-conformance explore",
+      async (refused: ReportedUsageError<ExploreReporterTarget>) =>
+        (await import("./explore/explore-cli.ts")).writeRefusedReports(refused),
     );
-    const { exploreMain, writeRefusedReports } = await import("./explore/explore-cli.ts");
-    if (typeof options === "number") {
-      if (refused !== undefined) await writeRefusedReports(refused);
-      return options;
-    }
+    if (typeof options === "number") return options;
+    const { exploreMain } = await import("./explore/explore-cli.ts");
     // Out once written: a hook call given up on (hung, or failed while others were out) may hold the loop.
     return exitWhenWritten(await exploreMain(options, process.env));
   }
@@ -51,6 +42,7 @@ async function start(): Promise<number> {
     () => parseCliOptions(process.argv.slice(2), process.env),
     USAGE,
     "petstore-conformance",
+    writeRefusedReports,
   );
   if (typeof options === "number") return options;
   const { main } = await import("./suite/cli.ts");
@@ -60,14 +52,15 @@ async function start(): Promise<number> {
 
 /**
  * The options, or the exit code of a command line refused: bad usage found once the reports asked for are
- * known is also written in each of them, as a run's error.
+ * known is also written in each of them, as a run's error, by `writeRefused`.
  */
-async function readReportedCommandLine<Options extends { help: boolean }>(
+async function readReportedCommandLine<Options extends { help: boolean }, Reporter>(
   read: () => Options,
   usage: string,
   helpCommand: string,
+  writeRefused: (refused: ReportedUsageError<Reporter>) => Promise<void>,
 ): Promise<Options | number> {
-  let refused: ReportedUsageError | undefined;
+  let refused: ReportedUsageError<Reporter> | undefined;
   const options = readCommandLine(
     () => {
       try {
@@ -80,17 +73,21 @@ async function readReportedCommandLine<Options extends { help: boolean }>(
     usage,
     helpCommand,
   );
-  if (typeof options === "number" && refused !== undefined && refused.reporters.length > 0) {
-    const { errorReportOf } = await import("./reports/report.ts");
-    const { writeErrorReports } = await import("./reports/write-reports.ts");
-    const frame = { target: refused.target, startedAt: new Date().toISOString(), requests: 0, durationMs: 0 };
-    await writeErrorReports(
-      errorReportOf(frame, `${printable(refused.message)} (bad usage)`),
-      refused.reporters,
-      false,
-    );
-  }
+  if (typeof options === "number" && refused !== undefined && refused.reporters.length > 0)
+    await writeRefused(refused);
   return options;
+}
+
+/** The suite's and the proxy's reports of a refused command line: the run's error, nothing judged. */
+async function writeRefusedReports(refused: ReportedUsageError): Promise<void> {
+  const { errorReportOf } = await import("./reports/report.ts");
+  const { writeErrorReports } = await import("./reports/write-reports.ts");
+  const frame = { target: refused.target, startedAt: new Date().toISOString(), requests: 0, durationMs: 0 };
+  await writeErrorReports(
+    errorReportOf(frame, `${printable(refused.message)} (bad usage)`),
+    refused.reporters,
+    false,
+  );
 }
 
 /** Out as soon as the output is written, whatever requests or timers a stopped run leaves behind. */

@@ -2,17 +2,13 @@ import { randomInt } from "node:crypto";
 import { printable } from "../../common/printable.ts";
 import { StopSignals, signalExitCode } from "../../common/stop-signals.ts";
 import { gateExitCode } from "../reports/outcome.ts";
+import type { ReportedUsageError } from "../reports/reporter-options.ts";
 import { refuseUnwritable, reportFileWritten, writeToStdout } from "../reports/write-reports.ts";
 import { hideUrlCredentials } from "../target/credentials.ts";
 import { HookError } from "../target/hooks.ts";
 import { ConformanceUsageError, TargetUnreachableError } from "../target/target.ts";
 import { type ExploreResult, explore } from "./explore.ts";
-import type {
-  ExploreCliOptions,
-  ExploreReportedUsageError,
-  ExploreReporterName,
-  ExploreReporterTarget,
-} from "./explore-options.ts";
+import type { ExploreCliOptions, ExploreReporterName, ExploreReporterTarget } from "./explore-options.ts";
 import { type ExploreError, renderExploreError } from "./report-error.ts";
 
 /**
@@ -84,7 +80,7 @@ export async function exploreMain(options: ExploreCliOptions, env: NodeJS.Proces
  * A command line refused: the reports it asks for say so, as a run's error (the pretty one is the stderr
  * line already written), so that a CI step's next steps find their files.
  */
-export async function writeRefusedReports(refused: ExploreReportedUsageError): Promise<void> {
+export async function writeRefusedReports(refused: ReportedUsageError<ExploreReporterTarget>): Promise<void> {
   const error = {
     target: hideUrlCredentials(refused.target),
     startedAt: new Date().toISOString(),

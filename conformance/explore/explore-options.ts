@@ -3,7 +3,7 @@ import { apiKeyProblem } from "../../common/bearer.ts";
 import { type FlagValuesOf, parseFlags, UsageError } from "../../common/command-line.ts";
 import { parseByteSize, parseDuration, parseWholeNumber } from "../../common/option-values.ts";
 import { RUN_OPTION_NAMES, type SettingNames } from "../judging/setting-names.ts";
-import { readLeniently, refuseSharedFiles } from "../reports/reporter-options.ts";
+import { ReportedUsageError, readLeniently, refuseSharedFiles } from "../reports/reporter-options.ts";
 import { DEFAULT_DEADLINE_MS } from "../target/http-client.ts";
 import {
   REACH_FLAGS,
@@ -123,16 +123,6 @@ export const EXPLORE_FLAGS = {
 type ExploreFlagValues = FlagValuesOf<typeof EXPLORE_FLAGS>;
 
 /** Bad usage found with the reports it asks for known: they are written with it (exit 2). */
-export class ExploreReportedUsageError extends UsageError {
-  constructor(
-    message: string,
-    readonly reporters: ExploreReporterTarget[],
-    readonly target: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
  * The run's options; a command line refused (a mistyped flag, a bad value) is thrown with the reports it
  * asks for, read leniently, so that a CI step's report files say why.
@@ -144,7 +134,7 @@ export function parseExploreOptions(argv: readonly string[], env: NodeJS.Process
     if (!(error instanceof UsageError)) throw error;
     const asked = reportersAskedFor(argv);
     if (asked === undefined) throw error;
-    throw new ExploreReportedUsageError(
+    throw new ReportedUsageError<ExploreReporterTarget>(
       error.message,
       asked.reporters,
       asked.target ?? env.PETSTORE_BASE_URL ?? "",

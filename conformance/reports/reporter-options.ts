@@ -57,11 +57,14 @@ export function refuseSharedFiles(files: ReadonlyArray<readonly [string, string]
   }
 }
 
-/** Bad usage found once the reports asked for are known: they are written with it (exit 2). */
-export class ReportedUsageError extends UsageError {
+/**
+ * Bad usage found once the reports asked for are known: they are written with it (exit 2). `Reporter`: the
+ * command's kind of report (explore has reports of its own).
+ */
+export class ReportedUsageError<Reporter = ReporterTarget> extends UsageError {
   constructor(
     message: string,
-    readonly reporters: ReporterTarget[],
+    readonly reporters: Reporter[],
     readonly target: string,
   ) {
     super(message);

@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { request } from "node:http";
+import { readFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { TARGET_KEY } from "./target-server.ts";
 
 export interface ProxyProcess {
   /** The proxy's base address, from its start-up line. */
@@ -107,4 +110,38 @@ export function listBytesThrough(base: string, headers: Record<string, string>):
       .on("error", reject)
       .end();
   });
+}
+
+/**
+ * One list through a proxy (run from source, `--fail-on-violation`, a JSON report to `reportFile`) in front
+ * of an upstream that answers every request with `headers` and `body`: the bytes its client got, the
+ * proxy's exit code at SIGTERM once the list was judged, and its report as parsed JSON.
+ */
+export async function oneListThroughProxy(
+  headers: Record<string, string>,
+  body: Buffer,
+  reportFile: string,
+): Promise<{ forwarded: number; code: number | null; report: unknown }> {
+  const server = createServer((_incoming, response) => {
+    response.writeHead(200, headers);
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const proxy = await startSourceProxy([
+    "--upstream",
+    `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    "--fail-on-violation",
+    "--reporter",
+    `json:${reportFile}`,
+  ]);
+  let forwarded = 0;
+  let code: number | null = null;
+  try {
+    forwarded = await listBytesThrough(proxy.url, { authorization: `Bearer ${TARGET_KEY}` });
+    await liveLinesWritten(proxy, 1);
+  } finally {
+    ({ code } = await proxy.stop("SIGTERM"));
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  return { forwarded, code, report: JSON.parse(readFileSync(reportFile, "utf8")) };
 }

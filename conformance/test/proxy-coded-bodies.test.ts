@@ -7,7 +7,12 @@ import { describe, it } from "node:test";
 import { brotliCompressSync, constants } from "node:zlib";
 import { tempFolder } from "../../common/temp-folder.ts";
 import { residentMemory } from "../../test-support/process-memory.ts";
-import { listBytesThrough, liveLinesWritten, startSourceProxy } from "../../test-support/proxy-process.ts";
+import {
+  listBytesThrough,
+  liveLinesWritten,
+  oneListThroughProxy,
+  startSourceProxy,
+} from "../../test-support/proxy-process.ts";
 import { TARGET_KEY } from "../../test-support/target-server.ts";
 import type { Report } from "../reports/report.ts";
 
@@ -104,28 +109,14 @@ describe("coded answers under the proxy's memory budget", () => {
 
   it("a coding the proxy does not read (zstd, as browsers ask for) is forwarded unchanged, not judged, never failed", async () => {
     const zstd = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.from("not decoded here")]);
-    const server = createServer((_incoming, response) => {
-      response.writeHead(200, { "content-type": "application/json", "content-encoding": "zstd" });
-      response.end(zstd);
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const reportFile = join(folder, "zstd.json");
-    const proxy = await startSourceProxy([
-      "--upstream",
-      `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-      "--fail-on-violation",
-      "--reporter",
-      `json:${reportFile}`,
-    ]);
-    let code: number | null = null;
-    try {
-      assert.equal(await drain(proxy.url), zstd.length, "the client gets the bytes as they came");
-      await liveLinesWritten(proxy, 1);
-    } finally {
-      ({ code } = await proxy.stop("SIGTERM"));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-    const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
+    const through = await oneListThroughProxy(
+      { "content-type": "application/json", "content-encoding": "zstd" },
+      zstd,
+      join(folder, "zstd.json"),
+    );
+    assert.equal(through.forwarded, zstd.length, "the client gets the bytes as they came");
+    const { code } = through;
+    const report = through.report as Report;
     assert.equal(report.summary.failed, 0, JSON.stringify(report.scenarios[0]?.checks));
     assert.match(
       JSON.stringify(report),

@@ -1,13 +1,9 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { tempFolder } from "../../common/temp-folder.ts";
-import { listBytesThrough, liveLinesWritten, startSourceProxy } from "../../test-support/proxy-process.ts";
-import { TARGET_KEY } from "../../test-support/target-server.ts";
+import { oneListThroughProxy } from "../../test-support/proxy-process.ts";
 import type { Report } from "../reports/report.ts";
 
 const folder = tempFolder("conformance-coding-chain-");
@@ -19,29 +15,13 @@ const LIST = Buffer.from(
 async function listInLayers(layers: number, contentEncoding = Array(layers).fill("gzip").join(", ")) {
   let body = LIST;
   for (let layer = 0; layer < layers; layer++) body = gzipSync(body);
-  const server = createServer((_incoming, response) => {
-    response.writeHead(200, { "content-type": "application/json", "content-encoding": contentEncoding });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const reportFile = join(folder, `layers-${layers}.json`);
-  const proxy = await startSourceProxy([
-    "--upstream",
-    `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    "--fail-on-violation",
-    "--reporter",
-    `json:${reportFile}`,
-  ]);
-  let code: number | null = null;
-  try {
-    const forwarded = await listBytesThrough(proxy.url, { authorization: `Bearer ${TARGET_KEY}` });
-    assert.equal(forwarded, body.length, "the client gets the bytes as they came");
-    await liveLinesWritten(proxy, 1);
-  } finally {
-    ({ code } = await proxy.stop("SIGTERM"));
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-  return { code, report: JSON.parse(readFileSync(reportFile, "utf8")) as Report };
+  const through = await oneListThroughProxy(
+    { "content-type": "application/json", "content-encoding": contentEncoding },
+    body,
+    join(folder, `layers-${layers}.json`),
+  );
+  assert.equal(through.forwarded, body.length, "the client gets the bytes as they came");
+  return { code: through.code, report: through.report as Report };
 }
 
 describe("a chain of content codings through the proxy", () => {
